@@ -1,0 +1,87 @@
+// The allocation problem the controller solves at every cluster event, and its answer.
+// Plain data: the same structs feed the daemon, the simulator, the CLI and the tests.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gaptrain/scaling_curve.hpp"
+
+namespace gaptrain {
+
+// What the allocator maximizes. See docs/allocator.md for the math.
+enum class Objective {
+  throughput,  // sum of samples/s over the horizon (BFTrainer's objective)
+  speedup,     // sum of each job's speedup over its own 1-node throughput (BFTrainer "spdup")
+  fair,        // weighted proportional fairness: sum of weight * log2(1 + speedup)
+};
+
+std::string_view to_string(Objective objective);
+std::optional<Objective> objective_from_string(std::string_view name);
+
+// A node the allocator may hand out: idle (job empty) or held by an elastic job.
+struct NodeState {
+  std::string name;
+  std::optional<std::string> job;   // elastic job holding it now; empty: idle
+  std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
+};
+
+struct ElasticJob {
+  std::string id;
+  int min_nodes = 1;
+  int max_nodes = 1;
+  ScalingCurve curve{{{1, 1.0}}};
+  double up_cost_s = 0.0;    // seconds of lost progress for a grow
+  double down_cost_s = 0.0;  // seconds of lost progress for a shrink
+  // The node running the job's batch script; it can never be removed by a shrink. Empty for a
+  // job holding nodes: the held node whose hole lasts longest is assumed.
+  std::optional<std::string> batch_host;
+  double weight = 1.0;  // used by Objective::fair only
+};
+
+struct SolverOptions {
+  double time_limit_s = 10.0;  // wall-clock limit for the MILP; the incumbent is returned then
+  double mip_gap = 1e-6;       // relative gap at which a solution counts as optimal
+  int max_hole_classes = 4;    // nodes are grouped into at most this many hole-end classes
+};
+
+struct AllocationProblem {
+  double horizon_s = 600.0;
+  Objective objective = Objective::throughput;
+  std::vector<NodeState> nodes;
+  std::vector<ElasticJob> jobs;
+  SolverOptions solver;
+};
+
+// Throws InputError naming the first field that is wrong: duplicate node or job names, a node
+// held by an unknown job, min > max, negative costs, a batch host the job does not hold, ...
+void validate(const AllocationProblem& problem);
+
+// Whether the solver ran (call status) is kept apart from what it found (model status).
+enum class CallStatus { ok, error };
+enum class ModelStatus {
+  optimal,     // proven optimal within mip_gap
+  time_limit,  // time limit reached; the best incumbent is returned
+  infeasible,  // no allocation satisfies the constraints (cannot happen for valid input)
+  not_solved,  // the call failed; see message
+};
+
+std::string_view to_string(CallStatus status);
+std::string_view to_string(ModelStatus status);
+
+struct AllocationResult {
+  CallStatus call_status = CallStatus::error;
+  ModelStatus model_status = ModelStatus::not_solved;
+  double objective = 0.0;   // value of the returned allocation
+  double best_bound = 0.0;  // proven upper bound on any allocation's value
+  // Job id -> its nodes; the batch host (kept, or chosen on the longest hole) comes first.
+  // Jobs given no nodes are listed with an empty vector.
+  std::map<std::string, std::vector<std::string>> allocation;
+  double solve_ms = 0.0;
+  std::string message;  // why, when the call failed
+};
+
+}  // namespace gaptrain

@@ -1,0 +1,118 @@
+#include "gaptrain/allocation.hpp"
+
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain {
+
+std::string_view to_string(Objective objective) {
+  switch (objective) {
+    case Objective::throughput: return "throughput";
+    case Objective::speedup: return "speedup";
+    case Objective::fair: return "fair";
+  }
+  return "?";
+}
+
+std::optional<Objective> objective_from_string(std::string_view name) {
+  for (Objective o : {Objective::throughput, Objective::speedup, Objective::fair}) {
+    if (to_string(o) == name) return o;
+  }
+  return std::nullopt;
+}
+
+std::string_view to_string(CallStatus status) {
+  return status == CallStatus::ok ? "ok" : "error";
+}
+
+std::string_view to_string(ModelStatus status) {
+  switch (status) {
+    case ModelStatus::optimal: return "optimal";
+    case ModelStatus::time_limit: return "time_limit";
+    case ModelStatus::infeasible: return "infeasible";
+    case ModelStatus::not_solved: return "not_solved";
+  }
+  return "?";
+}
+
+namespace {
+
+void require_non_negative_finite(double value, const std::string& field) {
+  if (!std::isfinite(value) || value < 0.0) throw InputError(field, "must be a finite number >= 0");
+}
+
+}  // namespace
+
+void validate(const AllocationProblem& problem) {
+  if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0.0) {
+    throw InputError("horizon_s", "must be a finite number of seconds > 0");
+  }
+  const SolverOptions& solver = problem.solver;
+  if (!std::isfinite(solver.time_limit_s) || solver.time_limit_s <= 0.0) {
+    throw InputError("solver.time_limit_s", "must be a finite number of seconds > 0");
+  }
+  if (!std::isfinite(solver.mip_gap) || solver.mip_gap < 0.0 || solver.mip_gap >= 1.0) {
+    throw InputError("solver.mip_gap", "must be in [0, 1)");
+  }
+  if (solver.max_hole_classes < 1 || solver.max_hole_classes > 64) {
+    throw InputError("solver.max_hole_classes", "must be between 1 and 64");
+  }
+
+  std::unordered_map<std::string, std::size_t> job_index;
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const ElasticJob& job = problem.jobs[j];
+    const std::string field = "jobs[" + std::to_string(j) + "]";
+    if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
+    if (!job_index.emplace(job.id, j).second) {
+      throw InputError(field + ".id", "duplicate job id \"" + job.id + "\"");
+    }
+    if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
+    if (job.max_nodes < job.min_nodes) {
+      throw InputError(field + ".max_nodes", "must be >= min_nodes (" +
+                                                 std::to_string(job.min_nodes) + "), got " +
+                                                 std::to_string(job.max_nodes));
+    }
+    require_non_negative_finite(job.up_cost_s, field + ".up_cost_s");
+    require_non_negative_finite(job.down_cost_s, field + ".down_cost_s");
+    if (!std::isfinite(job.weight) || job.weight <= 0.0) {
+      throw InputError(field + ".weight", "must be a finite number > 0");
+    }
+  }
+
+  std::set<std::string> node_names;
+  std::unordered_map<std::string, std::string> holder_of;
+  for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
+    const NodeState& node = problem.nodes[n];
+    const std::string field = "nodes[" + std::to_string(n) + "]";
+    if (node.name.empty()) throw InputError(field + ".name", "must not be empty");
+    if (!node_names.insert(node.name).second) {
+      throw InputError(field + ".name", "duplicate node \"" + node.name + "\"");
+    }
+    if (node.job && !job_index.contains(*node.job)) {
+      throw InputError(field + ".job", "held by unknown job \"" + *node.job +
+                                           "\" (add it to \"jobs\" or set \"job\": null)");
+    }
+    if (node.hole_end_s && !std::isfinite(*node.hole_end_s)) {
+      throw InputError(field + ".hole_end_s", "must be a finite number of seconds or null");
+    }
+    if (node.hole_end_s && *node.hole_end_s < 0.0) {
+      throw InputError(field + ".hole_end_s", "must be >= 0 (seconds from now)");
+    }
+    if (node.job) holder_of[node.name] = *node.job;
+  }
+
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const ElasticJob& job = problem.jobs[j];
+    if (!job.batch_host) continue;
+    const auto holder = holder_of.find(*job.batch_host);
+    if (holder == holder_of.end() || holder->second != job.id) {
+      throw InputError("jobs[" + std::to_string(j) + "].batch_host",
+                       "node \"" + *job.batch_host + "\" is not held by job \"" + job.id + "\"");
+    }
+  }
+}
+
+}  // namespace gaptrain

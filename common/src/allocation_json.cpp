@@ -1,0 +1,343 @@
+#include "gaptrain/allocation_json.hpp"
+
+#include <array>
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <span>
+#include <utility>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain {
+
+namespace {
+
+// Every parse function below reports fields relative to the value it was handed; callers
+// re-anchor with InputError::under(), so "curve[1]" becomes "jobs[0].curve[1]" on the way out.
+
+constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", "nodes", "jobs",
+                                                      "solver"};
+constexpr std::array<std::string_view, 3> kNodeKeys = {"name", "job", "hole_end_s"};
+constexpr std::array<std::string_view, 8> kJobKeys = {
+    "id", "min_nodes", "max_nodes", "curve", "up_cost_s", "down_cost_s", "batch_host", "weight"};
+constexpr std::array<std::string_view, 3> kSolverKeys = {"time_limit_s", "mip_gap",
+                                                         "max_hole_classes"};
+
+// A key as it appears in a field path: bare when it is a plain identifier, else JSON-quoted so
+// that odd characters (spaces, dots, newlines) cannot garble the one-line message.
+std::string key_in_path(const std::string& key) {
+  const bool plain = !key.empty() && key.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyz"
+                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
+  return plain ? key : Json::valueToQuotedString(key.c_str());
+}
+
+std::string index_field(std::string_view array, Json::ArrayIndex i) {
+  return std::string(array) + "[" + std::to_string(i) + "]";
+}
+
+// A short rendering of a value for "expected X, got Y" messages.
+std::string describe(const Json::Value& value) {
+  switch (value.type()) {
+    case Json::nullValue: return "null";
+    case Json::booleanValue: return value.asBool() ? "true" : "false";
+    case Json::arrayValue: return "an array";
+    case Json::objectValue: return "an object";
+    case Json::stringValue: {
+      constexpr std::size_t kMaxBytes = 40;
+      std::string text = value.asString();
+      if (text.size() > kMaxBytes) {
+        std::size_t cut = kMaxBytes;
+        // Back off to a UTF-8 character boundary (continuation bytes are 0b10xxxxxx).
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+        text = text.substr(0, cut) + "...";
+      }
+      return Json::valueToQuotedString(text.c_str());
+    }
+    case Json::intValue:
+    case Json::uintValue:
+    case Json::realValue: return to_json_text(value, false);
+  }
+  return "?";
+}
+
+[[noreturn]] void type_error(const std::string& field, std::string_view expected,
+                             const Json::Value& got) {
+  throw InputError(field, "expected " + std::string(expected) + ", got " + describe(got));
+}
+
+void require_object(const Json::Value& value, const std::string& field) {
+  if (!value.isObject()) type_error(field, "an object", value);
+}
+
+void require_array(const Json::Value& value, const std::string& field) {
+  if (!value.isArray()) type_error(field, "an array", value);
+}
+
+void reject_unknown_keys(const Json::Value& object, std::span<const std::string_view> allowed) {
+  for (const std::string& key : object.getMemberNames()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw InputError(key_in_path(key), "unknown key (allowed: " + list + ")");
+  }
+}
+
+// The member `key` of `object`, or nullptr when absent.
+const Json::Value* member(const Json::Value& object, std::string_view key) {
+  return object.find(key.data(), key.data() + key.size());
+}
+
+const Json::Value& required_member(const Json::Value& object, std::string_view key) {
+  const Json::Value* value = member(object, key);
+  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
+  return *value;
+}
+
+double number_value(const Json::Value& value, const std::string& field) {
+  if (!value.isNumeric()) type_error(field, "a number", value);
+  return value.asDouble();
+}
+
+int int_value(const Json::Value& value, const std::string& field) {
+  if (value.isInt()) return value.asInt();
+  // isInt() also rejects integers too large for an int; say so rather than "not an integer".
+  if (value.isNumeric() && std::trunc(value.asDouble()) == value.asDouble()) {
+    throw InputError(field, "expected an integer between " + std::to_string(INT_MIN) + " and " +
+                                std::to_string(INT_MAX) + ", got " + describe(value));
+  }
+  type_error(field, "an integer", value);
+}
+
+std::string string_value(const Json::Value& value, const std::string& field) {
+  if (!value.isString()) type_error(field, "a string", value);
+  return value.asString();
+}
+
+std::optional<std::string> optional_string(const Json::Value& object, std::string_view key) {
+  const Json::Value* value = member(object, key);
+  if (value == nullptr || value->isNull()) return std::nullopt;
+  if (!value->isString()) type_error(std::string(key), "a string or null", *value);
+  return value->asString();
+}
+
+// Applies `parse` to each element of the array `object[key]`, re-anchoring errors under
+// "key[i]".
+template <typename T, typename Parse>
+std::vector<T> parse_array(const Json::Value& object, std::string_view key, Parse parse) {
+  const Json::Value& array = required_member(object, key);
+  require_array(array, std::string(key));
+  std::vector<T> items;
+  items.reserve(array.size());
+  for (Json::ArrayIndex i = 0; i < array.size(); ++i) {
+    try {
+      items.push_back(parse(array[i]));
+    } catch (const InputError& e) {
+      throw e.under(index_field(key, i));
+    }
+  }
+  return items;
+}
+
+NodeState parse_node(const Json::Value& value) {
+  require_object(value, "");
+  reject_unknown_keys(value, kNodeKeys);
+  NodeState node;
+  node.name = string_value(required_member(value, "name"), "name");
+  node.job = optional_string(value, "job");
+  if (const Json::Value* hole_end = member(value, "hole_end_s");
+      hole_end != nullptr && !hole_end->isNull()) {
+    if (!hole_end->isNumeric()) type_error("hole_end_s", "a number or null", *hole_end);
+    node.hole_end_s = hole_end->asDouble();
+  }
+  return node;
+}
+
+ScalingCurve parse_curve(const Json::Value& value) {
+  require_array(value, "curve");
+  std::vector<ScalingCurve::Point> points;
+  points.reserve(value.size());
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    const Json::Value& pair = value[i];
+    const std::string field = index_field("curve", i);
+    if (!pair.isArray() || pair.size() != 2) {
+      const std::string got = pair.isArray() ? "an array of " + std::to_string(pair.size())
+                                             : describe(pair);
+      throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
+    }
+    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
+  }
+  return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
+}
+
+ElasticJob parse_job(const Json::Value& value) {
+  require_object(value, "");
+  reject_unknown_keys(value, kJobKeys);
+  ElasticJob job;
+  job.id = string_value(required_member(value, "id"), "id");
+  job.min_nodes = int_value(required_member(value, "min_nodes"), "min_nodes");
+  job.max_nodes = int_value(required_member(value, "max_nodes"), "max_nodes");
+  job.curve = parse_curve(required_member(value, "curve"));
+  job.up_cost_s = number_value(required_member(value, "up_cost_s"), "up_cost_s");
+  job.down_cost_s = number_value(required_member(value, "down_cost_s"), "down_cost_s");
+  job.batch_host = optional_string(value, "batch_host");
+  if (const Json::Value* weight = member(value, "weight")) {
+    job.weight = number_value(*weight, "weight");
+  }
+  return job;
+}
+
+SolverOptions parse_solver(const Json::Value& value) {
+  require_object(value, "solver");
+  try {
+    reject_unknown_keys(value, kSolverKeys);
+    SolverOptions solver;
+    if (const Json::Value* v = member(value, "time_limit_s")) {
+      solver.time_limit_s = number_value(*v, "time_limit_s");
+    }
+    if (const Json::Value* v = member(value, "mip_gap")) {
+      solver.mip_gap = number_value(*v, "mip_gap");
+    }
+    if (const Json::Value* v = member(value, "max_hole_classes")) {
+      solver.max_hole_classes = int_value(*v, "max_hole_classes");
+    }
+    return solver;
+  } catch (const InputError& e) {
+    throw e.under("solver");
+  }
+}
+
+// Finite numbers as themselves; NaN and infinities, which JSON cannot carry, as null.
+Json::Value number_or_null(double value) {
+  return std::isfinite(value) ? Json::Value(value) : Json::Value(Json::nullValue);
+}
+
+Json::Value string_or_null(const std::optional<std::string>& value) {
+  return value ? Json::Value(*value) : Json::Value(Json::nullValue);
+}
+
+// jsoncpp's formatted errors read "* Line 3, Column 5\n  Missing ',' ...\n" per error; the
+// first one, on one line, is what a person needs.
+std::string first_parse_error(const std::string& formatted) {
+  std::string location;
+  std::string what;
+  std::size_t start = 0;
+  while (start < formatted.size() && what.empty()) {
+    std::size_t end = formatted.find('\n', start);
+    if (end == std::string::npos) end = formatted.size();
+    std::string line = formatted.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("* ")) {
+      location = line.substr(2);
+    } else if (!location.empty()) {
+      const std::size_t text = line.find_first_not_of(' ');
+      if (text != std::string::npos) what = line.substr(text);
+    }
+  }
+  if (what.empty()) return "invalid JSON";
+  return "invalid JSON: " + location + ": " + what;
+}
+
+}  // namespace
+
+AllocationProblem problem_from_json(const Json::Value& document) {
+  require_object(document, "");
+  reject_unknown_keys(document, kTopKeys);
+  AllocationProblem problem;
+  if (const Json::Value* horizon = member(document, "horizon_s")) {
+    problem.horizon_s = number_value(*horizon, "horizon_s");
+  }
+  if (const Json::Value* objective = member(document, "objective")) {
+    const std::string name = string_value(*objective, "objective");
+    const std::optional<Objective> parsed = objective_from_string(name);
+    if (!parsed) {
+      throw InputError("objective", "unknown objective " + describe(*objective) +
+                                        " (allowed: throughput, speedup, fair)");
+    }
+    problem.objective = *parsed;
+  }
+  problem.nodes = parse_array<NodeState>(document, "nodes", parse_node);
+  problem.jobs = parse_array<ElasticJob>(document, "jobs", parse_job);
+  if (const Json::Value* solver = member(document, "solver")) {
+    problem.solver = parse_solver(*solver);
+  }
+  validate(problem);
+  return problem;
+}
+
+AllocationProblem parse_problem(std::string_view text) {
+  Json::CharReaderBuilder builder;
+  Json::CharReaderBuilder::strictMode(&builder.settings_);
+  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+  Json::Value document;
+  std::string errors;
+  if (!reader->parse(text.data(), text.data() + text.size(), &document, &errors)) {
+    throw InputError("", first_parse_error(errors));
+  }
+  return problem_from_json(document);
+}
+
+Json::Value problem_to_json(const AllocationProblem& problem) {
+  Json::Value document(Json::objectValue);
+  document["horizon_s"] = number_or_null(problem.horizon_s);
+  document["objective"] = std::string(to_string(problem.objective));
+  Json::Value& nodes = document["nodes"] = Json::Value(Json::arrayValue);
+  for (const NodeState& node : problem.nodes) {
+    Json::Value& n = nodes.append(Json::Value(Json::objectValue));
+    n["name"] = node.name;
+    n["job"] = string_or_null(node.job);
+    n["hole_end_s"] = node.hole_end_s ? number_or_null(*node.hole_end_s) : Json::Value();
+  }
+  Json::Value& jobs = document["jobs"] = Json::Value(Json::arrayValue);
+  for (const ElasticJob& job : problem.jobs) {
+    Json::Value& j = jobs.append(Json::Value(Json::objectValue));
+    j["id"] = job.id;
+    j["min_nodes"] = job.min_nodes;
+    j["max_nodes"] = job.max_nodes;
+    Json::Value& curve = j["curve"] = Json::Value(Json::arrayValue);
+    for (const ScalingCurve::Point& p : job.curve.points()) {
+      Json::Value& point = curve.append(Json::Value(Json::arrayValue));
+      point.append(p.nodes);
+      point.append(number_or_null(p.samples_per_s));
+    }
+    j["up_cost_s"] = number_or_null(job.up_cost_s);
+    j["down_cost_s"] = number_or_null(job.down_cost_s);
+    j["batch_host"] = string_or_null(job.batch_host);
+    j["weight"] = number_or_null(job.weight);
+  }
+  Json::Value& solver = document["solver"] = Json::Value(Json::objectValue);
+  solver["time_limit_s"] = number_or_null(problem.solver.time_limit_s);
+  solver["mip_gap"] = number_or_null(problem.solver.mip_gap);
+  solver["max_hole_classes"] = problem.solver.max_hole_classes;
+  return document;
+}
+
+Json::Value result_to_json(const AllocationResult& result) {
+  Json::Value document(Json::objectValue);
+  document["status"] = std::string(to_string(result.model_status));
+  document["objective"] = number_or_null(result.objective);
+  document["best_bound"] = number_or_null(result.best_bound);
+  Json::Value& allocation = document["allocation"] = Json::Value(Json::objectValue);
+  for (const auto& [job, nodes] : result.allocation) {
+    Json::Value& list = allocation[job] = Json::Value(Json::arrayValue);
+    for (const std::string& node : nodes) list.append(node);
+  }
+  document["solve_ms"] = number_or_null(result.solve_ms);
+  if (!result.message.empty()) document["message"] = result.message;
+  return document;
+}
+
+std::string to_json_text(const Json::Value& value, bool pretty) {
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = pretty ? "  " : "";
+  builder["enableYAMLCompatibility"] = pretty;  // '"key": value' rather than '"key" : value'
+  builder["precision"] = 15;
+  builder["precisionType"] = "significant";
+  builder["commentStyle"] = "None";
+  return Json::writeString(builder, value);
+}
+
+}  // namespace gaptrain

@@ -1,0 +1,303 @@
+#include "allocator/milp.hpp"
+
+#include <glpk.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "allocator/linear_model.hpp"
+#include "allocator/piecewise.hpp"
+
+namespace gaptrain {
+
+namespace {
+
+using Kind = LinearModel::Kind;
+using Term = LinearModel::Term;
+constexpr double kInf = LinearModel::kInfinity;
+
+// Columns of one job in one mode (shrink or grow); 0 means "no such column".
+struct ModeColumns {
+  int choose = 0;            // y_{j,q}
+  std::vector<int> count;    // m_{j,q,c} per class
+};
+
+struct JobColumns {
+  int stay = 0;
+  ModeColumns shrink, grow;
+};
+
+bool can_stay(const ClassedJob& job) {
+  return job.held_total > 0 && job.held_total >= job.min_nodes && job.held_total <= job.max_nodes;
+}
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(const ClassedProblem& problem)
+      : problem_(problem), capacity_terms_(problem.class_count()) {}
+
+  std::vector<JobColumns> build() {
+    std::vector<JobColumns> jobs(problem_.jobs.size());
+    double constant = 0.0;
+    for (std::size_t j = 0; j < problem_.jobs.size(); ++j) {
+      const ClassedJob& job = problem_.jobs[j];
+      pieces_ = rate_pieces(job);
+      // Baseline: the job is off. Turning it off costs a held job its shrink; every mode that
+      // keeps it running adds that cost back and charges its own.
+      const double off_cost = job.held_total > 0 ? job.down_cost_s * job.current_rate : 0.0;
+      constant -= off_cost;
+      JobColumns& columns = jobs[j];
+      if (can_stay(job)) {
+        columns.stay = model_.add_column(0, 1, job_value(problem_, j, job.held) + off_cost,
+                                         Kind::binary);
+        for (std::size_t c = 0; c < job.held.size(); ++c) {
+          if (job.held[c] > 0) capacity_terms_[c].push_back({columns.stay, static_cast<double>(job.held[c])});
+        }
+      }
+      const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
+      if (job.held_total > 0 && job.min_nodes <= shrink_high) {
+        columns.shrink = add_mode(job, job.min_nodes, shrink_high, /*grow=*/false, off_cost);
+      }
+      const int grow_low = std::max(job.held_total + 1, job.min_nodes);
+      if (grow_low <= job.max_nodes) {
+        columns.grow = add_mode(job, grow_low, job.max_nodes, /*grow=*/true,
+                                off_cost - job.up_cost_s * job.current_rate);
+      }
+      std::vector<Term> one_mode;
+      for (int y : {columns.stay, columns.shrink.choose, columns.grow.choose}) {
+        if (y != 0) one_mode.push_back({y, 1.0});
+      }
+      if (one_mode.size() > 1) model_.add_row(-kInf, 1, std::move(one_mode));
+    }
+    for (std::size_t c = 0; c < capacity_terms_.size(); ++c) {
+      if (!capacity_terms_[c].empty()) {
+        model_.add_row(-kInf, problem_.classes.size[c], std::move(capacity_terms_[c]));
+      }
+    }
+    model_.set_objective_constant(constant);
+    return jobs;
+  }
+
+  const LinearModel& model() const { return model_; }
+
+ private:
+  // Adds y, the class counts, their count and batch-host rows, the segment values and the
+  // forced-shrink charges of one mode.
+  ModeColumns add_mode(const ClassedJob& job, int low, int high, bool grow, double y_objective) {
+    const std::size_t classes = problem_.class_count();
+    ModeColumns mode;
+    mode.choose = model_.add_column(0, 1, y_objective, Kind::binary);
+    const int y = mode.choose;
+    mode.count.assign(classes, 0);
+
+    std::vector<Term> total{{y, -static_cast<double>(low)}};
+    for (std::size_t c = 0; c < classes; ++c) {
+      const int held = job.held[c];
+      const int cap = grow ? std::min(problem_.classes.size[c], high) : std::min(held, high);
+      if (cap <= 0) continue;
+      const int m = model_.add_column(0, cap, 0, Kind::integer);
+      mode.count[c] = m;
+      total.push_back({m, 1.0});
+      capacity_terms_[c].push_back({m, 1.0});
+      model_.add_row(-kInf, 0, {{m, 1.0}, {y, -static_cast<double>(cap)}});  // m <= cap * y
+      if (grow && held > 0) model_.add_row(0, kInf, {{m, 1.0}, {y, -static_cast<double>(held)}});
+    }
+    std::vector<Term> at_most = total;
+    at_most.front() = {y, -static_cast<double>(high)};
+    model_.add_row(0, kInf, std::move(total));      // sum m >= low * y
+    model_.add_row(-kInf, 0, std::move(at_most));   // sum m <= high * y
+    if (!grow) {
+      const auto b = static_cast<std::size_t>(job.batch_class);
+      model_.add_row(0, kInf, {{mode.count[b], 1.0}, {y, -1.0}});  // keeps its batch host
+    }
+
+    // A held job ends with its batch host; a new one with its longest hole.
+    const bool new_job = job.held_total == 0;
+    const std::size_t last = new_job ? classes - 1 : static_cast<std::size_t>(job.batch_class);
+    for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
+    add_forced_shrinks(job, mode, new_job ? classes : last, new_job);
+    return mode;
+  }
+
+  // L_s * v-hat(a_s) with a_s = sum_{c >= s} m_c, in the incremental formulation.
+  void add_segment_value(const ModeColumns& mode, std::size_t s) {
+    const double length = problem_.segment_length(s);
+    if (length <= 0.0) return;
+    std::vector<Term> alive;
+    for (std::size_t c = s; c < mode.count.size(); ++c) {
+      if (mode.count[c] != 0) alive.push_back({mode.count[c], 1.0});
+    }
+    if (alive.empty()) return;
+    int previous_delta = 0;
+    for (const Piece& piece : pieces_) {
+      const int delta = model_.add_column(0, 1, length * piece.rise, Kind::continuous);
+      alive.push_back({delta, -static_cast<double>(piece.length)});
+      // delta <= y: the perspective of the piece, which keeps the relaxation tight.
+      model_.add_row(-kInf, 0, {{delta, 1.0}, {mode.choose, -1.0}});
+      if (piece.steeper) {
+        // A steeper piece may only start once the previous one is full.
+        const int order = model_.add_column(0, 1, 0, Kind::binary);
+        model_.add_row(-kInf, 0, {{delta, 1.0}, {order, -1.0}});
+        model_.add_row(-kInf, 0, {{order, 1.0}, {previous_delta, -1.0}});
+      }
+      previous_delta = delta;
+    }
+    model_.add_row(0, 0, std::move(alive));
+  }
+
+  // One binary per class before the job's end that it holds nodes of: each such class's hole
+  // end is a forced shrink. A new job's last class is not one, hence the refund on y.
+  void add_forced_shrinks(const ClassedJob& job, const ModeColumns& mode,
+                          std::size_t classes_charged, bool new_job) {
+    const double charge = job.down_cost_s * job.reclaim_rate;
+    if (charge <= 0.0 || problem_.class_count() == 1) return;
+    bool any = false;
+    for (std::size_t c = 0; c < classes_charged; ++c) {
+      const int m = mode.count[c];
+      if (m == 0) continue;
+      const int used = model_.add_column(0, 1, -charge, Kind::binary);
+      model_.add_row(-kInf, 0, {{m, 1.0}, {used, -model_.upper_bound(m)}});
+      model_.add_row(-kInf, 0, {{used, 1.0}, {mode.choose, -1.0}});
+      any = true;
+    }
+    if (new_job && any) model_.add_to_objective(mode.choose, charge);
+  }
+
+  const ClassedProblem& problem_;
+  LinearModel model_;
+  std::vector<Piece> pieces_;
+  std::vector<std::vector<Term>> capacity_terms_;
+};
+
+
+struct SearchState {
+  std::vector<double> start;  // incumbent offered to GLPK: every job unchanged
+  bool offered = false;
+  double best_bound = kInf;
+};
+
+// GLPK calls this during branch-and-cut: we offer the "nothing moves" incumbent once, so the
+// search can prune from the start and a time limit always leaves a solution, and we remember
+// the best bound so a time-limited answer can say how far from optimal it may be.
+void on_search_event(glp_tree* tree, void* info) {
+  auto* state = static_cast<SearchState*>(info);
+  if (glp_ios_reason(tree) == GLP_IHEUR && !state->offered) {
+    state->offered = true;
+    glp_ios_heur_sol(tree, state->start.data());
+  }
+  if (const int best = glp_ios_best_node(tree); best != 0) {
+    state->best_bound = glp_ios_node_bound(tree, best);
+  }
+}
+
+int milliseconds_until(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 1, 1'000'000'000));
+}
+
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+std::vector<std::vector<int>> read_counts(glp_prob* lp, const ClassedProblem& problem,
+                                          const std::vector<JobColumns>& columns) {
+  std::vector<std::vector<int>> counts = unchanged_counts(problem);
+  auto chosen = [lp](int column) { return column != 0 && glp_mip_col_val(lp, column) > 0.5; };
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    const JobColumns& job = columns[j];
+    std::vector<int>& out = counts[j];
+    if (chosen(job.stay)) continue;
+    std::fill(out.begin(), out.end(), 0);
+    for (const ModeColumns* mode : {&job.shrink, &job.grow}) {
+      if (!chosen(mode->choose)) continue;
+      for (std::size_t c = 0; c < out.size(); ++c) {
+        if (mode->count[c] != 0) {
+          out[c] = static_cast<int>(std::lround(glp_mip_col_val(lp, mode->count[c])));
+        }
+      }
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem) {
+  std::vector<std::vector<int>> counts;
+  counts.reserve(problem.jobs.size());
+  for (const ClassedJob& job : problem.jobs) {
+    counts.push_back(can_stay(job) ? job.held : std::vector<int>(job.held.size(), 0));
+  }
+  return counts;
+}
+
+CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& options,
+                           std::chrono::steady_clock::time_point deadline) {
+  CountSolution solution;
+  solution.counts = unchanged_counts(problem);
+  if (problem.jobs.empty()) {
+    solution.call_status = CallStatus::ok;
+    solution.model_status = ModelStatus::optimal;
+    return solution;
+  }
+
+  ModelBuilder builder(problem);
+  const std::vector<JobColumns> columns = builder.build();
+  const LinearModel& model = builder.model();
+  solution.size = {model.columns(), model.rows(), model.integer_columns()};
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(model.to_glpk());
+  glp_scale_prob(lp.get(), GLP_SF_AUTO);
+
+  glp_smcp simplex;
+  glp_init_smcp(&simplex);
+  simplex.msg_lev = GLP_MSG_OFF;
+  simplex.tm_lim = milliseconds_until(deadline);
+  const int simplex_rc = glp_simplex(lp.get(), &simplex);
+  if (simplex_rc == GLP_ETMLIM) {
+    solution.call_status = CallStatus::ok;
+    solution.model_status = ModelStatus::time_limit;
+    solution.message = "time limit reached in the LP relaxation; nothing moves";
+    return solution;
+  }
+  if (simplex_rc != 0 || glp_get_status(lp.get()) != GLP_OPT) {
+    solution.message = "GLPK simplex failed (code " + std::to_string(simplex_rc) + ")";
+    return solution;
+  }
+
+  SearchState state;
+  state.start.assign(static_cast<std::size_t>(model.columns()) + 1, 0.0);
+  for (const JobColumns& job : columns) {
+    if (job.stay != 0) state.start[static_cast<std::size_t>(job.stay)] = 1.0;
+  }
+  glp_iocp search;
+  glp_init_iocp(&search);
+  search.msg_lev = GLP_MSG_OFF;
+  search.mip_gap = options.mip_gap;
+  search.tm_lim = milliseconds_until(deadline);
+  search.cb_func = on_search_event;
+  search.cb_info = &state;
+  const int search_rc = glp_intopt(lp.get(), &search);
+  const int mip_status = glp_mip_status(lp.get());
+  solution.call_status = CallStatus::ok;
+  if (mip_status == GLP_OPT || (mip_status == GLP_FEAS && search_rc == GLP_EMIPGAP)) {
+    solution.model_status = ModelStatus::optimal;
+  } else if (mip_status == GLP_FEAS && (search_rc == GLP_ETMLIM || search_rc == GLP_ESTOP)) {
+    solution.model_status = ModelStatus::time_limit;
+  } else if (mip_status == GLP_NOFEAS) {
+    solution.model_status = ModelStatus::infeasible;
+    return solution;
+  } else {
+    solution.call_status = CallStatus::error;
+    solution.message = "GLPK branch-and-cut failed (code " + std::to_string(search_rc) + ")";
+    return solution;
+  }
+  solution.counts = read_counts(lp.get(), problem, columns);
+  solution.best_bound = solution.model_status == ModelStatus::optimal
+                            ? glp_mip_obj_val(lp.get())
+                            : std::min(state.best_bound, glp_get_obj_val(lp.get()));
+  return solution;
+}
+
+}  // namespace gaptrain

@@ -1,0 +1,37 @@
+// The count-level MILP of docs/allocator.md, built and solved with GLPK.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "allocator/job_value.hpp"
+#include "gaptrain/allocation.hpp"
+
+namespace gaptrain {
+
+struct ModelSize {
+  int columns = 0;
+  int rows = 0;
+  int integer_columns = 0;
+};
+
+struct CountSolution {
+  CallStatus call_status = CallStatus::error;
+  ModelStatus model_status = ModelStatus::not_solved;
+  std::vector<std::vector<int>> counts;  // [job][class]: nodes of each class the job gets
+  double best_bound = 0.0;
+  ModelSize size;
+  int branch_nodes = 0;
+  std::string message;
+};
+
+// Solves for per-class node counts. Never returns without counts: when GLPK finds no incumbent
+// in time (or fails), the counts keep every job as it is where that is feasible (else off).
+CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& options,
+                           std::chrono::steady_clock::time_point deadline);
+
+// Every job keeps its nodes when that is feasible, else gets none: always feasible.
+std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem);
+
+}  // namespace gaptrain
