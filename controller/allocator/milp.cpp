@@ -1,11 +1,10 @@
 #include "allocator/milp.hpp"
 
-#include <glpk.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "allocator/glpk_solve.hpp"
 #include "allocator/linear_model.hpp"
 #include "allocator/piecewise.hpp"
 
@@ -171,40 +170,11 @@ class ModelBuilder {
 };
 
 
-struct SearchState {
-  std::vector<double> start;  // incumbent offered to GLPK: every job unchanged
-  bool offered = false;
-  double best_bound = kInf;
-};
-
-// GLPK calls this during branch-and-cut: we offer the "nothing moves" incumbent once, so the
-// search can prune from the start and a time limit always leaves a solution, and we remember
-// the best bound so a time-limited answer can say how far from optimal it may be.
-void on_search_event(glp_tree* tree, void* info) {
-  auto* state = static_cast<SearchState*>(info);
-  if (glp_ios_reason(tree) == GLP_IHEUR && !state->offered) {
-    state->offered = true;
-    glp_ios_heur_sol(tree, state->start.data());
-  }
-  if (const int best = glp_ios_best_node(tree); best != 0) {
-    state->best_bound = glp_ios_node_bound(tree, best);
-  }
-}
-
-int milliseconds_until(std::chrono::steady_clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - std::chrono::steady_clock::now());
-  return static_cast<int>(std::clamp<long long>(left.count(), 1, 1'000'000'000));
-}
-
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
-std::vector<std::vector<int>> read_counts(glp_prob* lp, const ClassedProblem& problem,
+std::vector<std::vector<int>> read_counts(const std::vector<double>& values, const ClassedProblem& problem,
                                           const std::vector<JobColumns>& columns) {
   std::vector<std::vector<int>> counts = unchanged_counts(problem);
-  auto chosen = [lp](int column) { return column != 0 && glp_mip_col_val(lp, column) > 0.5; };
+  auto value = [&values](int column) { return values[static_cast<std::size_t>(column)]; };
+  auto chosen = [&value](int column) { return column != 0 && value(column) > 0.5; };
   for (std::size_t j = 0; j < columns.size(); ++j) {
     const JobColumns& job = columns[j];
     std::vector<int>& out = counts[j];
@@ -214,7 +184,7 @@ std::vector<std::vector<int>> read_counts(glp_prob* lp, const ClassedProblem& pr
       if (!chosen(mode->choose)) continue;
       for (std::size_t c = 0; c < out.size(); ++c) {
         if (mode->count[c] != 0) {
-          out[c] = static_cast<int>(std::lround(glp_mip_col_val(lp, mode->count[c])));
+          out[c] = static_cast<int>(std::lround(value(mode->count[c])));
         }
       }
     }
@@ -247,56 +217,17 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
   const std::vector<JobColumns> columns = builder.build();
   const LinearModel& model = builder.model();
   solution.size = {model.columns(), model.rows(), model.integer_columns()};
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(model.to_glpk());
-  glp_scale_prob(lp.get(), GLP_SF_AUTO);
-
-  glp_smcp simplex;
-  glp_init_smcp(&simplex);
-  simplex.msg_lev = GLP_MSG_OFF;
-  simplex.tm_lim = milliseconds_until(deadline);
-  const int simplex_rc = glp_simplex(lp.get(), &simplex);
-  if (simplex_rc == GLP_ETMLIM) {
-    solution.call_status = CallStatus::ok;
-    solution.model_status = ModelStatus::time_limit;
-    solution.message = "time limit reached in the LP relaxation; nothing moves";
-    return solution;
-  }
-  if (simplex_rc != 0 || glp_get_status(lp.get()) != GLP_OPT) {
-    solution.message = "GLPK simplex failed (code " + std::to_string(simplex_rc) + ")";
-    return solution;
-  }
-
-  SearchState state;
-  state.start.assign(static_cast<std::size_t>(model.columns()) + 1, 0.0);
+  // Offer "nothing moves" as the first incumbent: every job stays where it can.
+  std::vector<double> start(static_cast<std::size_t>(model.columns()) + 1, 0.0);
   for (const JobColumns& job : columns) {
-    if (job.stay != 0) state.start[static_cast<std::size_t>(job.stay)] = 1.0;
+    if (job.stay != 0) start[static_cast<std::size_t>(job.stay)] = 1.0;
   }
-  glp_iocp search;
-  glp_init_iocp(&search);
-  search.msg_lev = GLP_MSG_OFF;
-  search.mip_gap = options.mip_gap;
-  search.tm_lim = milliseconds_until(deadline);
-  search.cb_func = on_search_event;
-  search.cb_info = &state;
-  const int search_rc = glp_intopt(lp.get(), &search);
-  const int mip_status = glp_mip_status(lp.get());
-  solution.call_status = CallStatus::ok;
-  if (mip_status == GLP_OPT || (mip_status == GLP_FEAS && search_rc == GLP_EMIPGAP)) {
-    solution.model_status = ModelStatus::optimal;
-  } else if (mip_status == GLP_FEAS && (search_rc == GLP_ETMLIM || search_rc == GLP_ESTOP)) {
-    solution.model_status = ModelStatus::time_limit;
-  } else if (mip_status == GLP_NOFEAS) {
-    solution.model_status = ModelStatus::infeasible;
-    return solution;
-  } else {
-    solution.call_status = CallStatus::error;
-    solution.message = "GLPK branch-and-cut failed (code " + std::to_string(search_rc) + ")";
-    return solution;
-  }
-  solution.counts = read_counts(lp.get(), problem, columns);
-  solution.best_bound = solution.model_status == ModelStatus::optimal
-                            ? glp_mip_obj_val(lp.get())
-                            : std::min(state.best_bound, glp_get_obj_val(lp.get()));
+  GlpkOutcome outcome = solve_with_glpk(model, start, options.mip_gap, deadline);
+  solution.call_status = outcome.call_status;
+  solution.model_status = outcome.model_status;
+  solution.message = std::move(outcome.message);
+  solution.best_bound = outcome.best_bound;
+  if (!outcome.values.empty()) solution.counts = read_counts(outcome.values, problem, columns);
   return solution;
 }
 

@@ -22,7 +22,7 @@ struct CountSolution {
   std::vector<std::vector<int>> counts;  // [job][class]: nodes of each class the job gets
   double best_bound = 0.0;
   ModelSize size;
-  int branch_nodes = 0;
+  int core_jobs = 0;  // jobs left to the MILP after the decomposition
   std::string message;
 };
 

@@ -46,6 +46,9 @@ struct SolverOptions {
   double time_limit_s = 10.0;  // wall-clock limit for the MILP; the incumbent is returned then
   double mip_gap = 1e-6;       // relative gap at which a solution counts as optimal
   int max_hole_classes = 4;    // nodes are grouped into at most this many hole-end classes
+  // Options the decomposition may hand to the multiple-choice MILP before it falls back to the
+  // compact count-level MILP (0: always the compact model).
+  int max_core_options = 200000;
 };
 
 struct AllocationProblem {
@@ -72,6 +75,15 @@ enum class ModelStatus {
 std::string_view to_string(CallStatus status);
 std::string_view to_string(ModelStatus status);
 
+// The size of the MILP that was solved, for logs and benchmarks.
+struct SolveStats {
+  int columns = 0;
+  int rows = 0;
+  int integer_columns = 0;
+  int core_jobs = 0;     // jobs whose choice was left to the MILP (the rest were fixed exactly)
+  int hole_classes = 0;  // hole-end classes the nodes were grouped into
+};
+
 struct AllocationResult {
   CallStatus call_status = CallStatus::error;
   ModelStatus model_status = ModelStatus::not_solved;
@@ -81,6 +93,7 @@ struct AllocationResult {
   // Jobs given no nodes are listed with an empty vector.
   std::map<std::string, std::vector<std::string>> allocation;
   double solve_ms = 0.0;
+  SolveStats stats;
   std::string message;  // why, when the call failed
 };
 

@@ -1,0 +1,23 @@
+// Lagrangian relaxation of the count-level MILP: price each hole class, let every job pick its
+// best option alone (an upper bound), and repair that into a feasible allocation (a lower bound).
+// See docs/allocator.md, "Solving".
+#pragma once
+
+#include <vector>
+
+#include "allocator/best_response.hpp"
+#include "allocator/job_value.hpp"
+
+namespace gaptrain {
+
+struct Decomposition {
+  std::vector<double> price;              // per class
+  double bound = 0.0;                     // L(price): no allocation is worth more
+  std::vector<JobResponse> responses;     // each job's best option at `price`
+  std::vector<std::vector<int>> incumbent;  // a feasible allocation (counts per job and class)
+  double incumbent_value = 0.0;
+};
+
+Decomposition decompose(const ClassedProblem& problem);
+
+}  // namespace gaptrain
