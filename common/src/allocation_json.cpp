@@ -27,9 +27,10 @@ constexpr std::array<std::string_view, 3> kSolverKeys = {"time_limit_s", "mip_ga
 // A key as it appears in a field path: bare when it is a plain identifier, else JSON-quoted so
 // that odd characters (spaces, dots, newlines) cannot garble the one-line message.
 std::string key_in_path(const std::string& key) {
-  const bool plain = !key.empty() && key.find_first_not_of(
-                                         "abcdefghijklmnopqrstuvwxyz"
-                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
+  const bool plain =
+      !key.empty() && key.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
   return plain ? key : Json::valueToQuotedString(key.c_str());
 }
 
@@ -40,10 +41,14 @@ std::string index_field(std::string_view array, Json::ArrayIndex i) {
 // A short rendering of a value for "expected X, got Y" messages.
 std::string describe(const Json::Value& value) {
   switch (value.type()) {
-    case Json::nullValue: return "null";
-    case Json::booleanValue: return value.asBool() ? "true" : "false";
-    case Json::arrayValue: return "an array";
-    case Json::objectValue: return "an object";
+    case Json::nullValue:
+      return "null";
+    case Json::booleanValue:
+      return value.asBool() ? "true" : "false";
+    case Json::arrayValue:
+      return "an array";
+    case Json::objectValue:
+      return "an object";
     case Json::stringValue: {
       constexpr std::size_t kMaxBytes = 40;
       std::string text = value.asString();
@@ -57,7 +62,8 @@ std::string describe(const Json::Value& value) {
     }
     case Json::intValue:
     case Json::uintValue:
-    case Json::realValue: return to_json_text(value, false);
+    case Json::realValue:
+      return to_json_text(value, false);
   }
   return "?";
 }
@@ -164,8 +170,8 @@ ScalingCurve parse_curve(const Json::Value& value) {
     const Json::Value& pair = value[i];
     const std::string field = index_field("curve", i);
     if (!pair.isArray() || pair.size() != 2) {
-      const std::string got = pair.isArray() ? "an array of " + std::to_string(pair.size())
-                                             : describe(pair);
+      const std::string got =
+          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
     points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
@@ -244,7 +250,9 @@ std::string first_parse_error(const std::string& formatted) {
 }  // namespace
 
 AllocationProblem problem_from_json(const Json::Value& document) {
-  require_object(document, "");
+  if (!document.isObject()) {
+    type_error("", "a JSON object at the top level", document);
+  }
   reject_unknown_keys(document, kTopKeys);
   AllocationProblem problem;
   if (const Json::Value* horizon = member(document, "horizon_s")) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <span>
 
 #include "allocator/assign.hpp"
 #include "allocator/job_value.hpp"
@@ -21,76 +22,171 @@ double total_value(const ClassedProblem& problem, const std::vector<std::vector<
   return sum;
 }
 
-// Every option of `job` that can appear in an allocation worth at least the incumbent: with
-// prices p and bound L(p), an allocation's value is at most L(p) minus each job's shortfall
-// from its best priced option, so options short by more than L(p) - incumbent are out.
-std::optional<JobOptions> surviving_options(const ClassedProblem& problem,
-                                            const Decomposition& d, std::size_t job,
-                                            std::size_t& budget) {
-  const double gap = std::max(0.0, d.bound - d.incumbent_value);
+struct Incumbent {
+  std::vector<std::vector<int>> counts;
+  double value = 0.0;
+};
+
+// The options of every job (of the `open_only` jobs; the others keep the incumbent's) whose priced
+// value is within `gap` of its best, plus the option the incumbent uses; nullopt when more than
+// `budget` options would be listed. Jobs left with one
+// option are settled: they go to `settled` and their nodes come off `residual`.
+struct OptionLists {
+  std::vector<JobOptions> open;
+  std::vector<std::size_t> open_jobs;
+  std::vector<std::vector<int>> settled;
+  std::vector<int> residual;
+};
+
+std::optional<OptionLists> list_options(const ClassedProblem& problem, const Decomposition& d,
+                                        const Incumbent& incumbent, double gap,
+                                        std::size_t budget,
+                                        const std::vector<bool>* open_only = nullptr) {
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
-  JobOptions options;
-  const bool complete = for_each_option_above(
-      problem, job, d.price, d.responses[job].best - gap - slack,
-      [&](std::span<const int> counts, double) {
-        if (budget == 0) return false;
-        --budget;
-        if (std::equal(counts.begin(), counts.end(), d.incumbent[job].begin())) {
-          options.start = static_cast<int>(options.counts.size());
-        }
-        options.counts.emplace_back(counts.begin(), counts.end());
-        options.value.push_back(job_value(problem, job, counts));
-        return true;
-      });
-  if (!complete) return std::nullopt;
-  return options;
+  OptionLists lists;
+  lists.settled.resize(problem.jobs.size());
+  lists.residual = problem.classes.size;
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    JobOptions options;
+    const std::vector<int>& held_by_incumbent = incumbent.counts[j];
+    const bool listed = open_only == nullptr || (*open_only)[j];
+    const bool complete = !listed || for_each_option_above(
+        problem, j, d.price, d.responses[j].best - gap - slack,
+        [&](std::span<const int> counts, double) {
+          if (budget == 0) return false;
+          --budget;
+          if (std::equal(counts.begin(), counts.end(), held_by_incumbent.begin())) {
+            options.start = static_cast<int>(options.counts.size());
+          }
+          options.counts.emplace_back(counts.begin(), counts.end());
+          options.value.push_back(job_value(problem, j, counts));
+          return true;
+        });
+    if (!complete) return std::nullopt;
+    if (options.start < 0) {
+      options.start = static_cast<int>(options.counts.size());
+      options.counts.push_back(held_by_incumbent);
+      options.value.push_back(job_value(problem, j, held_by_incumbent));
+    }
+    if (options.counts.size() == 1) {
+      lists.settled[j] = options.counts.front();
+      for (std::size_t c = 0; c < lists.residual.size(); ++c) {
+        lists.residual[c] -= lists.settled[j][c];
+      }
+    } else {
+      lists.open.push_back(std::move(options));
+      lists.open_jobs.push_back(j);
+    }
+  }
+  return lists;
 }
 
-// Exact solve: the Lagrangian decomposition settles most jobs (those left with one surviving
-// option), GLPK solves the multiple-choice MILP over the others' surviving options, and when
-// too many options survive, the compact count-level MILP takes the whole problem instead.
+CountSolution solve_lists(OptionLists& lists,
+                          const SolverOptions& options,
+                          std::chrono::steady_clock::time_point deadline) {
+  const bool fits = std::all_of(lists.residual.begin(), lists.residual.end(),
+                                [](int left) { return left >= 0; });
+  CountSolution solution;
+  if (lists.open.empty() && fits) {  // every job settled: nothing left for GLPK
+    solution.call_status = CallStatus::ok;
+    solution.model_status = ModelStatus::optimal;
+    solution.counts = std::move(lists.settled);
+    return solution;
+  }
+  if (lists.open.empty()) return solution;  // settled choices overbook: no answer here
+  solution = solve_options(lists.open, lists.residual, options.mip_gap, deadline);
+  solution.core_jobs = static_cast<int>(lists.open_jobs.size());
+  if (solution.counts.empty()) return solution;
+  std::vector<std::vector<int>> counts = std::move(lists.settled);
+  for (std::size_t i = 0; i < lists.open_jobs.size(); ++i) {
+    counts[lists.open_jobs[i]] = std::move(solution.counts[i]);
+  }
+  solution.counts = std::move(counts);
+  return solution;
+}
+
+// Exact solve. The Lagrangian relaxation gives a bound L and an incumbent Z; an allocation worth
+// at least Z is at most L minus every job's shortfall from its best priced option, so only
+// options short by at most L - Z can be optimal. Most jobs keep one such option and are settled;
+// GLPK solves the multiple-choice MILP over the rest. When too many options survive, a MILP over
+// a narrower list (which contains the incumbent) raises Z first, and the list is made again.
 CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
                     std::chrono::steady_clock::time_point deadline) {
-  if (problem.jobs.empty()) return solve_counts(problem, options, deadline);
+  if (problem.jobs.empty() || problem.class_count() == 0) {
+    // Nothing to decide: no jobs, or no nodes (and then no job holds any).
+    CountSolution nothing;
+    nothing.call_status = CallStatus::ok;
+    nothing.model_status = ModelStatus::optimal;
+    nothing.counts = unchanged_counts(problem);
+    return nothing;
+  }
   const Decomposition d = decompose(problem);
+  Incumbent incumbent{d.incumbent, d.incumbent_value};
+  const auto budget = static_cast<std::size_t>(options.max_core_options);
+  const double tolerance = options.mip_gap * std::max(1.0, std::abs(d.bound));
+  // Near-ties decide the optimum: the optimal allocation's options are short by L - OPT in
+  // total, which is tiny next to L - Z when Z is rough. So a narrow list first.
+  double narrow_gap = std::max(tolerance, 1e-9 * std::max(1.0, std::abs(d.bound)));
 
-  std::vector<JobOptions> core;
-  std::vector<std::size_t> core_jobs;
-  std::vector<int> residual = problem.classes.size;
-  CountSolution solution;
-  solution.counts.resize(problem.jobs.size());
-  auto budget = static_cast<std::size_t>(options.max_core_options);
-  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    std::optional<JobOptions> job_options = surviving_options(problem, d, j, budget);
-    if (!job_options) return solve_counts(problem, options, deadline);
-    if (job_options->counts.size() == 1) {
-      solution.counts[j] = job_options->counts.front();
-      for (std::size_t c = 0; c < residual.size(); ++c) residual[c] -= solution.counts[j][c];
-    } else {
-      core.push_back(std::move(*job_options));
-      core_jobs.push_back(j);
+  if (!d.fractional.empty() && d.bound - incumbent.value > tolerance) {
+    // Re-decide the jobs the LP split, all others kept: a small MILP that often reaches the
+    // optimum, after which the exact list is short.
+    std::vector<bool> open(problem.jobs.size(), false);
+    for (std::size_t j : d.fractional) open[j] = true;
+    const double gap = d.bound - incumbent.value;
+    if (std::optional<OptionLists> lists =
+            list_options(problem, d, incumbent, gap, budget, &open)) {
+      CountSolution better = solve_lists(*lists, options, deadline);
+      if (!better.counts.empty()) {
+        if (const double value = total_value(problem, better.counts); value > incumbent.value) {
+          incumbent = {std::move(better.counts), value};
+        }
+      }
     }
   }
 
-  CountSolution core_solution = solve_options(core, residual, options.mip_gap, deadline);
-  solution.call_status = core_solution.call_status;
-  solution.model_status = core_solution.model_status;
-  solution.message = std::move(core_solution.message);
-  solution.size = core_solution.size;
-  solution.core_jobs = static_cast<int>(core_jobs.size());
-  if (core_solution.counts.empty()) {
-    solution.counts = d.incumbent;  // the search found nothing better in time
-  } else {
-    for (std::size_t i = 0; i < core_jobs.size(); ++i) {
-      solution.counts[core_jobs[i]] = std::move(core_solution.counts[i]);
+  for (int round = 0; round < 16 && std::chrono::steady_clock::now() < deadline; ++round) {
+    if (d.bound - incumbent.value > narrow_gap) {
+      if (std::optional<OptionLists> narrow =
+              list_options(problem, d, incumbent, narrow_gap, budget)) {
+        CountSolution better = solve_lists(*narrow, options, deadline);
+        if (!better.counts.empty()) {
+          if (const double value = total_value(problem, better.counts); value > incumbent.value) {
+            incumbent = {std::move(better.counts), value};
+          }
+        }
+      }
+      narrow_gap *= 16.0;
+    }
+    const double gap = std::max(0.0, d.bound - incumbent.value);
+    if (gap <= tolerance) break;  // the incumbent is optimal within mip_gap
+    if (std::optional<OptionLists> lists = list_options(problem, d, incumbent, gap, budget)) {
+      CountSolution exact = solve_lists(*lists, options, deadline);
+      if (exact.counts.empty()) break;
+      const double value = total_value(problem, exact.counts);
+      if (value < incumbent.value) exact.counts = incumbent.counts;
+      exact.best_bound =
+          exact.model_status == ModelStatus::optimal ? std::max(value, incumbent.value) : d.bound;
+      return exact;
     }
   }
-  const double value = total_value(problem, solution.counts);
-  if (d.incumbent_value > value) solution.counts = d.incumbent;
-  solution.best_bound = solution.model_status == ModelStatus::optimal
-                            ? std::max(value, d.incumbent_value)
-                            : d.bound;
-  return solution;
+  if (d.bound - incumbent.value <= tolerance) {
+    CountSolution proven;
+    proven.call_status = CallStatus::ok;
+    proven.model_status = ModelStatus::optimal;
+    proven.best_bound = d.bound;
+    proven.counts = std::move(incumbent.counts);
+    return proven;
+  }
+  if (budget == 0) return solve_counts(problem, options, deadline);
+
+  CountSolution stopped;
+  stopped.call_status = CallStatus::ok;
+  stopped.model_status = ModelStatus::time_limit;
+  stopped.message = "time limit reached before the decomposition closed the gap";
+  stopped.counts = std::move(incumbent.counts);
+  stopped.best_bound = d.bound;
+  return stopped;
 }
 
 }  // namespace

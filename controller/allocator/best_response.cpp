@@ -8,19 +8,15 @@ namespace {
 
 constexpr double kNone = JobResponse::kNone;
 
-// The two best values reaching one DP state, and the class count that led to the best.
-struct TopTwo {
-  double first = kNone;
-  double second = kNone;
-  int first_count = 0;
+// The best priced value reaching one DP state, and the class count that led to it.
+struct Cell {
+  double value = kNone;
+  int count = 0;
 
-  void offer(double best_candidate, double second_candidate, int count) {
-    if (best_candidate > first) {
-      second = std::max(first, second_candidate);
-      first = best_candidate;
-      first_count = count;
-    } else {
-      second = std::max(second, best_candidate);
+  void offer(double candidate, int candidate_count) {
+    if (candidate > value) {
+      value = candidate;
+      count = candidate_count;
     }
   }
 };
@@ -56,8 +52,8 @@ std::vector<Mode> modes_of(const ClassedJob& job, std::span<const int> limit) {
   return modes;
 }
 
-// The dynamic program of one mode: table[s][a] holds the two best priced values of the choices
-// for classes >= s that leave a_s = a nodes alive in segment s (segment values included).
+// The dynamic program of one mode: table[s][a] holds the best priced value of the choices for
+// classes >= s that leave a_s = a nodes alive in segment s (segment values included).
 class ModeTable {
  public:
   ModeTable(const ClassedProblem& problem, const ClassedJob& job, const Mode& mode,
@@ -68,50 +64,70 @@ class ModeTable {
     last_ = held_ ? static_cast<std::size_t>(job.batch_class) : classes - 1;
     charge_ = job.down_cost_s * job.reclaim_rate;
     width_ = static_cast<std::size_t>(mode.total_high) + 1;
-    table_.assign((classes + 1) * width_, TopTwo{});
-    at(classes, 0).first = 0.0;
+    table_.assign((classes + 1) * width_, Cell{});
+    at(classes, 0).value = 0.0;
+    std::vector<double> shifted(width_);
+    std::vector<std::size_t> window(width_);  // monotone deque of a' by decreasing shifted[a']
     for (std::size_t s = classes; s-- > 0;) {
-      // Push from the reachable states of class s + 1 only: with few classes most are empty.
-      for (std::size_t from = 0; from < width_; ++from) {
-        const TopTwo& source = at(s + 1, from);
-        if (source.first == kNone) continue;
-        for (int m = mode.low[s]; m <= mode.high[s]; ++m) {
-          const std::size_t a = from + static_cast<std::size_t>(m);
-          if (a >= width_) break;
-          const double step = this->step(s, m, a);
-          at(s, a).offer(source.first + step, source.second + step, m);
+      // at(s, a) = segment(a) + max over m of at(s + 1, a - m) - price * m - charge. With
+      // a' = a - m that is -price * a + max over a' of (at(s + 1, a') + price * a'), a maximum
+      // over a window [a - high, a - low] that slides with a: a monotone deque does it in O(W).
+      for (std::size_t a = 0; a < width_; ++a) {
+        const double v = at(s + 1, a).value;
+        shifted[a] = v == kNone ? kNone : v + price_[s] * static_cast<double>(a);
+      }
+      const auto low = static_cast<std::size_t>(mode.low[s]);
+      const auto high = static_cast<std::size_t>(mode.high[s]);
+      // Taking nodes of class s (m > 0) is a forced shrink unless the job ends with this class:
+      // a held job's batch host class, or the highest class of a new job (a' = 0).
+      const double charge = (held_ ? s < last_ : true) ? charge_ : 0.0;
+      std::size_t head = 0, tail = 0;  // deque holds a' in [a - high, a - 1] with a' >= first
+      const std::size_t first = held_ ? 0 : 1;  // a' = 0 of a new job is charge-free, see below
+      std::size_t next = first;
+      for (std::size_t a = 0; a < width_; ++a) {
+        Cell& cell = at(s, a);
+        const double base = -price_[s] * static_cast<double>(a);
+        if (low == 0 && shifted[a] != kNone) cell.offer(shifted[a] + base, 0);  // m = 0
+        if (a == 0) continue;
+        // Window of charged moves: a' in [max(first, a - high), a - max(low, 1)].
+        if (a >= std::max<std::size_t>(low, 1)) {
+          for (; next <= a - std::max<std::size_t>(low, 1); ++next) {
+            if (shifted[next] == kNone) continue;
+            while (tail > head && shifted[window[tail - 1]] <= shifted[next]) --tail;
+            window[tail++] = next;
+          }
+        }
+        while (tail > head && window[head] + high < a) ++head;
+        if (tail > head) {
+          const std::size_t from = window[head];
+          cell.offer(shifted[from] + base - charge, static_cast<int>(a - from));
+        }
+        // A new job taking all its remaining a nodes here (a' = 0) ends with this class.
+        if (!held_ && a >= low && a <= high && shifted[0] != kNone) {
+          cell.offer(shifted[0] + base, static_cast<int>(a));
         }
       }
       for (std::size_t a = 0; a < width_; ++a) {
-        TopTwo& cell = at(s, a);
-        if (cell.first == kNone) continue;
-        const double progress = segment_value(s, a);
-        cell.first += progress;
-        if (cell.second != kNone) cell.second += progress;
+        Cell& cell = at(s, a);
+        if (cell.value != kNone) cell.value += segment_value(s, a);
       }
     }
   }
 
-  // Adds the mode's best options to `top`, and its best count vector to `counts` if it wins.
-  void offer_best(TopTwo& top, std::vector<int>& counts) const {
-    TopTwo total;
-    std::size_t best_total = 0;
+  // Offers the mode's best option to `best`, and its count vector to `counts` if it wins.
+  void offer_best(Cell& best, std::vector<int>& counts) const {
+    Cell total;
     for (int a = mode_.total_low; a <= mode_.total_high; ++a) {
-      const TopTwo& cell = at(0, static_cast<std::size_t>(a));
-      if (cell.first > total.first) best_total = static_cast<std::size_t>(a);
-      total.offer(cell.first, cell.second, a);
+      total.offer(at(0, static_cast<std::size_t>(a)).value, a);
     }
-    if (total.first == kNone) return;
-    const double best = total.first + mode_.cost;
-    if (best > top.first) {
-      counts.assign(problem_.class_count(), 0);
-      std::size_t a = best_total;
-      for (std::size_t s = 0; s < counts.size(); ++s) {
-        counts[s] = at(s, a).first_count;
-        a -= static_cast<std::size_t>(counts[s]);
-      }
+    if (total.value == kNone || total.value + mode_.cost <= best.value) return;
+    best.value = total.value + mode_.cost;
+    counts.assign(problem_.class_count(), 0);
+    auto a = static_cast<std::size_t>(total.count);
+    for (std::size_t s = 0; s < counts.size(); ++s) {
+      counts[s] = at(s, a).count;
+      a -= static_cast<std::size_t>(counts[s]);
     }
-    top.offer(best, total.second == kNone ? kNone : total.second + mode_.cost, 0);
   }
 
   // Depth-first over classes, pruned by the table's best completions.
@@ -120,15 +136,15 @@ class ModeTable {
     std::vector<int> counts(problem_.class_count(), 0);
     for (int a = mode_.total_low; a <= mode_.total_high; ++a) {
       const auto au = static_cast<std::size_t>(a);
-      if (at(0, au).first + mode_.cost < threshold) continue;
+      if (at(0, au).value + mode_.cost < threshold) continue;
       if (!descend(0, au, mode_.cost, threshold, counts, visit)) return false;
     }
     return true;
   }
 
  private:
-  TopTwo& at(std::size_t s, std::size_t a) { return table_[s * width_ + a]; }
-  const TopTwo& at(std::size_t s, std::size_t a) const { return table_[s * width_ + a]; }
+  Cell& at(std::size_t s, std::size_t a) { return table_[s * width_ + a]; }
+  const Cell& at(std::size_t s, std::size_t a) const { return table_[s * width_ + a]; }
 
   double segment_value(std::size_t s, std::size_t a) const {
     return s <= last_ ? problem_.segment_length(s) * job_.running_rate(static_cast<int>(a)) : 0.0;
@@ -148,7 +164,7 @@ class ModeTable {
     for (int m = mode_.low[s]; m <= std::min(mode_.high[s], static_cast<int>(a)); ++m) {
       const std::size_t rest = a - static_cast<std::size_t>(m);
       const double value = here + step(s, m, a);
-      if (value + at(s + 1, rest).first < threshold) continue;
+      if (value + at(s + 1, rest).value < threshold) continue;
       counts[s] = m;
       if (!descend(s + 1, rest, value, threshold, counts, visit)) return false;
     }
@@ -164,7 +180,7 @@ class ModeTable {
   std::size_t last_ = 0;
   double charge_ = 0.0;
   std::size_t width_ = 0;
-  std::vector<TopTwo> table_;
+  std::vector<Cell> table_;
 };
 
 double priced(std::span<const double> price, std::span<const int> counts) {
@@ -190,18 +206,18 @@ double off_value(const ClassedJob& job) {
 JobResponse best_response(const ClassedProblem& problem, std::size_t j,
                           std::span<const double> price, std::span<const int> limit) {
   const ClassedJob& job = problem.jobs[j];
-  TopTwo top;
+  Cell best;
   std::vector<int> counts(problem.class_count(), 0);
-  top.offer(off_value(job), kNone, 0);
+  best.offer(off_value(job), 0);
   if (can_stay_within(job, limit)) {
     const double stay = job_value(problem, j, job.held) - priced(price, job.held);
-    if (stay > top.first) counts = job.held;
-    top.offer(stay, kNone, 0);
+    if (stay > best.value) counts = job.held;
+    best.offer(stay, 0);
   }
   for (const Mode& mode : modes_of(job, limit)) {
-    ModeTable(problem, job, mode, price).offer_best(top, counts);
+    ModeTable(problem, job, mode, price).offer_best(best, counts);
   }
-  return {top.first, std::move(counts), top.second};
+  return {best.value, std::move(counts)};
 }
 
 bool for_each_option_above(const ClassedProblem& problem, std::size_t j,

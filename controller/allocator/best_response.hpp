@@ -16,7 +16,6 @@ struct JobResponse {
   static constexpr double kNone = -std::numeric_limits<double>::infinity();
   double best = kNone;     // max over options o of V_j(o) - price . o
   std::vector<int> counts;  // the option attaining `best`
-  double second = kNone;   // max over every other option (kNone when there is none)
 };
 
 // `limit[c]` caps the job's nodes of class c (the class size, or what is left of it).

@@ -42,7 +42,8 @@ struct ProblemDeleter {
 }  // namespace
 
 GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>& start,
-                            double mip_gap, std::chrono::steady_clock::time_point deadline) {
+                            double mip_gap, SimplexMethod method,
+                            std::chrono::steady_clock::time_point deadline) {
   GlpkOutcome outcome;
   std::unique_ptr<glp_prob, ProblemDeleter> lp(model.to_glpk());
   glp_term_out(GLP_OFF);  // glp_scale_prob prints its statistics otherwise
@@ -51,7 +52,7 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
   glp_smcp simplex;
   glp_init_smcp(&simplex);
   simplex.msg_lev = GLP_MSG_OFF;
-  simplex.meth = GLP_DUALP;  // measured faster than primal on these models
+  simplex.meth = method == SimplexMethod::dual ? GLP_DUALP : GLP_PRIMAL;
   simplex.tm_lim = milliseconds_until(deadline);
   const int simplex_rc = glp_simplex(lp.get(), &simplex);
   if (simplex_rc == GLP_ETMLIM) {

@@ -18,9 +18,13 @@ struct GlpkOutcome {
   std::string message;
 };
 
+enum class SimplexMethod { primal, dual };
+
 // `start` (1-based column values, or empty) is offered to the search as its first incumbent;
 // it must be feasible. Without an incumbent when the deadline passes, `values` stays empty.
+// The relaxation is solved with `method` (which one is faster depends on the model's shape).
 GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>& start,
-                            double mip_gap, std::chrono::steady_clock::time_point deadline);
+                            double mip_gap, SimplexMethod method,
+                            std::chrono::steady_clock::time_point deadline);
 
 }  // namespace gaptrain

@@ -1,12 +1,13 @@
 #include "allocator/lagrangian.hpp"
 
+#include <glpk.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <limits>
+#include <memory>
 #include <optional>
-#include <cstdio>
-#include <cstdlib>
 
 #include "allocator/milp.hpp"
 
@@ -57,6 +58,12 @@ double weighted_excess(const ClassedProblem& problem, const Evaluation& e) {
   return sum;
 }
 
+double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
+  return sum;
+}
+
 bool within_supply(const Evaluation& e) {
   return std::all_of(e.excess.begin(), e.excess.end(), [](double x) { return x <= 0.0; });
 }
@@ -73,6 +80,29 @@ void improve(const ClassedProblem& problem, std::span<const double> price,
     counts[j] = best_response(problem, j, price, left).counts;
     for (std::size_t c = 0; c < left.size(); ++c) left[c] -= counts[j][c];
   }
+}
+
+// Rounds of `improve` at prices from the bound's down to zero: at the bound's prices jobs drop
+// nodes worth less than the price, at lower ones others pick them up. Stops when a round of all
+// prices gains nothing.
+void local_search(const ClassedProblem& problem, std::span<const double> price,
+                  std::vector<std::vector<int>>& counts) {
+  std::vector<std::vector<int>> best = counts;
+  double best_value = total_value(problem, counts);
+  std::vector<double> scaled(price.size());
+  for (int round = 0; round < 2; ++round) {
+    const double before = best_value;
+    for (double factor : {1.0, 0.0, 0.999, 0.0, 0.99, 0.0, 0.9, 0.0}) {
+      for (std::size_t c = 0; c < price.size(); ++c) scaled[c] = factor * price[c];
+      improve(problem, scaled, counts);
+      if (const double value = total_value(problem, counts); value > best_value) {
+        best_value = value;
+        best = counts;
+      }
+    }
+    if (best_value <= before) break;
+  }
+  counts = std::move(best);
 }
 
 // A feasible allocation near the priced optimum when the priced choices overbook a class: jobs
@@ -94,6 +124,33 @@ std::vector<std::vector<int>> repair(const ClassedProblem& problem,
   return counts;
 }
 
+// Makes an allocation fit the class sizes: jobs (those in `first` before the others, each group
+// last first) give up their option for their best one within what is left until nothing is
+// overbooked.
+void fit_within_supply(const ClassedProblem& problem, std::span<const std::size_t> first,
+                       std::vector<std::vector<int>>& counts) {
+  std::vector<int> left = problem.classes.size;
+  for (const auto& job_counts : counts) {
+    for (std::size_t c = 0; c < left.size(); ++c) left[c] -= job_counts[c];
+  }
+  const std::vector<double> free(problem.class_count(), 0.0);
+  std::vector<std::size_t> order(first.rbegin(), first.rend());
+  for (std::size_t j = counts.size(); j-- > 0;) order.push_back(j);
+  for (std::size_t j : order) {
+    if (std::all_of(left.begin(), left.end(), [](int n) { return n >= 0; })) return;
+    bool overbooks = false;
+    for (std::size_t c = 0; c < left.size(); ++c) overbooks |= left[c] < 0 && counts[j][c] > 0;
+    if (!overbooks) continue;
+    std::vector<int> limit(left.size());
+    for (std::size_t c = 0; c < left.size(); ++c) {
+      left[c] += counts[j][c];
+      limit[c] = std::max(0, left[c]);
+    }
+    counts[j] = best_response(problem, j, free, limit).counts;
+    for (std::size_t c = 0; c < left.size(); ++c) left[c] -= counts[j][c];
+  }
+}
+
 std::vector<std::vector<int>> options_of(const std::vector<JobResponse>& responses) {
   std::vector<std::vector<int>> counts;
   counts.reserve(responses.size());
@@ -101,10 +158,114 @@ std::vector<std::vector<int>> options_of(const std::vector<JobResponse>& respons
   return counts;
 }
 
-double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
-  double sum = 0.0;
-  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
-  return sum;
+struct ProblemDeleter {
+  void operator()(glp_prob* p) const { glp_delete_prob(p); }
+};
+
+// Column generation on the convex-hull LP of the jobs' options, whose optimum is the best
+// Lagrangian bound: GLPK's duals of the class rows are the next prices, and each job's best
+// response at those prices is its most promising new column. Every price vector visited gives a
+// valid bound; the lowest is kept in `best`.
+struct ColumnGeneration {
+  std::vector<std::vector<int>> rounded;  // per job: its column with the largest LP weight
+  std::vector<std::size_t> fractional;    // jobs whose LP weight is split between columns
+};
+
+ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
+                                             const std::vector<std::vector<int>>& incumbent,
+                                             Evaluation& best, std::vector<double>& best_price) {
+  const std::size_t jobs = problem.jobs.size();
+  const std::size_t classes = problem.class_count();
+  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  glp_set_obj_dir(lp.get(), GLP_MAX);
+  glp_add_rows(lp.get(), static_cast<int>(jobs + classes));
+  for (std::size_t j = 0; j < jobs; ++j) glp_set_row_bnds(lp.get(), static_cast<int>(j + 1), GLP_FX, 1, 1);
+  for (std::size_t c = 0; c < classes; ++c) {
+    glp_set_row_bnds(lp.get(), static_cast<int>(jobs + c + 1), GLP_UP, 0,
+                     problem.classes.size[c]);
+  }
+  std::vector<std::vector<std::vector<int>>> generated(jobs);
+  std::vector<std::pair<std::size_t, std::size_t>> column_owner{{0, 0}};  // 1-based columns
+  auto add_option = [&](std::size_t j, std::span<const int> counts) {
+    column_owner.emplace_back(j, generated[j].size());
+    generated[j].emplace_back(counts.begin(), counts.end());
+    const int column = glp_add_cols(lp.get(), 1);
+    glp_set_col_bnds(lp.get(), column, GLP_LO, 0, 0);
+    glp_set_obj_coef(lp.get(), column, job_value(problem, j, counts));
+    std::vector<int> rows{0, static_cast<int>(j + 1)};
+    std::vector<double> values{0.0, 1.0};
+    for (std::size_t c = 0; c < classes; ++c) {
+      if (counts[c] == 0) continue;
+      rows.push_back(static_cast<int>(jobs + c + 1));
+      values.push_back(counts[c]);
+    }
+    glp_set_mat_col(lp.get(), column, static_cast<int>(rows.size() - 1), rows.data(),
+                    values.data());
+  };
+  // Off always fits, so the master is feasible from the start.
+  const std::vector<int> off(classes, 0);
+  for (std::size_t j = 0; j < jobs; ++j) {
+    add_option(j, off);
+    if (incumbent[j] != off) add_option(j, incumbent[j]);
+    if (best.responses[j].counts != off && best.responses[j].counts != incumbent[j]) {
+      add_option(j, best.responses[j].counts);
+    }
+  }
+
+  glp_smcp simplex;
+  glp_init_smcp(&simplex);
+  simplex.msg_lev = GLP_MSG_OFF;
+  const double tolerance = 1e-9 * std::max(1.0, std::abs(best.bound));
+  std::vector<double> price(classes);
+  for (int round = 0; round < 200; ++round) {
+    if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) break;
+    const double master = glp_get_obj_val(lp.get());
+    if (best.bound - master <= tolerance) break;  // the bound is proven tight
+    // Wentges smoothing: price between the LP's duals and the best prices so far, which damps
+    // the duals' oscillation (and the tailing-off of plain column generation).
+    for (std::size_t c = 0; c < classes; ++c) {
+      const double dual = std::max(0.0, glp_get_row_dual(lp.get(), static_cast<int>(jobs + c + 1)));
+      price[c] = 0.5 * best_price[c] + 0.5 * dual;
+    }
+    Evaluation e = evaluate_prices(problem, price);
+    bool added = false;
+    for (std::size_t j = 0; j < jobs; ++j) {
+      double reduced = e.responses[j].best - glp_get_row_dual(lp.get(), static_cast<int>(j + 1));
+      for (std::size_t c = 0; c < classes; ++c) {
+        const double dual = glp_get_row_dual(lp.get(), static_cast<int>(jobs + c + 1));
+        reduced += (price[c] - dual) * e.responses[j].counts[c];
+      }
+      if (reduced > tolerance) {
+        add_option(j, e.responses[j].counts);
+        added = true;
+      }
+    }
+    if (e.bound < best.bound) {
+      best = std::move(e);
+      best_price = price;
+    } else if (!added) {
+      // A mis-priced step: fall back to the pure duals next time.
+      for (std::size_t c = 0; c < classes; ++c) {
+        best_price[c] = 0.5 * best_price[c] + 0.5 * price[c];
+      }
+    }
+  }
+  // Few jobs are fractional in a basic solution (at most one per class row): round each job to
+  // its heaviest column; the caller repairs what that overbooks.
+  ColumnGeneration out;
+  out.rounded.assign(jobs, off);
+  std::vector<double> weight(jobs, -1.0);
+  for (int column = 1; column < glp_get_num_cols(lp.get()); ++column) {
+    const auto [j, option] = column_owner[static_cast<std::size_t>(column)];
+    if (const double x = glp_get_col_prim(lp.get(), column); x > weight[j]) {
+      weight[j] = x;
+      out.rounded[j] = generated[j][option];
+    }
+  }
+  for (std::size_t j = 0; j < jobs; ++j) {
+    if (weight[j] < 1.0 - 1e-9) out.fractional.push_back(j);
+  }
+  return out;
 }
 
 }  // namespace
@@ -152,8 +313,7 @@ Decomposition decompose(const ClassedProblem& problem) {
   if (fitting) candidates.push_back(options_of(fitting->responses));
   out.incumbent_value = -std::numeric_limits<double>::infinity();
   for (auto& candidate : candidates) {
-    improve(problem, best_price, candidate);
-    improve(problem, free, candidate);
+    local_search(problem, best_price, candidate);
     if (const double v = total_value(problem, candidate); v > out.incumbent_value) {
       out.incumbent_value = v;
       out.incumbent = std::move(candidate);
@@ -165,23 +325,22 @@ Decomposition decompose(const ClassedProblem& problem) {
     out.incumbent_value = v;
   }
 
-  // 2. With several classes, refine the prices class by class (projected subgradient with
-  //    Polyak steps towards the incumbent); any price vector gives a valid bound.
-  std::vector<double> price = best_price;
-  Evaluation current = best;
-  for (int iteration = 0; problem.class_count() > 1 && iteration < 12; ++iteration) {
-    double norm = 0.0;
-    for (double g : current.excess) norm += g * g;
-    const double gap = current.bound - out.incumbent_value;
-    if (norm == 0.0 || gap <= 0.0) break;
-    for (std::size_t c = 0; c < price.size(); ++c) {
-      price[c] = std::max(0.0, price[c] + gap / norm * current.excess[c]);
+  // 2. With several classes one factor is not enough: refine the prices by column generation.
+  if (problem.class_count() > 1) {
+    ColumnGeneration cg = refine_by_column_generation(problem, out.incumbent, best, best_price);
+    // Two ways to settle what the rounding overbooks: re-decide the split jobs first, or the
+    // jobs in reverse order. Neither wins always; both are cheap.
+    for (const bool split_first : {true, false}) {
+      std::vector<std::vector<int>> candidate = cg.rounded;
+      fit_within_supply(problem, split_first ? std::span<const std::size_t>(cg.fractional)
+                                             : std::span<const std::size_t>(), candidate);
+      local_search(problem, best_price, candidate);
+      if (const double v = total_value(problem, candidate); v > out.incumbent_value) {
+        out.incumbent = std::move(candidate);
+        out.incumbent_value = v;
+      }
     }
-    current = evaluate_prices(problem, price);
-    if (current.bound < best.bound) {
-      best = current;
-      best_price = price;
-    }
+    out.fractional = std::move(cg.fractional);
   }
 
   out.price = std::move(best_price);

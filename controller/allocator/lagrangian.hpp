@@ -16,6 +16,9 @@ struct Decomposition {
   std::vector<JobResponse> responses;     // each job's best option at `price`
   std::vector<std::vector<int>> incumbent;  // a feasible allocation (counts per job and class)
   double incumbent_value = 0.0;
+  // Jobs split between options in column generation's last LP (empty with a single class):
+  // where the incumbent most likely departs from the optimum.
+  std::vector<std::size_t> fractional;
 };
 
 Decomposition decompose(const ClassedProblem& problem);

@@ -19,10 +19,10 @@
 // Node counts and max_hole_classes must be integers that fit in an int; 2.0 counts as 2.
 #pragma once
 
+#include <json/json.h>
+
 #include <string>
 #include <string_view>
-
-#include <json/json.h>
 
 #include "gaptrain/allocation.hpp"
 

@@ -1,0 +1,206 @@
+// Solve times of the count-level allocator, and of BFTrainer's node-level model for comparison,
+// on random instances with the measured curves of curves.csv: half the nodes held by jobs,
+// horizon 600 s, throughput objective; with no hole ends, or 20% of the nodes with a hole end
+// from 3 distinct values below the horizon.
+//
+// Each benchmark solves a fixed set of seeded instances per size, one per iteration, and
+// reports the solve-time percentiles over them (p50_ms, p99_ms, max_ms) as counters next to the
+// objective, the share of instances proven optimal, the worst relative gap and the model size.
+// With --benchmark_repetitions=N the p50/p99/max statistics over repetitions are added too.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "allocator/allocator.hpp"
+#include "support/bftrainer_node_model.hpp"
+#include "support/instances.hpp"
+
+namespace {
+
+using gaptrain::AllocationProblem;
+using gaptrain::AllocationResult;
+using gaptrain::ModelStatus;
+namespace support = gaptrain::test_support;
+
+constexpr int kInstancesPerSize = 20;
+constexpr int kNodeModelInstances = 3;
+constexpr double kNodeModelTimeLimitS = 60.0;
+
+// Instances for (nodes, jobs, with hole ends), generated once. The two hole variants of a size
+// share seeds, so they differ only in the hole ends.
+const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+  auto& problems = cache[{nodes, jobs, holes}];
+  if (!problems.empty()) return problems;
+  for (int i = 0; i < kInstancesPerSize; ++i) {
+    support::InstanceParams params;
+    params.seed = static_cast<std::uint64_t>(nodes) * 1'000'003U +
+                  static_cast<std::uint64_t>(jobs) * 1'009U + static_cast<std::uint64_t>(i);
+    params.nodes = nodes;
+    params.jobs = jobs;
+    params.held_fraction = 0.5;
+    params.new_job_fraction = 0.2;
+    params.hole_end_fraction = holes ? 0.2 : 0.0;
+    params.distinct_hole_ends = 3;
+    params.hole_end_min_s = 10.0;
+    params.hole_end_max_s = 590.0;
+    params.horizon_s = 600.0;
+    params.objective = gaptrain::Objective::throughput;
+    params.curves = support::CurveSource::real;
+    params.costs = support::CostSource::bftrainer;
+    params.max_nodes_cap = 64;
+    problems.push_back(support::random_problem(params));
+  }
+  return problems;
+}
+
+// Nearest-rank percentile of a sample.
+double percentile(std::vector<double> sample, double p) {
+  if (sample.empty()) return 0.0;
+  std::sort(sample.begin(), sample.end());
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sample.size())));
+  return sample[std::min(sample.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+double relative_gap(double objective, double bound) {
+  return std::max(0.0, bound - objective) / std::max(1.0, std::abs(objective));
+}
+
+void report_times(benchmark::State& state, const std::vector<double>& ms) {
+  state.counters["p50_ms"] = percentile(ms, 50.0);
+  state.counters["p99_ms"] = percentile(ms, 99.0);
+  state.counters["max_ms"] = percentile(ms, 100.0);
+}
+
+void BM_Allocate(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  const std::vector<AllocationProblem>& problems = instances(nodes, jobs, state.range(2) != 0);
+
+  std::vector<double> ms;
+  double objective = 0.0;
+  double worst_gap = 0.0;
+  int optimal = 0;
+  int classes = 0;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const AllocationProblem& problem = problems[next++ % problems.size()];
+    const auto start = std::chrono::steady_clock::now();
+    AllocationResult result = gaptrain::allocate(problem);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
+    benchmark::DoNotOptimize(result.objective);
+    if (result.call_status != gaptrain::CallStatus::ok) {
+      state.SkipWithError(("allocate failed: " + result.message).c_str());
+      break;
+    }
+    objective += result.objective;
+    optimal += result.model_status == ModelStatus::optimal ? 1 : 0;
+    worst_gap = std::max(worst_gap, relative_gap(result.objective, result.best_bound));
+    classes = std::max(classes, std::min(support::distinct_availabilities(problem),
+                                         problem.solver.max_hole_classes));
+  }
+  const auto solved = static_cast<double>(std::max<std::size_t>(ms.size(), 1));
+  report_times(state, ms);
+  state.counters["objective"] = objective / solved;
+  state.counters["optimal"] = optimal / solved;
+  state.counters["gap"] = worst_gap;
+  state.counters["hole_classes"] = classes;
+}
+
+void BM_BFTrainerNodeModel(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  const std::vector<AllocationProblem>& problems = instances(nodes, jobs, false);
+
+  std::vector<double> ms;
+  double objective = 0.0;
+  double worst_gap = 0.0;
+  double worst_ratio = 1.0;  // node model objective / allocator objective, lowest seen
+  int optimal = 0;
+  int timed_out = 0;
+  support::NodeModelResult last;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const AllocationProblem& problem = problems[next++ % problems.size()];
+    last =
+        support::solve_bftrainer_node_model(problem, kNodeModelTimeLimitS, problem.solver.mip_gap);
+    ms.push_back(last.solve_ms);
+    objective += last.objective;
+    optimal += last.optimal ? 1 : 0;
+    timed_out += last.timed_out ? 1 : 0;
+    worst_gap = std::max(worst_gap, relative_gap(last.objective, last.best_bound));
+
+    state.PauseTiming();  // what the count-level model finds on the same instance
+    const AllocationResult counted = gaptrain::allocate(problem);
+    if (counted.objective > 0.0) {
+      worst_ratio = std::min(worst_ratio, last.objective / counted.objective);
+    }
+    state.ResumeTiming();
+  }
+  const auto solved = static_cast<double>(std::max<std::size_t>(ms.size(), 1));
+  report_times(state, ms);
+  state.counters["objective"] = objective / solved;
+  state.counters["optimal"] = optimal / solved;
+  state.counters["timed_out"] = timed_out;
+  state.counters["gap"] = worst_gap;
+  state.counters["vs_allocator"] = worst_ratio;
+  state.counters["rows"] = last.rows;
+  state.counters["columns"] = last.columns;
+  state.counters["binaries"] = last.binaries;
+}
+
+double p50(const std::vector<double>& v) {
+  return percentile(v, 50.0);
+}
+double p99(const std::vector<double>& v) {
+  return percentile(v, 99.0);
+}
+double max_of(const std::vector<double>& v) {
+  return percentile(v, 100.0);
+}
+
+void allocator_sizes(benchmark::internal::Benchmark* b) {
+  for (const auto& [nodes, jobs] : std::vector<std::pair<int, int>>{
+           {100, 10}, {1000, 100}, {1000, 1000}, {2000, 200}, {5000, 500}, {10000, 1000}}) {
+    for (int holes : {0, 1}) b->Args({nodes, jobs, holes});
+  }
+}
+
+void node_model_sizes(benchmark::internal::Benchmark* b) {
+  for (const auto& [nodes, jobs] :
+       std::vector<std::pair<int, int>>{{100, 10}, {500, 50}, {1000, 100}}) {
+    b->Args({nodes, jobs});
+  }
+}
+
+BENCHMARK(BM_Allocate)
+    ->ArgNames({"nodes", "jobs", "holes"})
+    ->Apply(allocator_sizes)
+    ->Iterations(kInstancesPerSize)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("p50", p50)
+    ->ComputeStatistics("p99", p99)
+    ->ComputeStatistics("max", max_of);
+
+BENCHMARK(BM_BFTrainerNodeModel)
+    ->ArgNames({"nodes", "jobs"})
+    ->Apply(node_model_sizes)
+    ->Iterations(kNodeModelInstances)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("p50", p50)
+    ->ComputeStatistics("p99", p99)
+    ->ComputeStatistics("max", max_of);
+
+}  // namespace
+
+BENCHMARK_MAIN();

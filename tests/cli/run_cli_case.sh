@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# One command-line test of the `gaptrain` executable; tests/cli/CMakeLists.txt registers each.
+#
+#   run_cli_case.sh bad     GAPTRAIN FILE EXPECT_FILE  exit 2, nothing on stdout, exactly one line
+#                                                      on stderr holding EXPECT_FILE's text
+#   run_cli_case.sh solve   GAPTRAIN FILE [ARGS...]    `solve ARGS FILE` exits 0 with one line of
+#                                                      JSON: status optimal, a feasible allocation
+#   run_cli_case.sh stdin   GAPTRAIN FILE              the same through `solve --pretty -` < FILE
+#   run_cli_case.sh missing GAPTRAIN                   a nonexistent file: exit 2, "cannot read"
+#   run_cli_case.sh usage   GAPTRAIN ARGS...           a bad command line: exit 2, stdout empty
+#   run_cli_case.sh help    GAPTRAIN                   --help texts name every option and command
+#   run_cli_case.sh version GAPTRAIN VERSION           --version prints "gaptrain VERSION"
+set -euo pipefail
+
+fail() {
+  echo "FAIL: $*" >&2
+  for stream in stdout stderr; do
+    if [[ -s "$tmp/$stream" ]]; then
+      echo "--- $stream:" >&2
+      head -c 4000 "$tmp/$stream" >&2
+      echo >&2
+    fi
+  done
+  exit 1
+}
+
+# run ARGS...: runs the binary with stdin from $stdin_file (default /dev/null), leaving $tmp/stdout,
+# $tmp/stderr and the exit status in $rc.
+stdin_file=/dev/null
+run() {
+  rc=0
+  "$gaptrain" "$@" <"$stdin_file" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+}
+
+expect_rc() {
+  [[ "$rc" == "$1" ]] || fail "exit status $rc, expected $1 (gaptrain ${*:2})"
+}
+
+expect_empty() {
+  [[ ! -s "$tmp/$1" ]] || fail "$1 is not empty"
+}
+
+# Exactly one newline-terminated, non-empty line.
+expect_one_line() {
+  [[ -s "$tmp/$1" ]] || fail "$1 is empty, expected one line"
+  [[ "$(wc -l <"$tmp/$1")" -eq 1 && -z "$(tail -c 1 "$tmp/$1")" ]] ||
+    fail "$1 is not exactly one line"
+}
+
+expect_contains() {
+  local text
+  text="$(<"$tmp/$1")"
+  [[ "$text" == *"$2"* ]] || fail "$1 does not contain: $2"
+}
+
+# The result on stdout is valid JSON, status optimal, and a feasible allocation of the problem:
+# known jobs and nodes only, every node in at most one job, counts in {0} u [min, max].
+expect_feasible_result() {
+  python3 - "$1" "$tmp/stdout" <<'EOF' || fail "result check failed"
+import json
+import sys
+
+problem = json.load(open(sys.argv[1]))
+result = json.load(open(sys.argv[2]))
+assert result["status"] == "optimal", f"status {result['status']!r}"
+for key in ("objective", "best_bound", "solve_ms"):
+    assert isinstance(result[key], (int, float)), f"{key} is not a number"
+assert result["best_bound"] >= result["objective"] - 1e-6 * max(1.0, abs(result["objective"]))
+nodes = {node["name"] for node in problem["nodes"]}
+jobs = {job["id"]: job for job in problem["jobs"]}
+allocation = result["allocation"]
+assert set(allocation) == set(jobs), f"jobs {sorted(allocation)} != {sorted(jobs)}"
+owner = {}
+for job, names in allocation.items():
+    count = len(names)
+    assert count == 0 or jobs[job]["min_nodes"] <= count <= jobs[job]["max_nodes"], \
+        f"{job} got {count} nodes"
+    for name in names:
+        assert name in nodes, f"unknown node {name!r}"
+        assert name not in owner, f"node {name!r} in both {owner[name]!r} and {job!r}"
+        owner[name] = job
+EOF
+}
+
+mode="$1"
+gaptrain="$2"
+shift 2
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+case "$mode" in
+  bad)
+    [[ -f "$2" ]] || fail "missing $2: every bad-input file needs a NAME.expect beside it"
+    run solve "$1"
+    expect_rc 2 solve "$1"
+    expect_empty stdout
+    expect_one_line stderr
+    expect_contains stderr "gaptrain solve: $1: "
+    expect_contains stderr "$(<"$2")"
+    ;;
+  solve)
+    file="$1"
+    shift
+    run solve "$@" "$file"
+    expect_rc 0 solve "$@" "$file"
+    expect_empty stderr
+    expect_one_line stdout
+    expect_feasible_result "$file"
+    ;;
+  stdin)
+    stdin_file="$1"
+    run solve --pretty -
+    expect_rc 0 solve --pretty -
+    expect_empty stderr
+    [[ "$(wc -l <"$tmp/stdout")" -gt 1 ]] || fail "--pretty printed a single line"
+    expect_feasible_result "$1"
+    ;;
+  missing)
+    run solve "$tmp/no-such-problem.json"
+    expect_rc 2 solve "$tmp/no-such-problem.json"
+    expect_empty stdout
+    expect_one_line stderr
+    expect_contains stderr \
+      "gaptrain solve: cannot read \"$tmp/no-such-problem.json\": No such file or directory"
+    ;;
+  usage)
+    run "$@"
+    expect_rc 2 "$@"
+    expect_empty stdout
+    [[ -s "$tmp/stderr" ]] || fail "no error message on stderr"
+    ;;
+  help)
+    run --help
+    expect_rc 0 --help
+    for text in "Usage: gaptrain" "solve" "--version" "Exit status"; do
+      expect_contains stdout "$text"
+    done
+    run solve --help
+    expect_rc 0 solve --help
+    for text in "Usage: gaptrain solve" "FILE" "'-'" "--time-limit SECONDS" "--pretty" \
+      '"horizon_s"' '"objective"' '"nodes"' '"hole_end_s"' '"jobs"' '"curve"' '"batch_host"' \
+      '"weight"' '"solver"' '"max_hole_classes"' '"status"' "Exit status"; do
+      expect_contains stdout "$text"
+    done
+    ;;
+  version)
+    run --version
+    expect_rc 0 --version
+    expect_one_line stdout
+    [[ "$(<"$tmp/stdout")" == "gaptrain $1" ]] ||
+      fail "--version printed '$(<"$tmp/stdout")', expected 'gaptrain $1' (common/include/gaptrain/version.hpp out of date?)"
+    ;;
+  *)
+    fail "unknown mode '$mode'"
+    ;;
+esac

@@ -1,0 +1,265 @@
+#include "support/instances.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::test_support {
+
+namespace {
+
+// Our own draws on top of the engine: std::uniform_*_distribution may differ between standard
+// libraries, and instances must be reproducible from their seed everywhere.
+int draw_int(std::mt19937_64& rng, int lo, int hi) {
+  const auto span = static_cast<std::uint64_t>(hi - lo) + 1U;
+  return lo + static_cast<int>(rng() % span);
+}
+
+double draw_unit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11U) * 0x1.0p-53;  // 53 random bits in [0, 1)
+}
+
+double draw_real(std::mt19937_64& rng, double lo, double hi) {
+  return lo + (hi - lo) * draw_unit(rng);
+}
+
+bool draw_bool(std::mt19937_64& rng, double probability) {
+  return draw_unit(rng) < probability;
+}
+
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer: a second, independent seed
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31U);
+}
+
+const std::vector<std::pair<std::string, ScalingCurve>>& real_curves() {
+  static const std::vector<std::pair<std::string, ScalingCurve>> curves = [] {
+    const std::map<std::string, ScalingCurve> by_name = load_curves();
+    return std::vector<std::pair<std::string, ScalingCurve>>(by_name.begin(), by_name.end());
+  }();
+  return curves;
+}
+
+ScalingCurve random_small_curve(std::mt19937_64& rng, int max_nodes) {
+  const int count = draw_int(rng, 1, std::min(max_nodes, 4));
+  std::vector<int> all(static_cast<std::size_t>(max_nodes));
+  for (int k = 0; k < max_nodes; ++k) all[static_cast<std::size_t>(k)] = k + 1;
+  std::shuffle(all.begin(), all.end(), rng);
+  std::vector<int> counts(all.begin(), all.begin() + count);
+  std::sort(counts.begin(), counts.end());
+
+  // Half the curves increase (and may still bend up: non-concave), half are arbitrary.
+  const bool increasing = draw_bool(rng, 0.5);
+  std::vector<ScalingCurve::Point> points;
+  double value = 0.0;
+  for (int nodes : counts) {
+    value = increasing ? value + draw_real(rng, 0.2, 3.0) : draw_real(rng, 0.2, 5.0);
+    points.push_back({nodes, value});
+  }
+  return ScalingCurve(points);
+}
+
+std::string padded(char prefix, int index, int width) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%c%0*d", prefix, width, index);
+  return buffer;
+}
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+}  // namespace
+
+std::string curves_csv_path() {
+  return std::string(GAPTRAIN_SHARED_DATA_DIR) + "/models/curves.csv";
+}
+
+std::map<std::string, ScalingCurve> load_curves(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read scaling curves from " + path);
+  std::map<std::string, std::vector<ScalingCurve::Point>> points;
+  std::string line;
+  int line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line_number == 1 || line.empty()) continue;  // header
+    const std::string field = path + ":" + std::to_string(line_number);
+    std::stringstream row(line);
+    std::string model;
+    std::string nodes;
+    std::string rate;
+    if (!std::getline(row, model, ',') || !std::getline(row, nodes, ',') ||
+        !std::getline(row, rate)) {
+      throw InputError(field, "expected model,nodes,samples_per_s");
+    }
+    try {
+      std::size_t used_nodes = 0;
+      std::size_t used_rate = 0;
+      const int n = std::stoi(nodes, &used_nodes);
+      const double r = std::stod(rate, &used_rate);
+      if (used_nodes != nodes.size() || used_rate != rate.size()) throw std::invalid_argument("");
+      points[model].push_back({n, r});
+    } catch (const std::logic_error&) {
+      throw InputError(field, "nodes must be an integer and samples_per_s a number");
+    }
+  }
+  std::map<std::string, ScalingCurve> curves;
+  for (auto& [model, model_points] : points) {
+    try {
+      curves.emplace(model, ScalingCurve(std::move(model_points)));
+    } catch (const InputError& error) {
+      throw error.under(path + ":" + model);
+    }
+  }
+  return curves;
+}
+
+AllocationProblem random_problem(const InstanceParams& params) {
+  if (params.nodes < 0 || params.jobs < 0 || params.max_nodes_cap < 1 || params.min_nodes_cap < 1) {
+    throw std::invalid_argument("random_problem: counts must be >= 0 and caps >= 1");
+  }
+  std::mt19937_64 rng(params.seed);
+  std::mt19937_64 hole_rng(mix(params.seed));
+
+  AllocationProblem problem;
+  problem.horizon_s = params.horizon_s;
+  problem.objective = params.objective;
+  problem.solver = params.solver;
+
+  std::vector<bool> pending;
+  for (int j = 0; j < params.jobs; ++j) {
+    ElasticJob job;
+    job.id = padded('j', j, 3);
+    job.max_nodes = draw_int(rng, 1, params.max_nodes_cap);
+    job.min_nodes = draw_int(rng, 1, std::min(params.min_nodes_cap, job.max_nodes));
+    if (params.curves == CurveSource::real) {
+      const auto& curves = real_curves();
+      job.curve =
+          curves[static_cast<std::size_t>(draw_int(rng, 0, static_cast<int>(curves.size()) - 1))]
+              .second;
+    } else {
+      job.curve = random_small_curve(rng, job.max_nodes);
+    }
+    if (params.costs == CostSource::bftrainer) {
+      job.up_cost_s = draw_real(rng, 17.0, 19.0);
+      job.down_cost_s = draw_real(rng, 11.0, 13.0);
+    } else {
+      job.up_cost_s = draw_real(rng, 0.0, 30.0);
+      job.down_cost_s = draw_real(rng, 0.0, 30.0);
+    }
+    job.weight = draw_real(rng, 0.5, 2.0);
+    pending.push_back(draw_bool(rng, params.new_job_fraction));
+    problem.jobs.push_back(std::move(job));
+  }
+
+  std::vector<int> order(static_cast<std::size_t>(params.nodes));
+  for (int n = 0; n < params.nodes; ++n) order[static_cast<std::size_t>(n)] = n;
+  std::shuffle(order.begin(), order.end(), rng);
+  const int held = static_cast<int>(params.held_fraction * params.nodes + 0.5);
+  const int node_width = params.nodes > 10000 ? 6 : params.nodes > 1000 ? 5 : 4;
+  std::vector<int> holds(problem.jobs.size(), 0);
+  std::vector<std::vector<std::size_t>> held_nodes(problem.jobs.size());
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    NodeState node;
+    node.name = padded('n', order[position], node_width);
+    if (static_cast<int>(position) < held) {
+      std::vector<std::size_t> open;
+      for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+        if (!pending[j] && holds[j] < problem.jobs[j].max_nodes) open.push_back(j);
+      }
+      if (!open.empty()) {
+        const std::size_t j =
+            open[static_cast<std::size_t>(draw_int(rng, 0, static_cast<int>(open.size()) - 1))];
+        node.job = problem.jobs[j].id;
+        ++holds[j];
+        held_nodes[j].push_back(problem.nodes.size());
+      }
+    }
+    problem.nodes.push_back(std::move(node));
+  }
+  // Held nodes came first in the shuffled order; shuffle again so idle and held interleave.
+  std::shuffle(problem.nodes.begin(), problem.nodes.end(), rng);
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    std::vector<std::string> mine;
+    for (const NodeState& node : problem.nodes) {
+      if (node.job == problem.jobs[j].id) mine.push_back(node.name);
+    }
+    if (!mine.empty()) {
+      problem.jobs[j].batch_host =
+          mine[static_cast<std::size_t>(draw_int(rng, 0, static_cast<int>(mine.size()) - 1))];
+    }
+  }
+
+  std::vector<double> distinct;
+  for (int k = 0; k < params.distinct_hole_ends; ++k) {
+    distinct.push_back(draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s));
+  }
+  for (NodeState& node : problem.nodes) {
+    if (!draw_bool(hole_rng, params.hole_end_fraction)) continue;
+    if (distinct.empty()) {
+      node.hole_end_s = draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s);
+    } else {
+      node.hole_end_s = distinct[static_cast<std::size_t>(
+          draw_int(hole_rng, 0, static_cast<int>(distinct.size()) - 1))];
+    }
+  }
+  return problem;
+}
+
+int distinct_availabilities(const AllocationProblem& problem) {
+  std::set<double> values;
+  for (const NodeState& node : problem.nodes) {
+    values.insert(node.hole_end_s ? std::min(*node.hole_end_s, problem.horizon_s)
+                                  : problem.horizon_s);
+  }
+  return static_cast<int>(values.size());
+}
+
+std::string describe(const AllocationProblem& problem) {
+  std::string out = "{\"horizon_s\": " + number(problem.horizon_s) + ", \"objective\": \"" +
+                    std::string(to_string(problem.objective)) +
+                    "\", \"solver\": {\"time_limit_s\": " + number(problem.solver.time_limit_s) +
+                    ", \"mip_gap\": " + number(problem.solver.mip_gap) +
+                    ", \"max_hole_classes\": " + std::to_string(problem.solver.max_hole_classes) +
+                    "},\n \"nodes\": [";
+  for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
+    const NodeState& node = problem.nodes[n];
+    out += std::string(n == 0 ? "" : ",") + "\n  {\"name\": \"" + node.name +
+           "\", \"job\": " + (node.job ? "\"" + *node.job + "\"" : "null") +
+           ", \"hole_end_s\": " + (node.hole_end_s ? number(*node.hole_end_s) : "null") + "}";
+  }
+  out += "],\n \"jobs\": [";
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const ElasticJob& job = problem.jobs[j];
+    out += std::string(j == 0 ? "" : ",") + "\n  {\"id\": \"" + job.id +
+           "\", \"min_nodes\": " + std::to_string(job.min_nodes) +
+           ", \"max_nodes\": " + std::to_string(job.max_nodes) +
+           ", \"up_cost_s\": " + number(job.up_cost_s) +
+           ", \"down_cost_s\": " + number(job.down_cost_s) + ", \"weight\": " + number(job.weight) +
+           ", \"batch_host\": " + (job.batch_host ? "\"" + *job.batch_host + "\"" : "null") +
+           ", \"curve\": [";
+    const auto& points = job.curve.points();
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      out += std::string(p == 0 ? "" : ", ") + "[" + std::to_string(points[p].nodes) + ", " +
+             number(points[p].samples_per_s) + "]";
+    }
+    out += "]}";
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace gaptrain::test_support

@@ -1,0 +1,70 @@
+// Test and benchmark inputs: the measured scaling curves from the shared data set, and a seeded
+// generator of random allocation problems. Everything here is deterministic: the same
+// parameters give the same problem on every machine (std::mt19937_64 and our own draws, no
+// std::*_distribution, whose output the standard leaves to the library).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "gaptrain/allocation.hpp"
+
+namespace gaptrain::test_support {
+
+// $GAPTRAIN_SHARED_DATA_DIR/models/curves.csv, fixed at build time.
+std::string curves_csv_path();
+
+// Reads a CSV `model,nodes,samples_per_s` (header first, points of one model in increasing node
+// order) into one curve per model. Throws std::runtime_error when the file cannot be read and
+// InputError when a row or a curve is malformed.
+std::map<std::string, ScalingCurve> load_curves(const std::string& path = curves_csv_path());
+
+enum class CurveSource {
+  real,          // the measured curves of curves.csv, drawn at random per job
+  random_small,  // random node counts in 1..max_nodes with random positive throughputs, not
+                 // necessarily concave nor increasing: the cases that need ordering binaries
+};
+
+enum class CostSource {
+  bftrainer,  // up 17-19 s, down 11-13 s: the range BFTrainer measured
+  random,     // up and down each 0-30 s
+};
+
+struct InstanceParams {
+  int nodes = 10;
+  int jobs = 2;
+  double held_fraction = 0.5;     // share of the nodes held by running elastic jobs
+  double new_job_fraction = 0.2;  // share of the jobs that hold nothing (pending)
+  // Nodes with a known hole end, and how the ends are drawn: from `distinct_hole_ends` values
+  // drawn once per instance, or (0) a fresh continuous value per node. Values lie in
+  // [hole_end_min_s, hole_end_max_s]; values >= horizon_s count as "beyond the horizon".
+  double hole_end_fraction = 0.0;
+  int distinct_hole_ends = 0;
+  double hole_end_min_s = 1.0;
+  double hole_end_max_s = 750.0;
+  double horizon_s = 600.0;
+  Objective objective = Objective::throughput;
+  CurveSource curves = CurveSource::real;
+  int max_nodes_cap = 64;  // every job's max_nodes is drawn in 1..max_nodes_cap
+  int min_nodes_cap = 4;   // every job's min_nodes is drawn in 1..min(min_nodes_cap, max_nodes)
+  CostSource costs = CostSource::bftrainer;
+  SolverOptions solver;
+  std::uint64_t seed = 1;
+};
+
+// A valid random problem (it passes validate()). Nodes are named n0000, n0001, ... and listed
+// in a shuffled order; jobs j000, j001, ... Each job that holds nodes holds at most max_nodes of
+// them (possibly fewer than min_nodes) and has an explicit batch host among them. Hole ends are
+// drawn from a random stream of their own, so two parameter sets that differ only in the
+// hole-end fields give the same nodes, jobs and holdings.
+AllocationProblem random_problem(const InstanceParams& params);
+
+// Number of distinct availabilities min(hole_end, horizon) (unknown = horizon) over the nodes:
+// when it is <= solver.max_hole_classes, no hole end is rounded.
+int distinct_availabilities(const AllocationProblem& problem);
+
+// A readable dump of a problem (JSON-like), for failure messages.
+std::string describe(const AllocationProblem& problem);
+
+}  // namespace gaptrain::test_support

@@ -1,0 +1,334 @@
+// The count-level MILP must be exact: on tiny instances its optimum equals the best of every
+// node-level allocation (enumerated and valued with evaluate(), the model's definition), and
+// without hole ends it equals BFTrainer's node-level MILP. Instances are random but seeded; a
+// failure prints the seed and the instance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocator/allocator.hpp"
+#include "allocator/evaluate.hpp"
+#include "support/bftrainer_node_model.hpp"
+#include "support/instances.hpp"
+
+namespace gaptrain {
+namespace {
+
+using namespace std::string_view_literals;
+
+using test_support::CostSource;
+using test_support::CurveSource;
+using test_support::describe;
+using test_support::distinct_availabilities;
+using test_support::InstanceParams;
+using test_support::random_problem;
+using test_support::solve_bftrainer_node_model;
+
+// 1e-6 relative, and 1e-6 absolute around zero.
+double tolerance(double reference) {
+  return 1e-6 * std::max(1.0, std::abs(reference));
+}
+
+// The solver's own gap must not eat the comparison's tolerance.
+constexpr double kTightGap = 1e-9;
+
+double availability(const AllocationProblem& problem, const NodeState& node) {
+  return node.hole_end_s ? std::min(*node.hole_end_s, problem.horizon_s) : problem.horizon_s;
+}
+
+// Puts a job's list in the allocator's order: its batch host first when it holds nodes now,
+// else its longest-lived node first (first in input order on ties).
+void order_like_allocator(const AllocationProblem& problem, const ElasticJob& job,
+                          std::vector<std::size_t>& nodes) {
+  if (nodes.empty()) return;
+  auto first = nodes.begin();
+  for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+    if (job.batch_host) {
+      if (problem.nodes[*it].name == *job.batch_host) first = it;
+    } else if (availability(problem, problem.nodes[*it]) >
+               availability(problem, problem.nodes[*first])) {
+      first = it;
+    }
+  }
+  std::rotate(nodes.begin(), first, first + 1);
+}
+
+NodeAllocation to_allocation(const AllocationProblem& problem,
+                             const std::vector<std::size_t>& owner) {
+  NodeAllocation allocation;
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    std::vector<std::size_t> mine;
+    for (std::size_t n = 0; n < owner.size(); ++n) {
+      if (owner[n] == j + 1) mine.push_back(n);
+    }
+    order_like_allocator(problem, problem.jobs[j], mine);
+    std::vector<std::string>& names = allocation[problem.jobs[j].id];
+    for (std::size_t n : mine) names.push_back(problem.nodes[n].name);
+  }
+  return allocation;
+}
+
+struct BruteForce {
+  double best = -std::numeric_limits<double>::infinity();
+  NodeAllocation argmax;
+  int feasible = 0;
+};
+
+// Every assignment of each node to {none, job 1, ..., job J}, valued by `value` when
+// infeasibility() accepts it.
+template <typename Value>
+BruteForce enumerate(const AllocationProblem& problem, Value value) {
+  BruteForce result;
+  std::vector<std::size_t> owner(problem.nodes.size(), 0);  // 0: none, j + 1: job j
+  const std::size_t choices = problem.jobs.size() + 1;
+  while (true) {
+    const NodeAllocation allocation = to_allocation(problem, owner);
+    if (!infeasibility(problem, allocation)) {
+      ++result.feasible;
+      const double v = value(allocation);
+      if (v > result.best) {
+        result.best = v;
+        result.argmax = allocation;
+      }
+    }
+    std::size_t n = 0;
+    while (n < owner.size() && ++owner[n] == choices) owner[n++] = 0;
+    if (n == owner.size()) break;
+  }
+  return result;
+}
+
+std::string dump(const NodeAllocation& allocation) {
+  std::string out = "{";
+  for (const auto& [job, nodes] : allocation) {
+    out += " " + job + ": [";
+    for (const std::string& node : nodes) out += node + (node == nodes.back() ? "" : " ");
+    out += "]";
+  }
+  return out + " }";
+}
+
+std::string context(std::uint64_t seed, const AllocationProblem& problem) {
+  return "seed " + std::to_string(seed) + "\ninstance: " + describe(problem);
+}
+
+// Tiny instances: 2-6 nodes, 1-3 jobs, max_nodes <= 4, random non-concave curves, random costs,
+// all three objectives, some nodes held (also below min_nodes). The shape is drawn from the seed.
+InstanceParams tiny_params(std::uint64_t seed, double hole_end_fraction) {
+  std::mt19937_64 rng(seed * 7919U + 13U);
+  InstanceParams params;
+  params.seed = seed;
+  params.nodes = 2 + static_cast<int>(rng() % 5U);
+  params.jobs = 1 + static_cast<int>(rng() % 3U);
+  params.max_nodes_cap = 4;
+  params.min_nodes_cap = 3;
+  params.held_fraction = std::vector<double>{0.0, 0.3, 0.6, 1.0}[rng() % 4U];
+  params.new_job_fraction = 0.3;
+  params.curves = CurveSource::random_small;
+  params.costs = CostSource::random;
+  params.objective =
+      std::vector<Objective>{Objective::throughput, Objective::speedup, Objective::fair}[seed % 3U];
+  params.horizon_s = std::vector<double>{10.0, 120.0, 600.0}[rng() % 3U];
+  params.hole_end_fraction = hole_end_fraction;
+  params.distinct_hole_ends = static_cast<int>(rng() % 4U);  // 0: continuous
+  params.hole_end_min_s = 0.5;
+  params.hole_end_max_s = 1.25 * params.horizon_s;
+  params.solver.mip_gap = kTightGap;
+  return params;
+}
+
+// Checks allocate() against enumeration on one instance; returns whether some job holds nodes.
+void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem) {
+  SCOPED_TRACE(context(seed, problem));
+  const BruteForce brute = enumerate(
+      problem, [&](const NodeAllocation& allocation) { return evaluate(problem, allocation); });
+  ASSERT_GT(brute.feasible, 0) << "giving no node to anyone is always feasible";
+
+  const AllocationResult result = allocate(problem);
+  ASSERT_EQ(to_string(result.call_status), "ok"sv) << result.message;
+  ASSERT_EQ(to_string(result.model_status), "optimal"sv);
+  EXPECT_NEAR(result.objective, brute.best, tolerance(brute.best))
+      << "allocate(): " << dump(result.allocation) << "\nbest enumerated: " << dump(brute.argmax);
+  const std::optional<std::string> why = infeasibility(problem, result.allocation);
+  EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(result.allocation);
+  if (!why) {
+    EXPECT_NEAR(evaluate(problem, result.allocation), result.objective, tolerance(result.objective))
+        << "allocate(): " << dump(result.allocation);
+  }
+  EXPECT_GE(result.best_bound, result.objective - tolerance(result.objective));
+}
+
+TEST(AllocatorExactness, MatchesEnumerationWithoutHoleEnds) {
+  int with_held_nodes = 0;
+  for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+    const AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
+    with_held_nodes += std::any_of(problem.nodes.begin(), problem.nodes.end(),
+                                   [](const NodeState& n) { return n.job.has_value(); });
+    expect_matches_enumeration(seed, problem);
+  }
+  EXPECT_GT(with_held_nodes, 60);
+}
+
+TEST(AllocatorExactness, MatchesEnumerationWithHoleEndsWithinClassLimit) {
+  int multi_class = 0;
+  for (std::uint64_t seed = 1001; seed <= 1150; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, seed % 2U == 0U ? 1.0 : 0.5));
+    // No rounding: at least as many classes as distinct availabilities (sometimes exactly).
+    problem.solver.max_hole_classes =
+        distinct_availabilities(problem) + static_cast<int>(seed % 2U);
+    multi_class += distinct_availabilities(problem) >= 3 ? 1 : 0;
+    expect_matches_enumeration(seed, problem);
+  }
+  EXPECT_GT(multi_class, 30);
+}
+
+TEST(AllocatorExactness, MatchesEnumerationWithMoreHoleEndsThanClasses) {
+  int rounded = 0;
+  for (std::uint64_t seed = 2001; seed <= 2150; ++seed) {
+    InstanceParams params = tiny_params(seed, 0.8);
+    params.distinct_hole_ends = 0;  // continuous: every known hole end is its own value
+    AllocationProblem problem = random_problem(params);
+    const int distinct = distinct_availabilities(problem);
+    if (distinct < 2) continue;  // nothing to round
+    // Fewer classes than availabilities, 1 (hole ends ignored) included.
+    problem.solver.max_hole_classes =
+        1 + static_cast<int>(seed % static_cast<std::uint64_t>(distinct - 1));
+    ++rounded;
+    expect_matches_enumeration(seed, problem);
+  }
+  EXPECT_GT(rounded, 100);
+}
+
+// BFTrainer's objective written out once more, from its paper, to check the reference model
+// itself: H * v(|A_j|) - (grew * up + shrank * down) * r_j.
+double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& allocation) {
+  double total = 0.0;
+  for (const ElasticJob& job : problem.jobs) {
+    std::vector<std::string> held;
+    for (const NodeState& node : problem.nodes) {
+      if (node.job == job.id) held.push_back(node.name);
+    }
+    const auto found = allocation.find(job.id);
+    const std::vector<std::string> given =
+        found == allocation.end() ? std::vector<std::string>{} : found->second;
+    const auto count = [](const std::vector<std::string>& v) { return static_cast<int>(v.size()); };
+    const double r = count(held) >= job.min_nodes
+                         ? test_support::rate(job, problem.objective, count(held))
+                         : 0.0;
+    const bool keeps_all = std::all_of(held.begin(), held.end(), [&](const std::string& n) {
+      return std::find(given.begin(), given.end(), n) != given.end();
+    });
+    const bool grew = keeps_all && given.size() > held.size();
+    const bool shrank = given.size() < held.size();
+    total += problem.horizon_s * test_support::rate(job, problem.objective, count(given)) -
+             (grew ? job.up_cost_s * r : 0.0) - (shrank ? job.down_cost_s * r : 0.0);
+  }
+  return total;
+}
+
+TEST(BFTrainerNodeModel, MatchesEnumerationOfBFTrainerObjective) {
+  for (std::uint64_t seed = 3001; seed <= 3100; ++seed) {
+    const AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
+    SCOPED_TRACE(context(seed, problem));
+    const BruteForce brute = enumerate(problem, [&](const NodeAllocation& allocation) {
+      return bftrainer_value(problem, allocation);
+    });
+    const auto node = solve_bftrainer_node_model(problem, 60.0, 0.0);
+    ASSERT_TRUE(node.optimal);
+    EXPECT_NEAR(node.objective, brute.best, tolerance(brute.best))
+        << "node model: " << dump(node.allocation) << "\nbest enumerated: " << dump(brute.argmax);
+    EXPECT_FALSE(infeasibility(problem, node.allocation)) << dump(node.allocation);
+  }
+}
+
+// Small instances with no hole ends: 2-12 nodes, 1-4 jobs, max_nodes <= 8.
+InstanceParams small_params(std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 104729U + 7U);
+  InstanceParams params;
+  params.seed = seed;
+  params.nodes = 2 + static_cast<int>(rng() % 11U);
+  params.jobs = 1 + static_cast<int>(rng() % 4U);
+  params.max_nodes_cap = 8;
+  params.min_nodes_cap = 4;
+  params.held_fraction = std::vector<double>{0.0, 0.25, 0.5, 0.8}[rng() % 4U];
+  params.new_job_fraction = 0.25;
+  params.curves = rng() % 2U == 0U ? CurveSource::real : CurveSource::random_small;
+  params.costs = rng() % 2U == 0U ? CostSource::bftrainer : CostSource::random;
+  params.objective = seed % 2U == 0U ? Objective::throughput : Objective::speedup;
+  params.horizon_s = std::vector<double>{10.0, 60.0, 600.0}[rng() % 3U];
+  params.solver.mip_gap = kTightGap;
+  return params;
+}
+
+void expect_matches_node_model(std::uint64_t seed, const AllocationProblem& problem,
+                               double node_time_limit_s, double node_gap = kTightGap) {
+  SCOPED_TRACE(context(seed, problem));
+  const auto node = solve_bftrainer_node_model(problem, node_time_limit_s, node_gap);
+  ASSERT_TRUE(node.has_solution);
+  const AllocationResult result = allocate(problem);
+  ASSERT_EQ(to_string(result.call_status), "ok"sv) << result.message;
+  ASSERT_EQ(to_string(result.model_status), "optimal"sv);
+  if (node.optimal) {
+    EXPECT_NEAR(result.objective, node.objective, tolerance(node.objective))
+        << "allocate(): " << dump(result.allocation) << "\nnode model: " << dump(node.allocation);
+  } else {
+    // The reference ran out of time (a slow machine): the optimum still lies between its
+    // incumbent and its bound.
+    EXPECT_GE(result.objective, node.objective - tolerance(node.objective))
+        << "allocate(): " << dump(result.allocation) << "\nnode model: " << dump(node.allocation);
+    EXPECT_LE(result.objective, node.best_bound + tolerance(node.best_bound));
+  }
+  // Both answers are feasible for the model's rules, and with one class evaluate() is
+  // BFTrainer's objective, so it values the reference's answer at the reference's objective.
+  const std::optional<std::string> why = infeasibility(problem, result.allocation);
+  EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(result.allocation);
+  EXPECT_FALSE(infeasibility(problem, node.allocation)) << dump(node.allocation);
+  EXPECT_NEAR(evaluate(problem, node.allocation), node.objective, tolerance(node.objective))
+      << "node model: " << dump(node.allocation);
+}
+
+TEST(AllocatorExactness, MatchesBFTrainerNodeModelWithoutHoleEnds) {
+  for (std::uint64_t seed = 4001; seed <= 4240; ++seed) {
+    expect_matches_node_model(seed, random_problem(small_params(seed)), 60.0);
+  }
+}
+
+TEST(AllocatorExactness, MatchesBFTrainerNodeModelWhenOneClassIgnoresHoleEnds) {
+  for (std::uint64_t seed = 5001; seed <= 5060; ++seed) {
+    InstanceParams params = small_params(seed);
+    params.hole_end_fraction = 0.6;
+    params.distinct_hole_ends = static_cast<int>(seed % 4U);
+    params.hole_end_max_s = 1.5 * params.horizon_s;
+    params.solver.max_hole_classes = 1;
+    expect_matches_node_model(seed, random_problem(params), 60.0);
+  }
+}
+
+// Real curves at a size BFTrainer ran at: 100 nodes, 10 jobs, half the nodes held, its
+// Tfwd = 10 s. (With a 600 s horizon GLPK needs minutes on the node model.)
+TEST(AllocatorExactness, MatchesBFTrainerNodeModelOnMediumInstances) {
+  for (std::uint64_t seed = 6001; seed <= 6004; ++seed) {
+    InstanceParams params;
+    params.seed = seed;
+    params.nodes = 100;
+    params.jobs = 10;
+    params.held_fraction = 0.5;
+    params.max_nodes_cap = 32;
+    params.curves = CurveSource::real;
+    params.costs = CostSource::bftrainer;
+    params.objective = seed % 2U == 0U ? Objective::throughput : Objective::speedup;
+    params.horizon_s = 10.0;
+    params.solver.mip_gap = kTightGap;
+    expect_matches_node_model(seed, random_problem(params), 120.0, 1e-7);
+  }
+}
+
+}  // namespace
+}  // namespace gaptrain
