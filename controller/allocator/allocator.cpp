@@ -11,6 +11,7 @@
 #include "allocator/lagrangian.hpp"
 #include "allocator/milp.hpp"
 #include "allocator/option_milp.hpp"
+#include "allocator/single_class_dp.hpp"
 
 namespace gaptrain {
 
@@ -81,7 +82,24 @@ std::optional<OptionLists> list_options(const ClassedProblem& problem, const Dec
   return lists;
 }
 
-CountSolution solve_lists(OptionLists& lists,
+// Above this many listed options per open job, the compact count-level model solves the open
+// jobs instead (measured: a 5-job list of 5349 options took GLPK 8.9 s as a multiple-choice
+// MILP); with more open jobs the compact model's relaxation is what gets slow (measured: 30 to
+// 50 open jobs took it past 10 s).
+constexpr std::size_t kOptionsPerJobForCompactModel = 20;
+constexpr std::size_t kMostJobsForCompactModel = 12;
+
+// The problem restricted to the open jobs, with the nodes the settled jobs use taken out.
+ClassedProblem open_subproblem(const ClassedProblem& problem, const OptionLists& lists) {
+  ClassedProblem open;
+  open.horizon_s = problem.horizon_s;
+  open.classes.end_s = problem.classes.end_s;
+  open.classes.size = lists.residual;
+  for (std::size_t j : lists.open_jobs) open.jobs.push_back(problem.jobs[j]);
+  return open;
+}
+
+CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
                           const SolverOptions& options,
                           std::chrono::steady_clock::time_point deadline) {
   const bool fits = std::all_of(lists.residual.begin(), lists.residual.end(),
@@ -94,7 +112,18 @@ CountSolution solve_lists(OptionLists& lists,
     return solution;
   }
   if (lists.open.empty()) return solution;  // settled choices overbook: no answer here
-  solution = solve_options(lists.open, lists.residual, options.mip_gap, deadline);
+  std::size_t listed = 0;
+  for (const JobOptions& job : lists.open) listed += job.counts.size();
+  if (problem.class_count() == 1) {
+    solution = solve_single_class(lists.open, lists.residual.front());
+  } else if (lists.open.size() <= kMostJobsForCompactModel &&
+      listed > kOptionsPerJobForCompactModel * lists.open.size()) {
+    // Long lists of near-equal options make branching on single options hopeless; the compact
+    // model branches on node counts instead, and over the open jobs alone it is small.
+    solution = solve_counts(open_subproblem(problem, lists), options, deadline);
+  } else {
+    solution = solve_options(lists.open, lists.residual, options.mip_gap, deadline);
+  }
   solution.core_jobs = static_cast<int>(lists.open_jobs.size());
   if (solution.counts.empty()) return solution;
   std::vector<std::vector<int>> counts = std::move(lists.settled);
@@ -136,7 +165,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     const double gap = d.bound - incumbent.value;
     if (std::optional<OptionLists> lists =
             list_options(problem, d, incumbent, gap, budget, &open)) {
-      CountSolution better = solve_lists(*lists, options, deadline);
+      CountSolution better = solve_lists(problem, *lists, options, deadline);
       if (!better.counts.empty()) {
         if (const double value = total_value(problem, better.counts); value > incumbent.value) {
           incumbent = {std::move(better.counts), value};
@@ -149,7 +178,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     if (d.bound - incumbent.value > narrow_gap) {
       if (std::optional<OptionLists> narrow =
               list_options(problem, d, incumbent, narrow_gap, budget)) {
-        CountSolution better = solve_lists(*narrow, options, deadline);
+        CountSolution better = solve_lists(problem, *narrow, options, deadline);
         if (!better.counts.empty()) {
           if (const double value = total_value(problem, better.counts); value > incumbent.value) {
             incumbent = {std::move(better.counts), value};
@@ -161,7 +190,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     const double gap = std::max(0.0, d.bound - incumbent.value);
     if (gap <= tolerance) break;  // the incumbent is optimal within mip_gap
     if (std::optional<OptionLists> lists = list_options(problem, d, incumbent, gap, budget)) {
-      CountSolution exact = solve_lists(*lists, options, deadline);
+      CountSolution exact = solve_lists(problem, *lists, options, deadline);
       if (exact.counts.empty()) break;
       const double value = total_value(problem, exact.counts);
       if (value < incumbent.value) exact.counts = incumbent.counts;
@@ -204,7 +233,10 @@ AllocationResult allocate(const AllocationProblem& problem) {
   result.call_status = solution.call_status;
   result.model_status = solution.model_status;
   result.message = std::move(solution.message);
-  if (result.call_status == CallStatus::error) solution.counts = unchanged_counts(classed);
+  // Without an answer from the solver nothing moves: every job keeps its nodes where it may.
+  if (result.call_status == CallStatus::error || solution.counts.empty()) {
+    solution.counts = unchanged_counts(classed);
+  }
 
   result.allocation = assign_nodes(problem, classed, solution.counts);
   result.objective = total_value(classed, solution.counts);

@@ -206,7 +206,6 @@ std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem) {
 CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& options,
                            std::chrono::steady_clock::time_point deadline) {
   CountSolution solution;
-  solution.counts = unchanged_counts(problem);
   if (problem.jobs.empty()) {
     solution.call_status = CallStatus::ok;
     solution.model_status = ModelStatus::optimal;
@@ -217,10 +216,20 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
   const std::vector<JobColumns> columns = builder.build();
   const LinearModel& model = builder.model();
   solution.size = {model.columns(), model.rows(), model.integer_columns()};
-  // Offer "nothing moves" as the first incumbent: every job stays where it can.
-  std::vector<double> start(static_cast<std::size_t>(model.columns()) + 1, 0.0);
-  for (const JobColumns& job : columns) {
-    if (job.stay != 0) start[static_cast<std::size_t>(job.stay)] = 1.0;
+  // Offer "nothing moves" as the first incumbent, where every job staying fits (on a
+  // sub-problem whose classes lost nodes to settled jobs, it may not).
+  std::vector<int> staying(problem.class_count(), 0);
+  for (const ClassedJob& job : problem.jobs) {
+    if (!can_stay(job)) continue;
+    for (std::size_t c = 0; c < staying.size(); ++c) staying[c] += job.held[c];
+  }
+  std::vector<double> start;
+  if (std::equal(staying.begin(), staying.end(), problem.classes.size.begin(),
+                 [](int used, int size) { return used <= size; })) {
+    start.assign(static_cast<std::size_t>(model.columns()) + 1, 0.0);
+    for (const JobColumns& job : columns) {
+      if (job.stay != 0) start[static_cast<std::size_t>(job.stay)] = 1.0;
+    }
   }
   GlpkOutcome outcome = solve_with_glpk(model, start, options.mip_gap,
                                           SimplexMethod::dual,  // 2x faster than primal here

@@ -26,8 +26,9 @@ struct CountSolution {
   std::string message;
 };
 
-// Solves for per-class node counts. Never returns without counts: when GLPK finds no incumbent
-// in time (or fails), the counts keep every job as it is where that is feasible (else off).
+// Solves the compact count-level MILP for per-class node counts. `counts` stays empty when GLPK
+// found no allocation in time (or failed); "nothing moves" is offered as a first incumbent
+// whenever it fits the class sizes.
 CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& options,
                            std::chrono::steady_clock::time_point deadline);
 

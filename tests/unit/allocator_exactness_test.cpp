@@ -144,12 +144,33 @@ InstanceParams tiny_params(std::uint64_t seed, double hole_end_fraction) {
   return params;
 }
 
-// Checks allocate() against enumeration on one instance; returns whether some job holds nodes.
-void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem) {
+// Whether the optimum beats both "nothing moves" (when feasible) and "everything stops": the
+// instances where the decision matters, counted so that the tests cannot pass on trivia.
+bool decision_matters(const AllocationProblem& problem, double best) {
+  NodeAllocation current;
+  for (const ElasticJob& job : problem.jobs) {
+    std::vector<std::size_t> held;
+    for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
+      if (problem.nodes[n].job == job.id) held.push_back(n);
+    }
+    order_like_allocator(problem, job, held);
+    for (std::size_t n : held) current[job.id].push_back(problem.nodes[n].name);
+  }
+  const double stay = infeasibility(problem, current) ? -std::numeric_limits<double>::infinity()
+                                                      : evaluate(problem, current);
+  const double stop = evaluate(problem, NodeAllocation{});
+  return best > std::max(stay, stop) + tolerance(best);
+}
+
+// Checks allocate() against enumeration on one instance; counts it in `mattered` when the
+// decision matters.
+void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem,
+                                int& mattered) {
   SCOPED_TRACE(context(seed, problem));
   const BruteForce brute = enumerate(
       problem, [&](const NodeAllocation& allocation) { return evaluate(problem, allocation); });
   ASSERT_GT(brute.feasible, 0) << "giving no node to anyone is always feasible";
+  mattered += decision_matters(problem, brute.best) ? 1 : 0;
 
   const AllocationResult result = allocate(problem);
   ASSERT_EQ(to_string(result.call_status), "ok"sv) << result.message;
@@ -167,30 +188,35 @@ void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& pro
 
 TEST(AllocatorExactness, MatchesEnumerationWithoutHoleEnds) {
   int with_held_nodes = 0;
+  int mattered = 0;
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
     const AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
     with_held_nodes += std::any_of(problem.nodes.begin(), problem.nodes.end(),
                                    [](const NodeState& n) { return n.job.has_value(); });
-    expect_matches_enumeration(seed, problem);
+    expect_matches_enumeration(seed, problem, mattered);
   }
   EXPECT_GT(with_held_nodes, 60);
+  EXPECT_GT(mattered, 60);
 }
 
 TEST(AllocatorExactness, MatchesEnumerationWithHoleEndsWithinClassLimit) {
   int multi_class = 0;
+  int mattered = 0;
   for (std::uint64_t seed = 1001; seed <= 1150; ++seed) {
     AllocationProblem problem = random_problem(tiny_params(seed, seed % 2U == 0U ? 1.0 : 0.5));
     // No rounding: at least as many classes as distinct availabilities (sometimes exactly).
     problem.solver.max_hole_classes =
         distinct_availabilities(problem) + static_cast<int>(seed % 2U);
     multi_class += distinct_availabilities(problem) >= 3 ? 1 : 0;
-    expect_matches_enumeration(seed, problem);
+    expect_matches_enumeration(seed, problem, mattered);
   }
   EXPECT_GT(multi_class, 30);
+  EXPECT_GT(mattered, 80);
 }
 
 TEST(AllocatorExactness, MatchesEnumerationWithMoreHoleEndsThanClasses) {
   int rounded = 0;
+  int mattered = 0;
   for (std::uint64_t seed = 2001; seed <= 2150; ++seed) {
     InstanceParams params = tiny_params(seed, 0.8);
     params.distinct_hole_ends = 0;  // continuous: every known hole end is its own value
@@ -201,9 +227,10 @@ TEST(AllocatorExactness, MatchesEnumerationWithMoreHoleEndsThanClasses) {
     problem.solver.max_hole_classes =
         1 + static_cast<int>(seed % static_cast<std::uint64_t>(distinct - 1));
     ++rounded;
-    expect_matches_enumeration(seed, problem);
+    expect_matches_enumeration(seed, problem, mattered);
   }
   EXPECT_GT(rounded, 100);
+  EXPECT_GT(mattered, 70);
 }
 
 // BFTrainer's objective written out once more, from its paper, to check the reference model
