@@ -57,6 +57,9 @@ void validate(const AllocationProblem& problem) {
   if (!std::isfinite(solver.mip_gap) || solver.mip_gap < 0.0 || solver.mip_gap >= 1.0) {
     throw InputError("solver.mip_gap", "must be in [0, 1)");
   }
+  if (solver.max_core_options < 0) {
+    throw InputError("solver.max_core_options", "must be >= 0 (0: always the compact model)");
+  }
   if (solver.max_hole_classes < 1 || solver.max_hole_classes > 64) {
     throw InputError("solver.max_hole_classes", "must be between 1 and 64");
   }

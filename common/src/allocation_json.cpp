@@ -21,8 +21,8 @@ constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", 
 constexpr std::array<std::string_view, 3> kNodeKeys = {"name", "job", "hole_end_s"};
 constexpr std::array<std::string_view, 8> kJobKeys = {
     "id", "min_nodes", "max_nodes", "curve", "up_cost_s", "down_cost_s", "batch_host", "weight"};
-constexpr std::array<std::string_view, 3> kSolverKeys = {"time_limit_s", "mip_gap",
-                                                         "max_hole_classes"};
+constexpr std::array<std::string_view, 4> kSolverKeys = {"time_limit_s", "mip_gap",
+                                                         "max_hole_classes", "max_core_options"};
 
 // A key as it appears in a field path: bare when it is a plain identifier, else JSON-quoted so
 // that odd characters (spaces, dots, newlines) cannot garble the one-line message.
@@ -207,6 +207,9 @@ SolverOptions parse_solver(const Json::Value& value) {
     if (const Json::Value* v = member(value, "mip_gap")) {
       solver.mip_gap = number_value(*v, "mip_gap");
     }
+    if (const Json::Value* v = member(value, "max_core_options")) {
+      solver.max_core_options = int_value(*v, "max_core_options");
+    }
     if (const Json::Value* v = member(value, "max_hole_classes")) {
       solver.max_hole_classes = int_value(*v, "max_hole_classes");
     }
@@ -320,6 +323,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
   solver["time_limit_s"] = number_or_null(problem.solver.time_limit_s);
   solver["mip_gap"] = number_or_null(problem.solver.mip_gap);
   solver["max_hole_classes"] = problem.solver.max_hole_classes;
+  solver["max_core_options"] = problem.solver.max_core_options;
   return document;
 }
 

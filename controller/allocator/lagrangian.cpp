@@ -255,7 +255,7 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
   ColumnGeneration out;
   out.rounded.assign(jobs, off);
   std::vector<double> weight(jobs, -1.0);
-  for (int column = 1; column < glp_get_num_cols(lp.get()); ++column) {
+  for (int column = 1; column <= glp_get_num_cols(lp.get()); ++column) {
     const auto [j, option] = column_owner[static_cast<std::size_t>(column)];
     if (const double x = glp_get_col_prim(lp.get(), column); x > weight[j]) {
       weight[j] = x;

@@ -128,12 +128,14 @@ class ModelBuilder {
       if (mode.count[c] != 0) alive.push_back({mode.count[c], 1.0});
     }
     if (alive.empty()) return;
-    int previous_delta = 0;
+    // Pieces fill in order: delta_1 <= y and delta_{k+1} <= delta_k. The chain keeps the
+    // relaxation tight (every delta <= y) and makes one binary per steeper piece enough: without
+    // it a concave piece before a steeper one could be skipped (found by the enumeration tests).
+    int previous_delta = mode.choose;
     for (const Piece& piece : pieces_) {
       const int delta = model_.add_column(0, 1, length * piece.rise, Kind::continuous);
       alive.push_back({delta, -static_cast<double>(piece.length)});
-      // delta <= y: the perspective of the piece, which keeps the relaxation tight.
-      model_.add_row(-kInf, 0, {{delta, 1.0}, {mode.choose, -1.0}});
+      model_.add_row(-kInf, 0, {{delta, 1.0}, {previous_delta, -1.0}});
       if (piece.steeper) {
         // A steeper piece may only start once the previous one is full.
         const int order = model_.add_column(0, 1, 0, Kind::binary);

@@ -33,7 +33,8 @@ constexpr const char* kSolveHelp = R"(Input (keys not listed here are errors):
              "batch_host": "n1",  optional: a node the job holds (kept while it runs)
              "weight": 1.0        optional: share under objective "fair"
             }],
-   "solver": {"time_limit_s": 10, "mip_gap": 1e-6, "max_hole_classes": 4}}   optional
+   "solver": {"time_limit_s": 10, "mip_gap": 1e-6, "max_hole_classes": 4,
+              "max_core_options": 200000}}   optional
 
 Output (stdout):
   {"status": "optimal" | "time_limit" | "infeasible" | "not_solved",

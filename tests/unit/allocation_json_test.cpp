@@ -327,7 +327,8 @@ TEST(ProblemFromJsonErrors, UnknownSolverKey) {
   Json::Value document = valid();
   document["solver"]["threads"] = 8;
   EXPECT_EQ(error_for(document),
-            "solver.threads: unknown key (allowed: time_limit_s, mip_gap, max_hole_classes)");
+            "solver.threads: unknown key (allowed: time_limit_s, mip_gap, max_hole_classes, "
+            "max_core_options)");
 }
 
 TEST(ProblemFromJsonErrors, MisspelledKeyIsNotIgnored) {

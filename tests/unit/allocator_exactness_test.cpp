@@ -233,6 +233,19 @@ TEST(AllocatorExactness, MatchesEnumerationWithMoreHoleEndsThanClasses) {
   EXPECT_GT(mattered, 70);
 }
 
+// With no option list allowed, the allocator solves everything with the compact count-level
+// MILP (its fallback when too many options survive): that model must be exact on its own.
+TEST(AllocatorExactness, CompactModelAloneMatchesEnumeration) {
+  int mattered = 0;
+  for (std::uint64_t seed = 3001; seed <= 3100; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, seed % 2U == 0U ? 0.0 : 0.6));
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    problem.solver.max_core_options = 0;
+    expect_matches_enumeration(seed, problem, mattered);
+  }
+  EXPECT_GT(mattered, 50);
+}
+
 // BFTrainer's objective written out once more, from its paper, to check the reference model
 // itself: H * v(|A_j|) - (grew * up + shrank * down) * r_j.
 double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& allocation) {
