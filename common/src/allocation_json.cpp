@@ -41,14 +41,10 @@ std::string index_field(std::string_view array, Json::ArrayIndex i) {
 // A short rendering of a value for "expected X, got Y" messages.
 std::string describe(const Json::Value& value) {
   switch (value.type()) {
-    case Json::nullValue:
-      return "null";
-    case Json::booleanValue:
-      return value.asBool() ? "true" : "false";
-    case Json::arrayValue:
-      return "an array";
-    case Json::objectValue:
-      return "an object";
+    case Json::nullValue: return "null";
+    case Json::booleanValue: return value.asBool() ? "true" : "false";
+    case Json::arrayValue: return "an array";
+    case Json::objectValue: return "an object";
     case Json::stringValue: {
       constexpr std::size_t kMaxBytes = 40;
       std::string text = value.asString();
@@ -62,8 +58,7 @@ std::string describe(const Json::Value& value) {
     }
     case Json::intValue:
     case Json::uintValue:
-    case Json::realValue:
-      return to_json_text(value, false);
+    case Json::realValue: return to_json_text(value, false);
   }
   return "?";
 }

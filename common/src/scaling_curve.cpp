@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "gaptrain/input_error.hpp"
 
@@ -13,7 +14,8 @@ ScalingCurve::ScalingCurve(std::vector<Point> points) : points_(std::move(points
   for (std::size_t i = 0; i < points_.size(); ++i) {
     const Point& p = points_[i];
     const std::string field = "curve[" + std::to_string(i) + "]";
-    if (p.nodes < 1) throw InputError(field, "node count must be >= 1, got " + std::to_string(p.nodes));
+    if (p.nodes < 1)
+      throw InputError(field, "node count must be >= 1, got " + std::to_string(p.nodes));
     if (p.nodes <= previous_nodes) {
       throw InputError(field, "node counts must increase, got " + std::to_string(p.nodes) +
                                   " after " + std::to_string(previous_nodes));

@@ -17,12 +17,6 @@ namespace gaptrain {
 
 namespace {
 
-double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
-  double sum = 0.0;
-  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
-  return sum;
-}
-
 struct Incumbent {
   std::vector<std::vector<int>> counts;
   double value = 0.0;
@@ -40,8 +34,7 @@ struct OptionLists {
 };
 
 std::optional<OptionLists> list_options(const ClassedProblem& problem, const Decomposition& d,
-                                        const Incumbent& incumbent, double gap,
-                                        std::size_t budget,
+                                        const Incumbent& incumbent, double gap, std::size_t budget,
                                         const std::vector<bool>* open_only = nullptr) {
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
   OptionLists lists;
@@ -51,18 +44,19 @@ std::optional<OptionLists> list_options(const ClassedProblem& problem, const Dec
     JobOptions options;
     const std::vector<int>& held_by_incumbent = incumbent.counts[j];
     const bool listed = open_only == nullptr || (*open_only)[j];
-    const bool complete = !listed || for_each_option_above(
-        problem, j, d.price, d.responses[j].best - gap - slack,
-        [&](std::span<const int> counts, double) {
-          if (budget == 0) return false;
-          --budget;
-          if (std::equal(counts.begin(), counts.end(), held_by_incumbent.begin())) {
-            options.start = static_cast<int>(options.counts.size());
-          }
-          options.counts.emplace_back(counts.begin(), counts.end());
-          options.value.push_back(job_value(problem, j, counts));
-          return true;
-        });
+    const bool complete =
+        !listed || for_each_option_above(
+                       problem, j, d.price, d.responses[j].best - gap - slack,
+                       [&](std::span<const int> counts, double) {
+                         if (budget == 0) return false;
+                         --budget;
+                         if (std::equal(counts.begin(), counts.end(), held_by_incumbent.begin())) {
+                           options.start = static_cast<int>(options.counts.size());
+                         }
+                         options.counts.emplace_back(counts.begin(), counts.end());
+                         options.value.push_back(job_value(problem, j, counts));
+                         return true;
+                       });
     if (!complete) return std::nullopt;
     if (options.start < 0) {
       options.start = static_cast<int>(options.counts.size());
@@ -102,8 +96,8 @@ ClassedProblem open_subproblem(const ClassedProblem& problem, const OptionLists&
 CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
                           const SolverOptions& options,
                           std::chrono::steady_clock::time_point deadline) {
-  const bool fits = std::all_of(lists.residual.begin(), lists.residual.end(),
-                                [](int left) { return left >= 0; });
+  const bool fits =
+      std::all_of(lists.residual.begin(), lists.residual.end(), [](int left) { return left >= 0; });
   CountSolution solution;
   if (lists.open.empty() && fits) {  // every job settled: nothing left for GLPK
     solution.call_status = CallStatus::ok;
@@ -117,7 +111,7 @@ CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
   if (problem.class_count() == 1) {
     solution = solve_single_class(lists.open, lists.residual.front());
   } else if (lists.open.size() <= kMostJobsForCompactModel &&
-      listed > kOptionsPerJobForCompactModel * lists.open.size()) {
+             listed > kOptionsPerJobForCompactModel * lists.open.size()) {
     // Long lists of near-equal options make branching on single options hopeless; the compact
     // model branches on node counts instead, and over the open jobs alone it is small.
     solution = solve_counts(open_subproblem(problem, lists), options, deadline);
@@ -224,9 +218,8 @@ AllocationResult allocate(const AllocationProblem& problem) {
   const auto start = std::chrono::steady_clock::now();
   validate(problem);
   const ClassedProblem classed = classify(problem);
-  const auto deadline =
-      start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                  std::chrono::duration<double>(problem.solver.time_limit_s));
+  const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(problem.solver.time_limit_s));
 
   CountSolution solution = solve(classed, problem.solver, deadline);
   AllocationResult result;

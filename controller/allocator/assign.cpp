@@ -27,8 +27,8 @@ NodeAllocation assign_nodes(const AllocationProblem& problem, const ClassedProbl
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
     const auto c = static_cast<std::size_t>(classed.classes.node_class[n]);
     const int holder = classed.holder[n];
-    if (holder >= 0 && classed.batch_host_node[static_cast<std::size_t>(holder)] ==
-                           static_cast<int>(n)) {
+    if (holder >= 0 &&
+        classed.batch_host_node[static_cast<std::size_t>(holder)] == static_cast<int>(n)) {
       const auto& kept = chosen[static_cast<std::size_t>(holder)];
       if (!kept.empty() && kept.front() == n) continue;  // batch host already placed
     }

@@ -14,7 +14,7 @@ namespace gaptrain {
 
 struct JobResponse {
   static constexpr double kNone = -std::numeric_limits<double>::infinity();
-  double best = kNone;     // max over options o of V_j(o) - price . o
+  double best = kNone;      // max over options o of V_j(o) - price . o
   std::vector<int> counts;  // the option attaining `best`
 };
 

@@ -31,7 +31,8 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
     if (j == index.job.end()) return "unknown job \"" + job_id + "\"";
     for (const std::string& name : nodes) {
       const auto n = index.node.find(name);
-      if (n == index.node.end()) return "job \"" + job_id + "\" given unknown node \"" + name + "\"";
+      if (n == index.node.end())
+        return "job \"" + job_id + "\" given unknown node \"" + name + "\"";
       if (owner[n->second] >= 0) return "node \"" + name + "\" given twice";
       owner[n->second] = static_cast<int>(j->second);
     }
@@ -79,9 +80,7 @@ double evaluate(const AllocationProblem& problem, const NodeAllocation& allocati
       ++counts[j][static_cast<std::size_t>(classed.classes.node_class[n])];
     }
   }
-  double total = 0.0;
-  for (std::size_t j = 0; j < problem.jobs.size(); ++j) total += job_value(classed, j, counts[j]);
-  return total;
+  return total_value(classed, counts);
 }
 
 }  // namespace gaptrain

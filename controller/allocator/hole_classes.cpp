@@ -57,8 +57,9 @@ HoleClasses classify_holes(const AllocationProblem& problem) {
     }
   }
   const int finite_groups = problem.solver.max_hole_classes - (any_at_horizon ? 1 : 0);
-  std::map<double, double> rounded =
-      finite.empty() ? std::map<double, double>{} : group_finite(finite, std::max(finite_groups, 1));
+  std::map<double, double> rounded = finite.empty()
+                                         ? std::map<double, double>{}
+                                         : group_finite(finite, std::max(finite_groups, 1));
   if (any_at_horizon) rounded[horizon] = horizon;
 
   HoleClasses classes;

@@ -62,8 +62,8 @@ ClassedProblem classify(const AllocationProblem& problem) {
     int& host = out.batch_host_node[j];
     if (spec.batch_host) {
       if (*spec.batch_host == node.name) host = static_cast<int>(n);
-    } else if (host < 0 || out.classes.node_class[static_cast<std::size_t>(host)] <
-                               out.classes.node_class[n]) {
+    } else if (host < 0 ||
+               out.classes.node_class[static_cast<std::size_t>(host)] < out.classes.node_class[n]) {
       host = static_cast<int>(n);
     }
   }
@@ -78,14 +78,18 @@ ClassedProblem classify(const AllocationProblem& problem) {
     job.rate = rate_table(spec, problem.objective, std::max(spec.max_nodes, job.held_total), j);
     const int host = out.batch_host_node[j];
     job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
-    job.current_rate = job.held_total >= job.min_nodes
-                           ? job.rate[static_cast<std::size_t>(job.held_total)]
-                           : 0.0;
-    job.reclaim_rate = job.current_rate > 0.0
-                           ? job.current_rate
-                           : job.rate[static_cast<std::size_t>(job.min_nodes)];
+    job.current_rate =
+        job.held_total >= job.min_nodes ? job.rate[static_cast<std::size_t>(job.held_total)] : 0.0;
+    job.reclaim_rate = job.current_rate > 0.0 ? job.current_rate
+                                              : job.rate[static_cast<std::size_t>(job.min_nodes)];
   }
   return out;
+}
+
+double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
+  return sum;
 }
 
 int last_class(const ClassedJob& job, std::span<const int> counts) {

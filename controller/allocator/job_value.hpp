@@ -14,10 +14,10 @@ namespace gaptrain {
 struct ClassedJob {
   int min_nodes = 1;
   int max_nodes = 1;
-  int held_total = 0;      // c_j: nodes held now
-  std::vector<int> held;   // h_{j,c}: held nodes per class
-  int batch_class = -1;    // class of the batch host; -1 when the job holds no nodes
-  std::vector<double> rate;  // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s
+  int held_total = 0;         // c_j: nodes held now
+  std::vector<int> held;      // h_{j,c}: held nodes per class
+  int batch_class = -1;       // class of the batch host; -1 when the job holds no nodes
+  std::vector<double> rate;   // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s
   double current_rate = 0.0;  // r_j: v_j(c_j) when c_j >= min_j, else 0
   double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j)
   double up_cost_s = 0.0;
@@ -32,9 +32,9 @@ struct ClassedJob {
 struct ClassedProblem {
   double horizon_s = 0.0;
   HoleClasses classes;
-  std::vector<ClassedJob> jobs;         // same order as problem.jobs
-  std::vector<int> batch_host_node;     // index into problem.nodes, -1 when none
-  std::vector<int> holder;              // per node: index of the job holding it, -1 when idle
+  std::vector<ClassedJob> jobs;      // same order as problem.jobs
+  std::vector<int> batch_host_node;  // index into problem.nodes, -1 when none
+  std::vector<int> holder;           // per node: index of the job holding it, -1 when idle
 
   std::size_t class_count() const { return classes.end_s.size(); }
   double segment_length(std::size_t s) const {
@@ -50,6 +50,9 @@ ClassedProblem classify(const AllocationProblem& problem);
 // feasible for the job (rules 2-4); the decided-rescale costs follow from comparing them with
 // what the job holds.
 double job_value(const ClassedProblem& problem, std::size_t job, std::span<const int> counts);
+
+// Sum of job_value over all jobs: the objective of a count-level allocation.
+double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts);
 
 // The job's last class: its batch host's class when it holds nodes now, else the highest class
 // it is given (-1 when given none).

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "allocator/milp.hpp"
@@ -58,12 +58,6 @@ double weighted_excess(const ClassedProblem& problem, const Evaluation& e) {
   return sum;
 }
 
-double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
-  double sum = 0.0;
-  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
-  return sum;
-}
-
 bool within_supply(const Evaluation& e) {
   return std::all_of(e.excess.begin(), e.excess.end(), [](double x) { return x <= 0.0; });
 }
@@ -107,8 +101,7 @@ void local_search(const ClassedProblem& problem, std::span<const double> price,
 
 // A feasible allocation near the priced optimum when the priced choices overbook a class: jobs
 // pick their best priced option within what is left, most valuable first.
-std::vector<std::vector<int>> repair(const ClassedProblem& problem,
-                                     std::span<const double> price,
+std::vector<std::vector<int>> repair(const ClassedProblem& problem, std::span<const double> price,
                                      const std::vector<JobResponse>& responses) {
   std::vector<std::size_t> order(problem.jobs.size());
   std::iota(order.begin(), order.end(), 0);
@@ -179,10 +172,10 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
   std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MAX);
   glp_add_rows(lp.get(), static_cast<int>(jobs + classes));
-  for (std::size_t j = 0; j < jobs; ++j) glp_set_row_bnds(lp.get(), static_cast<int>(j + 1), GLP_FX, 1, 1);
+  for (std::size_t j = 0; j < jobs; ++j)
+    glp_set_row_bnds(lp.get(), static_cast<int>(j + 1), GLP_FX, 1, 1);
   for (std::size_t c = 0; c < classes; ++c) {
-    glp_set_row_bnds(lp.get(), static_cast<int>(jobs + c + 1), GLP_UP, 0,
-                     problem.classes.size[c]);
+    glp_set_row_bnds(lp.get(), static_cast<int>(jobs + c + 1), GLP_UP, 0, problem.classes.size[c]);
   }
   std::vector<std::vector<std::vector<int>>> generated(jobs);
   std::vector<std::pair<std::size_t, std::size_t>> column_owner{{0, 0}};  // 1-based columns
@@ -309,7 +302,8 @@ Decomposition decompose(const ClassedProblem& problem) {
   // Candidates: the fitting choices, and the priced choices repaired; each then improved at the
   // bound's prices (nodes to jobs worth the price) and for free (whatever is left).
   const std::vector<double> free(problem.class_count(), 0.0);
-  std::vector<std::vector<std::vector<int>>> candidates{repair(problem, best_price, best.responses)};
+  std::vector<std::vector<std::vector<int>>> candidates{
+      repair(problem, best_price, best.responses)};
   if (fitting) candidates.push_back(options_of(fitting->responses));
   out.incumbent_value = -std::numeric_limits<double>::infinity();
   for (auto& candidate : candidates) {
@@ -332,8 +326,10 @@ Decomposition decompose(const ClassedProblem& problem) {
     // jobs in reverse order. Neither wins always; both are cheap.
     for (const bool split_first : {true, false}) {
       std::vector<std::vector<int>> candidate = cg.rounded;
-      fit_within_supply(problem, split_first ? std::span<const std::size_t>(cg.fractional)
-                                             : std::span<const std::size_t>(), candidate);
+      fit_within_supply(problem,
+                        split_first ? std::span<const std::size_t>(cg.fractional)
+                                    : std::span<const std::size_t>(),
+                        candidate);
       local_search(problem, best_price, candidate);
       if (const double v = total_value(problem, candidate); v > out.incumbent_value) {
         out.incumbent = std::move(candidate);

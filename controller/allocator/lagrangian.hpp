@@ -11,9 +11,9 @@
 namespace gaptrain {
 
 struct Decomposition {
-  std::vector<double> price;              // per class
-  double bound = 0.0;                     // L(price): no allocation is worth more
-  std::vector<JobResponse> responses;     // each job's best option at `price`
+  std::vector<double> price;                // per class
+  double bound = 0.0;                       // L(price): no allocation is worth more
+  std::vector<JobResponse> responses;       // each job's best option at `price`
   std::vector<std::vector<int>> incumbent;  // a feasible allocation (counts per job and class)
   double incumbent_value = 0.0;
   // Jobs split between options in column generation's last LP (empty with a single class):

@@ -17,7 +17,9 @@ int bound_type(double lower, double upper) {
   return GLP_FR;
 }
 
-double finite_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
+double finite_or_zero(double value) {
+  return std::isfinite(value) ? value : 0.0;
+}
 
 }  // namespace
 

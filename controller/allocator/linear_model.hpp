@@ -25,7 +25,9 @@ class LinearModel {
   void add_row(double lower, double upper, std::vector<Term> terms);
   void set_objective_constant(double constant) { objective_constant_ = constant; }
   void add_to_objective(int column, double amount) { column_at(column).objective += amount; }
-  double upper_bound(int column) const { return columns_[static_cast<std::size_t>(column - 1)].upper; }
+  double upper_bound(int column) const {
+    return columns_[static_cast<std::size_t>(column - 1)].upper;
+  }
 
   int columns() const { return static_cast<int>(columns_.size()); }
   int rows() const { return static_cast<int>(rows_.size()); }

@@ -18,8 +18,8 @@ constexpr double kInf = LinearModel::kInfinity;
 
 // Columns of one job in one mode (shrink or grow); 0 means "no such column".
 struct ModeColumns {
-  int choose = 0;            // y_{j,q}
-  std::vector<int> count;    // m_{j,q,c} per class
+  int choose = 0;          // y_{j,q}
+  std::vector<int> count;  // m_{j,q,c} per class
 };
 
 struct JobColumns {
@@ -48,10 +48,11 @@ class ModelBuilder {
       constant -= off_cost;
       JobColumns& columns = jobs[j];
       if (can_stay(job)) {
-        columns.stay = model_.add_column(0, 1, job_value(problem_, j, job.held) + off_cost,
-                                         Kind::binary);
+        columns.stay =
+            model_.add_column(0, 1, job_value(problem_, j, job.held) + off_cost, Kind::binary);
         for (std::size_t c = 0; c < job.held.size(); ++c) {
-          if (job.held[c] > 0) capacity_terms_[c].push_back({columns.stay, static_cast<double>(job.held[c])});
+          if (job.held[c] > 0)
+            capacity_terms_[c].push_back({columns.stay, static_cast<double>(job.held[c])});
         }
       }
       const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
@@ -104,8 +105,8 @@ class ModelBuilder {
     }
     std::vector<Term> at_most = total;
     at_most.front() = {y, -static_cast<double>(high)};
-    model_.add_row(0, kInf, std::move(total));      // sum m >= low * y
-    model_.add_row(-kInf, 0, std::move(at_most));   // sum m <= high * y
+    model_.add_row(0, kInf, std::move(total));     // sum m >= low * y
+    model_.add_row(-kInf, 0, std::move(at_most));  // sum m <= high * y
     if (!grow) {
       const auto b = static_cast<std::size_t>(job.batch_class);
       model_.add_row(0, kInf, {{mode.count[b], 1.0}, {y, -1.0}});  // keeps its batch host
@@ -171,8 +172,8 @@ class ModelBuilder {
   std::vector<std::vector<Term>> capacity_terms_;
 };
 
-
-std::vector<std::vector<int>> read_counts(const std::vector<double>& values, const ClassedProblem& problem,
+std::vector<std::vector<int>> read_counts(const std::vector<double>& values,
+                                          const ClassedProblem& problem,
                                           const std::vector<JobColumns>& columns) {
   std::vector<std::vector<int>> counts = unchanged_counts(problem);
   auto value = [&values](int column) { return values[static_cast<std::size_t>(column)]; };
@@ -234,8 +235,8 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
     }
   }
   GlpkOutcome outcome = solve_with_glpk(model, start, options.mip_gap,
-                                          SimplexMethod::dual,  // 2x faster than primal here
-                                          deadline);
+                                        SimplexMethod::dual,  // 2x faster than primal here
+                                        deadline);
   solution.call_status = outcome.call_status;
   solution.model_status = outcome.model_status;
   solution.message = std::move(outcome.message);

@@ -38,8 +38,8 @@ CountSolution solve_options(const std::vector<JobOptions>& jobs, std::span<const
     }
   }
   GlpkOutcome outcome = solve_with_glpk(model, start, mip_gap,
-                                          SimplexMethod::primal,  // 10x faster than dual here
-                                          deadline);
+                                        SimplexMethod::primal,  // 10x faster than dual here
+                                        deadline);
 
   CountSolution solution;
   solution.call_status = outcome.call_status;

@@ -58,7 +58,8 @@ TEST(Evaluate, ShortHoleCountsOnlyUntilItEndsAndChargesAForcedShrink) {
   // New job on n1 (hole ends at 100 s) and n2 (unknown): 2 nodes for 100 s, then 1 node for
   // 500 s, and the reclaim at 100 s is a forced shrink at rho = S(min) = 100.
   const auto p = problem({{"n1", {}, 100.0}, {"n2", {}, {}}}, {two_node_job("j")});
-  EXPECT_DOUBLE_EQ(evaluate(p, {{"j", {"n1", "n2"}}}), 100.0 * 180.0 + 500.0 * 100.0 - 12.0 * 100.0);
+  EXPECT_DOUBLE_EQ(evaluate(p, {{"j", {"n1", "n2"}}}),
+                   100.0 * 180.0 + 500.0 * 100.0 - 12.0 * 100.0);
   // On the short hole alone the job just ends there: no forced shrink.
   EXPECT_DOUBLE_EQ(evaluate(p, {{"j", {"n1"}}}), 100.0 * 100.0);
 }

@@ -58,8 +58,8 @@ TEST(HoleClasses, RoundingNeverPromisesMoreThanPredicted) {
   const HoleClasses c = classify_holes(p);
   ASSERT_LE(c.end_s.size(), 4u);
   for (std::size_t n = 0; n < p.nodes.size(); ++n) {
-    const double availability = p.nodes[n].hole_end_s ? std::min(*p.nodes[n].hole_end_s, 600.0)
-                                                      : 600.0;
+    const double availability =
+        p.nodes[n].hole_end_s ? std::min(*p.nodes[n].hole_end_s, 600.0) : 600.0;
     EXPECT_LE(c.end_s[static_cast<std::size_t>(c.node_class[n])], availability) << "node " << n;
   }
 }

@@ -25,7 +25,7 @@ std::optional<Objective> objective_from_string(std::string_view name);
 // A node the allocator may hand out: idle (job empty) or held by an elastic job.
 struct NodeState {
   std::string name;
-  std::optional<std::string> job;   // elastic job holding it now; empty: idle
+  std::optional<std::string> job;    // elastic job holding it now; empty: idle
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
 };
 
