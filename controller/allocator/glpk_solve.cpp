@@ -45,6 +45,14 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
                             double mip_gap, SimplexMethod method,
                             std::chrono::steady_clock::time_point deadline) {
   GlpkOutcome outcome;
+  if (std::chrono::steady_clock::now() >= deadline) {
+    // GLPK's time limit is checked between iterations, and a relaxation can take long before the
+    // first check: past the deadline, do not start at all.
+    outcome.call_status = CallStatus::ok;
+    outcome.model_status = ModelStatus::time_limit;
+    outcome.message = "time limit reached before the MILP was solved";
+    return outcome;
+  }
   std::unique_ptr<glp_prob, ProblemDeleter> lp(model.to_glpk());
   glp_term_out(GLP_OFF);  // glp_scale_prob prints its statistics otherwise
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
