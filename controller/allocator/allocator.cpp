@@ -128,6 +128,17 @@ CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
   return solution;
 }
 
+// Solves `lists` and keeps the answer if it beats the incumbent.
+void raise_incumbent(const ClassedProblem& problem, OptionLists& lists,
+                     const SolverOptions& options, std::chrono::steady_clock::time_point deadline,
+                     Incumbent& incumbent) {
+  CountSolution better = solve_lists(problem, lists, options, deadline);
+  if (better.counts.empty()) return;
+  if (const double value = total_value(problem, better.counts); value > incumbent.value) {
+    incumbent = {std::move(better.counts), value};
+  }
+}
+
 // Exact solve. The Lagrangian relaxation gives a bound L and an incumbent Z; an allocation worth
 // at least Z is at most L minus every job's shortfall from its best priced option, so only
 // options short by at most L - Z can be optimal. Most jobs keep one such option and are settled;
@@ -159,12 +170,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     const double gap = d.bound - incumbent.value;
     if (std::optional<OptionLists> lists =
             list_options(problem, d, incumbent, gap, budget, &open)) {
-      CountSolution better = solve_lists(problem, *lists, options, deadline);
-      if (!better.counts.empty()) {
-        if (const double value = total_value(problem, better.counts); value > incumbent.value) {
-          incumbent = {std::move(better.counts), value};
-        }
-      }
+      raise_incumbent(problem, *lists, options, deadline, incumbent);
     }
   }
 
@@ -172,12 +178,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     if (d.bound - incumbent.value > narrow_gap) {
       if (std::optional<OptionLists> narrow =
               list_options(problem, d, incumbent, narrow_gap, budget)) {
-        CountSolution better = solve_lists(problem, *narrow, options, deadline);
-        if (!better.counts.empty()) {
-          if (const double value = total_value(problem, better.counts); value > incumbent.value) {
-            incumbent = {std::move(better.counts), value};
-          }
-        }
+        raise_incumbent(problem, *narrow, options, deadline, incumbent);
       }
       narrow_gap *= 16.0;
     }
@@ -201,14 +202,18 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     proven.counts = std::move(incumbent.counts);
     return proven;
   }
-  if (budget == 0) return solve_counts(problem, options, deadline);
-
+  // The lists stayed too long (solver.max_core_options): the compact model takes the whole
+  // problem with the time left, and answers only if it beats the incumbent.
+  CountSolution compact = solve_counts(problem, options, deadline);
+  if (!compact.counts.empty() && total_value(problem, compact.counts) >= incumbent.value) {
+    return compact;
+  }
   CountSolution stopped;
   stopped.call_status = CallStatus::ok;
   stopped.model_status = ModelStatus::time_limit;
-  stopped.message = "time limit reached before the decomposition closed the gap";
+  stopped.message = "time limit reached before the gap was closed";
   stopped.counts = std::move(incumbent.counts);
-  stopped.best_bound = d.bound;
+  stopped.best_bound = std::min(d.bound, compact.counts.empty() ? d.bound : compact.best_bound);
   return stopped;
 }
 
