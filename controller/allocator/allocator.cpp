@@ -68,6 +68,7 @@ struct OptionLists {
 
 std::optional<OptionLists> list_options(const ClassedProblem& problem, const Decomposition& d,
                                         const Incumbent& incumbent, double gap, std::size_t budget,
+                                        std::chrono::steady_clock::time_point deadline,
                                         const std::vector<bool>* open_only = nullptr) {
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
   OptionLists lists;
@@ -81,7 +82,9 @@ std::optional<OptionLists> list_options(const ClassedProblem& problem, const Dec
         !listed || for_each_option_above(
                        problem, j, d.price, d.responses[j].best - gap - slack,
                        [&](std::span<const int> counts, double) {
-                         if (budget == 0) return false;
+                         if (budget == 0 || std::chrono::steady_clock::now() >= deadline) {
+                           return false;  // too long a list, or no time left to solve it
+                         }
                          --budget;
                          if (std::equal(counts.begin(), counts.end(), held_by_incumbent.begin())) {
                            options.start = static_cast<int>(options.counts.size());
@@ -188,7 +191,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     nothing.counts = unchanged_counts(problem);
     return nothing;
   }
-  const Decomposition d = decompose(problem);
+  const Decomposition d = decompose(problem, deadline);
   Incumbent incumbent{d.incumbent, d.incumbent_value};
   const auto budget = static_cast<std::size_t>(options.max_core_options);
   const double tolerance = options.mip_gap * std::max(1.0, std::abs(d.bound));
@@ -203,7 +206,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
     for (std::size_t j : d.fractional) open[j] = true;
     const double gap = d.bound - incumbent.value;
     if (std::optional<OptionLists> lists =
-            list_options(problem, d, incumbent, gap, budget, &open)) {
+            list_options(problem, d, incumbent, gap, budget, deadline, &open)) {
       raise_incumbent(problem, *lists, options, deadline, incumbent);
     }
   }
@@ -211,14 +214,15 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   for (int round = 0; round < 16 && std::chrono::steady_clock::now() < deadline; ++round) {
     if (d.bound - incumbent.value > narrow_gap) {
       if (std::optional<OptionLists> narrow =
-              list_options(problem, d, incumbent, narrow_gap, budget)) {
+              list_options(problem, d, incumbent, narrow_gap, budget, deadline)) {
         raise_incumbent(problem, *narrow, options, deadline, incumbent);
       }
       narrow_gap *= 16.0;
     }
     const double gap = std::max(0.0, d.bound - incumbent.value);
     if (gap <= tolerance) break;  // the incumbent is optimal within mip_gap
-    if (std::optional<OptionLists> lists = list_options(problem, d, incumbent, gap, budget)) {
+    if (std::optional<OptionLists> lists =
+            list_options(problem, d, incumbent, gap, budget, deadline)) {
       CountSolution exact = solve_lists(problem, *lists, options, deadline);
       if (exact.counts.empty()) break;
       const double value = total_value(problem, exact.counts);
@@ -238,7 +242,9 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   }
   // The lists stayed too long (solver.max_core_options): the compact model takes the whole
   // problem with the time left, and answers only if it beats the incumbent.
-  CountSolution compact = solve_counts(problem, options, deadline);
+  CountSolution compact;
+  if (std::chrono::steady_clock::now() < deadline)
+    compact = solve_counts(problem, options, deadline);
   if (!compact.counts.empty() && total_value(problem, compact.counts) >= incumbent.value) {
     return compact;
   }

@@ -80,11 +80,12 @@ void improve(const ClassedProblem& problem, std::span<const double> price,
 // nodes worth less than the price, at lower ones others pick them up. Stops when a round of all
 // prices gains nothing.
 void local_search(const ClassedProblem& problem, std::span<const double> price,
+                  std::chrono::steady_clock::time_point deadline,
                   std::vector<std::vector<int>>& counts) {
   std::vector<std::vector<int>> best = counts;
   double best_value = total_value(problem, counts);
   std::vector<double> scaled(price.size());
-  for (int round = 0; round < 2; ++round) {
+  for (int round = 0; round < 2 && std::chrono::steady_clock::now() < deadline; ++round) {
     const double before = best_value;
     for (double factor : {1.0, 0.0, 0.999, 0.0, 0.99, 0.0, 0.9, 0.0}) {
       for (std::size_t c = 0; c < price.size(); ++c) scaled[c] = factor * price[c];
@@ -165,6 +166,7 @@ struct ColumnGeneration {
 };
 
 ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
+                                             std::chrono::steady_clock::time_point deadline,
                                              const std::vector<std::vector<int>>& incumbent,
                                              Evaluation& best, std::vector<double>& best_price) {
   const std::size_t jobs = problem.jobs.size();
@@ -210,7 +212,7 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
   simplex.msg_lev = GLP_MSG_OFF;
   const double tolerance = 1e-9 * std::max(1.0, std::abs(best.bound));
   std::vector<double> price(classes);
-  for (int round = 0; round < 200; ++round) {
+  for (int round = 0; round < 200 && std::chrono::steady_clock::now() < deadline; ++round) {
     if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) break;
     const double master = glp_get_obj_val(lp.get());
     if (best.bound - master <= tolerance) break;  // the bound is proven tight
@@ -263,7 +265,8 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
 
 }  // namespace
 
-Decomposition decompose(const ClassedProblem& problem) {
+Decomposition decompose(const ClassedProblem& problem,
+                        std::chrono::steady_clock::time_point deadline) {
   // 1. One price factor, by bisection on the availability-weighted excess demand (the
   //    derivative of the bound along that direction): exact for a single class.
   double low = 0.0;
@@ -307,7 +310,7 @@ Decomposition decompose(const ClassedProblem& problem) {
   if (fitting) candidates.push_back(options_of(fitting->responses));
   out.incumbent_value = -std::numeric_limits<double>::infinity();
   for (auto& candidate : candidates) {
-    local_search(problem, best_price, candidate);
+    local_search(problem, best_price, deadline, candidate);
     if (const double v = total_value(problem, candidate); v > out.incumbent_value) {
       out.incumbent_value = v;
       out.incumbent = std::move(candidate);
@@ -321,7 +324,8 @@ Decomposition decompose(const ClassedProblem& problem) {
 
   // 2. With several classes one factor is not enough: refine the prices by column generation.
   if (problem.class_count() > 1) {
-    ColumnGeneration cg = refine_by_column_generation(problem, out.incumbent, best, best_price);
+    ColumnGeneration cg =
+        refine_by_column_generation(problem, deadline, out.incumbent, best, best_price);
     // Two ways to settle what the rounding overbooks: re-decide the split jobs first, or the
     // jobs in reverse order. Neither wins always; both are cheap.
     for (const bool split_first : {true, false}) {
@@ -330,7 +334,7 @@ Decomposition decompose(const ClassedProblem& problem) {
                         split_first ? std::span<const std::size_t>(cg.fractional)
                                     : std::span<const std::size_t>(),
                         candidate);
-      local_search(problem, best_price, candidate);
+      local_search(problem, best_price, deadline, candidate);
       if (const double v = total_value(problem, candidate); v > out.incumbent_value) {
         out.incumbent = std::move(candidate);
         out.incumbent_value = v;

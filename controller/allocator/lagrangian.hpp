@@ -3,6 +3,7 @@
 // See docs/allocator.md, "Solving".
 #pragma once
 
+#include <chrono>
 #include <vector>
 
 #include "allocator/best_response.hpp"
@@ -21,6 +22,9 @@ struct Decomposition {
   std::vector<std::size_t> fractional;
 };
 
-Decomposition decompose(const ClassedProblem& problem);
+// Stops refining (column generation rounds, local search) once `deadline` has passed; the bound
+// and incumbent returned are valid whenever it stops.
+Decomposition decompose(const ClassedProblem& problem,
+                        std::chrono::steady_clock::time_point deadline);
 
 }  // namespace gaptrain
