@@ -55,10 +55,7 @@ void drop_dominated(JobOptions& options) {
   options = std::move(kept);
 }
 
-// The options of every job (of the `open_only` jobs; the others keep the incumbent's) whose priced
-// value is within `gap` of its best, plus the option the incumbent uses; nullopt when more than
-// `budget` options would be listed. Jobs left with one
-// option are settled: they go to `settled` and their nodes come off `residual`.
+// Jobs whose choice is still open with their options, and the settled rest.
 struct OptionLists {
   std::vector<JobOptions> open;
   std::vector<std::size_t> open_jobs;
@@ -66,6 +63,10 @@ struct OptionLists {
   std::vector<int> residual;
 };
 
+// The options of every job (of the `open_only` jobs; the others keep the incumbent's) whose
+// priced value is within `gap` of its best, plus the option the incumbent uses, without dominated
+// ones; nullopt when more than `budget` options would be listed or the deadline passes. Jobs left
+// with one option are settled: they go to `settled` and their nodes come off `residual`.
 std::optional<OptionLists> list_options(const ClassedProblem& problem, const Decomposition& d,
                                         const Incumbent& incumbent, double gap, std::size_t budget,
                                         std::chrono::steady_clock::time_point deadline,
@@ -143,12 +144,15 @@ CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
     return solution;
   }
   if (lists.open.empty()) return solution;  // settled choices overbook: no answer here
-  std::size_t listed = 0;
-  for (const JobOptions& job : lists.open) listed += job.counts.size();
+  const auto listed = [&lists] {
+    std::size_t total = 0;
+    for (const JobOptions& job : lists.open) total += job.counts.size();
+    return total;
+  };
   if (problem.class_count() == 1) {
     solution = solve_single_class(lists.open, lists.residual.front());
   } else if (lists.open.size() <= kMostJobsForCompactModel &&
-             listed > kOptionsPerJobForCompactModel * lists.open.size()) {
+             listed() > kOptionsPerJobForCompactModel * lists.open.size()) {
     // Long lists of near-equal options make branching on single options hopeless; the compact
     // model branches on node counts instead, and over the open jobs alone it is small.
     solution = solve_counts(open_subproblem(problem, lists), options, deadline);

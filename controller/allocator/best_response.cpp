@@ -40,10 +40,8 @@ std::vector<Mode> modes_of(const ClassedJob& job, std::span<const int> limit) {
     shrink.low[static_cast<std::size_t>(job.batch_class)] = 1;  // keeps its batch host
     modes.push_back(std::move(shrink));
   }
-  const bool held_fits = std::equal(job.held.begin(), job.held.end(), limit.begin(),
-                                    [](int held, int cap) { return held <= cap; });
   const int grow_low = std::max(job.held_total + 1, job.min_nodes);
-  if (grow_low <= job.max_nodes && held_fits) {
+  if (grow_low <= job.max_nodes && job.held_fits(limit)) {
     Mode grow{job.held, std::vector<int>(classes, 0), grow_low, job.max_nodes,
               -job.up_cost_s * job.current_rate};
     for (std::size_t c = 0; c < classes; ++c) grow.high[c] = std::min(limit[c], job.max_nodes);
@@ -189,14 +187,6 @@ double priced(std::span<const double> price, std::span<const int> counts) {
   return sum;
 }
 
-bool can_stay_within(const ClassedJob& job, std::span<const int> limit) {
-  if (job.held_total == 0 || job.held_total < job.min_nodes || job.held_total > job.max_nodes) {
-    return false;
-  }
-  return std::equal(job.held.begin(), job.held.end(), limit.begin(),
-                    [](int held, int cap) { return held <= cap; });
-}
-
 double off_value(const ClassedJob& job) {
   return job.held_total > 0 ? -job.down_cost_s * job.current_rate : 0.0;
 }
@@ -209,7 +199,7 @@ JobResponse best_response(const ClassedProblem& problem, std::size_t j,
   Cell best;
   std::vector<int> counts(problem.class_count(), 0);
   best.offer(off_value(job), 0);
-  if (can_stay_within(job, limit)) {
+  if (job.can_stay() && job.held_fits(limit)) {
     const double stay = job_value(problem, j, job.held) - priced(price, job.held);
     if (stay > best.value) counts = job.held;
     best.offer(stay, 0);
@@ -227,7 +217,7 @@ bool for_each_option_above(const ClassedProblem& problem, std::size_t j,
   const std::vector<int> off(problem.class_count(), 0);
   if (off_value(job) >= threshold && !visit(off, off_value(job))) return false;
   const std::span<const int> limit = problem.classes.size;
-  if (can_stay_within(job, limit)) {
+  if (job.can_stay() && job.held_fits(limit)) {
     const double stay = job_value(problem, j, job.held) - priced(price, job.held);
     if (stay >= threshold && !visit(job.held, stay)) return false;
   }

@@ -3,6 +3,7 @@
 // node assignment, so every part uses the same numbers.
 #pragma once
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -22,6 +23,16 @@ struct ClassedJob {
   double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j)
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
+
+  // Whether keeping exactly its nodes is a feasible option ({0} u [min, max] holds).
+  bool can_stay() const {
+    return held_total > 0 && held_total >= min_nodes && held_total <= max_nodes;
+  }
+  // Whether its held nodes fit under per-class limits.
+  bool held_fits(std::span<const int> limit) const {
+    return std::equal(held.begin(), held.end(), limit.begin(),
+                      [](int mine, int cap) { return mine <= cap; });
+  }
 
   // v-hat: no progress below the job's minimum.
   double running_rate(int nodes) const {

@@ -27,10 +27,6 @@ struct JobColumns {
   ModeColumns shrink, grow;
 };
 
-bool can_stay(const ClassedJob& job) {
-  return job.held_total > 0 && job.held_total >= job.min_nodes && job.held_total <= job.max_nodes;
-}
-
 class ModelBuilder {
  public:
   explicit ModelBuilder(const ClassedProblem& problem)
@@ -47,7 +43,7 @@ class ModelBuilder {
       const double off_cost = job.held_total > 0 ? job.down_cost_s * job.current_rate : 0.0;
       constant -= off_cost;
       JobColumns& columns = jobs[j];
-      if (can_stay(job)) {
+      if (job.can_stay()) {
         columns.stay =
             model_.add_column(0, 1, job_value(problem_, j, job.held) + off_cost, Kind::binary);
         for (std::size_t c = 0; c < job.held.size(); ++c) {
@@ -201,7 +197,7 @@ std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem) {
   std::vector<std::vector<int>> counts;
   counts.reserve(problem.jobs.size());
   for (const ClassedJob& job : problem.jobs) {
-    counts.push_back(can_stay(job) ? job.held : std::vector<int>(job.held.size(), 0));
+    counts.push_back(job.can_stay() ? job.held : std::vector<int>(job.held.size(), 0));
   }
   return counts;
 }
@@ -223,7 +219,7 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
   // sub-problem whose classes lost nodes to settled jobs, it may not).
   std::vector<int> staying(problem.class_count(), 0);
   for (const ClassedJob& job : problem.jobs) {
-    if (!can_stay(job)) continue;
+    if (!job.can_stay()) continue;
     for (std::size_t c = 0; c < staying.size(); ++c) staying[c] += job.held[c];
   }
   std::vector<double> start;
