@@ -15,6 +15,7 @@
 #include "cli11.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
+#include "one_line.hpp"
 
 namespace gaptrain::cli {
 
@@ -53,27 +54,6 @@ struct SolveOptions {
   CLI::Option* time_limit_option = nullptr;  // count() > 0 when --time-limit was given
   bool pretty = false;
 };
-
-// Anything that could split a message over several lines (a node name holding a newline, a
-// file name with a tab) is escaped: errors are promised as exactly one line.
-std::string one_line(std::string_view text) {
-  std::string line;
-  line.reserve(text.size());
-  for (const char c : text) {
-    if (c == '\n') {
-      line += "\\n";
-    } else if (c == '\r') {
-      line += "\\r";
-    } else if (c == '\t') {
-      line += "\\t";
-    } else if (static_cast<unsigned char>(c) < 0x20U || c == '\x7f') {
-      line += '?';
-    } else {
-      line += c;
-    }
-  }
-  return line;
-}
 
 void report(std::string_view message) {
   std::cerr << "gaptrain solve: " << one_line(message) << '\n';

@@ -1,0 +1,425 @@
+#include "simulate_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli11.hpp"
+#include "default_scenario.hpp"
+#include "gaptrain/allocation_json.hpp"
+#include "gaptrain/input_error.hpp"
+#include "one_line.hpp"
+#include "simulator/easy_backfill.hpp"
+#include "simulator/node_event_trace.hpp"
+#include "simulator/simulator.hpp"
+#include "simulator/timeline_plot.hpp"
+#include "simulator/workload_io.hpp"
+
+namespace gaptrain::cli {
+
+namespace {
+
+constexpr const char* kSimulateHelp = R"(Inputs (formats: DESIGN.md section 6):
+  --swf FILE[.gz]       a Standard Workload Format log, replayed with FCFS + EASY backfill on its
+                        MaxNodes nodes: holes, the backfill plan's predicted hole ends and the
+                        actual ends all come from the replay
+  --node-events FILE    CSV time,node,state (epoch seconds, node name, idle|busy); no plan, so
+                        the gaptrain policy predicts hole ends from the hole lengths seen so far
+  --jobs FILE --curves FILE
+                        CSV id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
+                        down_cost_s (submit_s relative to --start) and CSV model,nodes,
+                        samples_per_s
+  With none of these: KTH-SP2 (100 nodes, 11 months, built in) with the example job mix of 30
+  ImageNet jobs, resubmitted every 4 hours (--repeat-jobs).
+
+Policies:
+  gaptrain      the hole-aware allocator on predicted hole ends (never the actual ones)
+  bftrainer     BFTrainer's MILP: the same objective, fixed horizon, no hole ends
+  equal-share   BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
+  oracle        upper bound: actual hole ends known, rescales free
+  --learn       the allocator is not told curves or costs: it learns them from job progress
+
+Output (stdout or --json): one JSON object, the summary of DESIGN.md section 5
+  (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
+  efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
+  solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.
+  --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
+  the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
+  (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.
+  --plot FILE.svg: nodes over time, per job and idle, for a browser.
+
+Exit status:
+  0  the replay ran
+  1  an output could not be written
+  2  an input or option is wrong (one line on stderr naming the file and line); nothing ran)";
+
+struct SimulateArgs {
+  std::string swf;
+  std::string node_events;
+  std::string jobs;
+  std::string curves;
+  std::string policy = "gaptrain";
+  bool learn = false;
+  int nodes = 0;
+  int max_running = 10;
+  double start_s = 0.0;
+  double duration_s = 0.0;
+  double horizon_s = 600.0;
+  double time_limit_s = 1.0;
+  std::string objective = "throughput";
+  std::optional<double> repeat_s;
+  bool no_oracle = false;
+  std::string json_path;
+  std::string log_path;
+  std::string plot_path;
+  bool pretty = false;
+};
+
+void report(std::string_view message) {
+  std::cerr << "gaptrain simulate: " << one_line(message) << '\n';
+}
+
+// The trace, jobs and curves the replay runs on, with the names messages and the summary use.
+struct Inputs {
+  sim::HoleTrace trace;
+  std::string trace_name;
+  std::string trace_kind;  // "swf" | "node-events"
+  int swf_skipped = 0;
+  std::vector<sim::JobSpec> jobs;
+  std::string jobs_name;
+  sim::CurveTable curves;
+  std::string curves_name;
+  double repeat_s = 0.0;
+};
+
+Inputs load_inputs(const SimulateArgs& args) {
+  Inputs in;
+  if (!args.node_events.empty()) {
+    in.trace_name = args.node_events;
+    in.trace_kind = "node-events";
+    in.trace = sim::trace_from_node_events(
+        sim::parse_node_events(sim::read_input_file(args.node_events), args.node_events));
+  } else {
+    const bool built_in = args.swf.empty();
+    in.trace_name = built_in ? std::string(kDefaultTraceName) : args.swf;
+    in.trace_kind = "swf";
+    const sim::SwfLog log = sim::parse_swf(
+        built_in ? default_swf_text() : sim::read_input_file(args.swf), in.trace_name);
+    in.swf_skipped = log.skipped;
+    in.trace = sim::replay_easy_backfill(log);
+  }
+  if (in.trace.node_names.empty()) throw InputError(in.trace_name, "the trace has no nodes");
+
+  const bool default_mix = args.jobs.empty();
+  in.jobs_name = default_mix ? std::string(kDefaultJobsName) : args.jobs;
+  in.curves_name = default_mix ? std::string(kDefaultCurvesName) : args.curves;
+  in.jobs = sim::parse_jobs(
+      default_mix ? std::string(default_jobs_csv()) : sim::read_input_file(args.jobs),
+      in.jobs_name);
+  in.curves = sim::parse_curves(
+      default_mix ? std::string(default_curves_csv()) : sim::read_input_file(args.curves),
+      in.curves_name);
+  sim::check_models_known(in.jobs, in.curves, in.jobs_name);
+  in.repeat_s = args.repeat_s.value_or(default_mix ? kDefaultRepeatS : 0.0);
+  return in;
+}
+
+sim::SimOptions sim_options(const SimulateArgs& args) {
+  sim::SimOptions options;
+  options.policy = *sim::policy_from_string(args.policy);  // CLI11 checked the name
+  options.learn = args.learn;
+  options.max_running = args.max_running;
+  options.node_limit = args.nodes;
+  options.start_s = args.start_s;
+  options.duration_s = args.duration_s > 0.0 ? args.duration_s : sim::kUnknownEnd;
+  options.horizon_s = args.horizon_s;
+  options.objective = *objective_from_string(args.objective);
+  options.solver.time_limit_s = args.time_limit_s;
+  return options;
+}
+
+// Outputs are opened before the replay, so a typo in a path costs nothing.
+struct OutputFile {
+  std::string path;
+  std::ofstream stream;
+};
+
+std::optional<OutputFile> open_output(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  OutputFile out{path, std::ofstream(path, std::ios::binary | std::ios::trunc)};
+  if (!out.stream) throw InputError(path, "cannot open for writing");
+  return out;
+}
+
+// A one-line bar on stderr, redrawn when the replay moves by half a percent.
+class ProgressBar {
+ public:
+  ProgressBar(std::string label, double start_s, double end_s)
+      : label_(std::move(label)), start_s_(start_s), end_s_(end_s) {}
+  ~ProgressBar() {
+    if (shown_ >= 0) std::cerr << "\r\033[K" << std::flush;
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void update(double time_s) {
+    const double fraction = std::clamp((time_s - start_s_) / (end_s_ - start_s_), 0.0, 1.0);
+    const int permille = static_cast<int>(fraction * 1000.0);
+    if (permille < shown_ + 5) return;
+    shown_ = permille;
+    constexpr int kWidth = 30;
+    const int filled = permille * kWidth / 1000;
+    std::cerr << '\r' << label_ << " [" << std::string(static_cast<std::size_t>(filled), '#')
+              << std::string(static_cast<std::size_t>(kWidth - filled), '.') << "] "
+              << permille / 10 << "% (day " << static_cast<int>((time_s - start_s_) / 86400.0)
+              << " of " << static_cast<int>(std::ceil((end_s_ - start_s_) / 86400.0)) << ")"
+              << std::flush;
+  }
+
+ private:
+  std::string label_;
+  double start_s_;
+  double end_s_;
+  int shown_ = -1;
+};
+
+void write_log_header(std::ostream& log) {
+  log << "time_s,idle_nodes,allocated_nodes,jobs_running,useful_samples,rescale_loss_samples,"
+         "solver_ms\n";
+}
+
+void write_log_line(std::ostream& log, const sim::StepRecord& r, double start_s) {
+  char line[192];
+  std::snprintf(line, sizeof line, "%.3f,%d,%d,%d,%.6g,%.6g,%.3f\n", r.time_s - start_s,
+                r.hole_nodes, r.allocated_nodes, r.jobs_running, r.useful_samples,
+                r.rescale_loss_samples, r.solver_ms);
+  log << line;
+}
+
+Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
+  Json::Value json(Json::objectValue);
+  json["hole_node_seconds"] = s.hole_node_seconds;
+  json["allocated_node_seconds"] = s.allocated_node_seconds;
+  json["utilization"] = s.utilization;
+  json["useful_samples"] = s.useful_samples;
+  json["ideal_samples"] = s.ideal_samples;
+  json["efficiency"] = s.efficiency;
+  json["oracle_samples"] = s.oracle_samples < 0.0 ? Json::Value() : Json::Value(s.oracle_samples);
+  json["jobs_submitted"] = s.jobs_submitted;
+  json["jobs_completed"] = s.jobs_completed;
+  json["rescales"] = Json::Int64(s.rescales);
+  json["reclaims"] = Json::Int64(s.reclaims);
+  json["solves"] = Json::Int64(s.solves);
+  json["solver_ms_p50"] = s.solver_ms_p50;
+  json["solver_ms_p99"] = s.solver_ms_p99;
+  json["solver_ms_max"] = s.solver_ms_max;
+  json["simulated_s"] = s.simulated_s;
+  json["wall_s"] = wall_s;
+  return json;
+}
+
+Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
+                            const sim::SimOptions& options) {
+  Json::Value p(Json::objectValue);
+  p["trace"] = in.trace_name;
+  p["trace_kind"] = in.trace_kind;
+  p["trace_nodes"] = static_cast<int>(in.trace.node_names.size());
+  if (in.trace_kind == "swf") p["swf_records_skipped"] = in.swf_skipped;
+  p["jobs"] = in.jobs_name;
+  p["curves"] = in.curves_name;
+  p["repeat_jobs_s"] = in.repeat_s;
+  p["policy"] = std::string(sim::to_string(options.policy));
+  p["learn"] = options.learn;
+  p["nodes"] = options.node_limit > 0 ? Json::Value(options.node_limit) : Json::Value();
+  p["max_running"] = options.max_running;
+  p["start_s"] = options.start_s;
+  p["duration_s"] = args.duration_s > 0.0 ? Json::Value(args.duration_s) : Json::Value();
+  p["horizon_s"] = options.horizon_s;
+  p["objective"] = std::string(to_string(options.objective));
+  p["time_limit_s"] = options.solver.time_limit_s;
+  return p;
+}
+
+int run_simulate(const SimulateArgs& args) {
+  Inputs in;
+  sim::SimOptions options;
+  std::optional<OutputFile> json_out, log_out, plot_out;
+  try {
+    if (args.jobs.empty() != args.curves.empty())
+      throw InputError(args.jobs.empty() ? "--curves" : "--jobs",
+                       "--jobs and --curves go together (or leave both out for the example mix)");
+    in = load_inputs(args);
+    options = sim_options(args);
+    json_out = open_output(args.json_path);
+    log_out = open_output(args.log_path);
+    plot_out = open_output(args.plot_path);
+  } catch (const InputError& e) {
+    report(e.what());
+    return kExitBadInput;
+  }
+  const double window_end = std::min(in.trace.end_s, options.start_s + options.duration_s);
+  const std::vector<sim::JobSpec> jobs =
+      sim::repeat_jobs(in.jobs, in.repeat_s, window_end - options.start_s);
+
+  std::optional<sim::TimelinePlot> plot;
+  if (plot_out) {
+    const int shown_nodes =
+        options.node_limit > 0
+            ? std::min<int>(options.node_limit, static_cast<int>(in.trace.node_names.size()))
+            : static_cast<int>(in.trace.node_names.size());
+    plot.emplace(options.start_s, window_end, shown_nodes);
+  }
+  if (log_out) write_log_header(log_out->stream);
+  const bool show_progress = isatty(STDERR_FILENO) == 1;
+  std::optional<ProgressBar> bar;
+  if (show_progress)
+    bar.emplace(std::string(sim::to_string(options.policy)), options.start_s, window_end);
+  const sim::StepObserver observer = [&](const sim::StepRecord& record) {
+    if (log_out) write_log_line(log_out->stream, record, options.start_s);
+    if (plot) plot->add(record);
+    if (bar) bar->update(record.time_s);
+  };
+
+  const auto started = std::chrono::steady_clock::now();
+  sim::SimSummary summary;
+  try {
+    summary = sim::simulate(in.trace, jobs, in.curves, options,
+                            log_out || plot || bar ? observer : sim::StepObserver());
+    bar.reset();
+    if (options.policy == sim::Policy::oracle) {
+      summary.oracle_samples = summary.useful_samples;
+    } else if (!args.no_oracle) {
+      sim::SimOptions oracle = options;
+      oracle.policy = sim::Policy::oracle;
+      oracle.learn = false;
+      std::optional<ProgressBar> oracle_bar;
+      if (show_progress) oracle_bar.emplace("oracle", options.start_s, window_end);
+      const sim::StepObserver oracle_observer = [&](const sim::StepRecord& record) {
+        oracle_bar->update(record.time_s);
+      };
+      summary.oracle_samples = sim::simulate(in.trace, jobs, in.curves, oracle,
+                                             oracle_bar ? oracle_observer : sim::StepObserver())
+                                   .useful_samples;
+    }
+  } catch (const InputError& e) {
+    report(e.what());
+    return kExitBadInput;
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  Json::Value json = summary_json(summary, wall_s);
+  json["parameters"] = parameters_json(args, in, options);
+  const std::string text = to_json_text(json, args.pretty);
+  int status = kExitOk;
+  auto check = [&](std::ostream& stream, const std::string& what) {
+    if (!stream.flush()) {
+      report("cannot write " + what);
+      status = kExitFailure;
+    }
+  };
+  if (plot) {
+    plot_out->stream << plot->render_svg(jobs, "gaptrain simulate: " + in.trace_name + ", policy " +
+                                                   args.policy +
+                                                   (args.learn ? " (learned curves)" : ""));
+    check(plot_out->stream, plot_out->path);
+  }
+  if (log_out) check(log_out->stream, log_out->path);
+  if (json_out) {
+    json_out->stream << text << '\n';
+    check(json_out->stream, json_out->path);
+  } else {
+    std::cout << text << '\n';
+    check(std::cout, "the summary to stdout");
+  }
+  return status;
+}
+
+// CLI11's numeric checks let "inf" and "nan" through; the replay needs real seconds.
+CLI::Validator finite_seconds(bool allow_zero) {
+  return CLI::Validator(
+      [allow_zero](const std::string& text) -> std::string {
+        std::size_t used = 0;
+        double value = 0.0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || !std::isfinite(value) || value < 0.0 ||
+            (!allow_zero && value == 0.0))
+          return std::string("must be a finite number of seconds ") +
+                 (allow_zero ? ">= 0" : "> 0") + ", got \"" + text + "\"";
+        return {};
+      },
+      "SECONDS");
+}
+
+}  // namespace
+
+Command add_simulate_command(CLI::App& parent) {
+  auto args = std::make_shared<SimulateArgs>();
+  CLI::App* app = parent.add_subcommand(
+      "simulate",
+      "Replay a scheduler log or node-event log with elastic training jobs and report what "
+      "gaptrain would have done (no input flags: a built-in KTH-SP2 scenario)");
+  app->footer(kSimulateHelp);
+  auto* swf = app->add_option("--swf", args->swf, "Standard Workload Format log (.gz ok)")
+                  ->type_name("FILE");
+  app->add_option("--node-events", args->node_events, "CSV time,node,state (.gz ok)")
+      ->type_name("FILE")
+      ->excludes(swf);
+  app->add_option("--jobs", args->jobs, "Elastic job mix CSV (needs --curves)")->type_name("FILE");
+  app->add_option("--curves", args->curves, "Scaling curves CSV (needs --jobs)")->type_name("FILE");
+  app->add_option("--policy", args->policy, "gaptrain | bftrainer | equal-share | oracle")
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"gaptrain", "bftrainer", "equal-share", "oracle"}));
+  app->add_flag("--learn", args->learn,
+                "Do not tell the allocator the curves and costs: learn them from progress");
+  app->add_option("--nodes", args->nodes, "Only the first N nodes of the trace offer holes")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 24));
+  app->add_option("--max-running", args->max_running,
+                  "Elastic jobs admitted at once, FCFS (default 10)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20));
+  app->add_option("--start", args->start_s, "Start the window SECONDS into the trace")
+      ->type_name("SECONDS")
+      ->check(finite_seconds(true));
+  app->add_option("--duration", args->duration_s, "Replay SECONDS (default: to the trace's end)")
+      ->type_name("SECONDS")
+      ->check(finite_seconds(false));
+  app->add_option("--horizon", args->horizon_s, "The allocator's planning horizon (default 600)")
+      ->type_name("SECONDS")
+      ->check(finite_seconds(false));
+  app->add_option("--objective", args->objective, "throughput | speedup | fair")
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
+  app->add_option("--time-limit", args->time_limit_s, "Solver time limit per event (default 1)")
+      ->type_name("SECONDS")
+      ->check(finite_seconds(false));
+  app->add_option("--repeat-jobs", args->repeat_s,
+                  "Resubmit the job mix every SECONDS (0: once; default 14400 for the example "
+                  "mix, else 0)")
+      ->type_name("SECONDS")
+      ->check(finite_seconds(true));
+  app->add_flag("--no-oracle", args->no_oracle,
+                "Skip the oracle run that gives oracle_samples (halves the time)");
+  app->add_option("--json", args->json_path, "Write the summary here instead of stdout")
+      ->type_name("FILE");
+  app->add_option("--log", args->log_path, "Write a CSV line per event here")->type_name("FILE");
+  app->add_option("--plot", args->plot_path, "Write an SVG timeline here")->type_name("FILE.svg");
+  app->add_flag("--pretty", args->pretty, "Indent the summary JSON");
+  return Command{app, [args] { return run_simulate(*args); }};
+}
+
+}  // namespace gaptrain::cli

@@ -1,0 +1,65 @@
+// Learns an elastic job's scaling curve and rescale costs online from the progress it reports
+// (MalleTrain's idea), so the allocator can run jobs nobody profiled. Starts from a conservative
+// prior and replaces it with measurements as the job runs on different node counts. Pure.
+#pragma once
+
+#include <map>
+#include <optional>
+
+#include "gaptrain/scaling_curve.hpp"
+
+namespace gaptrain::sim {
+
+struct LearnerPrior {
+  // Scaling exponent assumed until two node counts are measured: S(n) = S(1) * n^alpha.
+  // Below the ~0.95 measured DNN curves show, so the allocator does not over-promise.
+  double alpha = 0.8;
+  // Bounds on the fitted exponent; a jump of the measurements cannot make the model predict
+  // super-linear scaling or a collapse.
+  double min_alpha = 0.5;
+  double max_alpha = 1.0;
+  // Rescale costs assumed until one is measured: longer than the 11-19 s BFTrainer measured.
+  double up_cost_s = 30.0;
+  double down_cost_s = 30.0;
+};
+
+class CurveLearner {
+ public:
+  CurveLearner(int max_nodes, LearnerPrior prior = {});
+
+  // The job processed `samples` in `seconds` of steady training on `nodes` nodes (no rescale
+  // in the interval).
+  void observe_progress(int nodes, double samples, double seconds);
+  // A rescale (grow or start when `grow`, else shrink) stalled training for `stall_s` seconds.
+  void observe_rescale(bool grow, double stall_s);
+
+  // Throughput per node at one node, S(1), from the measurements; empty before the first.
+  std::optional<double> one_node_rate() const;
+
+  // The curve the allocator is given: measured node counts at their measured rates, the rest
+  // (1, 2, 4, ..., max_nodes) from the power-law fit. `fallback_one_node_rate` stands in for
+  // S(1) before anything was measured (e.g. the median of the other jobs' estimates).
+  ScalingCurve curve(double fallback_one_node_rate) const;
+  double up_cost_s() const;
+  double down_cost_s() const;
+
+ private:
+  struct Measured {
+    double samples = 0.0;
+    double seconds = 0.0;
+    double rate() const { return samples / seconds; }
+  };
+  // The fitted exponent: least squares of log rate on log nodes over the measured counts, each
+  // weighted by its measured time; the prior when fewer than two counts were measured.
+  double alpha() const;
+
+  int max_nodes_;
+  LearnerPrior prior_;
+  std::map<int, Measured> measured_;  // node count -> accumulated steady progress
+  double up_stall_s_ = 0.0;
+  int ups_ = 0;
+  double down_stall_s_ = 0.0;
+  int downs_ = 0;
+};
+
+}  // namespace gaptrain::sim

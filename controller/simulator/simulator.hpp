@@ -1,0 +1,89 @@
+// The trace-driven simulator: replays a hole trace and a mix of elastic jobs through the same
+// allocator the daemon uses (DESIGN.md §5). Pure: plain structs in, plain structs out; what
+// happens at each step reaches the caller through an observer (log, plot, progress bar).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "gaptrain/allocation.hpp"
+#include "simulator/trace.hpp"
+#include "simulator/workload_io.hpp"
+
+namespace gaptrain::sim {
+
+enum class Policy {
+  gaptrain,     // the hole-aware allocator on predicted hole ends only
+  bftrainer,    // BFTrainer: the same MILP objective, fixed horizon, no hole ends
+  equal_share,  // BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
+  oracle,       // upper bound: actual hole ends known, zero rescale cost
+};
+std::string_view to_string(Policy policy);
+std::optional<Policy> policy_from_string(std::string_view name);
+
+struct SimOptions {
+  Policy policy = Policy::gaptrain;
+  // The allocator is not told curves or costs; it learns them from the progress the jobs report.
+  bool learn = false;
+  int max_running = 10;             // elastic jobs admitted at once (FCFS)
+  int node_limit = 0;               // > 0: only nodes with index < node_limit offer holes
+  double start_s = 0.0;             // the window simulated, in trace seconds; job submit times
+  double duration_s = kUnknownEnd;  // are relative to start_s
+  double horizon_s = 600.0;         // the allocator's horizon
+  Objective objective = Objective::throughput;
+  SolverOptions solver{.time_limit_s = 1.0};
+};
+
+// A job holding nodes after a step. `job` indexes the job list given to simulate().
+struct JobNodes {
+  int job = 0;
+  int nodes = 0;
+};
+
+// What one step did, for logs and plots. Cumulative values are totals since the window start.
+struct StepRecord {
+  double time_s = 0.0;
+  int hole_nodes = 0;                 // nodes the regular workload leaves free (allocated or not)
+  int allocated_nodes = 0;            // of those, held by elastic jobs after the step
+  int jobs_running = 0;               // elastic jobs holding nodes after the step
+  double useful_samples = 0.0;        // cumulative progress
+  double rescale_loss_samples = 0.0;  // cumulative samples lost to rescales and restarts
+  double solver_ms = 0.0;             // this step's solve; 0 when it did not solve
+  std::vector<JobNodes> allocation;   // by job index
+};
+using StepObserver = std::function<void(const StepRecord&)>;
+
+// The JSON summary of DESIGN.md §5 (the CLI adds the run's parameters).
+struct SimSummary {
+  double hole_node_seconds = 0.0;       // idle node-time offered
+  double allocated_node_seconds = 0.0;  // node-time held by elastic jobs
+  double utilization = 0.0;             // allocated / hole
+  double useful_samples = 0.0;          // progress, net of rescale and restart losses
+  double ideal_samples = 0.0;           // the same allocations with zero rescale cost
+  double efficiency = 0.0;              // useful / ideal
+  double oracle_samples = -1.0;         // useful samples of the oracle policy; < 0: not run
+  int jobs_submitted = 0;
+  int jobs_completed = 0;
+  long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
+  long long reclaims = 0;  // nodes taken back from elastic jobs by the regular workload
+  long long solves = 0;
+  double solver_ms_p50 = 0.0;
+  double solver_ms_p99 = 0.0;
+  double solver_ms_max = 0.0;
+  double simulated_s = 0.0;  // length of the window replayed
+};
+
+// Replays `trace` in the window of `options` with `jobs` (submit times relative to the window
+// start) whose true scaling curves are `curves`. Throws InputError for options or jobs that
+// cannot run (e.g. a model without a curve). `observer`, when set, sees every step.
+SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
+                    const CurveTable& curves, const SimOptions& options,
+                    const StepObserver& observer = {});
+
+// The job mix resubmitted every `period_s` seconds (ids get "#2", "#3", ... appended) for as long
+// as submits fall before `until_s`; period_s <= 0 returns the mix unchanged.
+std::vector<JobSpec> repeat_jobs(const std::vector<JobSpec>& jobs, double period_s, double until_s);
+
+}  // namespace gaptrain::sim

@@ -1,0 +1,720 @@
+#include "simulator/timeline_plot.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
+
+namespace gaptrain::sim {
+
+namespace {
+
+// Page layout in px: the plot area is wide enough for one px per column at the default 1200
+// columns; the legend sits right of it so a long model list never covers data.
+constexpr double kPlotLeft = 70.0;
+constexpr double kPlotTop = 62.0;
+constexpr double kPlotWidth = 1200.0;
+constexpr double kPlotHeight = 500.0;
+constexpr double kLegendWidth = 240.0;
+constexpr double kBottomMargin = 52.0;
+constexpr double kPageWidth = kPlotLeft + kPlotWidth + kLegendWidth;
+constexpr double kPageHeight = kPlotTop + kPlotHeight + kBottomMargin;
+constexpr double kLegendRow = 18.0;
+
+constexpr std::string_view kIdleColour = "#d0d0d0";
+constexpr std::string_view kUnknownJobColour = "#7f7f7f";
+
+struct Interval {
+  double begin = 0.0;
+  double end = 0.0;
+  double length() const { return end - begin; }
+};
+
+Interval intersect(Interval a, Interval b) {
+  return {std::max(a.begin, b.begin), std::min(a.end, b.end)};
+}
+
+// A job's nodes summed over time; the unit both columns and whole-run spans accumulate.
+struct JobNodeSeconds {
+  int job = 0;
+  double node_s = 0.0;
+};
+
+// `value` with `decimals` digits after the point, trailing zeros (and a bare point) dropped so
+// tick labels read "6" and "0.5", not "6.000" and "0.500".
+std::string number(double value, int decimals) {
+  std::array<char, 64> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
+  std::string text(buffer.data());
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
+// Coordinates are written in tenths of a px: fine enough for any screen, and equal tenths let
+// the band paths merge neighbouring columns into one segment.
+long to_tenths(double px) {
+  return std::lround(px * 10.0);
+}
+std::string tenths(long value) {
+  return number(static_cast<double>(value) / 10.0, 1);
+}
+
+// Text for element content and attribute values. Control characters XML 1.0 forbids become '?'
+// (a browser refuses the whole file over one).
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\t':
+      case '\n':
+      case '\r': out += c; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+    }
+  }
+  return out;
+}
+
+// At most `max_bytes` of `text`, cut at a UTF-8 character boundary, with "…" when cut.
+std::string shortened(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + "…";
+}
+
+// --- Time axis ---------------------------------------------------------------------------------
+
+// The unit a window is labelled in, picked by its length so labels stay short numbers.
+struct TimeUnit {
+  double seconds = 1.0;
+  std::string_view name;  // "s", "min", "h", "day"
+  // Tick steps a person expects in this unit (6 h, 30 days); empty: plain 1-2-5 steps.
+  std::span<const double> steps;
+};
+
+constexpr std::array<double, 6> kMinuteSteps{1, 2, 5, 10, 15, 30};
+constexpr std::array<double, 4> kHourSteps{1, 3, 6, 12};
+constexpr std::array<double, 8> kDaySteps{1, 2, 5, 7, 14, 30, 60, 90};
+
+TimeUnit time_unit(double span_s) {
+  if (span_s <= 180.0) return {1.0, "s", {}};
+  if (span_s <= 3.0 * 3600.0) return {60.0, "min", kMinuteSteps};
+  if (span_s <= 3.0 * 86400.0) return {3600.0, "h", kHourSteps};
+  return {86400.0, "day", kDaySteps};
+}
+
+// "6 h", "15 min", "day 30": time since the window start in `unit`.
+std::string format_time(double since_start_s, const TimeUnit& unit, int decimals) {
+  const std::string value = number(since_start_s / unit.seconds, decimals);
+  if (unit.name == "day") return "day " + value;
+  return value + " " + std::string(unit.name);
+}
+
+// The smallest step giving at most `max_ticks` intervals over `span`: a preferred one when
+// any fits, else 1, 2 or 5 times a power of ten.
+double tick_step(double span, int max_ticks, std::span<const double> preferred) {
+  for (const double step : preferred) {
+    if (span / step <= max_ticks) return step;
+  }
+  const double raw = span / max_ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double mantissa : {1.0, 2.0, 5.0}) {
+    if (mantissa * power >= raw) return mantissa * power;
+  }
+  return 10.0 * power;
+}
+
+// --- Colours -----------------------------------------------------------------------------------
+
+struct Rgb {
+  double r = 0.0;
+  double g = 0.0;
+  double b = 0.0;
+};
+
+// Tableau 10 without its grey, which would read as idle.
+constexpr std::array<Rgb, 9> kPalette{{{78, 121, 167},
+                                       {242, 142, 43},
+                                       {225, 87, 89},
+                                       {118, 183, 178},
+                                       {89, 161, 79},
+                                       {237, 201, 72},
+                                       {176, 122, 161},
+                                       {255, 157, 167},
+                                       {156, 117, 95}}};
+
+Rgb mix(Rgb from, Rgb to, double weight) {
+  return {from.r + (to.r - from.r) * weight, from.g + (to.g - from.g) * weight,
+          from.b + (to.b - from.b) * weight};
+}
+
+std::string hex(Rgb colour) {
+  const auto byte = [](double v) {
+    return static_cast<unsigned>(std::clamp(std::lround(v), 0L, 255L));
+  };
+  std::array<char, 8> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "#%02x%02x%02x", byte(colour.r), byte(colour.g),
+                byte(colour.b));
+  return buffer.data();
+}
+
+// One colour per model, keyed by the sorted model names of the whole job list so the same job
+// list gets the same colours in every run (plots of two policies compare at a glance).
+class Palette {
+ public:
+  explicit Palette(const std::vector<JobSpec>& jobs) {
+    std::set<std::string> names;
+    for (const JobSpec& job : jobs) names.insert(job.model);
+    for (const std::string& name : names) {
+      const std::size_t index = models_.size();
+      Rgb base = kPalette[index % kPalette.size()];
+      // Past the palette, the second round is darker so no two models share a colour.
+      if ((index / kPalette.size()) % 2 == 1) base = mix(base, {0, 0, 0}, 0.35);
+      models_.emplace(name, base);
+    }
+  }
+
+  std::string model_colour(const std::string& model) const { return hex(models_.at(model)); }
+
+  // The model's colour in one of three shades by job index, so jobs of one model submitted
+  // back to back (neighbours in the stack) stay apart.
+  std::string job_colour(const std::string& model, int job) const {
+    const Rgb base = models_.at(model);
+    switch (job % 3) {
+      case 1: return hex(mix(base, {255, 255, 255}, 0.3));
+      case 2: return hex(mix(base, {0, 0, 0}, 0.2));
+      default: return hex(base);
+    }
+  }
+
+ private:
+  std::map<std::string, Rgb> models_;
+};
+
+// --- Band paths --------------------------------------------------------------------------------
+
+// One band (a job, or the idle nodes) as a single <path>: every run of consecutive columns is
+// a closed polygon, the top edge left to right, then the bottom edge back. Columns whose edge
+// sits at the same tenth of a px merge into one segment, which keeps steady allocations small.
+class BandPath {
+ public:
+  // `x_tenths` has the columns' left edges and the plot's right edge.
+  explicit BandPath(const std::vector<long>& x_tenths) : x_(&x_tenths) {}
+
+  void add(int column, long top, long bottom) {
+    if (!edges_.empty() && column != last_column_ + 1) close_run();
+    if (edges_.empty()) first_column_ = column;
+    edges_.emplace_back(top, bottom);
+    last_column_ = column;
+  }
+
+  bool empty() const { return d_.empty() && edges_.empty(); }
+
+  std::string finish() {
+    close_run();
+    return std::move(d_);
+  }
+
+ private:
+  long x(int column) const { return (*x_)[static_cast<std::size_t>(column)]; }
+
+  void close_run() {
+    if (edges_.empty()) return;
+    const int count = static_cast<int>(edges_.size());
+    const auto top = [&](int i) { return edges_[static_cast<std::size_t>(i)].first; };
+    const auto bottom = [&](int i) { return edges_[static_cast<std::size_t>(i)].second; };
+    d_ += "M" + tenths(x(first_column_)) + " " + tenths(top(0));
+    long y = top(0);
+    for (int i = 0; i < count; ++i) {
+      if (top(i) != y) d_ += "V" + tenths(y = top(i));
+      if (i + 1 == count || top(i + 1) != y) d_ += "H" + tenths(x(first_column_ + i + 1));
+    }
+    for (int i = count - 1; i >= 0; --i) {
+      if (bottom(i) != y) d_ += "V" + tenths(y = bottom(i));
+      if (i == 0 || bottom(i - 1) != y) d_ += "H" + tenths(x(first_column_ + i));
+    }
+    d_ += "Z";
+    edges_.clear();
+  }
+
+  const std::vector<long>* x_;
+  std::string d_;
+  std::vector<std::pair<long, long>> edges_;  // the open run's (top, bottom) per column
+  int first_column_ = 0;
+  int last_column_ = -1;
+};
+
+// --- Accumulation ------------------------------------------------------------------------------
+
+// What the records say about one column, as sums over the time they cover in it.
+struct Column {
+  double covered_s = 0.0;
+  double hole_node_s = 0.0;
+  std::vector<JobNodeSeconds> jobs;  // sorted by job; only jobs active in the column
+};
+
+// A column's time-weighted means, for drawing.
+struct ColumnMeans {
+  double covered_s = 0.0;
+  double hole = 0.0;
+  std::vector<JobNodeSeconds> jobs;  // sorted by job; node_s holds the mean nodes here
+};
+
+// Every column's means, and what the page needs from all of them before drawing any.
+struct Scan {
+  std::vector<ColumnMeans> columns;
+  double peak_nodes = 0.0;  // the tallest column, hole or stacked jobs
+  double hole_node_s = 0.0;
+  double allocated_node_s = 0.0;
+};
+
+// When a job held nodes within the window, for its tooltip.
+struct JobSpan {
+  double first_s = 0.0;
+  double last_s = 0.0;
+  double node_s = 0.0;
+};
+
+// The last record: it holds until the next one, which is not known yet.
+struct Pending {
+  double time_s = 0.0;
+  int hole_nodes = 0;
+  std::vector<JobNodes> allocation;  // sorted by job, one entry each, nodes > 0
+};
+
+void add_node_seconds(std::vector<JobNodeSeconds>& jobs, int job, double node_s) {
+  const auto at = std::lower_bound(jobs.begin(), jobs.end(), job,
+                                   [](const JobNodeSeconds& e, int j) { return e.job < j; });
+  if (at != jobs.end() && at->job == job) {
+    at->node_s += node_s;
+  } else {
+    jobs.insert(at, {job, node_s});
+  }
+}
+
+void extend(std::map<int, JobSpan>& spans, const JobNodes& held_nodes, Interval interval) {
+  const auto [it, inserted] =
+      spans.try_emplace(held_nodes.job, JobSpan{interval.begin, interval.end, 0.0});
+  JobSpan& span = it->second;
+  if (!inserted) {
+    span.first_s = std::min(span.first_s, interval.begin);
+    span.last_s = std::max(span.last_s, interval.end);
+  }
+  span.node_s += held_nodes.nodes * interval.length();
+}
+
+}  // namespace
+
+struct TimelinePlot::Impl {
+  double start_s;
+  double end_s;
+  int max_nodes;
+  std::vector<Column> columns;
+  std::map<int, JobSpan> spans;
+  std::optional<Pending> pending;
+
+  Impl(double start, double end, int max_nodes_, int column_count)
+      : start_s(start),
+        end_s(end),
+        max_nodes(max_nodes_),
+        columns(static_cast<std::size_t>(column_count)) {}
+
+  int column_count() const { return static_cast<int>(columns.size()); }
+
+  Interval column_span(int column) const {
+    const double width = end_s - start_s;
+    const double n = static_cast<double>(columns.size());
+    return {start_s + width * column / n, start_s + width * (column + 1) / n};
+  }
+
+  // The columns [first, last] an interval inside the window may touch; one extra on each side
+  // so rounding at a column boundary never drops a sliver (the caller skips empty overlaps).
+  std::pair<int, int> column_range(Interval interval) const {
+    const double per_column = (end_s - start_s) / static_cast<double>(columns.size());
+    const auto index = [&](double t, double shift) {
+      const double raw = std::floor((t - start_s) / per_column) + shift;
+      return static_cast<int>(std::clamp(raw, 0.0, static_cast<double>(column_count() - 1)));
+    };
+    return {index(interval.begin, -1.0), index(interval.end, 1.0)};
+  }
+
+  Interval held(const Pending& record, double until_s) const {
+    return intersect({record.time_s, until_s}, {start_s, end_s});
+  }
+
+  void accumulate(const Pending& record, Interval interval) {
+    if (interval.length() <= 0.0) return;
+    const auto [first, last] = column_range(interval);
+    for (int c = first; c <= last; ++c) {
+      const double overlap = intersect(interval, column_span(c)).length();
+      if (overlap <= 0.0) continue;
+      Column& column = columns[static_cast<std::size_t>(c)];
+      column.covered_s += overlap;
+      column.hole_node_s += overlap * record.hole_nodes;
+      for (const JobNodes& held_nodes : record.allocation) {
+        add_node_seconds(column.jobs, held_nodes.job, overlap * held_nodes.nodes);
+      }
+    }
+    for (const JobNodes& held_nodes : record.allocation) {
+      extend(spans, held_nodes, interval);
+    }
+  }
+
+  // The column's means with the pending record counted until end_s; nothing is mutated, so
+  // rendering twice (or rendering and adding more) gives consistent pictures.
+  ColumnMeans means(int c) const {
+    const Column& column = columns[static_cast<std::size_t>(c)];
+    double covered = column.covered_s;
+    double hole_node_s = column.hole_node_s;
+    std::vector<JobNodeSeconds> jobs = column.jobs;
+    if (pending) {
+      const double overlap = intersect(held(*pending, end_s), column_span(c)).length();
+      if (overlap > 0.0) {
+        covered += overlap;
+        hole_node_s += overlap * pending->hole_nodes;
+        for (const JobNodes& held_nodes : pending->allocation) {
+          add_node_seconds(jobs, held_nodes.job, overlap * held_nodes.nodes);
+        }
+      }
+    }
+    ColumnMeans result{covered, 0.0, {}};
+    if (covered <= 0.0) return result;
+    result.hole = hole_node_s / covered;
+    for (JobNodeSeconds& job : jobs) job.node_s /= covered;
+    result.jobs = std::move(jobs);
+    return result;
+  }
+
+  // One pass over the columns: the y scale needs the tallest column before anything is drawn.
+  Scan scan() const {
+    Scan result;
+    result.peak_nodes = max_nodes;
+    for (int c = 0; c < column_count(); ++c) {
+      ColumnMeans column = means(c);
+      double stacked = 0.0;
+      for (const JobNodeSeconds& job : column.jobs) stacked += job.node_s;
+      result.peak_nodes = std::max({result.peak_nodes, stacked, column.hole});
+      result.hole_node_s += column.hole * column.covered_s;
+      result.allocated_node_s += stacked * column.covered_s;
+      result.columns.push_back(std::move(column));
+    }
+    return result;
+  }
+
+  std::map<int, JobSpan> final_spans() const {
+    std::map<int, JobSpan> result = spans;
+    if (pending) {
+      const Interval interval = held(*pending, end_s);
+      if (interval.length() > 0.0) {
+        for (const JobNodes& held_nodes : pending->allocation) {
+          extend(result, held_nodes, interval);
+        }
+      }
+    }
+    return result;
+  }
+
+  void check_column(int column) const {
+    if (column < 0 || column >= column_count()) {
+      throw std::out_of_range("TimelinePlot: column " + std::to_string(column) + " outside [0, " +
+                              std::to_string(column_count()) + ")");
+    }
+  }
+};
+
+namespace {
+
+// The record's allocation as the plot keeps it: one entry per job, nodes > 0, sorted by job.
+std::vector<JobNodes> normalized(const std::vector<JobNodes>& allocation) {
+  std::vector<JobNodes> result;
+  for (const JobNodes& entry : allocation) {
+    if (entry.job < 0) {
+      throw std::invalid_argument("TimelinePlot: negative job index " + std::to_string(entry.job));
+    }
+    if (entry.nodes > 0) result.push_back(entry);
+  }
+  std::sort(result.begin(), result.end(),
+            [](const JobNodes& a, const JobNodes& b) { return a.job < b.job; });
+  std::vector<JobNodes> merged;
+  for (const JobNodes& entry : result) {
+    if (!merged.empty() && merged.back().job == entry.job) {
+      merged.back().nodes += entry.nodes;
+    } else {
+      merged.push_back(entry);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+TimelinePlot::TimelinePlot(double start_s, double end_s, int max_nodes, int columns) {
+  if (!std::isfinite(start_s) || !std::isfinite(end_s) || !(start_s < end_s)) {
+    throw std::invalid_argument("TimelinePlot: the window needs finite start_s < end_s");
+  }
+  if (max_nodes < 1) throw std::invalid_argument("TimelinePlot: max_nodes must be >= 1");
+  if (columns < 1) throw std::invalid_argument("TimelinePlot: columns must be >= 1");
+  impl_ = std::make_unique<Impl>(start_s, end_s, max_nodes, columns);
+}
+
+TimelinePlot::~TimelinePlot() = default;
+TimelinePlot::TimelinePlot(TimelinePlot&&) noexcept = default;
+TimelinePlot& TimelinePlot::operator=(TimelinePlot&&) noexcept = default;
+
+void TimelinePlot::add(const StepRecord& record) {
+  if (!std::isfinite(record.time_s)) {
+    throw std::invalid_argument("TimelinePlot: record time is not finite");
+  }
+  if (impl_->pending && record.time_s < impl_->pending->time_s) {
+    throw std::invalid_argument("TimelinePlot: records out of time order (" +
+                                number(record.time_s, 3) + " s after " +
+                                number(impl_->pending->time_s, 3) + " s)");
+  }
+  Pending next{record.time_s, record.hole_nodes, normalized(record.allocation)};
+  if (impl_->pending) {
+    impl_->accumulate(*impl_->pending, impl_->held(*impl_->pending, record.time_s));
+  }
+  impl_->pending = std::move(next);
+}
+
+double TimelinePlot::mean_nodes(int column, int job) const {
+  impl_->check_column(column);
+  for (const JobNodeSeconds& entry : impl_->means(column).jobs) {
+    if (entry.job == job) return entry.node_s;
+  }
+  return 0.0;
+}
+
+double TimelinePlot::mean_hole_nodes(int column) const {
+  impl_->check_column(column);
+  return impl_->means(column).hole;
+}
+
+// --- Rendering ---------------------------------------------------------------------------------
+
+namespace {
+
+// Maps nodes and columns to px.
+struct Frame {
+  double y_top_nodes = 1.0;  // the nodes at the top of the plot area
+  int columns = 1;
+
+  double y(double nodes) const { return kPlotTop + kPlotHeight * (1.0 - nodes / y_top_nodes); }
+  double x(int column) const { return kPlotLeft + kPlotWidth * column / columns; }
+};
+
+std::string text_element(double x, double y, std::string_view attributes, std::string_view text) {
+  std::string out = "<text x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) + "\"";
+  if (!attributes.empty()) out += " " + std::string(attributes);
+  return out + ">" + xml_escape(text) + "</text>\n";
+}
+
+std::string line_element(double x1, double y1, double x2, double y2, std::string_view stroke) {
+  return "<line x1=\"" + number(x1, 1) + "\" y1=\"" + number(y1, 1) + "\" x2=\"" + number(x2, 1) +
+         "\" y2=\"" + number(y2, 1) + "\" stroke=\"" + std::string(stroke) + "\"/>\n";
+}
+
+std::string swatch(double x, double y, std::string_view fill) {
+  return "<rect x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) +
+         "\" width=\"14\" height=\"14\" fill=\"" + std::string(fill) +
+         "\" stroke=\"#999\" stroke-width=\"0.5\"/>\n";
+}
+
+std::string y_axis(const Frame& frame) {
+  std::string out;
+  const double step = std::max(1.0, tick_step(frame.y_top_nodes, 10, {}));
+  for (int i = 0; i * step <= frame.y_top_nodes + 1e-9; ++i) {
+    const double nodes = i * step;
+    const double y = frame.y(nodes);
+    out += line_element(kPlotLeft, y, kPlotLeft + kPlotWidth, y, "#eeeeee");
+    out += line_element(kPlotLeft - 5, y, kPlotLeft, y, "#333");
+    out += text_element(kPlotLeft - 8, y + 4, "text-anchor=\"end\"", number(nodes, 0));
+  }
+  const double mid = kPlotTop + kPlotHeight / 2;
+  out += text_element(18, mid,
+                      "text-anchor=\"middle\" transform=\"rotate(-90 18 " + number(mid, 1) + ")\"",
+                      "nodes");
+  return out;
+}
+
+std::string x_axis(double span_s, const TimeUnit& unit) {
+  std::string out;
+  const double span = span_s / unit.seconds;
+  const double step = tick_step(span, 13, unit.steps);
+  for (int i = 0; i * step <= span * (1 + 1e-9); ++i) {
+    const double t = i * step;
+    const double x = kPlotLeft + kPlotWidth * t / span;
+    const double bottom = kPlotTop + kPlotHeight;
+    out += line_element(x, bottom, x, bottom + 5, "#333");
+    out += text_element(x, bottom + 19, "text-anchor=\"middle\"",
+                        format_time(t * unit.seconds, unit, 3));
+  }
+  out += text_element(kPlotLeft + kPlotWidth / 2, kPageHeight - 10, "text-anchor=\"middle\"",
+                      "time since window start");
+  return out;
+}
+
+std::string legend(const std::vector<std::string>& models, const Palette& palette,
+                   bool unknown_jobs) {
+  const double x = kPlotLeft + kPlotWidth + 20;
+  double y = kPlotTop;
+  std::string out = text_element(x, y + 11, "font-weight=\"bold\"", "elastic jobs by model");
+  y += kLegendRow + 4;
+  const auto entry = [&](std::string_view fill, std::string_view label) {
+    out += swatch(x, y, fill);
+    out += text_element(x + 20, y + 11, "", label);
+    y += kLegendRow;
+  };
+  // Room for the fixed entries below the models; a longer model list is cut with a count.
+  const auto room = static_cast<std::size_t>((kPlotHeight - 5 * kLegendRow) / kLegendRow);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if (i + 1 == room && models.size() > room) {
+      out += text_element(x + 20, y + 11, "", "… " + std::to_string(models.size() - i) + " more");
+      y += kLegendRow;
+      break;
+    }
+    entry(palette.model_colour(models[i]), shortened(models[i], 30));
+  }
+  if (unknown_jobs) entry(kUnknownJobColour, "job not in the job list");
+  y += kLegendRow / 2;
+  entry(kIdleColour, "idle (hole, unallocated)");
+  entry("#ffffff", "busy (regular workload)");
+  return out;
+}
+
+std::string band_element(std::string_view d, std::string_view fill, std::string_view tooltip) {
+  return "<path d=\"" + std::string(d) + "\" fill=\"" + std::string(fill) + "\"><title>" +
+         xml_escape(tooltip) + "</title></path>\n";
+}
+
+std::string utilization_line(double hole_node_s, double allocated_node_s) {
+  if (hole_node_s <= 0.0) return "no hole node-time in this window";
+  return "elastic jobs held " + number(100.0 * allocated_node_s / hole_node_s, 1) +
+         "% of the idle (hole) node-time";
+}
+
+// The bands as paths, one per job (stacked by job index, so a job keeps its place among the
+// others from column to column) and the idle nodes above them.
+struct Bands {
+  std::map<int, BandPath> jobs;
+  BandPath idle;
+};
+
+Bands build_bands(const Scan& scan, const Frame& frame, const std::vector<long>& x_tenths) {
+  Bands bands{{}, BandPath(x_tenths)};
+  for (int c = 0; c < frame.columns; ++c) {
+    const ColumnMeans& column = scan.columns[static_cast<std::size_t>(c)];
+    if (column.covered_s <= 0.0) continue;
+    double base = 0.0;
+    for (const JobNodeSeconds& job : column.jobs) {
+      const double top = base + job.node_s;
+      bands.jobs.try_emplace(job.job, x_tenths)
+          .first->second.add(c, to_tenths(frame.y(top)), to_tenths(frame.y(base)));
+      base = top;
+    }
+    if (column.hole > base) {
+      bands.idle.add(c, to_tenths(frame.y(column.hole)), to_tenths(frame.y(base)));
+    }
+  }
+  return bands;
+}
+
+// "job ID (MODEL): mean N nodes, from T1 to T2", the mean over the span it held nodes in.
+std::string job_tooltip(const std::string& id, const std::string& model, const JobSpan& span,
+                        double start_s, const TimeUnit& unit) {
+  const double mean = span.node_s / std::max(span.last_s - span.first_s, 1e-12);
+  // Finer than the axis labels: a tooltip names a moment, the axis only spaces ticks.
+  const int decimals = unit.seconds >= 3600.0 ? 2 : 1;
+  return "job " + id + " (" + model + "): mean " + number(mean, 1) + " nodes, from " +
+         format_time(span.first_s - start_s, unit, decimals) + " to " +
+         format_time(span.last_s - start_s, unit, decimals);
+}
+
+// The job bands' <path> elements; notes the models drawn (for the legend) and whether a job
+// index fell outside the job list.
+std::string job_paths(Bands& bands, const std::vector<JobSpec>& jobs, const Palette& palette,
+                      const std::map<int, JobSpan>& spans, double start_s, const TimeUnit& unit,
+                      std::set<std::string>& drawn_models, bool& unknown_jobs) {
+  std::string out;
+  for (auto& [job, band] : bands.jobs) {
+    const bool known = job < static_cast<int>(jobs.size());
+    // The tooltip then reads "job #5".
+    const std::string id =
+        known ? jobs[static_cast<std::size_t>(job)].id : "#" + std::to_string(job);
+    const std::string model = known ? jobs[static_cast<std::size_t>(job)].model : "unknown model";
+    if (known) drawn_models.insert(model);
+    unknown_jobs = unknown_jobs || !known;
+    out += band_element(band.finish(),
+                        known ? palette.job_colour(model, job) : std::string(kUnknownJobColour),
+                        job_tooltip(id, model, spans.at(job), start_s, unit));
+  }
+  return out;
+}
+
+std::string svg_open(const std::string& title) {
+  const std::string width = number(kPageWidth, 0);
+  const std::string height = number(kPageHeight, 0);
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + width + "\" height=\"" + height +
+         "\" viewBox=\"0 0 " + width + " " + height +
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + xml_escape(title) +
+         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+}
+
+std::string plot_border() {
+  return "<rect x=\"" + number(kPlotLeft, 1) + "\" y=\"" + number(kPlotTop, 1) + "\" width=\"" +
+         number(kPlotWidth, 1) + "\" height=\"" + number(kPlotHeight, 1) +
+         "\" fill=\"none\" stroke=\"#333\"/>\n";
+}
+
+}  // namespace
+
+std::string TimelinePlot::render_svg(const std::vector<JobSpec>& jobs,
+                                     const std::string& title) const {
+  const Impl& impl = *impl_;
+  const int column_count = impl.column_count();
+  Scan scan = impl.scan();
+  const Frame frame{std::ceil(scan.peak_nodes), column_count};
+  std::vector<long> x_tenths;
+  for (int c = 0; c <= column_count; ++c) x_tenths.push_back(to_tenths(frame.x(c)));
+  Bands bands = build_bands(scan, frame, x_tenths);
+  scan.columns.clear();  // the paths hold what is drawn now
+
+  const TimeUnit unit = time_unit(impl.end_s - impl.start_s);
+  const Palette palette(jobs);
+  std::set<std::string> drawn_models;
+  bool unknown_jobs = false;
+  std::string svg = svg_open(title);
+  svg += text_element(kPlotLeft, 24, "font-size=\"16\" font-weight=\"bold\"", title);
+  svg += text_element(kPlotLeft, 44, "fill=\"#555\"",
+                      utilization_line(scan.hole_node_s, scan.allocated_node_s));
+  svg += y_axis(frame);
+  svg += job_paths(bands, jobs, palette, impl.final_spans(), impl.start_s, unit, drawn_models,
+                   unknown_jobs);
+  if (!bands.idle.empty()) {
+    svg += band_element(bands.idle.finish(), kIdleColour, "idle (hole, unallocated)");
+  }
+  svg += plot_border();
+  svg += x_axis(impl.end_s - impl.start_s, unit);
+  svg += legend({drawn_models.begin(), drawn_models.end()}, palette, unknown_jobs);
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace gaptrain::sim

@@ -1,0 +1,521 @@
+#include "simulator/workload_io.hpp"
+
+// ZLIB_CONST makes z_stream::next_in a pointer to const, so the input needs no const_cast.
+#define ZLIB_CONST
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <unordered_map>
+#include <utility>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::sim {
+namespace {
+
+// ---- Errors ---------------------------------------------------------------------------------
+
+// Where a record came from, so every message names "NAME:LINE".
+struct Where {
+  const std::string& name;
+  std::size_t line;
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw InputError(name + ":" + std::to_string(line), problem);
+  }
+};
+
+// Values are quoted in messages so that stray spaces or empty values are visible.
+std::string quoted(std::string_view value) {
+  return "\"" + std::string(value) + "\"";
+}
+
+// ---- Lexing ---------------------------------------------------------------------------------
+
+// Walks the text line by line without copying; strips a trailing '\r' (files written on
+// Windows) and counts lines from 1 for messages.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : text_(text) {}
+
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    std::size_t end = text_.find('\n', pos_);
+    if (end == std::string_view::npos) end = text_.size();
+    line = text_.substr(pos_, end - pos_);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    pos_ = end + 1;
+    ++number_;
+    return true;
+  }
+
+  std::size_t number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t number_ = 0;
+};
+
+bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t") == std::string_view::npos;
+}
+
+// Splits `line` at `separator` into `fields` and returns how many fields the line has, which
+// may exceed fields.size() (the extra ones are counted, not stored): callers report it.
+std::size_t split_csv(std::string_view line, char separator, std::span<std::string_view> fields) {
+  std::size_t count = 0;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = line.find(separator, start);
+    const std::string_view field =
+        line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (count < fields.size()) fields[count] = field;
+    ++count;
+    if (end == std::string_view::npos) return count;
+    start = end + 1;
+  }
+}
+
+// Like split_csv, for whitespace-separated fields (runs of spaces and tabs are one separator).
+std::size_t split_whitespace(std::string_view line, std::span<std::string_view> fields) {
+  std::size_t count = 0;
+  std::size_t pos = line.find_first_not_of(" \t");
+  while (pos != std::string_view::npos) {
+    const std::size_t end = line.find_first_of(" \t", pos);
+    const std::string_view field =
+        line.substr(pos, end == std::string_view::npos ? end : end - pos);
+    if (count < fields.size()) fields[count] = field;
+    ++count;
+    pos = line.find_first_not_of(" \t", end);
+  }
+  return count;
+}
+
+// The whole token as a finite number, or nothing. from_chars is locale-independent and does not
+// allocate, which matters for multi-million-row node-event logs.
+std::optional<double> to_number(std::string_view token) {
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (error != std::errc() || end != token.data() + token.size() || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+template <typename Integer>
+std::optional<Integer> to_integer(std::string_view token) {
+  Integer value = 0;
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (error != std::errc() || end != token.data() + token.size()) return std::nullopt;
+  return value;
+}
+
+// The CSV files have a fixed first line so that a file given for the wrong option (curves for
+// jobs, say) is caught with a clear message instead of a confusing error on some later row.
+void expect_header(LineReader& lines, std::string_view expected, const std::string& name) {
+  std::string_view line;
+  if (!lines.next(line)) {
+    throw InputError(name, "file is empty; expected the header line " + quoted(expected));
+  }
+  if (line != expected) {
+    Where{name, lines.number()}.fail("expected the header line " + quoted(expected) + ", got " +
+                                     quoted(line));
+  }
+}
+
+// ---- Reading files --------------------------------------------------------------------------
+
+std::string system_reason() {
+  return std::generic_category().message(errno);
+}
+
+std::string read_raw(const std::string& path) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                             &std::fclose);
+  if (!file) throw InputError(path, "cannot read: " + system_reason());
+  std::string content;
+  std::array<char, 1 << 16> buffer{};
+  while (true) {
+    const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
+    content.append(buffer.data(), got);
+    if (got < buffer.size()) break;
+  }
+  // fread() on a directory opens fine on Linux and fails here with EISDIR.
+  if (std::ferror(file.get())) throw InputError(path, "cannot read: " + system_reason());
+  return content;
+}
+
+// Inflates every gzip member in turn: `cat a.gz b.gz` is a valid gzip file, as gunzip agrees.
+std::string inflate_members(std::string_view compressed, const std::string& path) {
+  const auto invalid = [&path](const std::string& why) {
+    return InputError(path, "not a valid gzip file: " + why);
+  };
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw invalid("zlib failed to start");
+  const std::unique_ptr<z_stream, int (*)(z_stream*)> cleanup(&stream, &inflateEnd);
+
+  std::string out;
+  out.reserve(compressed.size() * 4);
+  std::array<char, 1 << 16> buffer{};
+  std::size_t fed = 0;  // bytes of `compressed` handed to zlib so far
+  while (true) {
+    if (stream.avail_in == 0 && fed < compressed.size()) {
+      // avail_in is 32-bit: feed large inputs in slices.
+      const std::size_t slice = std::min<std::size_t>(compressed.size() - fed, 1U << 30);
+      stream.next_in = reinterpret_cast<const Bytef*>(compressed.data() + fed);
+      stream.avail_in = static_cast<uInt>(slice);
+      fed += slice;
+    }
+    stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
+    stream.avail_out = static_cast<uInt>(buffer.size());
+    const int status = inflate(&stream, Z_NO_FLUSH);
+    out.append(buffer.data(), buffer.size() - stream.avail_out);
+    const bool input_left = stream.avail_in > 0 || fed < compressed.size();
+    if (status == Z_STREAM_END) {
+      if (!input_left) return out;
+      inflateReset(&stream);  // the next member
+    } else if (status == Z_BUF_ERROR && !input_left) {
+      throw invalid("it ends in the middle of the compressed data (truncated?)");
+    } else if (status != Z_OK) {
+      throw invalid(stream.msg != nullptr ? stream.msg : "zlib error " + std::to_string(status));
+    }
+  }
+}
+
+// ---- SWF --------------------------------------------------------------------------------------
+
+constexpr std::size_t kSwfFields = 18;
+
+// The machine-size and start-time header lines ("; MaxNodes: 100"); other header lines are
+// comments for people. The value is the first token after the key, so a trailing note is fine.
+struct SwfHeader {
+  long long max_nodes = 0;
+  long long max_procs = 0;
+  long long unix_start_time = 0;
+};
+
+void parse_swf_header_line(std::string_view line, const Where& where, SwfHeader& header) {
+  line.remove_prefix(1);  // ';'
+  const std::size_t key_start = line.find_first_not_of(" \t");
+  if (key_start == std::string_view::npos) return;
+  line.remove_prefix(key_start);
+  const std::pair<std::string_view, long long*> keys[] = {
+      {"MaxNodes:", &header.max_nodes},
+      {"MaxProcs:", &header.max_procs},
+      {"UnixStartTime:", &header.unix_start_time},
+  };
+  for (const auto& [key, target] : keys) {
+    if (!line.starts_with(key)) continue;
+    std::array<std::string_view, 1> value;
+    const bool has_value = split_whitespace(line.substr(key.size()), value) > 0;
+    const std::optional<long long> number =
+        has_value ? to_integer<long long>(value[0]) : std::nullopt;
+    if (!number) {
+      where.fail(std::string(key) + " expected an integer, got " +
+                 quoted(has_value ? value[0] : ""));
+    }
+    *target = *number;
+    return;
+  }
+}
+
+// One record's fields, as written (for messages) and as numbers. SWF numbers are written as
+// integers or decimals, -1 meaning unknown.
+struct SwfFields {
+  std::array<std::string_view, kSwfFields> text;
+  std::array<double, kSwfFields> value{};
+};
+
+SwfFields split_swf_record(std::string_view line, const Where& where) {
+  SwfFields fields;
+  const std::size_t count = split_whitespace(line, fields.text);
+  if (count != kSwfFields) {
+    where.fail("expected " + std::to_string(kSwfFields) + " fields, got " + std::to_string(count));
+  }
+  for (std::size_t i = 0; i < kSwfFields; ++i) {
+    const std::optional<double> value = to_number(fields.text[i]);
+    if (!value) {
+      where.fail("field " + std::to_string(i + 1) + ": expected a number, got " +
+                 quoted(fields.text[i]));
+    }
+    fields.value[i] = *value;
+  }
+  return fields;
+}
+
+// Field `number` (1-based, as SWF numbers them), which SWF defines as a count or an id.
+long long swf_integer(const SwfFields& fields, std::size_t number, const Where& where) {
+  const std::string_view text = fields.text[number - 1];
+  const std::optional<long long> value = to_integer<long long>(text);
+  if (!value) {
+    where.fail("field " + std::to_string(number) + ": expected an integer, got " + quoted(text));
+  }
+  return *value;
+}
+
+// One record, or nothing when the log cannot replay it (run time or size unknown or 0).
+std::optional<SwfJob> parse_swf_record(std::string_view line, const Where& where) {
+  const SwfFields f = split_swf_record(line, where);
+  const double submit = f.value[1];
+  const double run = f.value[3];
+  const double requested_time = f.value[8];
+  if (submit < 0) {
+    where.fail("field 2: expected a known submit time >= 0, got " + quoted(f.text[1]));
+  }
+  const long long id = swf_integer(f, 1, where);
+  const std::size_t procs_field = f.value[4] > 0 ? 5 : 8;  // allocated, else requested
+  const long long procs = swf_integer(f, procs_field, where);
+  if (run <= 0 || procs <= 0) return std::nullopt;
+
+  SwfJob job;
+  job.id = id;
+  job.submit_s = submit;
+  job.run_s = run;
+  // Wider than any int means wider than the machine: clamped here, skipped by the caller.
+  job.nodes = static_cast<int>(std::min<long long>(procs, std::numeric_limits<int>::max()));
+  job.requested_s = requested_time > 0 ? requested_time : run;
+  return job;
+}
+
+// ---- Node events ----------------------------------------------------------------------------
+
+constexpr std::string_view kNodeEventsHeader = "time,node,state";
+
+NodeEventRow parse_node_event(std::string_view line, const Where& where) {
+  std::array<std::string_view, 3> fields;
+  const std::size_t count = split_csv(line, ',', fields);
+  if (count != fields.size()) {
+    where.fail("expected 3 columns (time,node,state), got " + std::to_string(count));
+  }
+  const auto& [time, node, state] = fields;
+  const std::optional<double> time_s = to_number(time);
+  if (!time_s) where.fail("time: expected a number (epoch seconds), got " + quoted(time));
+  if (node.empty()) where.fail("node: expected a node name, got \"\"");
+  if (state != "idle" && state != "busy") {
+    where.fail("state: expected idle or busy, got " + quoted(state));
+  }
+  return NodeEventRow{*time_s, std::string(node), state == "idle"};
+}
+
+// ---- Jobs and curves ------------------------------------------------------------------------
+
+constexpr std::string_view kJobsHeader =
+    "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s";
+constexpr std::string_view kCurvesHeader = "model,nodes,samples_per_s";
+
+// Checked column values; `column` names the column in the message, `bound` says the limit in
+// words ("1", "min_nodes (4)").
+int integer_at_least(std::string_view value, int minimum, const std::string& column,
+                     const std::string& bound, const Where& where) {
+  const std::optional<int> number = to_integer<int>(value);
+  if (!number || *number < minimum) {
+    where.fail(column + ": expected an integer >= " + bound + ", got " + quoted(value));
+  }
+  return *number;
+}
+
+double number_at_least_zero(std::string_view value, const std::string& column, const Where& where) {
+  const std::optional<double> number = to_number(value);
+  if (!number || *number < 0) {
+    where.fail(column + ": expected a finite number >= 0, got " + quoted(value));
+  }
+  return *number;
+}
+
+double positive_number(std::string_view value, const std::string& column, const Where& where) {
+  const std::optional<double> number = to_number(value);
+  if (!number || *number <= 0) {
+    where.fail(column + ": expected a finite number > 0, got " + quoted(value));
+  }
+  return *number;
+}
+
+std::string_view non_empty(std::string_view value, const std::string& column, const Where& where) {
+  if (value.empty()) where.fail(column + ": expected a non-empty value, got \"\"");
+  return value;
+}
+
+template <std::size_t N>
+std::array<std::string_view, N> csv_columns(std::string_view line, const Where& where) {
+  std::array<std::string_view, N> fields;
+  const std::size_t count = split_csv(line, ',', fields);
+  if (count != N) {
+    where.fail("expected " + std::to_string(N) + " columns, got " + std::to_string(count));
+  }
+  return fields;
+}
+
+JobSpec parse_job(std::string_view line, const Where& where) {
+  const auto c = csv_columns<8>(line, where);
+  JobSpec job;
+  job.id = non_empty(c[0], "id", where);
+  job.submit_s = number_at_least_zero(c[1], "submit_s", where);
+  job.model = non_empty(c[2], "model", where);
+  job.min_nodes = integer_at_least(c[3], 1, "min_nodes", "1", where);
+  job.max_nodes = integer_at_least(c[4], job.min_nodes, "max_nodes",
+                                   "min_nodes (" + std::to_string(job.min_nodes) + ")", where);
+  job.work_samples = positive_number(c[5], "work_samples", where);
+  job.up_cost_s = number_at_least_zero(c[6], "up_cost_s", where);
+  job.down_cost_s = number_at_least_zero(c[7], "down_cost_s", where);
+  job.line = static_cast<int>(std::min<std::size_t>(where.line, std::numeric_limits<int>::max()));
+  return job;
+}
+
+// A curve point and the line it came from, to name the line of a duplicate.
+struct CurveRow {
+  ScalingCurve::Point point;
+  std::size_t line = 0;
+};
+
+}  // namespace
+
+std::string read_input_file(const std::string& path) {
+  std::string content = read_raw(path);
+  if (!path.ends_with(".gz")) return content;
+  return inflate_members(content, path);
+}
+
+std::string gunzip(std::string_view compressed, const std::string& name) {
+  return inflate_members(compressed, name);
+}
+
+SwfLog parse_swf(std::string_view text, const std::string& name) {
+  SwfLog log;
+  SwfHeader header;
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const Where where{name, lines.number()};
+    if (line.starts_with(';')) {
+      parse_swf_header_line(line, where, header);
+    } else if (!is_blank(line)) {
+      if (std::optional<SwfJob> job = parse_swf_record(line, where)) {
+        log.jobs.push_back(*job);
+      } else {
+        ++log.skipped;
+      }
+    }
+  }
+  const long long size = header.max_nodes > 0 ? header.max_nodes : header.max_procs;
+  if (size <= 0 || size > std::numeric_limits<int>::max()) {
+    throw InputError(name,
+                     "the header gives no machine size: expected a \"; MaxNodes: N\" or "
+                     "\"; MaxProcs: N\" line with 1 <= N <= 2^31-1");
+  }
+  log.max_nodes = static_cast<int>(size);
+  log.unix_start_time = header.unix_start_time;
+  // Filtered after the whole file is read because SWF does not promise the header comes first.
+  log.skipped += static_cast<int>(
+      std::erase_if(log.jobs, [&](const SwfJob& job) { return job.nodes > log.max_nodes; }));
+  return log;
+}
+
+std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::string& name) {
+  std::vector<NodeEventRow> rows;
+  // One row per line: reserving up front avoids regrowing a vector of millions of rows.
+  rows.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
+  LineReader lines(text);
+  std::string_view line;
+  std::string_view previous_time;  // as written, for the message
+  std::size_t previous_line = 0;
+  while (lines.next(line)) {
+    if (is_blank(line) || (lines.number() == 1 && line == kNodeEventsHeader)) continue;
+    const Where where{name, lines.number()};
+    NodeEventRow row = parse_node_event(line, where);
+    if (!rows.empty() && row.time_s < rows.back().time_s) {
+      where.fail("time: " + std::string(line.substr(0, line.find(','))) + " is before " +
+                 std::string(previous_time) + " on line " + std::to_string(previous_line) +
+                 "; rows must be in non-decreasing time order");
+    }
+    previous_time = line.substr(0, line.find(','));
+    previous_line = lines.number();
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) {
+  LineReader lines(text);
+  expect_header(lines, kJobsHeader, name);
+  std::vector<JobSpec> jobs;
+  std::unordered_map<std::string, int> line_of_id;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (is_blank(line)) continue;
+    const Where where{name, lines.number()};
+    JobSpec job = parse_job(line, where);
+    const auto [it, inserted] = line_of_id.emplace(job.id, job.line);
+    if (!inserted) {
+      where.fail("id: " + quoted(job.id) + " is already used on line " +
+                 std::to_string(it->second) + "; ids must be unique");
+    }
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+CurveTable parse_curves(std::string_view text, const std::string& name) {
+  LineReader lines(text);
+  expect_header(lines, kCurvesHeader, name);
+  std::map<std::string, std::vector<CurveRow>> rows_by_model;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (is_blank(line)) continue;
+    const Where where{name, lines.number()};
+    const auto c = csv_columns<3>(line, where);
+    const std::string model(non_empty(c[0], "model", where));
+    const int nodes = integer_at_least(c[1], 1, "nodes", "1", where);
+    const double samples_per_s = number_at_least_zero(c[2], "samples_per_s", where);
+    rows_by_model[model].push_back({{nodes, samples_per_s}, where.line});
+  }
+  if (rows_by_model.empty()) throw InputError(name, "no curve points: the file has only a header");
+
+  CurveTable curves;
+  for (auto& [model, rows] : rows_by_model) {
+    // Sorted by line too, so that of two points at the same node count the later is reported.
+    std::sort(rows.begin(), rows.end(), [](const CurveRow& a, const CurveRow& b) {
+      return std::pair(a.point.nodes, a.line) < std::pair(b.point.nodes, b.line);
+    });
+    std::vector<ScalingCurve::Point> points;
+    for (const CurveRow& row : rows) {
+      if (!points.empty() && points.back().nodes == row.point.nodes) {
+        Where{name, row.line}.fail("nodes: " + quoted(model) + " already has a point at " +
+                                   std::to_string(row.point.nodes) +
+                                   " nodes; each node count may appear once per model");
+      }
+      points.push_back(row.point);
+    }
+    // The rows were checked above, so this should not throw; if ScalingCurve's contract grows
+    // stricter, its message still reaches the user with the file and model named.
+    try {
+      curves.emplace(model, ScalingCurve(std::move(points)));
+    } catch (const InputError& e) {
+      throw InputError(name, "model " + quoted(model) + ": " + e.what());
+    }
+  }
+  return curves;
+}
+
+void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,
+                        const std::string& jobs_name) {
+  for (const JobSpec& job : jobs) {
+    if (curves.contains(job.model)) continue;
+    std::string known;
+    for (const auto& [model, curve] : curves) known += (known.empty() ? "" : ", ") + model;
+    Where{jobs_name, static_cast<std::size_t>(job.line)}.fail(
+        "model: no curve for " + quoted(job.model) + " in the curves file (known: " + known + ")");
+  }
+}
+
+}  // namespace gaptrain::sim

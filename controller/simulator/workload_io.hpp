@@ -1,0 +1,82 @@
+// Parsers for the simulator's input files (formats: DESIGN.md §6). Pure: they take the file's
+// text and its name, so tests feed strings; read_input_file() does the file and gzip part.
+//
+// Every error is an InputError whose field is "NAME:LINE" (1-based line of the offending
+// record; "NAME" alone for the file as a whole) and whose text says what was expected and what
+// was found, e.g. `jobs.csv:4: min_nodes: expected an integer >= 1, got "x"`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gaptrain/scaling_curve.hpp"
+
+namespace gaptrain::sim {
+
+// The whole content of `path`, gunzipped when the name ends in ".gz". Throws InputError
+// (field = path) when the file cannot be read or is not valid gzip, with the system's reason.
+std::string read_input_file(const std::string& path);
+
+// The gunzipped content of gzip bytes (e.g. a log compiled into the binary); `name` names them
+// in the InputError thrown when they are not valid gzip.
+std::string gunzip(std::string_view compressed, const std::string& name);
+
+// One job of a Standard Workload Format log, as the replay needs it.
+struct SwfJob {
+  long long id = 0;
+  double submit_s = 0.0;     // seconds from the log's start (field 2)
+  double run_s = 0.0;        // actual run time (field 4)
+  int nodes = 0;             // allocated processors (field 5), else requested (field 8)
+  double requested_s = 0.0;  // requested time (field 9); the run time when the log has -1
+};
+
+struct SwfLog {
+  std::vector<SwfJob> jobs;       // in file order
+  int max_nodes = 0;              // "; MaxNodes:" header, else "; MaxProcs:"
+  long long unix_start_time = 0;  // "; UnixStartTime:" header (0 when absent)
+  // Records left out because the log cannot replay them: run time or size unknown (-1) or 0
+  // (cancelled before start), or wider than the machine.
+  int skipped = 0;
+};
+
+// Header lines start with ';'. A record has 18 whitespace-separated fields; -1 means unknown.
+// Throws when a record is malformed (field count, a non-number) or the header gives no machine
+// size (neither MaxNodes nor MaxProcs).
+SwfLog parse_swf(std::string_view text, const std::string& name);
+
+// A node-event log row: `time,node,state` (epoch seconds, node name, idle|busy). An optional
+// first line `time,node,state` is a header. Rows must be in non-decreasing time order.
+struct NodeEventRow {
+  double time_s = 0.0;
+  std::string node;
+  bool idle = false;
+};
+std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::string& name);
+
+// The elastic job mix: header `id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
+// down_cost_s`, then one job per line. Ids unique; 1 <= min <= max; work > 0; costs >= 0.
+struct JobSpec {
+  std::string id;
+  double submit_s = 0.0;
+  std::string model;
+  int min_nodes = 1;
+  int max_nodes = 1;
+  double work_samples = 0.0;
+  double up_cost_s = 0.0;
+  double down_cost_s = 0.0;
+  int line = 0;  // line of the jobs file it came from, for messages
+};
+std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);
+
+// Scaling curves: header `model,nodes,samples_per_s`, rows in any order; per model the node
+// counts must be distinct (they are sorted). Model name -> curve.
+using CurveTable = std::map<std::string, ScalingCurve>;
+CurveTable parse_curves(std::string_view text, const std::string& name);
+
+// Throws InputError (field "JOBS_NAME:LINE") for the first job whose model has no curve.
+void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,
+                        const std::string& jobs_name);
+
+}  // namespace gaptrain::sim

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# One command-line test of `gaptrain simulate`; tests/cli/CMakeLists.txt registers each.
+#
+#   run_simulate_case.sh ok  GAPTRAIN ARGS...         `simulate ARGS --json --log --plot` exits 0,
+#                                                     nothing on stdout or stderr (not a terminal),
+#                                                     and the three outputs are consistent
+#   run_simulate_case.sh bad GAPTRAIN EXPECT ARGS...  exit 2, nothing on stdout, one line on
+#                                                     stderr holding EXPECT
+#   run_simulate_case.sh help GAPTRAIN                `simulate --help` names every option
+set -euo pipefail
+
+mode="$1"
+gaptrain="$2"
+shift 2
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for f in stdout stderr; do
+    [[ -s "$tmp/$f" ]] && { echo "--- $f:" >&2; head -c 4000 "$tmp/$f" >&2; echo >&2; }
+  done
+  exit 1
+}
+
+run() {
+  rc=0
+  "$gaptrain" simulate "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+}
+
+case "$mode" in
+  ok)
+    run "$@" --json "$tmp/summary.json" --log "$tmp/log.csv" --plot "$tmp/plot.svg"
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $*)"
+    [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty although --json was given"
+    [[ ! -s "$tmp/stderr" ]] || fail "stderr is not empty (no terminal, so no progress bar)"
+    python3 - "$tmp" <<'PY' || fail "output check failed"
+import csv, json, sys
+tmp = sys.argv[1]
+s = json.load(open(f"{tmp}/summary.json"))
+keys = ["hole_node_seconds", "allocated_node_seconds", "utilization", "useful_samples",
+        "ideal_samples", "efficiency", "oracle_samples", "jobs_submitted", "jobs_completed",
+        "rescales", "solver_ms_p50", "solver_ms_p99", "solver_ms_max", "parameters"]
+missing = [k for k in keys if k not in s]
+assert not missing, f"summary lacks {missing}"
+eps = 1e-6
+assert s["hole_node_seconds"] > 0, "no holes"
+assert s["useful_samples"] > 0, "no progress"
+assert s["allocated_node_seconds"] <= s["hole_node_seconds"] * (1 + eps)
+assert s["useful_samples"] <= s["ideal_samples"] * (1 + eps)
+assert 0 < s["efficiency"] <= 1 + eps, s["efficiency"]
+if s["oracle_samples"] is not None:
+    assert s["useful_samples"] <= s["oracle_samples"] * (1 + eps), (s["useful_samples"], s["oracle_samples"])
+assert s["solver_ms_p50"] <= s["solver_ms_p99"] <= s["solver_ms_max"]
+for k in ("policy", "learn", "trace", "jobs", "curves", "max_running", "horizon_s"):
+    assert k in s["parameters"], f"parameters lack {k}"
+rows = list(csv.DictReader(open(f"{tmp}/log.csv")))
+assert rows, "empty log"
+assert list(rows[0]) == ["time_s", "idle_nodes", "allocated_nodes", "jobs_running",
+                         "useful_samples", "rescale_loss_samples", "solver_ms"], list(rows[0])
+last = -1.0
+for r in rows:
+    t = float(r["time_s"])
+    assert t >= last, "log time goes backwards"
+    last = t
+    assert int(r["allocated_nodes"]) <= int(r["idle_nodes"])
+assert abs(float(rows[-1]["useful_samples"]) - s["useful_samples"]) <= 1e-5 * s["useful_samples"] + 1
+svg = open(f"{tmp}/plot.svg").read()
+assert svg.lstrip().startswith("<svg") or svg.lstrip().startswith("<?xml"), "not an SVG"
+assert svg.rstrip().endswith("</svg>"), "SVG not closed"
+PY
+    ;;
+  bad)
+    expect="$1"
+    shift
+    run "$@"
+    [[ "$rc" == 2 ]] || fail "exit status $rc, expected 2 (simulate $*)"
+    [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty"
+    [[ "$(wc -l <"$tmp/stderr")" -eq 1 ]] || fail "stderr is not exactly one line"
+    [[ "$(<"$tmp/stderr")" == *"$expect"* ]] || fail "stderr does not contain: $expect"
+    ;;
+  help)
+    "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
+    for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
+      --start --duration --json --log --plot bftrainer equal-share oracle "Exit status"; do
+      grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
+    done
+    ;;
+  *)
+    fail "unknown mode '$mode'"
+    ;;
+esac

@@ -1,0 +1,55 @@
+#include "simulator/curve_learner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gaptrain::sim {
+namespace {
+
+TEST(CurveLearner, StartsFromTheConservativePrior) {
+  const CurveLearner learner(8);
+  EXPECT_EQ(learner.one_node_rate(), std::nullopt);
+  const ScalingCurve curve = learner.curve(100.0);
+  EXPECT_DOUBLE_EQ(curve.at(1), 100.0);
+  EXPECT_NEAR(curve.at(8), 100.0 * std::pow(8.0, 0.8), 1e-9);
+  EXPECT_DOUBLE_EQ(learner.up_cost_s(), 30.0);
+  EXPECT_DOUBLE_EQ(learner.down_cost_s(), 30.0);
+}
+
+TEST(CurveLearner, OneMeasurementScalesThePriorShape) {
+  CurveLearner learner(16);
+  learner.observe_progress(4, 4000.0, 10.0);  // 400/s on 4 nodes
+  const ScalingCurve curve = learner.curve(1.0);
+  EXPECT_DOUBLE_EQ(curve.at(4), 400.0);
+  EXPECT_NEAR(curve.at(1), 400.0 / std::pow(4.0, 0.8), 1e-9);
+}
+
+TEST(CurveLearner, TwoNodeCountsFitTheExponent) {
+  CurveLearner learner(64);
+  // S(n) = 100 n^0.9, measured at 2 and 8 nodes.
+  for (const int n : {2, 8}) learner.observe_progress(n, 100.0 * std::pow(n, 0.9) * 60.0, 60.0);
+  const ScalingCurve curve = learner.curve(1.0);
+  EXPECT_NEAR(curve.at(64), 100.0 * std::pow(64.0, 0.9), 1e-6);
+  EXPECT_NEAR(*learner.one_node_rate(), 100.0, 1e-9);
+}
+
+TEST(CurveLearner, TheFittedExponentStaysWithinItsBounds) {
+  CurveLearner learner(64);
+  learner.observe_progress(1, 100.0, 1.0);
+  learner.observe_progress(2, 1000.0, 1.0);  // a measurement glitch: 10x on 2 nodes
+  // The fit says 3.3; clamped to linear, anchored at 1 node (both measured equally long).
+  EXPECT_NEAR(learner.curve(1.0).at(64), 100.0 * 64.0, 1e-6);
+}
+
+TEST(CurveLearner, RescaleCostsAreTheMeanObservedStall) {
+  CurveLearner learner(4);
+  learner.observe_rescale(true, 18.0);
+  learner.observe_rescale(true, 20.0);
+  learner.observe_rescale(false, 12.0);
+  EXPECT_DOUBLE_EQ(learner.up_cost_s(), 19.0);
+  EXPECT_DOUBLE_EQ(learner.down_cost_s(), 12.0);
+}
+
+}  // namespace
+}  // namespace gaptrain::sim

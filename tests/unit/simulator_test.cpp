@@ -1,0 +1,244 @@
+// The simulator's event semantics on hand-made traces whose answers are computed by hand
+// (DESIGN.md §5): progress, stalls for rescale costs, reclaims, stops below the minimum,
+// completions, admission, and the policies' different decisions on the same trace.
+#include "simulator/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gaptrain/input_error.hpp"
+#include "input_error_testing.hpp"
+
+namespace gaptrain::sim {
+namespace {
+
+NodeUpdate idle(int node, double predicted_end_s = kUnknownEnd) {
+  return NodeUpdate{.node = node, .idle = true, .predicted_end_s = predicted_end_s};
+}
+NodeUpdate busy(int node) {
+  return NodeUpdate{.node = node, .idle = false};
+}
+
+HoleTrace make_trace(int nodes, double end_s, std::vector<TraceStep> steps) {
+  HoleTrace trace;
+  for (int n = 0; n < nodes; ++n) trace.node_names.push_back("n" + std::to_string(n));
+  trace.steps = std::move(steps);
+  trace.end_s = end_s;
+  trace.has_plan = true;
+  fill_actual_ends(trace);
+  return trace;
+}
+
+// A job on the "linear" model: 100 samples/s per node, grows cost 20 s, shrinks 10 s.
+JobSpec linear_job(std::string id, double submit_s, int min_nodes, int max_nodes,
+                   double work_samples = 1e12) {
+  JobSpec job;
+  job.id = std::move(id);
+  job.submit_s = submit_s;
+  job.model = "linear";
+  job.min_nodes = min_nodes;
+  job.max_nodes = max_nodes;
+  job.work_samples = work_samples;
+  job.up_cost_s = 20.0;
+  job.down_cost_s = 10.0;
+  return job;
+}
+
+const CurveTable kCurves = {{"linear", ScalingCurve({{1, 100.0}, {2, 200.0}, {4, 400.0}})}};
+
+SimOptions with_policy(Policy policy) {
+  SimOptions options;
+  options.policy = policy;
+  return options;
+}
+
+// Node 0 is free all along; node 1 is free for 10 s from t=1000, and the plan says so. Growing
+// onto it would cost 20 s of 1-node progress (2000 samples) plus a forced 10 s shrink (1000)
+// for 10 s of one more node (1000): not worth it.
+HoleTrace short_hole_trace() {
+  return make_trace(2, 2000.0,
+                    {{0.0, {idle(0)}}, {1000.0, {idle(1, 1010.0)}}, {1010.0, {busy(1)}}});
+}
+
+TEST(SimulatorSemantics, AHoleShorterThanTheRescaleCostIsNotFilled) {
+  const SimSummary s = simulate(short_hole_trace(), {linear_job("a", 0, 1, 2)}, kCurves,
+                                with_policy(Policy::gaptrain));
+  // Start at 0 (stall 20 s), then 1 node at 100/s until 2000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 1980.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.ideal_samples, 2000.0 * 100.0);
+  EXPECT_EQ(s.rescales, 1);
+  EXPECT_EQ(s.reclaims, 0);
+  EXPECT_DOUBLE_EQ(s.hole_node_seconds, 2000.0 + 10.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2000.0);
+}
+
+TEST(SimulatorSemantics, BftrainerFillsTheShortHoleAndPaysForIt) {
+  const SimSummary s = simulate(short_hole_trace(), {linear_job("a", 0, 1, 2)}, kCurves,
+                                with_policy(Policy::bftrainer));
+  // 20..1000 on 1 node; grow at 1000 stalls to 1020, the reclaim at 1010 adds a 10 s shrink
+  // stall after it: no progress until 1030; then 1 node until 2000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0 + 970.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.ideal_samples, 1000.0 * 100.0 + 10.0 * 200.0 + 990.0 * 100.0);
+  EXPECT_EQ(s.rescales, 3);  // start, grow, forced shrink
+  EXPECT_EQ(s.reclaims, 1);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2000.0 + 10.0);
+}
+
+TEST(SimulatorSemantics, TheOracleSeesTheHoleEndAndPaysNothing) {
+  const SimSummary s = simulate(short_hole_trace(), {linear_job("a", 0, 1, 2)}, kCurves,
+                                with_policy(Policy::oracle));
+  // Free rescales: every node-second of both holes is progress.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 2010.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.efficiency, 1.0);
+}
+
+TEST(SimulatorSemantics, AReclaimChargesTheShrinkCost) {
+  // The plan says node 1 goes at 500, so the job's batch host goes on node 0.
+  const HoleTrace trace =
+      make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(1)}}});
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
+  // Start on both nodes (stall 20 s), 200/s until the reclaim at 500, 10 s shrink stall, then
+  // 100/s until 1000.
+  EXPECT_EQ(s.reclaims, 1);
+  EXPECT_EQ(s.rescales, 2);  // start, forced shrink
+  EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 490.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.ideal_samples, 500.0 * 200.0 + 500.0 * 100.0);
+  EXPECT_NEAR(s.efficiency, (480.0 * 200.0 + 490.0 * 100.0) / 150000.0, 1e-12);
+}
+
+TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
+  // The plan says node 1 goes at 500 and node 0 lives on, so the batch host goes on node 0 (its
+  // longest hole). The plan is wrong: node 0 is taken at 500 and node 1 stays free, the plan
+  // now giving it no end.
+  const HoleTrace trace =
+      make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(0), idle(1)}}});
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
+  // 20..500 on 2 nodes; stopped at 500 (node 1 freed); restarted on node 1 at once (stall 20 s,
+  // the start cost), then 100/s from 520 to 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 480.0 * 100.0);
+  EXPECT_EQ(s.rescales, 2);  // start, restart; the stop itself costs no stall
+  EXPECT_EQ(s.reclaims, 1);
+}
+
+TEST(SimulatorSemantics, AJobBelowItsMinimumStopsAndRestartsWhenNodesReturn) {
+  const HoleTrace trace =
+      make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}, {500.0, {busy(1)}}, {700.0, {idle(1)}}});
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 2, 2)}, kCurves, with_policy(Policy::bftrainer));
+  // 20..500 on 2 nodes; at 500 one node goes, 1 < min 2: stop, node 0 left idle; at 700 both
+  // are free again: restart (stall 20 s), 200/s from 720 to 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 280.0 * 200.0);
+  EXPECT_DOUBLE_EQ(s.hole_node_seconds, 2.0 * 500.0 + 200.0 + 2.0 * 300.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2.0 * 500.0 + 2.0 * 300.0);
+  EXPECT_EQ(s.rescales, 2);
+  EXPECT_EQ(s.reclaims, 1);
+}
+
+TEST(SimulatorSemantics, AJobCompletesWhenItsWorkIsDoneAndTheNextIsAdmitted) {
+  const HoleTrace trace = make_trace(1, 1000.0, {{0.0, {idle(0)}}});
+  SimOptions options = with_policy(Policy::bftrainer);
+  options.max_running = 1;
+  std::vector<StepRecord> steps;
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 1, 1, 50000.0), linear_job("b", 0, 1, 1)}, kCurves,
+               options, [&](const StepRecord& r) { steps.push_back(r); });
+  // a: stall to 20, 50000 samples at 100/s: done at 520. b is admitted then, stalls to 540.
+  EXPECT_EQ(s.jobs_submitted, 2);
+  EXPECT_EQ(s.jobs_completed, 1);
+  EXPECT_DOUBLE_EQ(s.useful_samples, 50000.0 + 460.0 * 100.0);
+  ASSERT_EQ(steps.size(), 2U);  // t=0 (trace, submits) and t=520 (completion)
+  EXPECT_DOUBLE_EQ(steps[1].time_s, 520.0);
+  ASSERT_EQ(steps[1].allocation.size(), 1U);
+  EXPECT_EQ(steps[1].allocation[0].job, 1);
+}
+
+TEST(SimulatorSemantics, AdmissionIsFcfsAndBounded) {
+  const HoleTrace trace = make_trace(4, 100.0, {{0.0, {idle(0), idle(1), idle(2), idle(3)}}});
+  SimOptions options = with_policy(Policy::equal_share);
+  options.max_running = 2;
+  std::vector<StepRecord> steps;
+  simulate(trace, {linear_job("a", 0, 1, 4), linear_job("b", 0, 1, 4), linear_job("c", 0, 1, 4)},
+           kCurves, options, [&](const StepRecord& r) { steps.push_back(r); });
+  ASSERT_EQ(steps.size(), 1U);
+  // Only a and b are admitted; equal share gives each 2 nodes.
+  ASSERT_EQ(steps[0].allocation.size(), 2U);
+  EXPECT_EQ(steps[0].allocation[0].job, 0);
+  EXPECT_EQ(steps[0].allocation[0].nodes, 2);
+  EXPECT_EQ(steps[0].allocation[1].job, 1);
+  EXPECT_EQ(steps[0].allocation[1].nodes, 2);
+}
+
+TEST(SimulatorSemantics, TheWindowShiftsSubmitsAndCountsOnlyItsOwnTime) {
+  const HoleTrace trace = make_trace(1, 1000.0, {{0.0, {idle(0)}}});
+  SimOptions options = with_policy(Policy::bftrainer);
+  options.start_s = 400.0;
+  options.duration_s = 300.0;
+  // Submitted 100 s into the window (t=500): stall to 520, progress until 700.
+  const SimSummary s = simulate(trace, {linear_job("a", 100, 1, 1)}, kCurves, options);
+  EXPECT_DOUBLE_EQ(s.simulated_s, 300.0);
+  EXPECT_DOUBLE_EQ(s.hole_node_seconds, 300.0);
+  EXPECT_DOUBLE_EQ(s.useful_samples, 180.0 * 100.0);
+}
+
+TEST(SimulatorSemantics, NodesBeyondTheLimitOfferNoHoles) {
+  const HoleTrace trace = make_trace(2, 100.0, {{0.0, {idle(0), idle(1)}}});
+  SimOptions options = with_policy(Policy::bftrainer);
+  options.node_limit = 1;
+  const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
+  EXPECT_DOUBLE_EQ(s.hole_node_seconds, 100.0);
+  EXPECT_DOUBLE_EQ(s.useful_samples, 80.0 * 100.0);
+}
+
+TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
+  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}});
+  SimOptions options = with_policy(Policy::bftrainer);
+  options.learn = true;
+  const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
+  // Whatever the prior says, one job alone takes every free node it can use.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 200.0);
+}
+
+TEST(SimulatorInput, AModelWithoutACurveIsAnError) {
+  const HoleTrace trace = make_trace(1, 100.0, {{0.0, {idle(0)}}});
+  JobSpec job = linear_job("a", 0, 1, 1);
+  job.model = "bert";
+  job.line = 3;
+  const InputError e = testing::input_error_from(
+      [&] { simulate(trace, {job}, kCurves, with_policy(Policy::gaptrain)); });
+  EXPECT_EQ(e.field(), "jobs:3");
+}
+
+TEST(SimulatorInput, AStartBeyondTheTraceIsAnError) {
+  const HoleTrace trace = make_trace(1, 100.0, {{0.0, {idle(0)}}});
+  SimOptions options;
+  options.start_s = 100.0;
+  const InputError e = testing::input_error_from([&] { simulate(trace, {}, kCurves, options); });
+  EXPECT_EQ(e.field(), "--start");
+}
+
+TEST(SimulatorPolicy, NamesRoundTrip) {
+  for (const Policy p : {Policy::gaptrain, Policy::bftrainer, Policy::equal_share, Policy::oracle})
+    EXPECT_EQ(policy_from_string(to_string(p)), p);
+  EXPECT_EQ(policy_from_string("equal_share"), std::nullopt);
+}
+
+TEST(RepeatJobs, ResubmitsTheMixWithFreshIdsUntilTheEnd) {
+  const std::vector<JobSpec> mix = {linear_job("a", 0, 1, 1), linear_job("b", 50, 1, 1)};
+  const std::vector<JobSpec> jobs = repeat_jobs(mix, 100.0, 260.0);
+  std::vector<std::string> ids;
+  std::vector<double> submits;
+  for (const JobSpec& j : jobs) {
+    ids.push_back(j.id);
+    submits.push_back(j.submit_s);
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"a", "b", "a#2", "b#2", "a#3", "b#3"}));
+  EXPECT_EQ(submits, (std::vector<double>{0, 50, 100, 150, 200, 250}));
+  EXPECT_EQ(repeat_jobs(mix, 0.0, 1000.0).size(), 2U);
+}
+
+}  // namespace
+}  // namespace gaptrain::sim

@@ -1,0 +1,438 @@
+#include "simulator/workload_io.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "input_error_testing.hpp"
+
+namespace gaptrain::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::input_error_from;
+
+std::string shared_data(const std::string& relative) {
+  return std::string(GAPTRAIN_SHARED_DATA_DIR) + "/" + relative;
+}
+
+// A bad input and the error it must give.
+struct BadInput {
+  std::string text;
+  std::string field;    // exact
+  std::string message;  // a substring of what()
+};
+
+template <typename Parse>
+void expect_errors(Parse parse, const std::vector<BadInput>& cases) {
+  for (const BadInput& bad : cases) {
+    SCOPED_TRACE("input:\n" + bad.text);
+    const InputError error = input_error_from([&] { parse(bad.text); });
+    EXPECT_EQ(error.field(), bad.field);
+    EXPECT_THAT(error.what(), HasSubstr(bad.message));
+  }
+}
+
+// A scratch directory per test, removed afterwards.
+class WorkloadIoReadFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gaptrain-workload-io-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, std::string_view bytes) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+// `printf 'hello\n' | gzip -n; printf 'world\n' | gzip -n`: two gzip members, as `cat a.gz b.gz`
+// makes.
+constexpr unsigned char kTwoMembersGz[] = {
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xcb, 0x48, 0xcd,
+    0xc9, 0xc9, 0xe7, 0x02, 0x00, 0x20, 0x30, 0x3a, 0x36, 0x06, 0x00, 0x00, 0x00,
+    0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x2b, 0xcf, 0x2f,
+    0xca, 0x49, 0xe1, 0x02, 0x00, 0xa8, 0x61, 0x38, 0xdd, 0x06, 0x00, 0x00, 0x00};
+const std::string_view two_members_gz(reinterpret_cast<const char*>(kTwoMembersGz),
+                                      sizeof kTwoMembersGz);
+
+TEST_F(WorkloadIoReadFile, ReadsPlainFilesAsIs) {
+  const std::string content("a,b\r\n\0binary\n", 13);
+  EXPECT_EQ(read_input_file(write("plain.csv", content)), content);
+}
+
+TEST_F(WorkloadIoReadFile, GunzipsEveryMemberOfAGzFile) {
+  EXPECT_EQ(read_input_file(write("two.txt.gz", two_members_gz)), "hello\nworld\n");
+}
+
+TEST_F(WorkloadIoReadFile, LeavesGzipBytesAloneWithoutTheGzSuffix) {
+  EXPECT_EQ(read_input_file(write("two.txt", two_members_gz)), two_members_gz);
+}
+
+TEST_F(WorkloadIoReadFile, RejectsGzFilesThatAreNotGzip) {
+  const std::string path = write("plain.swf.gz", "; MaxNodes: 4\n");
+  const InputError error = input_error_from([&] { read_input_file(path); });
+  EXPECT_EQ(error.field(), path);
+  EXPECT_THAT(error.what(), HasSubstr("not a valid gzip file"));
+}
+
+TEST_F(WorkloadIoReadFile, RejectsTruncatedGzFiles) {
+  const std::string path = write("cut.txt.gz", two_members_gz.substr(0, 20));
+  const InputError error = input_error_from([&] { read_input_file(path); });
+  EXPECT_EQ(error.field(), path);
+  EXPECT_THAT(error.what(), HasSubstr("not a valid gzip file"));
+  EXPECT_THAT(error.what(), HasSubstr("truncated"));
+}
+
+TEST_F(WorkloadIoReadFile, SaysWhyAFileCannotBeRead) {
+  const std::string missing = (dir_ / "missing.csv").string();
+  const InputError error = input_error_from([&] { read_input_file(missing); });
+  EXPECT_EQ(error.field(), missing);
+  EXPECT_THAT(error.what(), HasSubstr("cannot read: No such file or directory"));
+
+  const std::string directory = dir_.string();
+  const InputError dir_error = input_error_from([&] { read_input_file(directory); });
+  EXPECT_EQ(dir_error.field(), directory);
+  EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: Is a directory"));
+}
+
+// ---- SWF ------------------------------------------------------------------------------------
+
+TEST(WorkloadIoSwf, ParsesHeaderAndRecords) {
+  const std::string text =
+      "; Version: 2.2\n"
+      "; UnixStartTime: 843480031\n"
+      "; MaxNodes: 100\n"
+      "; MaxProcs: 400\n"
+      ";\n"
+      "   15   599850 192180   3477    4     -1    -1    4  53940    -1  1  12  12  -1 -1 -1 -1 "
+      "-1\n"
+      "\n"
+      "16 600022.5 -1 2488.25 -1 -1 -1 25 -1 -1 1 13 13 -1 -1 -1 -1 -1\r\n"
+      "\t17\t600476 0 30 100 1.5 -1 3 60 -1 0 14 14 -1 -1 -1 -1 -1";
+  const SwfLog log = parse_swf(text, "t.swf");
+  EXPECT_EQ(log.max_nodes, 100);
+  EXPECT_EQ(log.unix_start_time, 843480031);
+  EXPECT_EQ(log.skipped, 0);
+  ASSERT_EQ(log.jobs.size(), 3u);
+
+  EXPECT_EQ(log.jobs[0].id, 15);
+  EXPECT_EQ(log.jobs[0].submit_s, 599850.0);
+  EXPECT_EQ(log.jobs[0].run_s, 3477.0);
+  EXPECT_EQ(log.jobs[0].nodes, 4);
+  EXPECT_EQ(log.jobs[0].requested_s, 53940.0);
+
+  // Allocated processors unknown: the requested ones; requested time unknown: the run time.
+  EXPECT_EQ(log.jobs[1].id, 16);
+  EXPECT_EQ(log.jobs[1].submit_s, 600022.5);
+  EXPECT_EQ(log.jobs[1].run_s, 2488.25);
+  EXPECT_EQ(log.jobs[1].nodes, 25);
+  EXPECT_EQ(log.jobs[1].requested_s, 2488.25);
+
+  // Allocated wins over requested; a job as wide as the machine fits.
+  EXPECT_EQ(log.jobs[2].id, 17);
+  EXPECT_EQ(log.jobs[2].nodes, 100);
+  EXPECT_EQ(log.jobs[2].requested_s, 60.0);
+}
+
+TEST(WorkloadIoSwf, SkipsAndCountsRecordsItCannotReplay) {
+  const std::string text =
+      "; MaxNodes: 8\n"
+      "1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+      "2 5 0  0 2 -1 -1 2 60 -1 0 1 1 -1 -1 -1 -1 -1\n"    // ran 0 s (cancelled)
+      "3 6 0 -1 2 -1 -1 2 60 -1 0 1 1 -1 -1 -1 -1 -1\n"    // run time unknown
+      "4 7 0 10 -1 -1 -1 -1 60 -1 0 1 1 -1 -1 -1 -1 -1\n"  // size unknown
+      "5 8 0 10 9 -1 -1 9 60 -1 1 1 1 -1 -1 -1 -1 -1\n"    // wider than the machine
+      "6 9 0 10 8 -1 -1 8 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
+  const SwfLog log = parse_swf(text, "t.swf");
+  EXPECT_EQ(log.skipped, 4);
+  ASSERT_EQ(log.jobs.size(), 2u);
+  EXPECT_EQ(log.jobs[0].id, 1);
+  EXPECT_EQ(log.jobs[1].id, 6);
+}
+
+TEST(WorkloadIoSwf, TakesTheMachineSizeFromMaxProcsWithoutMaxNodes) {
+  const std::string record = "1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
+  EXPECT_EQ(parse_swf("; MaxProcs: 64\n" + record, "t.swf").max_nodes, 64);
+  EXPECT_EQ(parse_swf("; MaxNodes: 0\n; MaxProcs: 64\n" + record, "t.swf").max_nodes, 64);
+  EXPECT_EQ(parse_swf("; MaxProcs: 64\n; MaxNodes: 16\n" + record, "t.swf").max_nodes, 16);
+  // Absent UnixStartTime reads as 0.
+  EXPECT_EQ(parse_swf("; MaxProcs: 64\n" + record, "t.swf").unix_start_time, 0);
+}
+
+TEST(WorkloadIoSwf, RejectsMalformedRecordsNamingTheLine) {
+  const std::string header = "; MaxNodes: 100\n;\n";
+  expect_errors(
+      [](const std::string& text) { parse_swf(text, "kth.swf"); },
+      {
+          {header + "1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1\n", "kth.swf:3",
+           "expected 18 fields, got 17"},
+          {header + "\n1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1 7\n", "kth.swf:4",
+           "expected 18 fields, got 19"},
+          {header + "1 0 0 1O 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 4: expected a number, got \"1O\""},
+          {header + "1 -1 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 2: expected a known submit time >= 0, got \"-1\""},
+          {header + "1 0 0 10 2.5 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 5: expected an integer, got \"2.5\""},
+          {header + "x1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 1: expected a number, got \"x1\""},
+          {"; MaxNodes: lots\n", "kth.swf:1", "MaxNodes: expected an integer, got \"lots\""},
+      });
+}
+
+TEST(WorkloadIoSwf, RequiresTheMachineSize) {
+  const InputError error = input_error_from([] {
+    parse_swf("; Computer: IBM SP2\n1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "t.swf");
+  });
+  EXPECT_EQ(error.field(), "t.swf");
+  EXPECT_THAT(error.what(), HasSubstr("MaxNodes"));
+  EXPECT_THAT(error.what(), HasSubstr("MaxProcs"));
+}
+
+TEST(WorkloadIoSwf, ParsesTheRealKthLog) {
+  const std::string path = shared_data("traces/KTH-SP2-1996-2.1-cln.swf.gz");
+  const SwfLog log = parse_swf(read_input_file(path), path);
+  EXPECT_EQ(log.max_nodes, 100);
+  EXPECT_EQ(log.unix_start_time, 843480031);
+  // 28,476 records (its "; MaxRecords:"); 9 of them have no run time or size.
+  EXPECT_EQ(log.skipped, 9);
+  ASSERT_EQ(log.jobs.size(), 28476u - 9u);
+  EXPECT_EQ(log.jobs.front().id, 15);
+  EXPECT_EQ(log.jobs.front().submit_s, 599850.0);
+  EXPECT_EQ(log.jobs.front().run_s, 3477.0);
+  EXPECT_EQ(log.jobs.front().nodes, 4);
+  EXPECT_EQ(log.jobs.front().requested_s, 53940.0);
+  EXPECT_EQ(log.jobs.back().id, 28490);
+  EXPECT_EQ(log.jobs.back().submit_s, 29363618.0);
+  for (const SwfJob& job : log.jobs) {
+    ASSERT_GE(job.nodes, 1) << job.id;
+    ASSERT_LE(job.nodes, 100) << job.id;
+    ASSERT_GT(job.run_s, 0.0) << job.id;
+  }
+}
+
+// ---- Node events ----------------------------------------------------------------------------
+
+TEST(WorkloadIoNodeEvents, ParsesRowsWithOrWithoutHeader) {
+  const std::string rows =
+      "1700000000,nid001,idle\r\n"
+      "\n"
+      "1700000000.5,nid002,busy\n"
+      "1700000010,nid001,busy";
+  for (const std::string& text : {"time,node,state\n" + rows, rows}) {
+    const std::vector<NodeEventRow> events = parse_node_events(text, "events.csv");
+    ASSERT_EQ(events.size(), 3u);
+    EXPECT_EQ(events[0].time_s, 1700000000.0);
+    EXPECT_EQ(events[0].node, "nid001");
+    EXPECT_TRUE(events[0].idle);
+    EXPECT_EQ(events[1].time_s, 1700000000.5);
+    EXPECT_EQ(events[1].node, "nid002");
+    EXPECT_FALSE(events[1].idle);
+    EXPECT_EQ(events[2].time_s, 1700000010.0);
+    EXPECT_FALSE(events[2].idle);
+  }
+  EXPECT_TRUE(parse_node_events("", "events.csv").empty());
+  EXPECT_TRUE(parse_node_events("time,node,state\n", "events.csv").empty());
+}
+
+TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
+  expect_errors([](const std::string& text) { parse_node_events(text, "events.csv"); },
+                {
+                    {"time,node,state\n10,n1,idle\n20,n2,busy\n15,n1,busy\n", "events.csv:4",
+                     "time: 15 is before 20 on line 3"},
+                    {"10,n1,Idle\n", "events.csv:1", "state: expected idle or busy, got \"Idle\""},
+                    {"10,n1,down\n", "events.csv:1", "state: expected idle or busy, got \"down\""},
+                    {"10,,idle\n", "events.csv:1", "node: expected a node name"},
+                    {"10,n1\n", "events.csv:1", "expected 3 columns (time,node,state), got 2"},
+                    {"10,n1,idle,x\n", "events.csv:1", "got 4"},
+                    {"\n\nnoon,n1,idle\n", "events.csv:3",
+                     "time: expected a number (epoch seconds), got \"noon\""},
+                    // A header is only a header on the first line.
+                    {"10,n1,idle\ntime,node,state\n", "events.csv:2", "time: expected a number"},
+                });
+}
+
+TEST(WorkloadIoNodeEvents, ParsesALargeTrace) {
+  // 4,000 nodes changing state every minute for 500 minutes: 2 million rows.
+  constexpr int kNodes = 4000;
+  constexpr int kSteps = 500;
+  std::string text = "time,node,state\n";
+  text.reserve(std::size_t{kNodes} * kSteps * 32);
+  for (int step = 0; step < kSteps; ++step) {
+    const std::string time = std::to_string(1700000000 + 60 * step);
+    for (int node = 0; node < kNodes; ++node) {
+      text += time + ",nid" + std::to_string(node) + ((node + step) % 2 ? ",busy\n" : ",idle\n");
+    }
+  }
+  const std::vector<NodeEventRow> events = parse_node_events(text, "big.csv");
+  ASSERT_EQ(events.size(), std::size_t{kNodes} * kSteps);
+  EXPECT_EQ(events.back().time_s, 1700000000.0 + 60 * (kSteps - 1));
+  EXPECT_EQ(events.back().node, "nid3999");
+  EXPECT_TRUE(events.back().idle);  // (3999 + 499) is even
+}
+
+// ---- Jobs -----------------------------------------------------------------------------------
+
+constexpr std::string_view kJobsHeader =
+    "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s\n";
+
+TEST(WorkloadIoJobs, ParsesTheExampleJobMix) {
+  const std::string path = shared_data("models/jobs-example.csv");
+  const std::vector<JobSpec> jobs = parse_jobs(read_input_file(path), path);
+  ASSERT_EQ(jobs.size(), 30u);
+  EXPECT_EQ(jobs[0].id, "job000");
+  EXPECT_EQ(jobs[0].submit_s, 0.0);
+  EXPECT_EQ(jobs[0].model, "shufflenet");
+  EXPECT_EQ(jobs[0].min_nodes, 2);
+  EXPECT_EQ(jobs[0].max_nodes, 16);
+  EXPECT_EQ(jobs[0].work_samples, 20000000.0);
+  EXPECT_EQ(jobs[0].up_cost_s, 17.648);
+  EXPECT_EQ(jobs[0].down_cost_s, 11.302);
+  EXPECT_EQ(jobs[0].line, 2);
+  EXPECT_EQ(jobs[1].submit_s, 600.0);
+  EXPECT_EQ(jobs[29].line, 31);
+}
+
+TEST(WorkloadIoJobs, ParsesRowsAndRecordsTheirLines) {
+  const std::string text = std::string(kJobsHeader) +
+                           "a,0,vgg16,1,1,1e6,0,0\r\n"
+                           "\n"
+                           "b,12.5,resnet18,2,8,500,1.5,2.25\n";
+  const std::vector<JobSpec> jobs = parse_jobs(text, "jobs.csv");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, "a");
+  EXPECT_EQ(jobs[0].work_samples, 1e6);
+  EXPECT_EQ(jobs[0].line, 2);
+  EXPECT_EQ(jobs[1].id, "b");
+  EXPECT_EQ(jobs[1].submit_s, 12.5);
+  EXPECT_EQ(jobs[1].model, "resnet18");
+  EXPECT_EQ(jobs[1].min_nodes, 2);
+  EXPECT_EQ(jobs[1].max_nodes, 8);
+  EXPECT_EQ(jobs[1].up_cost_s, 1.5);
+  EXPECT_EQ(jobs[1].down_cost_s, 2.25);
+  EXPECT_EQ(jobs[1].line, 4);
+  EXPECT_TRUE(parse_jobs(kJobsHeader, "jobs.csv").empty());
+}
+
+TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
+  const std::string h(kJobsHeader);
+  const std::string ok = "a,0,m,1,2,100,1,1\n";
+  expect_errors([](const std::string& text) { parse_jobs(text, "jobs.csv"); },
+                {
+                    {"", "jobs.csv", "file is empty"},
+                    {"model,nodes,samples_per_s\n", "jobs.csv:1",
+                     "expected the header line \"id,submit_s,model,min_nodes,max_nodes,"
+                     "work_samples,up_cost_s,down_cost_s\", got \"model,nodes,samples_per_s\""},
+                    {h + ok + "b,0,m,1,2,100,1\n", "jobs.csv:3", "expected 8 columns, got 7"},
+                    {h + ok + ok, "jobs.csv:3", "id: \"a\" is already used on line 2"},
+                    {h + ",0,m,1,2,100,1,1\n", "jobs.csv:2", "id: expected a non-empty value"},
+                    {h + "a,-1,m,1,2,100,1,1\n", "jobs.csv:2",
+                     "submit_s: expected a finite number >= 0, got \"-1\""},
+                    {h + "a,inf,m,1,2,100,1,1\n", "jobs.csv:2", "submit_s: expected a finite"},
+                    {h + "a,0,,1,2,100,1,1\n", "jobs.csv:2", "model: expected a non-empty value"},
+                    {h + "\n\na,0,m,x,2,100,1,1\n", "jobs.csv:4",
+                     "min_nodes: expected an integer >= 1, got \"x\""},
+                    {h + "a,0,m,0,2,100,1,1\n", "jobs.csv:2",
+                     "min_nodes: expected an integer >= 1, got \"0\""},
+                    {h + "a,0,m,1.5,2,100,1,1\n", "jobs.csv:2", "min_nodes: expected an integer"},
+                    {h + "a,0,m,4,2,100,1,1\n", "jobs.csv:2",
+                     "max_nodes: expected an integer >= min_nodes (4), got \"2\""},
+                    {h + "a,0,m,1,2,0,1,1\n", "jobs.csv:2",
+                     "work_samples: expected a finite number > 0, got \"0\""},
+                    {h + "a,0,m,1,2,100,-1,1\n", "jobs.csv:2",
+                     "up_cost_s: expected a finite number >= 0, got \"-1\""},
+                    {h + "a,0,m,1,2,100,1, 1\n", "jobs.csv:2",
+                     "down_cost_s: expected a finite number >= 0, got \" 1\""},
+                });
+}
+
+// ---- Curves ---------------------------------------------------------------------------------
+
+TEST(WorkloadIoCurves, ParsesTheMeasuredCurves) {
+  const std::string path = shared_data("models/curves.csv");
+  const CurveTable curves = parse_curves(read_input_file(path), path);
+  ASSERT_EQ(curves.size(), 3u);
+  for (const char* model : {"resnet18", "shufflenet", "vgg16"}) {
+    ASSERT_TRUE(curves.contains(model)) << model;
+    EXPECT_EQ(curves.at(model).points().size(), 7u) << model;
+  }
+  EXPECT_EQ(curves.at("vgg16").at(1), 1193.3);
+  EXPECT_EQ(curves.at("vgg16").at(64), 70151.7);
+  EXPECT_EQ(curves.at("shufflenet").at(16), 38895.3);
+}
+
+TEST(WorkloadIoCurves, SortsEachModelsPointsByNodeCount) {
+  const CurveTable curves = parse_curves(
+      "model,nodes,samples_per_s\r\nm,4,40\r\nn,1,5\r\n\r\nm,1,10\r\nm,2,20\r\n", "c.csv");
+  ASSERT_EQ(curves.size(), 2u);
+  const std::vector<ScalingCurve::Point>& points = curves.at("m").points();
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].nodes, 1);
+  EXPECT_EQ(points[1].nodes, 2);
+  EXPECT_EQ(points[2].nodes, 4);
+  EXPECT_EQ(points[2].samples_per_s, 40.0);
+  EXPECT_EQ(curves.at("m").at(3), 30.0);
+  EXPECT_EQ(curves.at("n").at(1), 5.0);
+}
+
+TEST(WorkloadIoCurves, RejectsBadRowsNamingTheLine) {
+  const std::string h = "model,nodes,samples_per_s\n";
+  expect_errors([](const std::string& text) { parse_curves(text, "curves.csv"); },
+                {
+                    {"", "curves.csv", "file is empty"},
+                    {h, "curves.csv", "no curve points"},
+                    {"model,nodes\n", "curves.csv:1",
+                     "expected the header line \"model,nodes,samples_per_s\""},
+                    {h + "m,1,10\nm,2,20\nn,1,5\nm,1,11\n", "curves.csv:5",
+                     "nodes: \"m\" already has a point at 1 nodes"},
+                    {h + "m,0,10\n", "curves.csv:2", "nodes: expected an integer >= 1, got \"0\""},
+                    {h + "m,two,10\n", "curves.csv:2", "nodes: expected an integer >= 1"},
+                    {h + "m,1,-5\n", "curves.csv:2",
+                     "samples_per_s: expected a finite number >= 0, got \"-5\""},
+                    {h + "m,1,nan\n", "curves.csv:2", "samples_per_s: expected a finite number"},
+                    {h + ",1,10\n", "curves.csv:2", "model: expected a non-empty value"},
+                    {h + "m,1,10,3\n", "curves.csv:2", "expected 3 columns, got 4"},
+                });
+}
+
+// ---- Models known ---------------------------------------------------------------------------
+
+TEST(WorkloadIoModelsKnown, NamesTheFirstJobWithoutACurve) {
+  const CurveTable curves = parse_curves(
+      "model,nodes,samples_per_s\nvgg16,1,1\nresnet18,1,1\nshufflenet,1,1\n", "curves.csv");
+  const std::vector<JobSpec> jobs = parse_jobs(std::string(kJobsHeader) +
+                                                   "a,0,vgg16,1,1,1,0,0\n"
+                                                   "b,0,foo,1,1,1,0,0\n"
+                                                   "c,0,bar,1,1,1,0,0\n",
+                                               "jobs.csv");
+  EXPECT_NO_THROW(check_models_known({jobs[0]}, curves, "jobs.csv"));
+  const InputError error = input_error_from([&] { check_models_known(jobs, curves, "jobs.csv"); });
+  EXPECT_EQ(error.field(), "jobs.csv:3");
+  EXPECT_THAT(error.what(), HasSubstr("model: no curve for \"foo\" in the curves file "
+                                      "(known: resnet18, shufflenet, vgg16)"));
+}
+
+TEST(WorkloadIoModelsKnown, AcceptsTheExampleFiles) {
+  const std::string jobs_path = shared_data("models/jobs-example.csv");
+  const std::string curves_path = shared_data("models/curves.csv");
+  EXPECT_NO_THROW(check_models_known(parse_jobs(read_input_file(jobs_path), jobs_path),
+                                     parse_curves(read_input_file(curves_path), curves_path),
+                                     jobs_path));
+}
+
+}  // namespace
+}  // namespace gaptrain::sim
