@@ -8,6 +8,7 @@
 #include <span>
 
 #include "allocator/assign.hpp"
+#include "allocator/evaluate.hpp"
 #include "allocator/job_value.hpp"
 #include "allocator/lagrangian.hpp"
 #include "allocator/milp.hpp"
@@ -281,6 +282,18 @@ AllocationResult allocate(const AllocationProblem& problem) {
   }
 
   result.allocation = assign_nodes(problem, classed, solution.counts);
+  if (const std::optional<std::string> why = infeasibility(problem, result.allocation)) {
+    // A defect in the decomposition once produced a grow that dropped held nodes (see
+    // tests/data/solve/decomposition-migration.json). Never hand such an answer to Slurm: the
+    // compact model is exact on its own, so it decides instead, with a fresh time budget.
+    const auto retry_deadline = std::chrono::steady_clock::now() + (deadline - start);
+    solution = solve_counts(classed, problem.solver, retry_deadline);
+    if (solution.counts.empty()) solution.counts = unchanged_counts(classed);
+    result.allocation = assign_nodes(problem, classed, solution.counts);
+    result.model_status = solution.model_status;
+    result.message = "the decomposition's answer was infeasible (" + *why +
+                     "); the compact model answered instead";
+  }
   result.objective = total_value(classed, solution.counts);
   result.best_bound = std::max(solution.best_bound, result.objective);
   result.stats = {solution.size.columns, solution.size.rows, solution.size.integer_columns,

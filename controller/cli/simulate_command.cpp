@@ -45,7 +45,7 @@ Policies:
   gaptrain      the hole-aware allocator on predicted hole ends (never the actual ones)
   bftrainer     BFTrainer's MILP: the same objective, fixed horizon, no hole ends
   equal-share   BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
-  oracle        upper bound: actual hole ends known, rescales free
+  oracle        upper bound: gaptrain's rule told the actual hole ends, rescales free
   --learn       the allocator is not told curves or costs: it learns them from job progress
 
 Output (stdout or --json): one JSON object, the summary of DESIGN.md section 5
@@ -75,7 +75,8 @@ struct SimulateArgs {
   double duration_s = 0.0;
   double horizon_s = 600.0;
   double time_limit_s = 1.0;
-  std::string objective = "throughput";
+  // Not the allocator's default: see docs/simulator.md, "Which objective".
+  std::string objective = "speedup";
   std::optional<double> repeat_s;
   bool no_oracle = false;
   std::string json_path;
@@ -401,7 +402,8 @@ Command add_simulate_command(CLI::App& parent) {
   app->add_option("--horizon", args->horizon_s, "The allocator's planning horizon (default 600)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false));
-  app->add_option("--objective", args->objective, "throughput | speedup | fair")
+  app->add_option("--objective", args->objective,
+                  "speedup (default) | throughput | fair; see docs/simulator.md")
       ->type_name("NAME")
       ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
   app->add_option("--time-limit", args->time_limit_s, "Solver time limit per event (default 1)")

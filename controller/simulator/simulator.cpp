@@ -14,6 +14,7 @@
 #include "simulator/curve_learner.hpp"
 #include "simulator/equal_share.hpp"
 #include "simulator/hole_predictor.hpp"
+#include "simulator/reclaim_risk.hpp"
 
 namespace gaptrain::sim {
 
@@ -102,6 +103,7 @@ class Replay {
       const double next = next_event_after(now);
       if (next > end_s_) {
         advance(now, end_s_);
+        if (observer_) observer_(record(end_s_));  // the log and plot reach the window's end
         break;
       }
       advance(now, next);
@@ -163,6 +165,7 @@ class Replay {
     const double dt = to - from;
     if (dt <= 0.0) return;
     summary_.hole_node_seconds += offered_count_ * dt;
+    hazard_.add_idle_node_seconds(offered_count_ * dt);
     summary_.allocated_node_seconds += allocated_count_ * dt;
     for (int j : admitted_) {
       JobState& s = job(j);
@@ -223,6 +226,7 @@ class Replay {
       offered_[n] = false;
       --offered_count_;
       history_.observe(now - idle_since_[n]);
+      hazard_.add_hole_end();
       const int j = holder_[n];
       if (j < 0) continue;
       holder_[n] = -1;
@@ -328,17 +332,34 @@ class Replay {
     switch (options_.policy) {
       case Policy::oracle:
         if (actual_end_[n] == kUnknownEnd) return std::nullopt;
-        return std::max(0.0, actual_end_[n] - now);
+        return power_of_two_floor(actual_end_[n] - now);
       case Policy::gaptrain:
         if (trace_.has_plan) {
           if (predicted_end_[n] == kUnknownEnd) return std::nullopt;
           return std::max(0.0, predicted_end_[n] - now);
         }
-        return history_.expected_remaining(now - idle_since_[n], options_.horizon_s);
+        return history_prediction(now - idle_since_[n]);
       case Policy::bftrainer:
       case Policy::equal_share: return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  // With no plan (node-event logs), how long a node idle for `age_s` stays idle, from the holes
+  // seen so far.
+  std::optional<double> history_prediction(double age_s) const {
+    const std::optional<double> expected = history_.expected_remaining(age_s, options_.horizon_s);
+    if (!expected) return std::nullopt;
+    return power_of_two_floor(*expected);
+  }
+
+  // Remaining hole time rounded down to a power of two seconds (0 below 1 s): a few distinct
+  // values keep the allocator's hole classes few and its solves fast, and the rounding never
+  // promises a node for longer than known.
+  std::optional<double> power_of_two_floor(double remaining_s) const {
+    if (remaining_s >= options_.horizon_s) return std::nullopt;
+    if (remaining_s < 1.0) return 0.0;
+    return std::exp2(std::floor(std::log2(remaining_s)));
   }
 
   // The learned jobs' stand-in for S(1) before they have run: the median of the others'.
@@ -362,9 +383,15 @@ class Replay {
       e.down_cost_s = s.learner->down_cost_s();
     } else {
       e.curve = *s.curve;
-      e.up_cost_s = oracle() ? 0.0 : s.spec->up_cost_s;
-      e.down_cost_s = oracle() ? 0.0 : s.spec->down_cost_s;
+      e.up_cost_s = s.spec->up_cost_s;
+      e.down_cost_s = s.spec->down_cost_s;
     }
+    // gaptrain's own knowledge beyond BFTrainer's: reclaims the plan cannot show cost more on
+    // large jobs (reclaim_risk.hpp). The oracle keeps gaptrain's rule, so that it bounds it.
+    if (options_.policy == Policy::gaptrain || oracle())
+      e.curve = reclaim_adjusted(e.curve, e.max_nodes, hazard_.per_node_second(), e.up_cost_s,
+                                 e.down_cost_s);
+    if (oracle()) e.up_cost_s = e.down_cost_s = 0.0;  // its rescales are free
     if (!s.nodes.empty()) e.batch_host = trace_.node_names[idx(s.nodes.front())];
     return e;
   }
@@ -518,6 +545,7 @@ class Replay {
   std::size_t next_step_ = 0;
   bool dirty_ = false;  // something changed that the last decision did not see
   HolePredictor history_;
+  ReclaimHazard hazard_;
   SimSummary summary_;
   double rescale_loss_samples_ = 0.0;
   std::vector<double> solve_ms_;

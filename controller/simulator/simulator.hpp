@@ -18,7 +18,7 @@ enum class Policy {
   gaptrain,     // the hole-aware allocator on predicted hole ends only
   bftrainer,    // BFTrainer: the same MILP objective, fixed horizon, no hole ends
   equal_share,  // BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
-  oracle,       // upper bound: actual hole ends known, zero rescale cost
+  oracle,       // upper bound: gaptrain's rule told the actual hole ends, rescales free
 };
 std::string_view to_string(Policy policy);
 std::optional<Policy> policy_from_string(std::string_view name);
@@ -32,7 +32,9 @@ struct SimOptions {
   double start_s = 0.0;             // the window simulated, in trace seconds; job submit times
   double duration_s = kUnknownEnd;  // are relative to start_s
   double horizon_s = 600.0;         // the allocator's horizon
-  Objective objective = Objective::throughput;
+  // Speedup: under a standing queue, throughput runs the fastest model wide at poor parallel
+  // efficiency and finishes less work in the long run (docs/simulator.md).
+  Objective objective = Objective::speedup;
   SolverOptions solver{.time_limit_s = 1.0};
 };
 

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "allocator/evaluate.hpp"
+#include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "support/instances.hpp"
 
@@ -145,6 +148,18 @@ TEST(Allocator, NeverMigratesEvenWhenASwapWouldPay) {
   EXPECT_EQ(r.allocation.at("a"), (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(r.allocation.at("b"), std::vector<std::string>{"n3"});
   EXPECT_NEAR(r.objective, 118100.0, kTolerance);
+}
+
+// Found by the simulator on a generated 4000-node trace: the decomposition once returned a grow
+// of job026#40 that dropped its held nodes of the later hole class. The answer must be feasible.
+TEST(Allocator, RegressionDecompositionNeverAnswersAMigration) {
+  std::ifstream file(std::string(GAPTRAIN_TEST_DATA_DIR) + "/solve/decomposition-migration.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  const AllocationProblem problem = parse_problem(text.str());
+  const AllocationResult result = allocate(problem);
+  EXPECT_EQ(result.call_status, CallStatus::ok);
+  EXPECT_EQ(infeasibility(problem, result.allocation), std::nullopt);
 }
 
 TEST(Allocator, ShrinkingJobKeepsItsBatchHostFirst) {

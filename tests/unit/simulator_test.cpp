@@ -150,7 +150,7 @@ TEST(SimulatorSemantics, AJobCompletesWhenItsWorkIsDoneAndTheNextIsAdmitted) {
   EXPECT_EQ(s.jobs_submitted, 2);
   EXPECT_EQ(s.jobs_completed, 1);
   EXPECT_DOUBLE_EQ(s.useful_samples, 50000.0 + 460.0 * 100.0);
-  ASSERT_EQ(steps.size(), 2U);  // t=0 (trace, submits) and t=520 (completion)
+  ASSERT_EQ(steps.size(), 3U);  // t=0 (trace, submits), t=520 (completion), t=1000 (the end)
   EXPECT_DOUBLE_EQ(steps[1].time_s, 520.0);
   ASSERT_EQ(steps[1].allocation.size(), 1U);
   EXPECT_EQ(steps[1].allocation[0].job, 1);
@@ -163,7 +163,10 @@ TEST(SimulatorSemantics, AdmissionIsFcfsAndBounded) {
   std::vector<StepRecord> steps;
   simulate(trace, {linear_job("a", 0, 1, 4), linear_job("b", 0, 1, 4), linear_job("c", 0, 1, 4)},
            kCurves, options, [&](const StepRecord& r) { steps.push_back(r); });
-  ASSERT_EQ(steps.size(), 1U);
+  // The first step, then the record of the window's end (t=100, nothing changed).
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_DOUBLE_EQ(steps[1].time_s, 100.0);
+  EXPECT_EQ(steps[1].allocated_nodes, 4);
   // Only a and b are admitted; equal share gives each 2 nodes.
   ASSERT_EQ(steps[0].allocation.size(), 2U);
   EXPECT_EQ(steps[0].allocation[0].job, 0);
