@@ -10,6 +10,7 @@
 #include "gaptrain/version.hpp"
 #include "simulate_command.hpp"
 #include "solve_command.hpp"
+#include "status_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace gaptrain::cli;
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
     app.footer(
         "Run 'gaptrain COMMAND --help' for a command's input and output.\n"
         "Exit status: 0 success, 1 failure (e.g. the solver failed), 2 bad input or usage.");
-    const std::array commands{add_solve_command(app), add_simulate_command(app)};
+    const std::array commands{add_solve_command(app), add_simulate_command(app),
+                              add_status_command(app)};
 
     try {
       app.parse(argc, argv);

@@ -52,6 +52,7 @@ Output (stdout or --json): one JSON object, the summary of DESIGN.md section 5
   (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
   efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
   solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.
+  oracle_samples is null unless --oracle (or --policy oracle) was given.
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
   the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
   (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.
@@ -78,7 +79,7 @@ struct SimulateArgs {
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
   std::optional<double> repeat_s;
-  bool no_oracle = false;
+  bool with_oracle = false;
   std::string json_path;
   std::string log_path;
   std::string plot_path;
@@ -298,7 +299,7 @@ int run_simulate(const SimulateArgs& args) {
     bar.reset();
     if (options.policy == sim::Policy::oracle) {
       summary.oracle_samples = summary.useful_samples;
-    } else if (!args.no_oracle) {
+    } else if (args.with_oracle) {
       sim::SimOptions oracle = options;
       oracle.policy = sim::Policy::oracle;
       oracle.learn = false;
@@ -414,8 +415,9 @@ Command add_simulate_command(CLI::App& parent) {
                   "mix, else 0)")
       ->type_name("SECONDS")
       ->check(finite_seconds(true));
-  app->add_flag("--no-oracle", args->no_oracle,
-                "Skip the oracle run that gives oracle_samples (halves the time)");
+  app->add_flag("--oracle", args->with_oracle,
+                "Also run the oracle on the same window and report oracle_samples (on the KTH "
+                "year it takes several times the policy's time)");
   app->add_option("--json", args->json_path, "Write the summary here instead of stdout")
       ->type_name("FILE");
   app->add_option("--log", args->log_path, "Write a CSV line per event here")->type_name("FILE");

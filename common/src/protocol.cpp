@@ -1,0 +1,300 @@
+#include "gaptrain/protocol.hpp"
+
+#include <json/json.h>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::protocol {
+
+namespace {
+
+// Names travel into log lines and Slurm commands on the daemon side, so they are bounded and
+// must be one printable token.
+constexpr std::size_t kMaxNameBytes = 255;
+
+constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
+constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
+                                                            "elastic"};
+constexpr std::array<std::string_view, 10> kRegisterKeys = {
+    "v",         "type",      "job_id", "user",      "batch_host",
+    "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
+constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
+
+// A short rendering of a value for "expected X, got Y" messages; strings are cut so that a
+// hostile request cannot flood a log line.
+std::string describe(const Json::Value& value) {
+  switch (value.type()) {
+    case Json::nullValue: return "null";
+    case Json::booleanValue: return value.asBool() ? "true" : "false";
+    case Json::arrayValue: return "an array";
+    case Json::objectValue: return "an object";
+    case Json::stringValue: {
+      constexpr std::size_t kMaxBytes = 40;
+      std::string text = value.asString();
+      if (text.size() > kMaxBytes) {
+        std::size_t cut = kMaxBytes;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+        text = text.substr(0, cut) + "...";
+      }
+      return Json::valueToQuotedString(text.c_str());
+    }
+    case Json::intValue:
+    case Json::uintValue:
+    case Json::realValue: {
+      Json::StreamWriterBuilder builder;
+      builder["indentation"] = "";
+      return Json::writeString(builder, value);
+    }
+  }
+  return "?";
+}
+
+[[noreturn]] void type_error(const std::string& field, std::string_view expected,
+                             const Json::Value& got) {
+  throw InputError(field, "expected " + std::string(expected) + ", got " + describe(got));
+}
+
+void reject_unknown_keys(const Json::Value& object, std::span<const std::string_view> allowed) {
+  for (const std::string& key : object.getMemberNames()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw InputError(Json::valueToQuotedString(key.c_str()), "unknown key (allowed: " + list + ")");
+  }
+}
+
+const Json::Value& required(const Json::Value& object, std::string_view key) {
+  const Json::Value* value = object.find(key.data(), key.data() + key.size());
+  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
+  return *value;
+}
+
+std::uint32_t job_id_value(const Json::Value& object) {
+  const Json::Value& value = required(object, "job_id");
+  // isUInt() is exactly "fits in 32 bits", the width of a Slurm job id.
+  if (!value.isUInt()) type_error("job_id", "an integer between 1 and 4294967295", value);
+  const std::uint32_t id = value.asUInt();
+  if (id == 0) throw InputError("job_id", "must be positive, got 0");
+  return id;
+}
+
+int int_value(const Json::Value& value, const std::string& field) {
+  if (!value.isInt()) type_error(field, "an integer", value);
+  return value.asInt();
+}
+
+double number_value(const Json::Value& value, const std::string& field) {
+  if (!value.isNumeric()) type_error(field, "a number", value);
+  return value.asDouble();
+}
+
+// A node or user name: one token, so it cannot smuggle spaces or newlines into logs, Slurm
+// host lists or command lines.
+std::string name_value(const Json::Value& object, std::string_view key) {
+  const std::string field(key);
+  const Json::Value& value = required(object, key);
+  if (!value.isString()) type_error(field, "a string", value);
+  std::string name = value.asString();
+  if (name.empty()) throw InputError(field, "must not be empty");
+  if (name.size() > kMaxNameBytes) {
+    throw InputError(field, "longer than " + std::to_string(kMaxNameBytes) + " bytes");
+  }
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte <= 0x20U || byte == 0x7FU) {
+      throw InputError(field,
+                       "must not contain whitespace or control characters, got " + describe(value));
+    }
+  }
+  return name;
+}
+
+std::optional<double> cost_value(const Json::Value& object, std::string_view key) {
+  const std::string field(key);
+  const Json::Value& value = required(object, key);
+  if (value.isNull()) return std::nullopt;
+  if (!value.isNumeric()) type_error(field, "a number of seconds or null", value);
+  const double cost = value.asDouble();
+  if (!std::isfinite(cost) || cost < 0.0) {
+    throw InputError(field, "must be a non-negative number of seconds, got " + describe(value));
+  }
+  return cost;
+}
+
+std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
+  const Json::Value& value = required(object, "curve");
+  if (!value.isArray()) type_error("curve", "an array of [nodes, samples_per_s] pairs", value);
+  std::vector<std::pair<int, double>> curve;
+  curve.reserve(value.size());
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    const std::string field = "curve[" + std::to_string(i) + "]";
+    const Json::Value& pair = value[i];
+    if (!pair.isArray() || pair.size() != 2) {
+      const std::string got =
+          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe(pair);
+      throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
+    }
+    const int nodes = int_value(pair[0], field + "[0]");
+    const double rate = number_value(pair[1], field + "[1]");
+    if (nodes < 1) throw InputError(field + "[0]", "node count must be >= 1");
+    if (!curve.empty() && nodes <= curve.back().first) {
+      throw InputError(field + "[0]", "node counts must be strictly increasing");
+    }
+    if (!std::isfinite(rate) || rate <= 0.0) {
+      throw InputError(field + "[1]", "samples_per_s must be a positive number");
+    }
+    curve.emplace_back(nodes, rate);
+  }
+  return curve;
+}
+
+Request decode_register(const Json::Value& document) {
+  reject_unknown_keys(document, kRegisterKeys);
+  JobRegistration r;
+  r.job_id = job_id_value(document);
+  r.user = name_value(document, "user");
+  r.batch_host = name_value(document, "batch_host");
+  r.min_nodes = int_value(required(document, "min_nodes"), "min_nodes");
+  r.max_nodes = int_value(required(document, "max_nodes"), "max_nodes");
+  if (r.min_nodes < 1) throw InputError("min_nodes", "must be >= 1");
+  if (r.max_nodes < r.min_nodes) {
+    throw InputError("max_nodes", "must be >= min_nodes (" + std::to_string(r.min_nodes) + ")");
+  }
+  r.curve = curve_value(document);
+  r.up_cost_s = cost_value(document, "up_cost_s");
+  r.down_cost_s = cost_value(document, "down_cost_s");
+  return r;
+}
+
+// JSON cannot carry NaN or infinities; null makes decode() reject them rather than the writer
+// emitting text no reader accepts.
+Json::Value number_or_null(double value) {
+  return std::isfinite(value) ? Json::Value(value) : Json::Value(Json::nullValue);
+}
+
+Json::Value to_json(const NodeFreed& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "node_freed";
+  v["job_id"] = m.job_id;
+  v["node"] = m.node;
+  return v;
+}
+
+Json::Value to_json(const NodeTaken& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "node_taken";
+  v["job_id"] = m.job_id;
+  v["node"] = m.node;
+  v["elastic"] = m.elastic;
+  return v;
+}
+
+Json::Value to_json(const JobRegistration& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "register";
+  v["job_id"] = m.job_id;
+  v["user"] = m.user;
+  v["batch_host"] = m.batch_host;
+  v["min_nodes"] = m.min_nodes;
+  v["max_nodes"] = m.max_nodes;
+  Json::Value& curve = v["curve"] = Json::Value(Json::arrayValue);
+  for (const auto& [nodes, rate] : m.curve) {
+    Json::Value& point = curve.append(Json::Value(Json::arrayValue));
+    point.append(nodes);
+    point.append(number_or_null(rate));
+  }
+  v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
+  v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();
+  return v;
+}
+
+Json::Value to_json(const StatusRequest& /*unused*/) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "status";
+  return v;
+}
+
+}  // namespace
+
+std::string encode(const Request& request) {
+  Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
+  document["v"] = kVersion;
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";  // one line: the transport is line-framed
+  builder["commentStyle"] = "None";
+  builder["precision"] = 17;  // doubles survive the round trip bit for bit
+  builder["emitUTF8"] = true;
+  return Json::writeString(builder, document);
+}
+
+Request decode(std::string_view json) {
+  Json::CharReaderBuilder builder;
+  Json::CharReaderBuilder::strictMode(&builder.settings_);
+  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+  Json::Value document;
+  std::string errors;
+  if (!reader->parse(json.data(), json.data() + json.size(), &document, &errors)) {
+    // jsoncpp's multi-line report would break one-line logs and replies.
+    for (char& c : errors) c = (c == '\n') ? ' ' : c;
+    throw InputError("", "invalid JSON: " + errors.substr(0, 200));
+  }
+  if (!document.isObject()) type_error("", "a JSON object", document);
+
+  const Json::Value& version = required(document, "v");
+  if (!version.isInt()) type_error("v", "an integer protocol version", version);
+  if (version.asInt() != kVersion) {
+    throw InputError("v", "unsupported protocol version " + std::to_string(version.asInt()) +
+                              " (this side speaks " + std::to_string(kVersion) + ")");
+  }
+  const Json::Value& type = required(document, "type");
+  if (!type.isString()) type_error("type", "a string", type);
+  const std::string name = type.asString();
+
+  if (name == "node_freed") {
+    reject_unknown_keys(document, kNodeFreedKeys);
+    NodeFreed m;
+    m.job_id = job_id_value(document);
+    m.node = name_value(document, "node");
+    return m;
+  }
+  if (name == "node_taken") {
+    reject_unknown_keys(document, kNodeTakenKeys);
+    NodeTaken m;
+    m.job_id = job_id_value(document);
+    m.node = name_value(document, "node");
+    const Json::Value& elastic = required(document, "elastic");
+    if (!elastic.isBool()) type_error("elastic", "true or false", elastic);
+    m.elastic = elastic.asBool();
+    return m;
+  }
+  if (name == "register") return decode_register(document);
+  if (name == "status") {
+    reject_unknown_keys(document, kStatusKeys);
+    return StatusRequest{};
+  }
+  throw InputError("type", "unknown message type " + describe(type) +
+                               " (allowed: node_freed, node_taken, register, status)");
+}
+
+std::string_view type_name(const Request& request) {
+  return std::visit(
+      [](const auto& m) -> std::string_view {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, NodeFreed>) return "node_freed";
+        if constexpr (std::is_same_v<T, NodeTaken>) return "node_taken";
+        if constexpr (std::is_same_v<T, JobRegistration>) return "register";
+        if constexpr (std::is_same_v<T, StatusRequest>) return "status";
+      },
+      request);
+}
+
+}  // namespace gaptrain::protocol

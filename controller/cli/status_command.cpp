@@ -1,0 +1,245 @@
+#include "status_command.hpp"
+
+#include <json/json.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+#include "cli11.hpp"
+#include "daemon/config.hpp"
+#include "gaptrain/input_error.hpp"
+#include "gaptrain/munge_envelope.hpp"
+#include "gaptrain/protocol.hpp"
+#include "gaptrain/wire_client.hpp"
+#include "one_line.hpp"
+
+namespace gaptrain::cli {
+
+namespace {
+
+constexpr const char* kStatusHelp = R"(Where the daemon is, first found wins:
+  --controller HOST:PORT, env GAPTRAIN_CONTROLLER, the "listen" of /etc/gaptrain/gaptraind.json,
+  127.0.0.1:6820.
+The request is sealed with munge: --munge-socket PATH or env GAPTRAIN_MUNGE_SOCKET for a munged
+that does not use the default socket. Anyone may ask; no privileges are needed.
+
+Exit status:
+  0  the daemon answered
+  1  it could not be reached or refused the request (one line on stderr)
+  2  bad --controller or an unreadable /etc/gaptrain/gaptraind.json)";
+
+struct StatusArgs {
+  std::string controller;
+  std::string munge_socket;
+  bool json = false;
+  double timeout_s = 5.0;
+};
+
+void report(std::string_view message) {
+  std::cerr << "gaptrain status: " << one_line(message) << '\n';
+}
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+// Where the daemon listens, and where that came from (for the error message). Empty when the
+// configured value is bad (already reported).
+std::optional<std::pair<wire::Endpoint, std::string>> find_controller(const StatusArgs& args) {
+  std::string text = args.controller;
+  std::string origin = "--controller";
+  if (text.empty()) {
+    text = env("GAPTRAIN_CONTROLLER");
+    origin = "GAPTRAIN_CONTROLLER";
+  }
+  if (text.empty()) {
+    origin = daemon::kDefaultConfigPath;
+    try {
+      text = daemon::to_string(daemon::load_config(daemon::kDefaultConfigPath).listen);
+    } catch (const InputError& e) {
+      report(std::string(daemon::kDefaultConfigPath) + ": " + e.what() +
+             " (or give --controller HOST:PORT)");
+      return std::nullopt;
+    } catch (const std::system_error&) {
+      // No configuration on this host: the daemon's default address.
+      text = daemon::to_string(daemon::ListenAddress{});
+      origin = "the default";
+    }
+  }
+  auto endpoint = wire::parse_endpoint(text);
+  if (!endpoint) {
+    report("\"" + text + "\" (from " + origin + ") is not HOST:PORT, e.g. 127.0.0.1:6820");
+    return std::nullopt;
+  }
+  return std::make_pair(*endpoint, text + " (from " + origin + ")");
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string join_nodes(const Json::Value& nodes) {
+  std::string out;
+  for (const Json::Value& node : nodes) {
+    if (!out.empty()) out += ',';
+    out += node.asString();
+  }
+  return out.empty() ? "-" : out;
+}
+
+int run_status(const StatusArgs& args) {
+  const auto controller = find_controller(args);
+  if (!controller) return kExitBadInput;
+  const auto& [endpoint, where] = *controller;
+  std::string munge_socket = args.munge_socket;
+  if (munge_socket.empty()) munge_socket = env("GAPTRAIN_MUNGE_SOCKET");
+
+  std::string credential;
+  try {
+    credential = munge::seal(protocol::encode(protocol::StatusRequest{}), munge_socket);
+  } catch (const munge::MungeError& e) {
+    report(std::string("cannot get a munge credential: ") + e.what() +
+           " (is munged running? give its socket with --munge-socket or GAPTRAIN_MUNGE_SOCKET)");
+    return kExitFailure;
+  }
+  const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.timeout_s * 1000.0));
+  const wire::Reply reply = wire::request(endpoint, credential, timeout);
+  if (!reply.delivered) {
+    report("cannot reach gaptraind at " + where + ": " + reply.text +
+           "; is it running? point at it with --controller HOST:PORT or GAPTRAIN_CONTROLLER");
+    return kExitFailure;
+  }
+
+  Json::Value answer;
+  Json::CharReaderBuilder builder;
+  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+  std::string errors;
+  if (!reader->parse(reply.text.data(), reply.text.data() + reply.text.size(), &answer, &errors) ||
+      !answer.isObject()) {
+    report("gaptraind at " + where +
+           " answered something that is not JSON: " + reply.text.substr(0, 200));
+    return kExitFailure;
+  }
+  if (!answer["ok"].asBool()) {
+    report("gaptraind at " + where + " refused: " + answer["error"].asString());
+    return kExitFailure;
+  }
+  const Json::Value& status = answer["status"];
+  if (args.json) {
+    Json::StreamWriterBuilder writer;
+    writer["indentation"] = "  ";
+    std::cout << Json::writeString(writer, status) << '\n';
+  } else {
+    std::cout << format_status(status, static_cast<std::int64_t>(std::time(nullptr)));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::string format_duration(std::int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  std::ostringstream out;
+  const auto two = [&](std::int64_t v) {
+    if (v < 10) out << '0';
+    out << v;
+  };
+  if (seconds < 60) {
+    out << seconds << 's';
+  } else if (seconds < 3600) {
+    out << seconds / 60 << 'm';
+    two(seconds % 60);
+    out << 's';
+  } else if (seconds < 86400) {
+    out << seconds / 3600 << 'h';
+    two(seconds % 3600 / 60);
+    out << 'm';
+  } else {
+    out << seconds / 86400 << 'd';
+    two(seconds % 86400 / 3600);
+    out << 'h';
+  }
+  return out.str();
+}
+
+std::string format_status(const Json::Value& status, std::int64_t now) {
+  std::ostringstream out;
+  const Json::Value& holes = status["holes"];
+  out << "Holes: " << holes.size() << " idle node" << (holes.size() == 1 ? "" : "s") << '\n';
+  if (!holes.empty()) {
+    out << "  " << pad("NODE", 12) << pad("IDLE FOR", 10) << pad("ENDS", 14) << "TAKEN BY\n";
+    for (const Json::Value& hole : holes) {
+      const Json::Value& end = hole["predicted_end"];
+      std::string ends = "unknown";
+      if (!end.isNull()) {
+        const std::int64_t left = end.asInt64() - now;
+        ends = left > 0 ? "in " + format_duration(left) : "now";
+      }
+      std::string by = "-";
+      if (!hole["next_job"].isNull()) {
+        by = "job " + std::to_string(hole["next_job"].asUInt());
+      } else if (hole["reservation"].isString()) {
+        by = "reservation " + hole["reservation"].asString();
+      }
+      out << "  " << pad(hole["node"].asString(), 12)
+          << pad(format_duration(now - hole["since"].asInt64()), 10) << pad(ends, 14) << by << '\n';
+    }
+  }
+
+  const Json::Value& jobs = status["elastic_jobs"];
+  out << "Elastic jobs: " << jobs.size() << '\n';
+  if (!jobs.empty()) {
+    out << "  " << pad("JOB", 10) << pad("USER", 12) << pad("MIN-MAX", 9) << pad("CURVE", 10)
+        << "NODES (BATCH HOST FIRST)\n";
+    for (const Json::Value& job : jobs) {
+      const std::string minmax =
+          std::to_string(job["min_nodes"].asInt()) + "-" + std::to_string(job["max_nodes"].asInt());
+      // "assumed": the allocator uses a prior until the job's progress is measured.
+      const std::string curve = job["curve"]["source"].asString();
+      std::string nodes = job["batch_host"].asString();
+      for (const Json::Value& node : job["nodes"]) {
+        if (node.asString() != job["batch_host"].asString()) nodes += "," + node.asString();
+      }
+      out << "  " << pad(std::to_string(job["job_id"].asUInt()), 10)
+          << pad(job["user"].asString(), 12) << pad(minmax, 9) << pad(curve, 10)
+          << (nodes.empty() ? join_nodes(job["nodes"]) : nodes) << " (" << job["nodes"].size()
+          << ")\n";
+    }
+  }
+
+  const Json::Value& events = status["events"];
+  out << "Plugin requests: " << events["accepted"].asUInt64() << " accepted, "
+      << events["rejected"].asUInt64() << " rejected. ";
+  const Json::Value& last_poll = status["last_poll"];
+  if (last_poll.isNull()) {
+    out << "Slurm not polled yet.\n";
+  } else {
+    out << "Slurm polled " << format_duration(now - last_poll.asInt64()) << " ago.\n";
+  }
+  return out.str();
+}
+
+Command add_status_command(CLI::App& parent) {
+  auto args = std::make_shared<StatusArgs>();
+  CLI::App* app = parent.add_subcommand(
+      "status", "Show gaptraind's live view: holes, when each ends, and the elastic jobs");
+  app->footer(kStatusHelp);
+  app->add_option("--controller", args->controller, "gaptraind's address")->type_name("HOST:PORT");
+  app->add_option("--munge-socket", args->munge_socket, "munged's socket")->type_name("PATH");
+  app->add_flag("--json", args->json, "Print the daemon's status object as JSON");
+  app->add_option("--timeout", args->timeout_s, "Seconds to wait for the daemon (default 5)")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.1, 600.0));
+  return Command{app, [args] { return run_status(*args); }};
+}
+
+}  // namespace gaptrain::cli

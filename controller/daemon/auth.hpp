@@ -1,0 +1,25 @@
+// Who may send what (a pure decision, so it is tested without munge or Slurm). The sender's uid
+// is the one munged authenticated; the daemon rejects and logs everything else.
+//
+//   node_freed, node_taken  root or SlurmUser: they come from prolog/epilog, which slurmd runs
+//                           as root (or SlurmUser); a user forging them could fake holes.
+//   register                root or the job's owner: nobody may put another user's job under
+//                           gaptrain's control.
+//   status                  anyone: it shows what squeue/sinfo already show.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace gaptrain::daemon {
+
+enum class RequestKind { node_freed, node_taken, job_registration, status };
+
+// Empty when `sender` may send a `kind` request; otherwise the reason it may not. `job_owner`
+// is the uid of the job a registration is about, empty when Slurm does not know the job.
+std::optional<std::string> authorize(RequestKind kind, uid_t sender, uid_t slurm_user,
+                                     std::optional<uid_t> job_owner);
+
+}  // namespace gaptrain::daemon

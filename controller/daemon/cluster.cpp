@@ -1,0 +1,39 @@
+#include "cluster.hpp"
+
+#include <algorithm>
+
+namespace gaptrain::daemon {
+
+std::string_view to_string(NodeState state) {
+  switch (state) {
+    case NodeState::idle: return "idle";
+    case NodeState::planned: return "planned";
+    case NodeState::completing: return "completing";
+    case NodeState::allocated: return "allocated";
+    case NodeState::mixed: return "mixed";
+    case NodeState::draining: return "draining";
+    case NodeState::drained: return "drained";
+    case NodeState::down: return "down";
+    case NodeState::future: return "future";
+    case NodeState::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(JobState state) {
+  switch (state) {
+    case JobState::pending: return "pending";
+    case JobState::running: return "running";
+    case JobState::suspended: return "suspended";
+    case JobState::finished: return "finished";
+  }
+  return "finished";
+}
+
+const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
+  const auto it = std::find_if(snapshot.jobs.begin(), snapshot.jobs.end(),
+                               [id](const Job& job) { return job.id == id; });
+  return it == snapshot.jobs.end() ? nullptr : &*it;
+}
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,77 @@
+// The daemon's picture of the cluster as plain values: what the Slurm adapter produces from
+// libslurm and what the pure model (holes, elastic jobs, status) consumes. Host lists are
+// already expanded ("n[2-3]" -> n2, n3) so nothing downstream needs libslurm. Times are epoch
+// seconds; 0 means "not known".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gaptrain::daemon {
+
+// A node's state as gaptrain cares about it. Slurm's base state plus the flags that decide
+// whether the node can host elastic work (drain, completing, planned...).
+enum class NodeState {
+  idle,        // free for anything
+  planned,     // idle, but backfill plans a pending job on it (a hole with a known end)
+  completing,  // the last job's epilog still runs: not free yet
+  allocated,
+  mixed,     // some CPUs allocated
+  draining,  // allocated and drain requested: will not take new work
+  drained,   // idle and drained
+  down,      // down, failing, not responding or powered down
+  future,
+  unknown,
+};
+
+std::string_view to_string(NodeState state);
+
+struct Node {
+  std::string name;
+  NodeState state = NodeState::unknown;
+  std::int64_t last_busy = 0;  // when the node last had a job (Slurm's last_busy), 0 unknown
+};
+
+enum class JobState { pending, running, suspended, finished };
+
+std::string_view to_string(JobState state);
+
+struct Job {
+  std::uint32_t id = 0;
+  std::uint32_t user_id = 0;
+  std::string user;  // empty when Slurm did not resolve it
+  std::string partition;
+  JobState state = JobState::pending;
+  bool completing = false;         // its epilog still runs somewhere
+  std::vector<std::string> nodes;  // allocated nodes (running jobs)
+  std::string batch_host;          // where the batch script runs (running batch jobs)
+  std::int64_t start_time = 0;     // actual, or expected for a pending job planned by backfill
+  std::int64_t end_time = 0;       // actual or expected
+  std::vector<std::string> sched_nodes;  // pending: the nodes backfill plans to start it on
+};
+
+struct Reservation {
+  std::string name;
+  std::int64_t start_time = 0;
+  std::int64_t end_time = 0;
+  std::vector<std::string> nodes;
+};
+
+struct Snapshot {
+  std::int64_t taken_at = 0;  // when it was polled
+  std::vector<Node> nodes;
+  std::vector<Job> jobs;
+  std::vector<Reservation> reservations;
+};
+
+// The job with `id` in `snapshot`, or nullptr.
+const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
+
+// A job holds its nodes while it runs or is suspended.
+inline bool holds_nodes(const Job& job) {
+  return job.state == JobState::running || job.state == JobState::suspended;
+}
+
+}  // namespace gaptrain::daemon

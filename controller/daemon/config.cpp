@@ -1,0 +1,174 @@
+#include "config.hpp"
+
+#include <arpa/inet.h>
+#include <json/json.h>
+#include <netinet/in.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <system_error>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+constexpr std::array kKnownKeys{"listen", "munge_socket", "poll_interval_s", "elastic_partition",
+                                "log_level"};
+
+// Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
+// events trigger immediate polls anyway); above an hour holes would be seen far too late.
+constexpr double kMinPollS = 0.1;
+constexpr double kMaxPollS = 3600.0;
+
+std::string known_keys() {
+  std::string list;
+  for (const char* key : kKnownKeys) {
+    if (!list.empty()) list += ", ";
+    list += key;
+  }
+  return list;
+}
+
+std::string require_string(const Json::Value& root, const char* key, const char* hint) {
+  const Json::Value& value = root[key];
+  if (!value.isString()) throw InputError(key, std::string("must be a string: ") + hint);
+  return value.asString();
+}
+
+bool is_numeric_host(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
+}  // namespace
+
+ListenAddress parse_listen(std::string_view text) {
+  constexpr const char* kHint =
+      "give \"HOST:PORT\" with a numeric address, e.g. \"127.0.0.1:6820\" or \"[::1]:6820\"";
+  std::string_view host;
+  std::string_view port;
+  if (text.starts_with('[')) {
+    const auto close = text.find("]:");
+    if (close == std::string_view::npos) throw InputError("listen", kHint);
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) throw InputError("listen", kHint);
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  ListenAddress address;
+  address.host = std::string(host);
+  if (address.host.empty() || !is_numeric_host(address.host)) {
+    throw InputError("listen", "\"" + std::string(text) + "\" has no numeric address: " + kHint);
+  }
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
+    throw InputError("listen", "\"" + std::string(text) + "\" has no port in 1..65535: " + kHint);
+  }
+  address.port = static_cast<std::uint16_t>(value);
+  return address;
+}
+
+std::string to_string(const ListenAddress& address) {
+  const bool v6 = address.host.find(':') != std::string::npos;
+  return (v6 ? "[" + address.host + "]" : address.host) + ":" + std::to_string(address.port);
+}
+
+std::string_view to_string(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug: return "debug";
+    case LogLevel::info: return "info";
+    case LogLevel::warning: return "warning";
+  }
+  return "info";
+}
+
+DaemonConfig parse_config(std::string_view json_text) {
+  Json::CharReaderBuilder builder;
+  Json::CharReaderBuilder::strictMode(&builder.settings_);
+  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+  Json::Value root;
+  std::string errors;
+  if (!reader->parse(json_text.data(), json_text.data() + json_text.size(), &root, &errors)) {
+    std::string first = errors.substr(0, errors.find('\n'));
+    throw InputError("", "not valid JSON (" + first + "): fix the syntax");
+  }
+  if (!root.isObject()) throw InputError("", "must be a JSON object of settings, e.g. {}");
+  for (const std::string& key : root.getMemberNames()) {
+    bool known = false;
+    for (const char* k : kKnownKeys) known = known || key == k;
+    if (!known) {
+      throw InputError(
+          key, "unknown key: remove it or fix its spelling (known keys: " + known_keys() + ")");
+    }
+  }
+
+  DaemonConfig config;
+  if (root.isMember("listen")) {
+    config.listen = parse_listen(require_string(root, "listen", "\"HOST:PORT\""));
+  }
+  if (root.isMember("munge_socket")) {
+    config.munge_socket =
+        require_string(root, "munge_socket", "a path to munged's socket, or \"\" for the default");
+  }
+  if (root.isMember("poll_interval_s")) {
+    const Json::Value& value = root["poll_interval_s"];
+    std::ostringstream hint_text;
+    hint_text << "give seconds between " << kMinPollS << " and " << kMaxPollS
+              << ", or remove the key for the default 2.0";
+    const std::string hint = hint_text.str();
+    if (!value.isNumeric()) throw InputError("poll_interval_s", "must be a number: " + hint);
+    const double seconds = value.asDouble();
+    if (!std::isfinite(seconds) || seconds < kMinPollS || seconds > kMaxPollS) {
+      std::ostringstream got;
+      got << seconds;
+      throw InputError("poll_interval_s", "out of range (" + got.str() + "): " + hint);
+    }
+    config.poll_interval_s = seconds;
+  }
+  if (root.isMember("elastic_partition")) {
+    config.elastic_partition = require_string(
+        root, "elastic_partition", "the name of the Slurm partition elastic jobs run in");
+    if (config.elastic_partition.empty()) {
+      throw InputError("elastic_partition",
+                       "must not be empty: name the Slurm partition elastic jobs run in");
+    }
+  }
+  if (root.isMember("log_level")) {
+    const std::string level =
+        require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");
+    if (level == "debug") {
+      config.log_level = LogLevel::debug;
+    } else if (level == "info") {
+      config.log_level = LogLevel::info;
+    } else if (level == "warning") {
+      config.log_level = LogLevel::warning;
+    } else {
+      throw InputError("log_level",
+                       "\"" + level + "\" is not a level: use \"debug\", \"info\" or \"warning\"");
+    }
+  }
+  return config;
+}
+
+DaemonConfig load_config(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::system_error(errno, std::generic_category(), path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (file.bad()) throw std::system_error(errno, std::generic_category(), path);
+  return parse_config(text.str());
+}
+
+}  // namespace gaptrain::daemon

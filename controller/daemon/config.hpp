@@ -1,0 +1,52 @@
+// gaptraind's configuration: a JSON file (default /etc/gaptrain/gaptraind.json), every key
+// optional with the defaults below (etc/gaptraind.json, etc/README.md). Parsing is strict so a
+// typo never silently falls back to a default: an unknown key or a bad value is an InputError
+// naming the key and saying what to do, and the daemon refuses to start (or, on SIGHUP, keeps
+// the configuration it runs with).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gaptrain::daemon {
+
+inline constexpr const char* kDefaultConfigPath = "/etc/gaptrain/gaptraind.json";
+
+enum class LogLevel { debug, info, warning };
+
+// Where the daemon listens: a numeric address, because a listening socket must not depend on
+// name resolution at boot.
+struct ListenAddress {
+  std::string host = "127.0.0.1";  // IPv4 or IPv6 literal, without brackets
+  std::uint16_t port = 6820;
+
+  friend bool operator==(const ListenAddress&, const ListenAddress&) = default;
+};
+
+struct DaemonConfig {
+  ListenAddress listen;
+  std::string munge_socket;  // "" = munged's default socket
+  double poll_interval_s = 2.0;
+  std::string elastic_partition = "elastic";
+  LogLevel log_level = LogLevel::info;
+
+  friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
+};
+
+// "HOST:PORT" or "[IPV6]:PORT" with a numeric host and a port in 1..65535; throws InputError
+// (field "listen").
+ListenAddress parse_listen(std::string_view text);
+std::string to_string(const ListenAddress& address);
+
+// The configuration in `json_text`. Throws InputError whose field is the offending key (""
+// when the text is not a JSON object) and whose message says how to fix it.
+DaemonConfig parse_config(std::string_view json_text);
+
+// The configuration in file `path`. Throws InputError as parse_config for bad content (the
+// caller names the file) and std::system_error when the file cannot be read.
+DaemonConfig load_config(const std::string& path);
+
+std::string_view to_string(LogLevel level);
+
+}  // namespace gaptrain::daemon

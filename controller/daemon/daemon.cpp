@@ -1,0 +1,375 @@
+#include "daemon.hpp"
+
+#include <json/writer.h>
+#include <systemd/sd-daemon.h>
+
+#include <algorithm>
+#include <csignal>
+#include <ctime>
+#include <system_error>
+#include <type_traits>
+#include <variant>
+
+#include "auth.hpp"
+#include "gaptrain/input_error.hpp"
+#include "gaptrain/munge_envelope.hpp"
+#include "gaptrain/protocol.hpp"
+#include "log.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+constexpr std::uint64_t kUsecPerS = 1000000;
+// Plugin events trigger polls, but a 64-node job ending sends 64 epilog events: polls are at
+// least this far apart so a burst costs slurmctld a few polls, not 64.
+constexpr std::uint64_t kMinPollSpacingUsec = 100000;
+// While a node is COMPLETING (its last job's epilog still runs) the hole it becomes is seconds
+// away: poll that often until it shows up, so holes appear within ~2 s of a job's end.
+constexpr std::uint64_t kCompletingPollUsec = 250000;
+// Polls normally pass Slurm's last update times (cheap "no change" answers); every this often a
+// full load guards against a change that did not bump them (backfill's plan updates).
+constexpr std::uint64_t kFullPollUsec = 10 * kUsecPerS;
+
+std::int64_t wall_now() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+std::uint64_t mono_now(sd_event* event) {
+  std::uint64_t now = 0;
+  sd_event_now(event, CLOCK_MONOTONIC, &now);
+  return now;
+}
+
+log::Level to_log_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::debug: return log::Level::debug;
+    case LogLevel::info: return log::Level::info;
+    case LogLevel::warning: return log::Level::warning;
+  }
+  return log::Level::info;
+}
+
+std::string compact(const Json::Value& value) {
+  Json::StreamWriterBuilder writer;
+  writer["indentation"] = "";
+  return Json::writeString(writer, value);
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ',';
+    out += item;
+  }
+  return out;
+}
+
+RequestKind kind_of(const protocol::Request& request) {
+  return std::visit(
+      [](const auto& r) {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, protocol::NodeFreed>) return RequestKind::node_freed;
+        if constexpr (std::is_same_v<T, protocol::NodeTaken>) return RequestKind::node_taken;
+        if constexpr (std::is_same_v<T, protocol::JobRegistration>) {
+          return RequestKind::job_registration;
+        }
+        if constexpr (std::is_same_v<T, protocol::StatusRequest>) return RequestKind::status;
+      },
+      request);
+}
+
+std::string end_text(const std::optional<std::int64_t>& end) {
+  return end ? std::to_string(*end) : std::string("unknown");
+}
+
+}  // namespace
+
+Daemon::Daemon(std::string config_path, DaemonConfig config)
+    : config_path_(std::move(config_path)), config_(std::move(config)) {
+  log::set_threshold(to_log_level(config_.log_level));
+  int r = sd_event_default(&event_);
+  if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
+  // The signals were blocked in main() before any thread existed; sd-event reads them from a
+  // signalfd, so they are handled inside the loop like any other event.
+  for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
+    sd_event_source* source = nullptr;
+    r = sd_event_add_signal(event_, &source, signal, &Daemon::on_signal, this);
+    if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_add_signal");
+    signal_sources_.push_back(source);
+  }
+  // Pings systemd at half of WatchdogSec while the loop turns; a no-op outside systemd.
+  sd_event_set_watchdog(event_, 1);
+
+  server_ = std::make_unique<LineServer>(
+      event_,
+      [this](std::string_view line, const std::string& peer) { return handle_line(line, peer); },
+      [this](const std::string& peer, const std::string& reason) {
+        ++events_.rejected;
+        log::warning("request rejected", {{"UID", "unknown"}, {"REASON", reason}, {"PEER", peer}});
+      });
+  server_->on_idle([this] {
+    if (draining_) sd_event_exit(event_, 0);
+  });
+  server_->listen(config_.listen);
+  log::info("listening", {{"LISTEN", to_string(config_.listen)}});
+
+  r = sd_event_add_time(event_, &poll_timer_, CLOCK_MONOTONIC, 1, 0, &Daemon::on_poll_timer, this);
+  if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_add_time");
+}
+
+Daemon::~Daemon() {
+  server_.reset();
+  sd_event_source_disable_unref(poll_timer_);
+  for (sd_event_source* source : signal_sources_) sd_event_source_disable_unref(source);
+  sd_event_unref(event_);
+}
+
+int Daemon::run() {
+  const int r = sd_event_loop(event_);
+  if (r < 0) {
+    log::error("event loop failed", {{"ERRNO", -r}});
+    return 1;
+  }
+  log::info("stopped");
+  return r;
+}
+
+int Daemon::on_poll_timer(sd_event_source* /*source*/, std::uint64_t /*usec*/, void* self) {
+  static_cast<Daemon*>(self)->poll();
+  return 0;
+}
+
+int Daemon::on_signal(sd_event_source* /*source*/, const signalfd_siginfo* info, void* self) {
+  auto& daemon = *static_cast<Daemon*>(self);
+  if (info->ssi_signo == SIGHUP) {
+    daemon.reload();
+  } else {
+    daemon.drain();
+  }
+  return 0;
+}
+
+void Daemon::poll() {
+  const std::uint64_t mono = mono_now(event_);
+  const bool full = last_full_poll_mono_ == 0 || mono - last_full_poll_mono_ >= kFullPollUsec;
+  last_poll_mono_ = mono;
+  const std::int64_t now = wall_now();
+  SlurmSource::Result result = slurm_.poll(snapshot_, now, full);
+  if (result.ok && !slurm_user_) {
+    uid_t uid = 0;
+    result = slurm_.load_slurm_user(uid);
+    if (result.ok) slurm_user_ = uid;
+  }
+
+  auto delay = static_cast<std::uint64_t>(config_.poll_interval_s * static_cast<double>(kUsecPerS));
+  if (!result.ok) {
+    if (!poll_failing_) log::warning("cannot poll Slurm", {{"REASON", result.error}});
+    poll_failing_ = true;
+    sd_notifyf(0, "STATUS=Cannot poll Slurm: %s", result.error.c_str());
+    arm_poll_timer(delay);
+    return;
+  }
+  if (poll_failing_) log::info("polling Slurm again");
+  poll_failing_ = false;
+  if (full) last_full_poll_mono_ = mono;
+  last_poll_ = now;
+
+  std::vector<Hole> holes = find_holes(snapshot_, holes_);
+  for (const Hole& hole : holes) {
+    const auto old = std::find_if(holes_.begin(), holes_.end(),
+                                  [&](const Hole& h) { return h.node == hole.node; });
+    if (old == holes_.end()) {
+      log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
+    } else if (old->predicted_end != hole.predicted_end) {
+      log::debug("hole end changed",
+                 {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
+    }
+  }
+  for (const Hole& hole : holes_) {
+    if (std::none_of(holes.begin(), holes.end(),
+                     [&](const Hole& h) { return h.node == hole.node; })) {
+      log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
+    }
+  }
+  holes_ = std::move(holes);
+  for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
+    log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
+  }
+
+  if (!ready_) {
+    ready_ = true;
+    sd_notify(0, "READY=1");
+    log::info("ready", {{"NODES", snapshot_.nodes.size()}});
+  }
+  sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs", snapshot_.nodes.size(),
+             holes_.size(), elastic_.jobs().size());
+
+  if (std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+                  [](const Node& n) { return n.state == NodeState::completing; })) {
+    delay = std::min(delay, kCompletingPollUsec);
+  }
+  arm_poll_timer(delay);
+}
+
+void Daemon::arm_poll_timer(std::uint64_t delay_usec) {
+  if (draining_) return;
+  sd_event_source_set_time(poll_timer_, mono_now(event_) + delay_usec);
+  sd_event_source_set_enabled(poll_timer_, SD_EVENT_ONESHOT);
+}
+
+void Daemon::poll_soon() {
+  if (draining_) return;
+  const std::uint64_t now = mono_now(event_);
+  const std::uint64_t when = std::max(now, last_poll_mono_ + kMinPollSpacingUsec);
+  std::uint64_t scheduled = 0;
+  int enabled = SD_EVENT_OFF;
+  sd_event_source_get_time(poll_timer_, &scheduled);
+  sd_event_source_get_enabled(poll_timer_, &enabled);
+  if (enabled != SD_EVENT_OFF && scheduled <= when) return;  // already due soon enough
+  sd_event_source_set_time(poll_timer_, when);
+  sd_event_source_set_enabled(poll_timer_, SD_EVENT_ONESHOT);
+}
+
+void Daemon::reload() {
+  sd_notify(0, "RELOADING=1");
+  try {
+    DaemonConfig fresh = load_config(config_path_);
+    if (fresh.listen != config_.listen) server_->listen(fresh.listen);
+    config_ = std::move(fresh);
+    log::set_threshold(to_log_level(config_.log_level));
+    log::info("configuration reloaded",
+              {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
+  } catch (const InputError& e) {
+    log::warning("configuration not reloaded, keeping the running one",
+                 {{"CONFIG", config_path_}, {"REASON", e.what()}});
+  } catch (const std::system_error& e) {
+    log::warning("configuration not reloaded, keeping the running one",
+                 {{"CONFIG", config_path_}, {"REASON", e.what()}});
+  }
+  sd_notify(0, "READY=1");
+}
+
+void Daemon::drain() {
+  if (draining_) return;
+  draining_ = true;
+  sd_notify(0, "STOPPING=1");
+  log::info("stopping: finishing open requests", {{"CONNECTIONS", server_->connections()}});
+  server_->stop_listening();
+  sd_event_source_set_enabled(poll_timer_, SD_EVENT_OFF);
+  // Open connections end within their deadlines; the last one to close ends the loop.
+  if (server_->connections() == 0) sd_event_exit(event_, 0);
+}
+
+std::string Daemon::reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
+                           const std::string& reason) {
+  ++events_.rejected;
+  log::warning("request rejected", {{"UID", uid ? std::to_string(*uid) : std::string("unknown")},
+                                    {"REASON", reason},
+                                    {"PEER", peer},
+                                    {"REQUEST", kind}});
+  return error_reply(reason);
+}
+
+std::string Daemon::handle_line(std::string_view line, const std::string& peer) {
+  try {
+    munge::Opened opened;
+    try {
+      opened = munge::open(line, config_.munge_socket);
+    } catch (const munge::MungeError& e) {
+      return reject(peer, std::nullopt, "unknown", std::string("not authenticated: ") + e.what());
+    }
+    protocol::Request request;
+    try {
+      request = protocol::decode(opened.payload);
+    } catch (const InputError& e) {
+      return reject(peer, opened.uid, "unknown", std::string("bad request: ") + e.what());
+    }
+    const RequestKind kind = kind_of(request);
+    const std::string_view type = protocol::type_name(request);
+
+    if (kind == RequestKind::status) {
+      // Status requests are not counted as events: a monitoring loop would drown the count.
+      Json::Value reply(Json::objectValue);
+      reply["ok"] = true;
+      reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
+      return compact(reply);
+    }
+    if (kind == RequestKind::job_registration) {
+      return on_registration(std::get<protocol::JobRegistration>(request), opened.uid, peer);
+    }
+    // Until slurmctld told us who SlurmUser is, only root may send node events.
+    if (auto refused = authorize(kind, opened.uid, slurm_user_.value_or(0), std::nullopt)) {
+      return reject(peer, opened.uid, type, *refused);
+    }
+    if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {
+      on_node_event(true, freed->job_id, freed->node, opened.uid, false);
+    } else if (const auto* taken = std::get_if<protocol::NodeTaken>(&request)) {
+      on_node_event(false, taken->job_id, taken->node, opened.uid, taken->elastic);
+    }
+    ++events_.accepted;
+    return R"({"ok":true})";
+  } catch (const std::exception& e) {
+    // Never let one request take the daemon down; the client learns it failed.
+    log::error("internal error handling a request", {{"REASON", e.what()}, {"PEER", peer}});
+    return error_reply(std::string("internal error: ") + e.what());
+  }
+}
+
+void Daemon::on_node_event(bool freed, std::uint32_t job_id, const std::string& node, uid_t uid,
+                           bool elastic) {
+  if (freed) {
+    log::info("node freed", {{"JOB_ID", job_id}, {"NODE", node}, {"UID", uid}});
+  } else {
+    const auto hole =
+        std::find_if(holes_.begin(), holes_.end(), [&](const Hole& h) { return h.node == node; });
+    if (hole != holes_.end()) {
+      // A reclaim: the regular workload took a hole. HOLE_END says what we predicted, so the
+      // journal tells how good the predictions are.
+      log::info("hole reclaimed", {{"JOB_ID", job_id},
+                                   {"NODE", node},
+                                   {"UID", uid},
+                                   {"ELASTIC", elastic ? "yes" : "no"},
+                                   {"HOLE_SINCE", hole->since},
+                                   {"HOLE_END", end_text(hole->predicted_end)}});
+    } else {
+      log::info(
+          "node taken",
+          {{"JOB_ID", job_id}, {"NODE", node}, {"UID", uid}, {"ELASTIC", elastic ? "yes" : "no"}});
+    }
+  }
+  // The event is a hint; the poll it triggers is the truth (a lost event costs latency only).
+  poll_soon();
+}
+
+std::string Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid,
+                                    const std::string& peer) {
+  const Job* job = find_job(snapshot_, request.job_id);
+  if (job == nullptr || job->state != JobState::running) {
+    // The job may have started after the last poll: ask Slurm now rather than refuse it.
+    poll();
+    job = find_job(snapshot_, request.job_id);
+  }
+  const std::optional<uid_t> owner =
+      job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
+  if (auto refused =
+          authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner)) {
+    return reject(peer, uid, "register", *refused);
+  }
+  if (auto refused = elastic_.add(request, job, wall_now())) {
+    return reject(peer, uid, "register", *refused);
+  }
+  const ElasticJob& elastic = elastic_.jobs().at(request.job_id);
+  ++events_.accepted;
+  log::info("elastic job registered", {{"JOB_ID", request.job_id},
+                                       {"UID", uid},
+                                       {"USER", elastic.user},
+                                       {"NODES", join(elastic.nodes)},
+                                       {"BATCH_HOST", elastic.batch_host},
+                                       {"MIN_NODES", elastic.min_nodes},
+                                       {"MAX_NODES", elastic.max_nodes},
+                                       {"CURVE", to_string(elastic.curve_source)}});
+  return R"({"ok":true})";
+}
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,77 @@
+// gaptraind's core loop: validated config -> built objects -> sd-event loop. Owns the live
+// model (snapshot, holes, elastic jobs), the Slurm adapter and the transport; handles signals
+// inside the loop (SIGTERM/SIGINT drain and exit 0, SIGHUP reloads the config) and talks to
+// systemd (READY=1 once listening and the first poll succeeded, watchdog pings, STATUS=).
+#pragma once
+
+#include <systemd/sd-event.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster.hpp"
+#include "config.hpp"
+#include "elastic_jobs.hpp"
+#include "holes.hpp"
+#include "line_server.hpp"
+#include "slurm_source.hpp"
+#include "status.hpp"
+
+namespace gaptrain::daemon {
+
+class Daemon {
+ public:
+  // Binds the listening socket; throws std::system_error when it cannot.
+  Daemon(std::string config_path, DaemonConfig config);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Runs until SIGTERM/SIGINT; returns the exit status.
+  int run();
+
+ private:
+  static int on_poll_timer(sd_event_source* source, std::uint64_t usec, void* self);
+  static int on_signal(sd_event_source* source, const signalfd_siginfo* info, void* self);
+
+  void poll();
+  // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
+  void poll_soon();
+  void arm_poll_timer(std::uint64_t delay_usec);
+  void reload();
+  void drain();
+
+  std::string handle_line(std::string_view line, const std::string& peer);
+  std::string reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
+                     const std::string& reason);
+  void on_node_event(bool freed, std::uint32_t job_id, const std::string& node, uid_t uid,
+                     bool elastic);
+  std::string on_registration(const protocol::JobRegistration& request, uid_t uid,
+                              const std::string& peer);
+
+  std::string config_path_;
+  DaemonConfig config_;
+  sd_event* event_ = nullptr;
+  std::unique_ptr<LineServer> server_;
+  SlurmSource slurm_;
+  sd_event_source* poll_timer_ = nullptr;
+  std::vector<sd_event_source*> signal_sources_;
+
+  std::optional<uid_t> slurm_user_;  // loaded with the first successful poll
+  Snapshot snapshot_;
+  std::vector<Hole> holes_;
+  ElasticJobs elastic_;
+  EventCounts events_;
+  std::optional<std::int64_t> last_poll_;  // epoch of the last successful poll
+  std::uint64_t last_poll_mono_ = 0;       // CLOCK_MONOTONIC usec of the last poll attempt
+  std::uint64_t last_full_poll_mono_ = 0;
+  bool ready_ = false;
+  bool draining_ = false;
+  bool poll_failing_ = false;
+};
+
+}  // namespace gaptrain::daemon

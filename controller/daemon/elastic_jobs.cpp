@@ -1,0 +1,97 @@
+#include "elastic_jobs.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "gaptrain/input_error.hpp"
+#include "gaptrain/scaling_curve.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+std::optional<std::string> check_cost(const std::optional<double>& cost, const char* name) {
+  if (cost && (!std::isfinite(*cost) || *cost < 0.0)) {
+    return std::string(name) + " must be a finite number of seconds >= 0";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(Source source) {
+  return source == Source::given ? "given" : "assumed";
+}
+
+std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
+  std::vector<std::pair<int, double>> points;
+  for (int n = 1; n < max_nodes; n *= 2) {
+    points.emplace_back(n, std::pow(static_cast<double>(n), kAssumedExponent));
+  }
+  if (max_nodes >= 1) {
+    points.emplace_back(max_nodes, std::pow(static_cast<double>(max_nodes), kAssumedExponent));
+  }
+  return points;
+}
+
+std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
+                                            const Job* job, std::int64_t now) {
+  const std::string id = std::to_string(request.job_id);
+  if (job == nullptr) return "job " + id + " is not known to Slurm";
+  if (job->state != JobState::running) {
+    return "job " + id + " is " + std::string(to_string(job->state)) + ", not running";
+  }
+  if (request.min_nodes < 1 || request.max_nodes < request.min_nodes) {
+    return "min_nodes " + std::to_string(request.min_nodes) + " and max_nodes " +
+           std::to_string(request.max_nodes) + " must satisfy 1 <= min_nodes <= max_nodes";
+  }
+  if (auto problem = check_cost(request.up_cost_s, "up_cost_s")) return problem;
+  if (auto problem = check_cost(request.down_cost_s, "down_cost_s")) return problem;
+
+  ElasticJob elastic;
+  elastic.job_id = request.job_id;
+  elastic.user = job->user.empty() ? request.user : job->user;
+  elastic.uid = job->user_id;
+  elastic.nodes = job->nodes;
+  elastic.batch_host = job->batch_host.empty() ? request.batch_host : job->batch_host;
+  elastic.min_nodes = request.min_nodes;
+  elastic.max_nodes = request.max_nodes;
+  if (request.curve.empty()) {
+    elastic.curve = assumed_curve(request.max_nodes);
+  } else {
+    // The allocator's own contract (node counts increasing from >= 1, finite rates >= 0).
+    std::vector<ScalingCurve::Point> points;
+    for (const auto& [nodes, rate] : request.curve) points.push_back({nodes, rate});
+    try {
+      ScalingCurve checked(points);
+    } catch (const InputError& e) {
+      return std::string(e.what());  // names the point: "curve[1]: ..."
+    }
+    elastic.curve_source = Source::given;
+    elastic.curve = request.curve;
+  }
+  if (request.up_cost_s && request.down_cost_s) elastic.costs_source = Source::given;
+  elastic.up_cost_s = request.up_cost_s.value_or(kAssumedRescaleCostS);
+  elastic.down_cost_s = request.down_cost_s.value_or(kAssumedRescaleCostS);
+  elastic.registered_at = now;
+  jobs_[request.job_id] = std::move(elastic);
+  return std::nullopt;
+}
+
+std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
+  std::vector<std::uint32_t> forgotten;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const Job* job = find_job(snapshot, it->first);
+    if (job == nullptr || !holds_nodes(*job)) {
+      forgotten.push_back(it->first);
+      it = jobs_.erase(it);
+      continue;
+    }
+    it->second.nodes = job->nodes;
+    if (!job->batch_host.empty()) it->second.batch_host = job->batch_host;
+    ++it;
+  }
+  return forgotten;
+}
+
+}  // namespace gaptrain::daemon

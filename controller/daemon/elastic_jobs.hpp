@@ -1,0 +1,70 @@
+// The elastic jobs gaptrain manages: those that registered (protocol::JobRegistration) while
+// running in Slurm, kept in step with Slurm's view and forgotten when they end. Pure.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster.hpp"
+#include "gaptrain/protocol.hpp"
+
+namespace gaptrain::daemon {
+
+// Whether a job's scaling curve and rescale costs were given by the user or are the prior the
+// allocator assumes until they are measured online (DESIGN.md §4, MalleTrain).
+enum class Source { given, assumed };
+
+std::string_view to_string(Source source);
+
+// The prior for jobs registered without a curve: S(n) = n^0.8 relative to one node (below the
+// ~0.95 exponent measured DNN curves show, so nothing is over-promised), and 30 s per rescale
+// (longer than the 11-19 s BFTrainer measured). The same prior as the simulator's learner.
+inline constexpr double kAssumedExponent = 0.8;
+inline constexpr double kAssumedRescaleCostS = 30.0;
+
+struct ElasticJob {
+  std::uint32_t job_id = 0;
+  std::string user;
+  uid_t uid = 0;
+  std::vector<std::string> nodes;  // from Slurm, refreshed at every poll
+  std::string batch_host;          // from Slurm
+  int min_nodes = 1;
+  int max_nodes = 1;
+  Source curve_source = Source::assumed;
+  // (nodes, samples/s). Assumed curves are relative: samples/s per one-node rate.
+  std::vector<std::pair<int, double>> curve;
+  Source costs_source = Source::assumed;
+  double up_cost_s = kAssumedRescaleCostS;
+  double down_cost_s = kAssumedRescaleCostS;
+  std::int64_t registered_at = 0;
+};
+
+class ElasticJobs {
+ public:
+  // Registers (or re-registers: a restarted batch step) `request` for `job`, the job as Slurm
+  // sees it (nullptr: unknown). Empty on success; otherwise why it was refused (job not
+  // running, bad node bounds or curve). Authorization is auth.hpp's business, not this.
+  std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
+                                 std::int64_t now);
+
+  // Follows Slurm: refreshes nodes and batch host, forgets jobs that no longer run. Returns the
+  // ids forgotten.
+  std::vector<std::uint32_t> refresh(const Snapshot& snapshot);
+
+  const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
+  bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }
+
+ private:
+  std::map<std::uint32_t, ElasticJob> jobs_;
+};
+
+// The assumed relative curve at 1, 2, 4, ... max_nodes (and max_nodes itself).
+std::vector<std::pair<int, double>> assumed_curve(int max_nodes);
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,68 @@
+// gaptraind: the daemon beside slurmctld. Validated config -> built objects -> event loop.
+// Exit status: 0 stopped by SIGTERM/SIGINT (or --check-config passed), 1 runtime failure,
+// 2 bad configuration or command line.
+#include <csignal>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <system_error>
+
+#include "cli/cli11.hpp"
+#include "config.hpp"
+#include "daemon.hpp"
+#include "gaptrain/input_error.hpp"
+#include "gaptrain/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gaptrain::daemon;
+  std::string config_path = kDefaultConfigPath;
+  bool check_only = false;
+  CLI::App app{"gaptraind: keeps the live view of a Slurm cluster's holes and elastic jobs.",
+               "gaptraind"};
+  app.set_version_flag("--version", "gaptraind " + std::string(gaptrain::kVersion));
+  app.add_option("--config", config_path,
+                 "JSON configuration (default " + std::string(kDefaultConfigPath) + ")")
+      ->type_name("FILE");
+  app.add_flag("--check-config", check_only, "Validate the configuration and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  DaemonConfig config;
+  try {
+    config = load_config(config_path);
+  } catch (const gaptrain::InputError& e) {
+    std::cerr << "gaptraind: " << config_path << ": " << e.what() << '\n';
+    return 2;
+  } catch (const std::system_error& e) {
+    std::cerr << "gaptraind: cannot read the configuration: " << e.what()
+              << " (give another with --config FILE)\n";
+    return 2;
+  }
+  if (check_only) {
+    std::cout << "gaptraind: " << config_path << ": configuration is valid\n";
+    return 0;
+  }
+
+  // Block the signals the loop handles before anything could start a thread, so they are only
+  // ever delivered through sd-event's signalfd.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
+  sigprocmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  try {
+    Daemon daemon(config_path, config);
+    return daemon.run();
+  } catch (const std::system_error& e) {
+    std::cerr << "gaptraind: " << e.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "gaptraind: internal error: " << e.what() << '\n';
+  }
+  return 1;
+}

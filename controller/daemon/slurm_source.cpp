@@ -1,0 +1,169 @@
+#include "slurm_source.hpp"
+
+#include <ctime>
+#include <stdexcept>
+
+#include "hostlist.hpp"
+#include "slurm_api.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+std::string slurm_error() {
+  const int code = slurm_get_errno();
+  return std::string(slurm_strerror(code)) + " (" + std::to_string(code) + ")";
+}
+
+std::string text(const char* s) {
+  return s == nullptr ? std::string() : std::string(s);
+}
+
+std::int64_t epoch(time_t t) {
+  return static_cast<std::int64_t>(t);
+}
+
+NodeState node_state(std::uint32_t state) {
+  const std::uint32_t base = state & NODE_STATE_BASE;
+  // Down-like flags first: a failing or unreachable node hosts nothing, whatever its base.
+  if (base == NODE_STATE_DOWN ||
+      (state & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND | NODE_STATE_POWERED_DOWN)) != 0U) {
+    return NodeState::down;
+  }
+  if (base == NODE_STATE_FUTURE) return NodeState::future;
+  const bool drain = (state & NODE_STATE_DRAIN) != 0U;
+  switch (base) {
+    case NODE_STATE_IDLE:
+      if (drain) return NodeState::drained;
+      // COMPLETING on an idle base: the epilog of the job that just left still runs.
+      if ((state & NODE_STATE_COMPLETING) != 0U) return NodeState::completing;
+      if ((state & NODE_STATE_PLANNED) != 0U) return NodeState::planned;
+      return NodeState::idle;
+    case NODE_STATE_ALLOCATED: return drain ? NodeState::draining : NodeState::allocated;
+    case NODE_STATE_MIXED: return drain ? NodeState::draining : NodeState::mixed;
+    default: return NodeState::unknown;
+  }
+}
+
+JobState job_state(std::uint32_t state) {
+  switch (state & JOB_STATE_BASE) {
+    case JOB_PENDING: return JobState::pending;
+    case JOB_RUNNING: return JobState::running;
+    case JOB_SUSPENDED: return JobState::suspended;
+    default: return JobState::finished;
+  }
+}
+
+struct NodeMsgDeleter {
+  void operator()(node_info_msg_t* m) const { slurm_free_node_info_msg(m); }
+};
+struct JobMsgDeleter {
+  void operator()(job_info_msg_t* m) const { slurm_free_job_info_msg(m); }
+};
+struct ResvMsgDeleter {
+  void operator()(reserve_info_msg_t* m) const { slurm_free_reservation_info_msg(m); }
+};
+
+// One table's cached answer: reused while slurmctld answers "no change since last_update".
+template <typename Msg, typename Deleter>
+struct Table {
+  std::unique_ptr<Msg, Deleter> msg;
+
+  // Calls `load(update_time, &fresh)`; true when `msg` holds a current answer afterwards.
+  template <typename Load>
+  bool refresh(Load load, bool full) {
+    const time_t since = (msg && !full) ? msg->last_update : 0;
+    Msg* fresh = nullptr;
+    if (load(since, &fresh) == SLURM_SUCCESS) {
+      msg.reset(fresh);
+      return true;
+    }
+    return msg && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA;
+  }
+};
+
+}  // namespace
+
+struct SlurmSource::Cache {
+  Table<node_info_msg_t, NodeMsgDeleter> nodes;
+  Table<job_info_msg_t, JobMsgDeleter> jobs;
+  Table<reserve_info_msg_t, ResvMsgDeleter> reservations;
+};
+
+SlurmSource::SlurmSource() : cache_(std::make_unique<Cache>()) {
+  // Since 20.11 libslurm must be initialized before use; NULL reads SLURM_CONF or the default.
+  slurm_init(nullptr);
+}
+
+SlurmSource::~SlurmSource() {
+  cache_.reset();
+  slurm_fini();
+}
+
+SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool full) {
+  Cache& c = *cache_;
+  // SHOW_ALL: nodes and jobs of hidden partitions are holes and reclaimers too.
+  if (!c.nodes.refresh(
+          [](time_t t, node_info_msg_t** m) { return slurm_load_node(t, m, SHOW_ALL); }, full)) {
+    return {false, "slurm_load_node: " + slurm_error()};
+  }
+  if (!c.jobs.refresh([](time_t t, job_info_msg_t** m) { return slurm_load_jobs(t, m, SHOW_ALL); },
+                      full)) {
+    return {false, "slurm_load_jobs: " + slurm_error()};
+  }
+  if (!c.reservations.refresh(
+          [](time_t t, reserve_info_msg_t** m) { return slurm_load_reservations(t, m); }, full)) {
+    return {false, "slurm_load_reservations: " + slurm_error()};
+  }
+
+  Snapshot fresh;
+  fresh.taken_at = now;
+  try {
+    const node_info_msg_t& nodes = *c.nodes.msg;
+    for (std::uint32_t i = 0; i < nodes.record_count; ++i) {
+      const node_info_t& n = nodes.node_array[i];
+      if (n.name == nullptr) continue;  // a hole in Slurm's node table (future/cloud nodes)
+      fresh.nodes.push_back({n.name, node_state(n.node_state), epoch(n.last_busy)});
+    }
+    const job_info_msg_t& jobs = *c.jobs.msg;
+    for (std::uint32_t i = 0; i < jobs.record_count; ++i) {
+      const slurm_job_info_t& j = jobs.job_array[i];
+      Job job;
+      job.id = j.job_id;
+      job.user_id = j.user_id;
+      job.user = text(j.user_name);
+      job.partition = text(j.partition);
+      job.state = job_state(j.job_state);
+      job.completing = (j.job_state & JOB_COMPLETING) != 0U;
+      if (holds_nodes(job)) job.nodes = expand_hostlist(j.nodes);
+      job.batch_host = text(j.batch_host);
+      job.start_time = epoch(j.start_time);
+      job.end_time = epoch(j.end_time);
+      if (job.state == JobState::pending) job.sched_nodes = expand_hostlist(j.sched_nodes);
+      fresh.jobs.push_back(std::move(job));
+    }
+    const reserve_info_msg_t& resvs = *c.reservations.msg;
+    for (std::uint32_t i = 0; i < resvs.record_count; ++i) {
+      const reserve_info_t& r = resvs.reservation_array[i];
+      Reservation reservation{text(r.name), epoch(r.start_time), epoch(r.end_time), {}};
+      reservation.nodes = expand_hostlist(r.node_list);
+      fresh.reservations.push_back(std::move(reservation));
+    }
+  } catch (const std::invalid_argument& e) {
+    return {false, e.what()};
+  }
+  snapshot = std::move(fresh);
+  return {true, {}};
+}
+
+SlurmSource::Result SlurmSource::load_slurm_user(uid_t& uid) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
+    return {false, "slurm_load_ctl_conf: " + slurm_error()};
+  }
+  uid = static_cast<uid_t>(conf->slurm_user_id);
+  slurm_free_ctl_conf(conf);
+  return {true, {}};
+}
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,46 @@
+// The thin adapter between libslurm and the pure model: asks slurmctld for nodes, jobs and
+// reservations and turns the answers into a Snapshot of plain values. Nothing else in the
+// daemon includes <slurm/slurm.h>.
+//
+// Each load passes the last update time Slurm reported, so an unchanged cluster costs one
+// SLURM_NO_CHANGE_IN_DATA round trip per table; the previous answer is kept and reused. Calls
+// block for up to slurm.conf's MessageTimeout when slurmctld is unreachable (the unit's
+// WatchdogSec is well above it).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cluster.hpp"
+
+namespace gaptrain::daemon {
+
+class SlurmSource {
+ public:
+  // Initializes libslurm from SLURM_CONF or /etc/slurm/slurm.conf (slurm_init).
+  SlurmSource();
+  ~SlurmSource();
+  SlurmSource(const SlurmSource&) = delete;
+  SlurmSource& operator=(const SlurmSource&) = delete;
+
+  struct Result {
+    bool ok = false;
+    std::string error;  // why not, when !ok (Slurm's message)
+  };
+
+  // Refreshes `snapshot` (taken_at = now). `full`: ignore the cached update times (a periodic
+  // safety net in case a change did not bump them). On failure `snapshot` is left as it was.
+  Result poll(Snapshot& snapshot, std::int64_t now, bool full);
+
+  // SlurmUser's uid, from slurmctld's configuration (slurm_load_ctl_conf).
+  Result load_slurm_user(uid_t& uid);
+
+ private:
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
+};
+
+}  // namespace gaptrain::daemon

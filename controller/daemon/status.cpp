@@ -1,0 +1,101 @@
+#include "status.hpp"
+
+#include <map>
+#include <string>
+
+namespace gaptrain::daemon {
+
+namespace {
+
+template <typename T>
+Json::Value or_null(const std::optional<T>& value) {
+  return value ? Json::Value(*value) : Json::Value(Json::nullValue);
+}
+
+Json::Value epoch(std::int64_t seconds) {
+  return Json::Value(Json::Int64{seconds});
+}
+
+Json::Value string_array(const std::vector<std::string>& strings) {
+  Json::Value array(Json::arrayValue);
+  for (const std::string& s : strings) array.append(s);
+  return array;
+}
+
+}  // namespace
+
+Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes,
+                        const ElasticJobs& elastic, const EventCounts& events,
+                        std::optional<std::int64_t> last_poll) {
+  Json::Value status(Json::objectValue);
+
+  Json::Value hole_array(Json::arrayValue);
+  for (const Hole& hole : holes) {
+    Json::Value h(Json::objectValue);
+    h["node"] = hole.node;
+    h["since"] = epoch(hole.since);
+    h["predicted_end"] =
+        hole.predicted_end ? epoch(*hole.predicted_end) : Json::Value(Json::nullValue);
+    h["next_job"] = or_null(hole.next_job);
+    h["reservation"] = or_null(hole.reservation);
+    hole_array.append(h);
+  }
+  status["holes"] = hole_array;
+
+  // Which running jobs sit on which node, in one pass over the jobs.
+  std::map<std::string, Json::Value> jobs_on;
+  for (const Job& job : snapshot.jobs) {
+    if (!holds_nodes(job)) continue;
+    for (const std::string& node : job.nodes) {
+      Json::Value& list = jobs_on[node];
+      if (list.isNull()) list = Json::Value(Json::arrayValue);
+      list.append(job.id);
+    }
+  }
+  Json::Value node_array(Json::arrayValue);
+  for (const Node& node : snapshot.nodes) {
+    Json::Value n(Json::objectValue);
+    n["name"] = node.name;
+    n["state"] = std::string(to_string(node.state));
+    const auto it = jobs_on.find(node.name);
+    n["jobs"] = it == jobs_on.end() ? Json::Value(Json::arrayValue) : it->second;
+    node_array.append(n);
+  }
+  status["nodes"] = node_array;
+
+  Json::Value job_array(Json::arrayValue);
+  for (const auto& [id, job] : elastic.jobs()) {
+    Json::Value j(Json::objectValue);
+    j["job_id"] = id;
+    j["user"] = job.user;
+    j["nodes"] = string_array(job.nodes);
+    j["batch_host"] = job.batch_host;
+    j["min_nodes"] = job.min_nodes;
+    j["max_nodes"] = job.max_nodes;
+    Json::Value curve(Json::objectValue);
+    curve["source"] = std::string(to_string(job.curve_source));
+    Json::Value points(Json::arrayValue);
+    for (const auto& [nodes, rate] : job.curve) {
+      Json::Value point(Json::arrayValue);
+      point.append(nodes);
+      point.append(rate);
+      points.append(point);
+    }
+    curve["points"] = points;
+    j["curve"] = curve;
+    j["costs_source"] = std::string(to_string(job.costs_source));
+    j["up_cost_s"] = job.up_cost_s;
+    j["down_cost_s"] = job.down_cost_s;
+    job_array.append(j);
+  }
+  status["elastic_jobs"] = job_array;
+
+  Json::Value counts(Json::objectValue);
+  counts["accepted"] = Json::UInt64{events.accepted};
+  counts["rejected"] = Json::UInt64{events.rejected};
+  status["events"] = counts;
+  status["last_poll"] = last_poll ? epoch(*last_poll) : Json::Value(Json::nullValue);
+  return status;
+}
+
+}  // namespace gaptrain::daemon

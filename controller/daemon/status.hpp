@@ -1,0 +1,37 @@
+// The daemon's answer to `gaptrain status`: the live view as one JSON object (the contract
+// `gaptrain status --json` prints and scripts read):
+//
+//   {"holes":[{"node":"n1","since":EPOCH,"predicted_end":EPOCH|null,"next_job":ID|null,
+//              "reservation":NAME|null}],
+//    "nodes":[{"name":"n1","state":"idle","jobs":[ID,...]}],
+//    "elastic_jobs":[{"job_id":ID,"user":"u","nodes":["n1"],"batch_host":"n1","min_nodes":1,
+//                     "max_nodes":4,"curve":{"source":"given"|"assumed","points":[[n,s],...]},
+//                     "costs_source":"given"|"assumed","up_cost_s":S,"down_cost_s":S}],
+//    "events":{"accepted":N,"rejected":N},
+//    "last_poll":EPOCH|null}
+//
+// Pure: plain values in, a Json::Value out.
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cluster.hpp"
+#include "elastic_jobs.hpp"
+#include "holes.hpp"
+
+namespace gaptrain::daemon {
+
+struct EventCounts {
+  std::uint64_t accepted = 0;
+  std::uint64_t rejected = 0;
+};
+
+Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes,
+                        const ElasticJobs& elastic, const EventCounts& events,
+                        std::optional<std::int64_t> last_poll);
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,172 @@
+#include "options.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+namespace gaptrain::plugin {
+
+namespace {
+
+// Curves are a handful of measured points; a bigger file is a mistake (a data set passed by
+// accident) and must not stall sbatch.
+constexpr std::size_t kMaxCurveFileBytes = 1U << 20U;
+
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kMax = 60;
+  std::string out = "\"";
+  for (const char c : text.substr(0, kMax)) {
+    const auto byte = static_cast<unsigned char>(c);
+    out += (byte < 0x20U || byte == 0x7FU) ? '?' : c;  // keep the message on one line
+  }
+  return out + (text.size() > kMax ? "...\"" : "\"");
+}
+
+std::string_view trim(std::string_view s) {
+  const std::size_t first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  const std::size_t last = s.find_last_not_of(" \t\r");
+  return s.substr(first, last - first + 1);
+}
+
+template <typename T>
+bool parse_number(std::string_view text, T& value) {
+  text = trim(text);
+  if (text.empty() || text.front() == '+') return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// Appends a (nodes, rate) point after checking it continues a valid curve.
+void add_point(Curve& curve, int nodes, double rate, const std::string& where) {
+  if (nodes < 1)
+    throw OptionError(where + ": node count must be >= 1, got " + std::to_string(nodes));
+  if (!curve.empty() && nodes <= curve.back().first) {
+    throw OptionError(where + ": node counts must increase (" + std::to_string(nodes) + " after " +
+                      std::to_string(curve.back().first) + ")");
+  }
+  if (!std::isfinite(rate) || rate <= 0.0) {
+    throw OptionError(where + ": samples_per_s must be a positive number");
+  }
+  curve.emplace_back(nodes, rate);
+}
+
+}  // namespace
+
+Costs parse_costs(std::string_view text) {
+  const std::string problem =
+      "--elastic-cost: expected UP:DOWN seconds (non-negative numbers), got " + quoted(text);
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) throw OptionError(problem);
+  Costs costs;
+  if (!parse_number(text.substr(0, colon), costs.up_s) ||
+      !parse_number(text.substr(colon + 1), costs.down_s) || !std::isfinite(costs.up_s) ||
+      !std::isfinite(costs.down_s) || costs.up_s < 0.0 || costs.down_s < 0.0) {
+    throw OptionError(problem);
+  }
+  return costs;
+}
+
+NodeRange parse_node_range(std::string_view text) {
+  const std::string problem =
+      "--elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got " + quoted(text);
+  NodeRange range;
+  const std::size_t dash = text.find('-');
+  const bool ok = dash == std::string_view::npos
+                      ? parse_number(text, range.min) && (range.max = range.min, true)
+                      : parse_number(text.substr(0, dash), range.min) &&
+                            parse_number(text.substr(dash + 1), range.max);
+  if (!ok || range.min < 1 || range.max < range.min) throw OptionError(problem);
+  return range;
+}
+
+Curve parse_curve_csv(std::string_view text, std::string_view origin) {
+  Curve curve;
+  std::size_t line_number = 0;
+  bool seen_content = false;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view raw = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    ++line_number;
+    const std::string_view line = trim(raw);
+    if (line.empty() || line.front() == '#') continue;
+    const std::string where =
+        "--elastic-curve: " + std::string(origin) + " line " + std::to_string(line_number);
+    const bool first = !seen_content;
+    seen_content = true;
+    const std::size_t comma = line.find(',');
+    int nodes = 0;
+    double rate = 0.0;
+    const bool numeric =
+        comma != std::string_view::npos && line.find(',', comma + 1) == std::string_view::npos &&
+        parse_number(line.substr(0, comma), nodes) && parse_number(line.substr(comma + 1), rate);
+    if (!numeric) {
+      // A first line that does not start with a digit is a header such as
+      // "nodes,samples_per_s".
+      if (first && !(line.front() >= '0' && line.front() <= '9') && line.front() != '-') continue;
+      throw OptionError(where + ": expected \"nodes,samples_per_s\", got " + quoted(line));
+    }
+    add_point(curve, nodes, rate, where);
+  }
+  if (curve.empty()) {
+    throw OptionError("--elastic-curve: " + std::string(origin) +
+                      " has no \"nodes,samples_per_s\" lines");
+  }
+  return curve;
+}
+
+Curve read_curve_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw OptionError("--elastic-curve: cannot read " + quoted(path) + ": " +
+                      std::generic_category().message(errno));
+  }
+  std::string text;
+  text.resize(kMaxCurveFileBytes + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxCurveFileBytes) {
+    throw OptionError("--elastic-curve: " + quoted(path) + " is larger than 1 MiB");
+  }
+  return parse_curve_csv(text, path);
+}
+
+std::string curve_to_compact(const Curve& curve) {
+  std::string out;
+  for (const auto& [nodes, rate] : curve) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(nodes);
+    out += ':';
+    char buffer[64];
+    // Shortest text that reads back as the same double.
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, rate);
+    out.append(buffer, result.ptr);
+  }
+  return out;
+}
+
+Curve curve_from_compact(std::string_view text) {
+  Curve curve;
+  std::size_t index = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find(',');
+    const std::string_view item = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const std::string where = "GAPTRAIN_CURVE point " + std::to_string(index++);
+    const std::size_t colon = item.find(':');
+    int nodes = 0;
+    double rate = 0.0;
+    if (colon == std::string_view::npos || !parse_number(item.substr(0, colon), nodes) ||
+        !parse_number(item.substr(colon + 1), rate)) {
+      throw OptionError(where + ": expected NODES:RATE, got " + quoted(item));
+    }
+    add_point(curve, nodes, rate, where);
+  }
+  return curve;
+}
+
+}  // namespace gaptrain::plugin

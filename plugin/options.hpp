@@ -1,0 +1,47 @@
+// The user options of the SPANK plugin as pure functions, so sbatch-time validation is unit
+// tested without Slurm. Every error is one line naming the option, ready for the terminal.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gaptrain::plugin {
+
+class OptionError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Curve = std::vector<std::pair<int, double>>;  // (nodes, samples/s), nodes increasing
+
+struct Costs {
+  double up_s = 0.0;
+  double down_s = 0.0;
+};
+
+struct NodeRange {
+  int min = 1;
+  int max = 1;
+};
+
+// --elastic-cost=UP:DOWN: two non-negative finite numbers of seconds.
+Costs parse_costs(std::string_view text);
+
+// --elastic=MIN-MAX (or N): 1 <= MIN <= MAX.
+NodeRange parse_node_range(std::string_view text);
+
+// The contents of an --elastic-curve file: CSV lines "nodes,samples_per_s"; an optional header
+// line, blank lines and '#' comments are skipped. `origin` names the file in messages.
+Curve parse_curve_csv(std::string_view text, std::string_view origin);
+
+// Reads and parses the file at `path` (bounded size); OptionError when unreadable or invalid.
+Curve read_curve_file(const std::string& path);
+
+// The curve as one environment-safe token, "1:100,2:190", and back (exact for doubles).
+std::string curve_to_compact(const Curve& curve);
+Curve curve_from_compact(std::string_view text);
+
+}  // namespace gaptrain::plugin

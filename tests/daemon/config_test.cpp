@@ -1,0 +1,88 @@
+#include "config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+// The error parse_config throws for `json`; fails the test when it accepts it.
+InputError error_for(const std::string& json) {
+  try {
+    parse_config(json);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << json;
+  return InputError("", "accepted");
+}
+
+TEST(Config, EmptyObjectGivesTheDefaults) {
+  const DaemonConfig config = parse_config("{}");
+  EXPECT_EQ(config.listen.host, "127.0.0.1");
+  EXPECT_EQ(config.listen.port, 6820);
+  EXPECT_EQ(config.munge_socket, "");
+  EXPECT_DOUBLE_EQ(config.poll_interval_s, 2.0);
+  EXPECT_EQ(config.elastic_partition, "elastic");
+  EXPECT_EQ(config.log_level, LogLevel::info);
+}
+
+TEST(Config, ReadsWhatTheLocalClusterWrites) {
+  const DaemonConfig config = parse_config(
+      R"({"listen": "127.0.0.1:17001", "munge_socket": "/tmp/x/munge.sock",
+          "poll_interval_s": 1.0, "elastic_partition": "elastic"})");
+  EXPECT_EQ(config.listen.port, 17001);
+  EXPECT_EQ(config.munge_socket, "/tmp/x/munge.sock");
+  EXPECT_DOUBLE_EQ(config.poll_interval_s, 1.0);
+}
+
+TEST(Config, ListenTakesIpv6InBrackets) {
+  const ListenAddress address = parse_listen("[::1]:7000");
+  EXPECT_EQ(address.host, "::1");
+  EXPECT_EQ(address.port, 7000);
+  EXPECT_EQ(to_string(address), "[::1]:7000");
+}
+
+TEST(Config, UnknownKeyIsNamedWithTheKnownOnes) {
+  const InputError e = error_for(R"({"poll_interval": 2})");
+  EXPECT_EQ(e.field(), "poll_interval");
+  EXPECT_NE(std::string(e.what()).find("unknown key"), std::string::npos);
+  EXPECT_NE(std::string(e.what()).find("poll_interval_s"), std::string::npos);
+}
+
+TEST(Config, BadListenIsNamed) {
+  for (const char* bad : {R"({"listen": "localhost:6820"})", R"({"listen": "127.0.0.1"})",
+                          R"({"listen": "127.0.0.1:0"})", R"({"listen": "127.0.0.1:70000"})",
+                          R"({"listen": "127.0.0.1:68x"})", R"({"listen": 6820})"}) {
+    const InputError e = error_for(bad);
+    EXPECT_EQ(e.field(), "listen") << bad;
+  }
+}
+
+TEST(Config, NegativeOrNonNumericIntervalIsNamed) {
+  for (const char* bad : {R"({"poll_interval_s": -1})", R"({"poll_interval_s": 0})",
+                          R"({"poll_interval_s": "2"})", R"({"poll_interval_s": 1e9})"}) {
+    const InputError e = error_for(bad);
+    EXPECT_EQ(e.field(), "poll_interval_s") << bad;
+    EXPECT_NE(std::string(e.what()).find("default 2.0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, BadLogLevelPartitionAndSocketAreNamed) {
+  EXPECT_EQ(error_for(R"({"log_level": "verbose"})").field(), "log_level");
+  EXPECT_EQ(error_for(R"({"elastic_partition": ""})").field(), "elastic_partition");
+  EXPECT_EQ(error_for(R"({"munge_socket": null})").field(), "munge_socket");
+}
+
+TEST(Config, NotAnObjectOrNotJson) {
+  EXPECT_EQ(error_for("[]").field(), "");
+  EXPECT_EQ(error_for("{\"listen\": ").field(), "");
+  // Strict mode: a duplicated key is an error, not "the last one wins".
+  EXPECT_EQ(error_for(R"({"log_level": "info", "log_level": "debug"})").field(), "");
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon

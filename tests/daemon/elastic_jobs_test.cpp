@@ -1,0 +1,105 @@
+#include "elastic_jobs.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gaptrain::daemon {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+
+Job running_job(std::uint32_t id) {
+  Job job;
+  job.id = id;
+  job.user_id = 1001;
+  job.user = "alice";
+  job.partition = "elastic";
+  job.state = JobState::running;
+  job.nodes = {"n1", "n2"};
+  job.batch_host = "n1";
+  return job;
+}
+
+protocol::JobRegistration registration(std::uint32_t id) {
+  protocol::JobRegistration r;
+  r.job_id = id;
+  r.user = "alice";
+  r.batch_host = "n1";
+  r.min_nodes = 1;
+  r.max_nodes = 4;
+  return r;
+}
+
+TEST(ElasticJobs, WithoutCurveTheCurveAndCostsAreAssumed) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  const ElasticJob& e = jobs.jobs().at(5);
+  EXPECT_EQ(e.curve_source, Source::assumed);
+  EXPECT_EQ(e.costs_source, Source::assumed);
+  EXPECT_EQ(e.nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(e.batch_host, "n1");
+  EXPECT_EQ(e.uid, 1001U);
+  ASSERT_EQ(e.curve.size(), 3U);  // 1, 2, 4
+  EXPECT_EQ(e.curve.front(), (std::pair<int, double>{1, 1.0}));
+  EXPECT_EQ(e.curve.back().first, 4);
+  EXPECT_DOUBLE_EQ(e.up_cost_s, kAssumedRescaleCostS);
+}
+
+TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  protocol::JobRegistration r = registration(5);
+  r.curve = {{1, 100.0}, {2, 190.0}};
+  r.up_cost_s = 18.0;
+  r.down_cost_s = 12.0;
+  ASSERT_FALSE(jobs.add(r, &job, kNow));
+  const ElasticJob& e = jobs.jobs().at(5);
+  EXPECT_EQ(e.curve_source, Source::given);
+  EXPECT_EQ(e.costs_source, Source::given);
+  EXPECT_EQ(e.curve, r.curve);
+  EXPECT_DOUBLE_EQ(e.down_cost_s, 12.0);
+}
+
+TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
+  ElasticJobs jobs;
+  EXPECT_NE(jobs.add(registration(5), nullptr, kNow)->find("not known"), std::string::npos);
+  Job job = running_job(5);
+  job.state = JobState::pending;
+  EXPECT_NE(jobs.add(registration(5), &job, kNow)->find("pending"), std::string::npos);
+  job.state = JobState::running;
+  protocol::JobRegistration r = registration(5);
+  r.min_nodes = 3;
+  r.max_nodes = 2;
+  EXPECT_TRUE(jobs.add(r, &job, kNow));
+  r = registration(5);
+  r.curve = {{2, 10.0}, {1, 5.0}};
+  const auto bad_curve = jobs.add(r, &job, kNow);
+  ASSERT_TRUE(bad_curve);
+  EXPECT_NE(bad_curve->find("curve[1]"), std::string::npos) << *bad_curve;
+  r = registration(5);
+  r.up_cost_s = -1.0;
+  EXPECT_NE(jobs.add(r, &job, kNow)->find("up_cost_s"), std::string::npos);
+  EXPECT_TRUE(jobs.jobs().empty());
+}
+
+TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
+  ElasticJobs jobs;
+  const Job five = running_job(5);
+  const Job six = running_job(6);
+  ASSERT_FALSE(jobs.add(registration(5), &five, kNow));
+  ASSERT_FALSE(jobs.add(registration(6), &six, kNow));
+  Snapshot s;
+  s.taken_at = kNow + 10;
+  s.jobs.push_back(running_job(5));
+  s.jobs.back().nodes = {"n1", "n2", "n3"};  // grown
+  s.jobs.push_back(running_job(6));
+  s.jobs.back().state = JobState::finished;
+  EXPECT_EQ(jobs.refresh(s), (std::vector<std::uint32_t>{6}));
+  EXPECT_EQ(jobs.jobs().at(5).nodes.size(), 3U);
+  s.jobs.clear();  // purged from slurmctld
+  EXPECT_EQ(jobs.refresh(s), (std::vector<std::uint32_t>{5}));
+  EXPECT_TRUE(jobs.jobs().empty());
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon

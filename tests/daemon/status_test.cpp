@@ -1,0 +1,117 @@
+#include "status.hpp"
+
+#include <gtest/gtest.h>
+#include <json/json.h>
+
+#include "status_command.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+
+struct World {
+  Snapshot snapshot;
+  std::vector<Hole> holes;
+  ElasticJobs elastic;
+};
+
+World small_world() {
+  World w;
+  w.snapshot.taken_at = kNow;
+  w.snapshot.nodes = {{"n1", NodeState::allocated, kNow - 500},
+                      {"n2", NodeState::idle, kNow - 192},
+                      {"n3", NodeState::planned, kNow - 30}};
+  Job elastic;
+  elastic.id = 41;
+  elastic.user_id = 1001;
+  elastic.user = "alice";
+  elastic.state = JobState::running;
+  elastic.nodes = {"n1"};
+  elastic.batch_host = "n1";
+  w.snapshot.jobs.push_back(elastic);
+  Job waiting;
+  waiting.id = 42;
+  waiting.state = JobState::pending;
+  waiting.start_time = kNow + 192;
+  waiting.sched_nodes = {"n3"};
+  w.snapshot.jobs.push_back(waiting);
+  w.holes = find_holes(w.snapshot);
+  protocol::JobRegistration r;
+  r.job_id = 41;
+  r.min_nodes = 1;
+  r.max_nodes = 2;
+  EXPECT_FALSE(w.elastic.add(r, &w.snapshot.jobs[0], kNow));
+  return w;
+}
+
+TEST(Status, JsonHasTheDocumentedShape) {
+  const World w = small_world();
+  const Json::Value status = status_json(w.snapshot, w.holes, w.elastic, {3, 1}, kNow - 1);
+
+  ASSERT_EQ(status["holes"].size(), 2U);
+  const Json::Value& n2 = status["holes"][0];
+  EXPECT_EQ(n2["node"].asString(), "n2");
+  EXPECT_EQ(n2["since"].asInt64(), kNow - 192);
+  EXPECT_TRUE(n2["predicted_end"].isNull());
+  EXPECT_TRUE(n2["next_job"].isNull());
+  const Json::Value& n3 = status["holes"][1];
+  EXPECT_EQ(n3["predicted_end"].asInt64(), kNow + 192);
+  EXPECT_EQ(n3["next_job"].asUInt(), 42U);
+
+  ASSERT_EQ(status["nodes"].size(), 3U);
+  EXPECT_EQ(status["nodes"][0]["state"].asString(), "allocated");
+  EXPECT_EQ(status["nodes"][0]["jobs"][0].asUInt(), 41U);
+  EXPECT_TRUE(status["nodes"][1]["jobs"].isArray());
+  EXPECT_EQ(status["nodes"][1]["jobs"].size(), 0U);
+  EXPECT_EQ(status["nodes"][2]["state"].asString(), "planned");
+
+  ASSERT_EQ(status["elastic_jobs"].size(), 1U);
+  const Json::Value& job = status["elastic_jobs"][0];
+  EXPECT_EQ(job["job_id"].asUInt(), 41U);
+  EXPECT_EQ(job["user"].asString(), "alice");
+  EXPECT_EQ(job["nodes"][0].asString(), "n1");
+  EXPECT_EQ(job["batch_host"].asString(), "n1");
+  EXPECT_EQ(job["min_nodes"].asInt(), 1);
+  EXPECT_EQ(job["max_nodes"].asInt(), 2);
+  EXPECT_EQ(job["curve"]["source"].asString(), "assumed");
+  EXPECT_EQ(job["curve"]["points"][0][0].asInt(), 1);
+  EXPECT_TRUE(job["up_cost_s"].isDouble());
+  EXPECT_TRUE(job["down_cost_s"].isDouble());
+
+  EXPECT_EQ(status["events"]["accepted"].asUInt64(), 3U);
+  EXPECT_EQ(status["events"]["rejected"].asUInt64(), 1U);
+  EXPECT_EQ(status["last_poll"].asInt64(), kNow - 1);
+}
+
+TEST(Status, NotPolledYetIsNull) {
+  const Json::Value status = status_json({}, {}, {}, {}, std::nullopt);
+  EXPECT_TRUE(status["last_poll"].isNull());
+  EXPECT_TRUE(status["holes"].isArray());
+  EXPECT_TRUE(status["elastic_jobs"].isArray());
+}
+
+TEST(StatusTable, DurationsReadAsPromised) {
+  EXPECT_EQ(cli::format_duration(0), "0s");
+  EXPECT_EQ(cli::format_duration(59), "59s");
+  EXPECT_EQ(cli::format_duration(192), "3m12s");
+  EXPECT_EQ(cli::format_duration(3900), "1h05m");
+  EXPECT_EQ(cli::format_duration(2 * 86400 + 3 * 3600), "2d03h");
+  EXPECT_EQ(cli::format_duration(-5), "0s");
+}
+
+TEST(StatusTable, ShowsHoleEndsAndWhetherCurvesAreAssumed) {
+  const World w = small_world();
+  const Json::Value status = status_json(w.snapshot, w.holes, w.elastic, {3, 1}, kNow - 1);
+  const std::string table = cli::format_status(status, kNow);
+  EXPECT_NE(table.find("Holes: 2 idle nodes"), std::string::npos) << table;
+  EXPECT_NE(table.find("in 3m12s"), std::string::npos) << table;
+  EXPECT_NE(table.find("unknown"), std::string::npos) << table;
+  EXPECT_NE(table.find("job 42"), std::string::npos) << table;
+  EXPECT_NE(table.find("assumed"), std::string::npos) << table;
+  EXPECT_NE(table.find("1-2"), std::string::npos) << table;
+  EXPECT_NE(table.find("3 accepted, 1 rejected"), std::string::npos) << table;
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon

@@ -1,0 +1,99 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "gaptrain/munge_envelope.hpp"
+#include "loopback_server.hpp"
+#include "munge_fixture.hpp"
+#include "notify.hpp"
+
+namespace gaptrain::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+TEST(PluginNotifyTest, InterpretsReplies) {
+  EXPECT_TRUE(interpret_reply(R"({"ok":true})").ok);
+  EXPECT_TRUE(interpret_reply(R"({"ok":true,"status":{"holes":[]}})").ok);
+  const Outcome refused = interpret_reply(R"({"ok":false,"error":"not your job"})");
+  EXPECT_FALSE(refused.ok);
+  EXPECT_EQ(refused.message, "controller refused: not your job");
+  EXPECT_FALSE(interpret_reply("garbage").ok);
+  EXPECT_FALSE(interpret_reply(R"({"ok":"yes"})").ok);
+  EXPECT_FALSE(interpret_reply("").ok);
+}
+
+TEST(PluginNotifyTest, WithoutControllerNothingIsSent) {
+  const Outcome outcome = notify(PluginConfig{}, protocol::NodeFreed{1, "n1"});
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.message, "no controller configured");
+}
+
+TEST(PluginNotifyTest, MungeFailureFailsOpen) {
+  PluginConfig config;
+  config.controller = wire::Endpoint{"127.0.0.1", test::unused_port()};
+  config.munge_socket = "/nonexistent/munge.socket";
+  const Outcome outcome = notify(config, protocol::NodeFreed{1, "n1"});
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_TRUE(outcome.message.starts_with("munge: ")) << outcome.message;
+}
+
+class PluginNotifyMungeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    socket_ = test::fixture_munge_socket();
+    if (socket_.empty()) GTEST_SKIP() << "no private munged (needs root and munge installed)";
+  }
+  std::string socket_;
+};
+
+// The whole path the plugin takes: a credential line that the daemon side can open and decode.
+TEST_F(PluginNotifyMungeTest, DeliversASealedRequest) {
+  std::string payload;
+  uid_t sender = 12345;
+  test::LoopbackServer server([&](const std::string& line) -> std::optional<std::string> {
+    const munge::Opened opened = munge::open(line, socket_);
+    payload = opened.payload;
+    sender = opened.uid;
+    return std::string("{\"ok\":true}\n");
+  });
+  PluginConfig config;
+  config.controller = wire::Endpoint{"127.0.0.1", server.port()};
+  config.munge_socket = socket_;
+  config.timeout = milliseconds(2000);
+  const Outcome outcome = notify(config, protocol::NodeTaken{42, "n2", true});
+  EXPECT_TRUE(outcome.ok) << outcome.message;
+  EXPECT_EQ(sender, ::getuid());
+  const auto taken = std::get<protocol::NodeTaken>(protocol::decode(payload));
+  EXPECT_EQ(taken.job_id, 42U);
+  EXPECT_EQ(taken.node, "n2");
+  EXPECT_TRUE(taken.elastic);
+}
+
+TEST_F(PluginNotifyMungeTest, SlowControllerFailsOpenWithinTheTimeout) {
+  test::LoopbackServer server(
+      [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
+  PluginConfig config;
+  config.controller = wire::Endpoint{"127.0.0.1", server.port()};
+  config.munge_socket = socket_;
+  const auto start = Clock::now();
+  const Outcome outcome = notify(config, protocol::NodeFreed{7, "n1"});  // default 50 ms
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_LT(Clock::now() - start, milliseconds(300));
+}
+
+TEST_F(PluginNotifyMungeTest, ControllerDownFailsOpenQuickly) {
+  PluginConfig config;
+  config.controller = wire::Endpoint{"127.0.0.1", test::unused_port()};
+  config.munge_socket = socket_;
+  const auto start = Clock::now();
+  const Outcome outcome = notify(config, protocol::NodeFreed{7, "n1"});
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_NE(outcome.message.find("refused"), std::string::npos) << outcome.message;
+  EXPECT_LT(Clock::now() - start, milliseconds(300));
+}
+
+}  // namespace
+}  // namespace gaptrain::plugin

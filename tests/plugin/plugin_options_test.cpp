@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "options.hpp"
+
+namespace gaptrain::plugin {
+namespace {
+
+std::string error_of(auto&& call) {
+  try {
+    call();
+  } catch (const OptionError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(PluginOptionsTest, ParsesCosts) {
+  const Costs c = parse_costs("18:12.5");
+  EXPECT_EQ(c.up_s, 18.0);
+  EXPECT_EQ(c.down_s, 12.5);
+  EXPECT_EQ(parse_costs("0:0").up_s, 0.0);
+  EXPECT_EQ(parse_costs(" 3 : 4 ").down_s, 4.0);
+}
+
+TEST(PluginOptionsTest, RejectsBadCostsWithOneClearLine) {
+  EXPECT_EQ(error_of([] { parse_costs("x"); }),
+            "--elastic-cost: expected UP:DOWN seconds (non-negative numbers), got \"x\"");
+  for (const char* bad :
+       {"", ":", "1:", ":2", "1:2:3", "-1:2", "1:-2", "nan:1", "inf:1", "1;2", "a:b", "+1:2"}) {
+    EXPECT_NE(error_of([&] { parse_costs(bad); }), "<no error>") << bad;
+  }
+}
+
+TEST(PluginOptionsTest, ParsesNodeRanges) {
+  EXPECT_EQ(parse_node_range("2-8").min, 2);
+  EXPECT_EQ(parse_node_range("2-8").max, 8);
+  EXPECT_EQ(parse_node_range("4").min, 4);
+  EXPECT_EQ(parse_node_range("4").max, 4);
+  for (const char* bad : {"", "0", "0-2", "3-2", "-2", "2-", "a-b", "1-2-3", "1.5-2"}) {
+    EXPECT_NE(error_of([&] { parse_node_range(bad); }), "<no error>") << bad;
+  }
+}
+
+TEST(PluginOptionsTest, ParsesCurveCsvWithHeaderAndComments) {
+  const Curve c = parse_curve_csv(
+      "# measured on A100 nodes\nnodes,samples_per_s\n1,100\n\n2, 190.5\r\n4,350\n", "f.csv");
+  ASSERT_EQ(c.size(), 3U);
+  EXPECT_EQ(c[1], (std::pair<int, double>{2, 190.5}));
+  EXPECT_EQ(parse_curve_csv("1,1e3", "f").front().second, 1000.0);
+}
+
+TEST(PluginOptionsTest, RejectsBadCurvesNamingFileAndLine) {
+  EXPECT_EQ(error_of([] { parse_curve_csv("1,100\n1,190\n", "c.csv"); }),
+            "--elastic-curve: c.csv line 2: node counts must increase (1 after 1)");
+  EXPECT_EQ(error_of([] { parse_curve_csv("1,100\nnodes,rate\n", "c.csv"); }),
+            "--elastic-curve: c.csv line 2: expected \"nodes,samples_per_s\", got "
+            "\"nodes,rate\"");
+  EXPECT_EQ(error_of([] { parse_curve_csv("# only a comment\n", "c.csv"); }),
+            "--elastic-curve: c.csv has no \"nodes,samples_per_s\" lines");
+  for (const char* bad : {"0,5", "1,0", "1,-3", "1,nan", "1,2,3", "1", "x,1\n1,2\ny,2", "-1,5"}) {
+    EXPECT_NE(error_of([&] { parse_curve_csv(bad, "c.csv"); }), "<no error>") << bad;
+  }
+}
+
+TEST(PluginOptionsTest, ReadsCurveFiles) {
+  char path[] = "/tmp/gaptrain-curve-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  std::ofstream(path) << "nodes,samples_per_s\n1,100\n2,190\n";
+  EXPECT_EQ(read_curve_file(path).size(), 2U);
+  std::remove(path);
+  EXPECT_NE(error_of([&] { read_curve_file(path); }).find("cannot read"), std::string::npos);
+}
+
+TEST(PluginOptionsTest, CompactCurveRoundTripsExactly) {
+  const Curve c = {{1, 100.0}, {2, 1.0 / 3.0}, {16, 1e-300}};
+  const std::string compact = curve_to_compact(c);
+  EXPECT_EQ(compact.find_first_of(" \n="), std::string::npos) << compact;
+  EXPECT_EQ(curve_from_compact(compact), c);
+  EXPECT_EQ(curve_to_compact({{1, 100.0}, {2, 190.0}}), "1:100,2:190");
+  EXPECT_TRUE(curve_from_compact("").empty());
+  EXPECT_NE(error_of([] { curve_from_compact("1:5,1:6"); }), "<no error>");
+  EXPECT_NE(error_of([] { curve_from_compact("1-5"); }), "<no error>");
+}
+
+}  // namespace
+}  // namespace gaptrain::plugin

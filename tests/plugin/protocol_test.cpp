@@ -1,0 +1,174 @@
+#include "gaptrain/protocol.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::protocol {
+namespace {
+
+template <typename T>
+T round_trip(const T& message) {
+  const std::string line = encode(message);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  return std::get<T>(decode(line));
+}
+
+// The field an InputError names for `json`, or "<no error>".
+std::string error_field(std::string_view json) {
+  try {
+    decode(json);
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  return "<no error>";
+}
+
+TEST(ProtocolTest, NodeEventsRoundTrip) {
+  const NodeFreed freed = round_trip(NodeFreed{123, "n1"});
+  EXPECT_EQ(freed.job_id, 123U);
+  EXPECT_EQ(freed.node, "n1");
+  const NodeTaken taken = round_trip(NodeTaken{4294967295U, "node-07.cluster", true});
+  EXPECT_EQ(taken.job_id, 4294967295U);
+  EXPECT_EQ(taken.node, "node-07.cluster");
+  EXPECT_TRUE(taken.elastic);
+}
+
+TEST(ProtocolTest, RegistrationRoundTripsExactly) {
+  JobRegistration r;
+  r.job_id = 77;
+  r.user = "alice";
+  r.batch_host = "n3";
+  r.min_nodes = 2;
+  r.max_nodes = 8;
+  r.curve = {{1, 100.0}, {2, 190.1}, {4, 1.0 / 3.0}};
+  r.up_cost_s = 18.5;
+  r.down_cost_s = 0.0;
+  const JobRegistration back = round_trip(r);
+  EXPECT_EQ(back.job_id, 77U);
+  EXPECT_EQ(back.user, "alice");
+  EXPECT_EQ(back.batch_host, "n3");
+  EXPECT_EQ(back.min_nodes, 2);
+  EXPECT_EQ(back.max_nodes, 8);
+  EXPECT_EQ(back.curve, r.curve);  // bit-exact doubles
+  EXPECT_EQ(back.up_cost_s, 18.5);
+  EXPECT_EQ(back.down_cost_s, 0.0);
+}
+
+TEST(ProtocolTest, RegistrationMayLeaveCurveAndCostsToLearning) {
+  JobRegistration r;
+  r.job_id = 1;
+  r.user = "bob";
+  r.batch_host = "n1";
+  const std::string line = encode(r);
+  EXPECT_NE(line.find("\"curve\":[]"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"up_cost_s\":null"), std::string::npos) << line;
+  const auto back = std::get<JobRegistration>(decode(line));
+  EXPECT_TRUE(back.curve.empty());
+  EXPECT_FALSE(back.up_cost_s);
+  EXPECT_FALSE(back.down_cost_s);
+}
+
+TEST(ProtocolTest, StatusRoundTripsAndNamesTypes) {
+  const std::string line = encode(StatusRequest{});
+  EXPECT_NE(line.find("\"v\":1"), std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<StatusRequest>(decode(line)));
+  EXPECT_EQ(type_name(StatusRequest{}), "status");
+  EXPECT_EQ(type_name(NodeFreed{}), "node_freed");
+  EXPECT_EQ(type_name(NodeTaken{}), "node_taken");
+  EXPECT_EQ(type_name(JobRegistration{}), "register");
+}
+
+TEST(ProtocolTest, DecodesTheDocumentedExamples) {
+  EXPECT_EQ(
+      std::get<NodeFreed>(decode(R"({"v":1,"type":"node_freed","job_id":123,"node":"n1"})")).job_id,
+      123U);
+  EXPECT_FALSE(
+      std::get<NodeTaken>(
+          decode(R"({"v":1,"type":"node_taken","job_id":123,"node":"n1","elastic":false})"))
+          .elastic);
+  const auto r = std::get<JobRegistration>(decode(
+      R"({"v":1,"type":"register","job_id":123,"user":"alice","batch_host":"n1","min_nodes":1,)"
+      R"("max_nodes":4,"curve":[[1,100.0],[2,190.0]],"up_cost_s":18,"down_cost_s":12})"));
+  EXPECT_EQ(r.curve.size(), 2U);
+  EXPECT_EQ(r.up_cost_s, 18.0);
+  EXPECT_TRUE(std::holds_alternative<StatusRequest>(decode(R"({"v":1,"type":"status"})")));
+}
+
+TEST(ProtocolTest, RejectsMalformedDocuments) {
+  EXPECT_EQ(error_field("not json"), "");
+  EXPECT_EQ(error_field("[1,2]"), "");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"status"} trailing)"), "");
+  EXPECT_EQ(error_field(R"({"type":"status"})"), "v");
+  EXPECT_EQ(error_field(R"({"v":2,"type":"status"})"), "v");
+  EXPECT_EQ(error_field(R"({"v":"1","type":"status"})"), "v");
+  EXPECT_EQ(error_field(R"({"v":1})"), "type");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"reboot"})"), "type");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"status","extra":1})"), "\"extra\"");
+}
+
+TEST(ProtocolTest, RejectsBadNodeEvents) {
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","node":"n1"})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":0,"node":"n1"})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":-3,"node":"n1"})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":4294967296,"node":"n1"})"),
+            "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":"5","node":"n1"})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":5,"node":""})"), "node");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":5,"node":"n 1"})"), "node");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":5,"node":"n1\n"})"), "node");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":5,"node":7})"), "node");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_freed","job_id":5,"node":"n1","elastic":true})"),
+            "\"elastic\"");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_taken","job_id":5,"node":"n1"})"), "elastic");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"node_taken","job_id":5,"node":"n1","elastic":1})"),
+            "elastic");
+}
+
+// A valid registration with one key replaced by `patch` (`key` removed when patch is empty).
+std::string registration_with(const std::string& key, const std::string& patch) {
+  std::string out = R"({"v":1,"type":"register")";
+  const std::pair<std::string, std::string> fields[] = {
+      {"job_id", "9"},     {"user", "\"alice\""}, {"batch_host", "\"n1\""},
+      {"min_nodes", "1"},  {"max_nodes", "4"},    {"curve", "[[1,100],[2,190]]"},
+      {"up_cost_s", "18"}, {"down_cost_s", "12"}};
+  for (const auto& [k, v] : fields) {
+    if (k == key && patch.empty()) continue;
+    out += ",\"" + k + "\":" + (k == key ? patch : v);
+  }
+  return out + "}";
+}
+
+TEST(ProtocolTest, RejectsBadRegistrations) {
+  EXPECT_EQ(error_field(registration_with("", "")), "<no error>");
+  EXPECT_EQ(error_field(registration_with("user", "")), "user");
+  EXPECT_EQ(error_field(registration_with("user", "\"\"")), "user");
+  EXPECT_EQ(error_field(registration_with("batch_host", "\"n1 n2\"")), "batch_host");
+  EXPECT_EQ(error_field(registration_with("min_nodes", "0")), "min_nodes");
+  EXPECT_EQ(error_field(registration_with("min_nodes", "1.5")), "min_nodes");
+  EXPECT_EQ(error_field(registration_with("max_nodes", "0")), "max_nodes");
+  EXPECT_EQ(error_field(registration_with("curve", "")), "curve");
+  EXPECT_EQ(error_field(registration_with("curve", "{}")), "curve");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1]]")), "curve[0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[0,5]]")), "curve[0][0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[2,5],[2,6]]")), "curve[1][0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,0]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,\"x\"]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("up_cost_s", "-1")), "up_cost_s");
+  EXPECT_EQ(error_field(registration_with("down_cost_s", "\"12\"")), "down_cost_s");
+  EXPECT_EQ(error_field(registration_with("down_cost_s", "")), "down_cost_s");
+  EXPECT_EQ(error_field(registration_with("up_cost_s", "null")), "<no error>");
+  EXPECT_EQ(error_field(registration_with("curve", "[]")), "<no error>");
+}
+
+TEST(ProtocolTest, ErrorsAreOneLine) {
+  try {
+    decode("{\n\"v\":1,\n");
+    FAIL() << "accepted broken JSON";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gaptrain::protocol
