@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/json_text.hpp"
 
 namespace gaptrain {
 
@@ -24,67 +25,16 @@ constexpr std::array<std::string_view, 8> kJobKeys = {
 constexpr std::array<std::string_view, 4> kSolverKeys = {"time_limit_s", "mip_gap",
                                                          "max_hole_classes", "max_core_options"};
 
-// A key as it appears in a field path: bare when it is a plain identifier, else JSON-quoted so
-// that odd characters (spaces, dots, newlines) cannot garble the one-line message.
-std::string key_in_path(const std::string& key) {
-  const bool plain =
-      !key.empty() && key.find_first_not_of(
-                          "abcdefghijklmnopqrstuvwxyz"
-                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
-  return plain ? key : Json::valueToQuotedString(key.c_str());
-}
-
 std::string index_field(std::string_view array, Json::ArrayIndex i) {
   return std::string(array) + "[" + std::to_string(i) + "]";
 }
 
-// A short rendering of a value for "expected X, got Y" messages.
-std::string describe(const Json::Value& value) {
-  switch (value.type()) {
-    case Json::nullValue: return "null";
-    case Json::booleanValue: return value.asBool() ? "true" : "false";
-    case Json::arrayValue: return "an array";
-    case Json::objectValue: return "an object";
-    case Json::stringValue: {
-      constexpr std::size_t kMaxBytes = 40;
-      std::string text = value.asString();
-      if (text.size() > kMaxBytes) {
-        std::size_t cut = kMaxBytes;
-        // Back off to a UTF-8 character boundary (continuation bytes are 0b10xxxxxx).
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
-        text = text.substr(0, cut) + "...";
-      }
-      return Json::valueToQuotedString(text.c_str());
-    }
-    case Json::intValue:
-    case Json::uintValue:
-    case Json::realValue: return to_json_text(value, false);
-  }
-  return "?";
-}
-
-[[noreturn]] void type_error(const std::string& field, std::string_view expected,
-                             const Json::Value& got) {
-  throw InputError(field, "expected " + std::string(expected) + ", got " + describe(got));
-}
-
 void require_object(const Json::Value& value, const std::string& field) {
-  if (!value.isObject()) type_error(field, "an object", value);
+  if (!value.isObject()) throw_json_type_error(field, "an object", value);
 }
 
 void require_array(const Json::Value& value, const std::string& field) {
-  if (!value.isArray()) type_error(field, "an array", value);
-}
-
-void reject_unknown_keys(const Json::Value& object, std::span<const std::string_view> allowed) {
-  for (const std::string& key : object.getMemberNames()) {
-    bool known = false;
-    for (std::string_view a : allowed) known = known || key == a;
-    if (known) continue;
-    std::string list;
-    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    throw InputError(key_in_path(key), "unknown key (allowed: " + list + ")");
-  }
+  if (!value.isArray()) throw_json_type_error(field, "an array", value);
 }
 
 // The member `key` of `object`, or nullptr when absent.
@@ -99,7 +49,7 @@ const Json::Value& required_member(const Json::Value& object, std::string_view k
 }
 
 double number_value(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric()) type_error(field, "a number", value);
+  if (!value.isNumeric()) throw_json_type_error(field, "a number", value);
   return value.asDouble();
 }
 
@@ -108,20 +58,20 @@ int int_value(const Json::Value& value, const std::string& field) {
   // isInt() also rejects integers too large for an int; say so rather than "not an integer".
   if (value.isNumeric() && std::trunc(value.asDouble()) == value.asDouble()) {
     throw InputError(field, "expected an integer between " + std::to_string(INT_MIN) + " and " +
-                                std::to_string(INT_MAX) + ", got " + describe(value));
+                                std::to_string(INT_MAX) + ", got " + describe_json(value));
   }
-  type_error(field, "an integer", value);
+  throw_json_type_error(field, "an integer", value);
 }
 
 std::string string_value(const Json::Value& value, const std::string& field) {
-  if (!value.isString()) type_error(field, "a string", value);
+  if (!value.isString()) throw_json_type_error(field, "a string", value);
   return value.asString();
 }
 
 std::optional<std::string> optional_string(const Json::Value& object, std::string_view key) {
   const Json::Value* value = member(object, key);
   if (value == nullptr || value->isNull()) return std::nullopt;
-  if (!value->isString()) type_error(std::string(key), "a string or null", *value);
+  if (!value->isString()) throw_json_type_error(std::string(key), "a string or null", *value);
   return value->asString();
 }
 
@@ -145,13 +95,13 @@ std::vector<T> parse_array(const Json::Value& object, std::string_view key, Pars
 
 NodeState parse_node(const Json::Value& value) {
   require_object(value, "");
-  reject_unknown_keys(value, kNodeKeys);
+  reject_unknown_json_keys(value, kNodeKeys);
   NodeState node;
   node.name = string_value(required_member(value, "name"), "name");
   node.job = optional_string(value, "job");
   if (const Json::Value* hole_end = member(value, "hole_end_s");
       hole_end != nullptr && !hole_end->isNull()) {
-    if (!hole_end->isNumeric()) type_error("hole_end_s", "a number or null", *hole_end);
+    if (!hole_end->isNumeric()) throw_json_type_error("hole_end_s", "a number or null", *hole_end);
     node.hole_end_s = hole_end->asDouble();
   }
   return node;
@@ -166,7 +116,7 @@ ScalingCurve parse_curve(const Json::Value& value) {
     const std::string field = index_field("curve", i);
     if (!pair.isArray() || pair.size() != 2) {
       const std::string got =
-          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe(pair);
+          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
     points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
@@ -176,7 +126,7 @@ ScalingCurve parse_curve(const Json::Value& value) {
 
 ElasticJob parse_job(const Json::Value& value) {
   require_object(value, "");
-  reject_unknown_keys(value, kJobKeys);
+  reject_unknown_json_keys(value, kJobKeys);
   ElasticJob job;
   job.id = string_value(required_member(value, "id"), "id");
   job.min_nodes = int_value(required_member(value, "min_nodes"), "min_nodes");
@@ -194,7 +144,7 @@ ElasticJob parse_job(const Json::Value& value) {
 SolverOptions parse_solver(const Json::Value& value) {
   require_object(value, "solver");
   try {
-    reject_unknown_keys(value, kSolverKeys);
+    reject_unknown_json_keys(value, kSolverKeys);
     SolverOptions solver;
     if (const Json::Value* v = member(value, "time_limit_s")) {
       solver.time_limit_s = number_value(*v, "time_limit_s");
@@ -223,35 +173,13 @@ Json::Value string_or_null(const std::optional<std::string>& value) {
   return value ? Json::Value(*value) : Json::Value(Json::nullValue);
 }
 
-// jsoncpp's formatted errors read "* Line 3, Column 5\n  Missing ',' ...\n" per error; the
-// first one, on one line, is what a person needs.
-std::string first_parse_error(const std::string& formatted) {
-  std::string location;
-  std::string what;
-  std::size_t start = 0;
-  while (start < formatted.size() && what.empty()) {
-    std::size_t end = formatted.find('\n', start);
-    if (end == std::string::npos) end = formatted.size();
-    std::string line = formatted.substr(start, end - start);
-    start = end + 1;
-    if (line.starts_with("* ")) {
-      location = line.substr(2);
-    } else if (!location.empty()) {
-      const std::size_t text = line.find_first_not_of(' ');
-      if (text != std::string::npos) what = line.substr(text);
-    }
-  }
-  if (what.empty()) return "invalid JSON";
-  return "invalid JSON: " + location + ": " + what;
-}
-
 }  // namespace
 
 AllocationProblem problem_from_json(const Json::Value& document) {
   if (!document.isObject()) {
-    type_error("", "a JSON object at the top level", document);
+    throw_json_type_error("", "a JSON object at the top level", document);
   }
-  reject_unknown_keys(document, kTopKeys);
+  reject_unknown_json_keys(document, kTopKeys);
   AllocationProblem problem;
   if (const Json::Value* horizon = member(document, "horizon_s")) {
     problem.horizon_s = number_value(*horizon, "horizon_s");
@@ -260,7 +188,7 @@ AllocationProblem problem_from_json(const Json::Value& document) {
     const std::string name = string_value(*objective, "objective");
     const std::optional<Objective> parsed = objective_from_string(name);
     if (!parsed) {
-      throw InputError("objective", "unknown objective " + describe(*objective) +
+      throw InputError("objective", "unknown objective " + describe_json(*objective) +
                                         " (allowed: throughput, speedup, fair)");
     }
     problem.objective = *parsed;
@@ -275,15 +203,7 @@ AllocationProblem problem_from_json(const Json::Value& document) {
 }
 
 AllocationProblem parse_problem(std::string_view text) {
-  Json::CharReaderBuilder builder;
-  Json::CharReaderBuilder::strictMode(&builder.settings_);
-  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
-  Json::Value document;
-  std::string errors;
-  if (!reader->parse(text.data(), text.data() + text.size(), &document, &errors)) {
-    throw InputError("", first_parse_error(errors));
-  }
-  return problem_from_json(document);
+  return problem_from_json(parse_strict_json(text));
 }
 
 Json::Value problem_to_json(const AllocationProblem& problem) {

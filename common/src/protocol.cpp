@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/json_text.hpp"
 
 namespace gaptrain::protocol {
 
@@ -27,51 +28,6 @@ constexpr std::array<std::string_view, 10> kRegisterKeys = {
     "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 
-// A short rendering of a value for "expected X, got Y" messages; strings are cut so that a
-// hostile request cannot flood a log line.
-std::string describe(const Json::Value& value) {
-  switch (value.type()) {
-    case Json::nullValue: return "null";
-    case Json::booleanValue: return value.asBool() ? "true" : "false";
-    case Json::arrayValue: return "an array";
-    case Json::objectValue: return "an object";
-    case Json::stringValue: {
-      constexpr std::size_t kMaxBytes = 40;
-      std::string text = value.asString();
-      if (text.size() > kMaxBytes) {
-        std::size_t cut = kMaxBytes;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
-        text = text.substr(0, cut) + "...";
-      }
-      return Json::valueToQuotedString(text.c_str());
-    }
-    case Json::intValue:
-    case Json::uintValue:
-    case Json::realValue: {
-      Json::StreamWriterBuilder builder;
-      builder["indentation"] = "";
-      return Json::writeString(builder, value);
-    }
-  }
-  return "?";
-}
-
-[[noreturn]] void type_error(const std::string& field, std::string_view expected,
-                             const Json::Value& got) {
-  throw InputError(field, "expected " + std::string(expected) + ", got " + describe(got));
-}
-
-void reject_unknown_keys(const Json::Value& object, std::span<const std::string_view> allowed) {
-  for (const std::string& key : object.getMemberNames()) {
-    bool known = false;
-    for (std::string_view a : allowed) known = known || key == a;
-    if (known) continue;
-    std::string list;
-    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    throw InputError(Json::valueToQuotedString(key.c_str()), "unknown key (allowed: " + list + ")");
-  }
-}
-
 const Json::Value& required(const Json::Value& object, std::string_view key) {
   const Json::Value* value = object.find(key.data(), key.data() + key.size());
   if (value == nullptr) throw InputError(std::string(key), "required key is missing");
@@ -81,19 +37,20 @@ const Json::Value& required(const Json::Value& object, std::string_view key) {
 std::uint32_t job_id_value(const Json::Value& object) {
   const Json::Value& value = required(object, "job_id");
   // isUInt() is exactly "fits in 32 bits", the width of a Slurm job id.
-  if (!value.isUInt()) type_error("job_id", "an integer between 1 and 4294967295", value);
+  if (!value.isUInt())
+    throw_json_type_error("job_id", "an integer between 1 and 4294967295", value);
   const std::uint32_t id = value.asUInt();
   if (id == 0) throw InputError("job_id", "must be positive, got 0");
   return id;
 }
 
 int int_value(const Json::Value& value, const std::string& field) {
-  if (!value.isInt()) type_error(field, "an integer", value);
+  if (!value.isInt()) throw_json_type_error(field, "an integer", value);
   return value.asInt();
 }
 
 double number_value(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric()) type_error(field, "a number", value);
+  if (!value.isNumeric()) throw_json_type_error(field, "a number", value);
   return value.asDouble();
 }
 
@@ -102,7 +59,7 @@ double number_value(const Json::Value& value, const std::string& field) {
 std::string name_value(const Json::Value& object, std::string_view key) {
   const std::string field(key);
   const Json::Value& value = required(object, key);
-  if (!value.isString()) type_error(field, "a string", value);
+  if (!value.isString()) throw_json_type_error(field, "a string", value);
   std::string name = value.asString();
   if (name.empty()) throw InputError(field, "must not be empty");
   if (name.size() > kMaxNameBytes) {
@@ -111,8 +68,8 @@ std::string name_value(const Json::Value& object, std::string_view key) {
   for (const char c : name) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte <= 0x20U || byte == 0x7FU) {
-      throw InputError(field,
-                       "must not contain whitespace or control characters, got " + describe(value));
+      throw InputError(
+          field, "must not contain whitespace or control characters, got " + describe_json(value));
     }
   }
   return name;
@@ -122,17 +79,19 @@ std::optional<double> cost_value(const Json::Value& object, std::string_view key
   const std::string field(key);
   const Json::Value& value = required(object, key);
   if (value.isNull()) return std::nullopt;
-  if (!value.isNumeric()) type_error(field, "a number of seconds or null", value);
+  if (!value.isNumeric()) throw_json_type_error(field, "a number of seconds or null", value);
   const double cost = value.asDouble();
   if (!std::isfinite(cost) || cost < 0.0) {
-    throw InputError(field, "must be a non-negative number of seconds, got " + describe(value));
+    throw InputError(field,
+                     "must be a non-negative number of seconds, got " + describe_json(value));
   }
   return cost;
 }
 
 std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
   const Json::Value& value = required(object, "curve");
-  if (!value.isArray()) type_error("curve", "an array of [nodes, samples_per_s] pairs", value);
+  if (!value.isArray())
+    throw_json_type_error("curve", "an array of [nodes, samples_per_s] pairs", value);
   std::vector<std::pair<int, double>> curve;
   curve.reserve(value.size());
   for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
@@ -140,7 +99,7 @@ std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
     const Json::Value& pair = value[i];
     if (!pair.isArray() || pair.size() != 2) {
       const std::string got =
-          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe(pair);
+          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
     const int nodes = int_value(pair[0], field + "[0]");
@@ -158,7 +117,7 @@ std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
 }
 
 Request decode_register(const Json::Value& document) {
-  reject_unknown_keys(document, kRegisterKeys);
+  reject_unknown_json_keys(document, kRegisterKeys);
   JobRegistration r;
   r.job_id = job_id_value(document);
   r.user = name_value(document, "user");
@@ -237,51 +196,42 @@ std::string encode(const Request& request) {
 }
 
 Request decode(std::string_view json) {
-  Json::CharReaderBuilder builder;
-  Json::CharReaderBuilder::strictMode(&builder.settings_);
-  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
-  Json::Value document;
-  std::string errors;
-  if (!reader->parse(json.data(), json.data() + json.size(), &document, &errors)) {
-    // jsoncpp's multi-line report would break one-line logs and replies.
-    for (char& c : errors) c = (c == '\n') ? ' ' : c;
-    throw InputError("", "invalid JSON: " + errors.substr(0, 200));
-  }
-  if (!document.isObject()) type_error("", "a JSON object", document);
+  const Json::Value document = parse_strict_json(json);
+  if (!document.isObject()) throw_json_type_error("", "a JSON object", document);
 
   const Json::Value& version = required(document, "v");
-  if (!version.isInt()) type_error("v", "an integer protocol version", version);
+  if (!version.isInt()) throw_json_type_error("v", "an integer protocol version", version);
   if (version.asInt() != kVersion) {
     throw InputError("v", "unsupported protocol version " + std::to_string(version.asInt()) +
                               " (this side speaks " + std::to_string(kVersion) + ")");
   }
   const Json::Value& type = required(document, "type");
-  if (!type.isString()) type_error("type", "a string", type);
+  if (!type.isString()) throw_json_type_error("type", "a string", type);
   const std::string name = type.asString();
 
   if (name == "node_freed") {
-    reject_unknown_keys(document, kNodeFreedKeys);
+    reject_unknown_json_keys(document, kNodeFreedKeys);
     NodeFreed m;
     m.job_id = job_id_value(document);
     m.node = name_value(document, "node");
     return m;
   }
   if (name == "node_taken") {
-    reject_unknown_keys(document, kNodeTakenKeys);
+    reject_unknown_json_keys(document, kNodeTakenKeys);
     NodeTaken m;
     m.job_id = job_id_value(document);
     m.node = name_value(document, "node");
     const Json::Value& elastic = required(document, "elastic");
-    if (!elastic.isBool()) type_error("elastic", "true or false", elastic);
+    if (!elastic.isBool()) throw_json_type_error("elastic", "true or false", elastic);
     m.elastic = elastic.asBool();
     return m;
   }
   if (name == "register") return decode_register(document);
   if (name == "status") {
-    reject_unknown_keys(document, kStatusKeys);
+    reject_unknown_json_keys(document, kStatusKeys);
     return StatusRequest{};
   }
-  throw InputError("type", "unknown message type " + describe(type) +
+  throw InputError("type", "unknown message type " + describe_json(type) +
                                " (allowed: node_freed, node_taken, register, status)");
 }
 

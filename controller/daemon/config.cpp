@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/json_text.hpp"
 
 namespace gaptrain::daemon {
 
@@ -95,14 +96,11 @@ std::string_view to_string(LogLevel level) {
 }
 
 DaemonConfig parse_config(std::string_view json_text) {
-  Json::CharReaderBuilder builder;
-  Json::CharReaderBuilder::strictMode(&builder.settings_);
-  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
   Json::Value root;
-  std::string errors;
-  if (!reader->parse(json_text.data(), json_text.data() + json_text.size(), &root, &errors)) {
-    std::string first = errors.substr(0, errors.find('\n'));
-    throw InputError("", "not valid JSON (" + first + "): fix the syntax");
+  try {
+    root = parse_strict_json(json_text);
+  } catch (const InputError& e) {
+    throw InputError("", std::string(e.what()) + ": fix the syntax");
   }
   if (!root.isObject()) throw InputError("", "must be a JSON object of settings, e.g. {}");
   for (const std::string& key : root.getMemberNames()) {

@@ -362,14 +362,16 @@ class Replay {
     return std::exp2(std::floor(std::log2(remaining_s)));
   }
 
-  // The learned jobs' stand-in for S(1) before they have run: the median of the others'.
-  double learned_rate_fallback() const {
+  // The learned jobs' stand-in for S(1) before they have run: the median of the running jobs'
+  // estimates, else the last such median. Only the running jobs: a decision must not cost time
+  // in the number of jobs ever submitted (a year of KTH submits 60,000).
+  double learned_rate_fallback() {
     std::vector<double> rates;
-    for (const JobState& s : jobs_)
-      if (s.learner)
+    for (int j : admitted_)
+      if (const JobState& s = jobs_[idx(j)]; s.learner)
         if (auto r = s.learner->one_node_rate()) rates.push_back(*r);
-    if (rates.empty()) return 1.0;
-    return percentile(std::move(rates), 0.5);
+    if (!rates.empty()) last_rate_fallback_ = percentile(std::move(rates), 0.5);
+    return last_rate_fallback_;
   }
 
   ElasticJob elastic_job(const JobState& s, double fallback_rate) const {
@@ -541,6 +543,7 @@ class Replay {
   std::size_t next_submit_ = 0;
   std::deque<int> queue_;      // submitted, waiting for admission (FCFS)
   std::vector<int> admitted_;  // in admission order
+  double last_rate_fallback_ = 1.0;
 
   std::size_t next_step_ = 0;
   bool dirty_ = false;  // something changed that the last decision did not see

@@ -4,6 +4,8 @@
 #
 #   tests/bench/simulate_table.sh build/controller/gaptrain                 # built-in KTH-SP2
 #   tests/bench/simulate_table.sh build/controller/gaptrain --objective throughput
+#   RUNS="bftrainer:known equal-share:known" ORACLE=1.76544e12 tests/bench/simulate_table.sh ...
+# RUNS picks rows (policy:known|learn); ORACLE gives the oracle's samples when its row is not run.
 set -euo pipefail
 
 gaptrain="$1"
@@ -13,8 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo "| policy | curves | useful_samples | vs oracle | efficiency | utilization | jobs completed | rescales | wall s | peak RSS MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-oracle=""
-for run in oracle:known gaptrain:known gaptrain:learn bftrainer:known bftrainer:learn equal-share:known; do
+oracle="${ORACLE:-}"
+for run in ${RUNS:-oracle:known gaptrain:known gaptrain:learn bftrainer:known bftrainer:learn equal-share:known}; do
   policy="${run%%:*}"
   curves="${run##*:}"
   learn=()

@@ -1,0 +1,36 @@
+// The pieces every strict JSON reader of gaptrain shares (allocation problems, protocol
+// messages, the daemon's config): one-line parse errors and short renderings of bad values, so
+// that every "field: expected X, got Y" message reads the same.
+#pragma once
+
+#include <json/json.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace gaptrain {
+
+// Parses `text` strictly (no comments, no trailing commas, no duplicate keys). Throws
+// InputError("", "invalid JSON: Line L, Column C: what") naming only the first error, on one
+// line, so it fits a log line or a protocol reply.
+Json::Value parse_strict_json(std::string_view text);
+
+// A short rendering of `value` for "expected X, got Y": strings quoted and cut at 40 bytes (a
+// hostile request cannot flood a log line), containers by kind, numbers as JSON writes them.
+std::string describe_json(const Json::Value& value);
+
+// Throws InputError(field, "expected EXPECTED, got <describe_json(got)>").
+[[noreturn]] void throw_json_type_error(const std::string& field, std::string_view expected,
+                                        const Json::Value& got);
+
+// A key as it appears in a field path: bare when a plain identifier, else JSON-quoted, so odd
+// characters (spaces, dots, newlines) cannot garble a one-line message.
+std::string json_key_in_path(const std::string& key);
+
+// Throws InputError("<prefix><key>", "unknown key (allowed: a, b, c)") for the first member of
+// `object` that is not in `allowed`.
+void reject_unknown_json_keys(const Json::Value& object, std::span<const std::string_view> allowed,
+                              const std::string& prefix = "");
+
+}  // namespace gaptrain

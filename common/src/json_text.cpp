@@ -1,0 +1,99 @@
+#include "gaptrain/json_text.hpp"
+
+#include <memory>
+
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain {
+namespace {
+
+// jsoncpp's formatted errors read "* Line 3, Column 5\n  Missing ',' ...\n" per error; the
+// first one, on one line, is what a person needs.
+std::string first_parse_error(const std::string& formatted) {
+  std::string location;
+  std::string what;
+  std::size_t start = 0;
+  while (start < formatted.size() && what.empty()) {
+    std::size_t end = formatted.find('\n', start);
+    if (end == std::string::npos) end = formatted.size();
+    std::string line = formatted.substr(start, end - start);
+    start = end + 1;
+    if (line.starts_with("* ")) {
+      location = line.substr(2);
+    } else if (!location.empty()) {
+      const std::size_t text = line.find_first_not_of(' ');
+      if (text != std::string::npos) what = line.substr(text);
+    }
+  }
+  if (what.empty()) return "invalid JSON";
+  return "invalid JSON: " + location + ": " + what;
+}
+
+}  // namespace
+
+Json::Value parse_strict_json(std::string_view text) {
+  Json::CharReaderBuilder builder;
+  Json::CharReaderBuilder::strictMode(&builder.settings_);
+  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
+  Json::Value document;
+  std::string errors;
+  if (!reader->parse(text.data(), text.data() + text.size(), &document, &errors)) {
+    throw InputError("", first_parse_error(errors));
+  }
+  return document;
+}
+
+std::string describe_json(const Json::Value& value) {
+  switch (value.type()) {
+    case Json::nullValue: return "null";
+    case Json::booleanValue: return value.asBool() ? "true" : "false";
+    case Json::arrayValue: return "an array";
+    case Json::objectValue: return "an object";
+    case Json::stringValue: {
+      constexpr std::size_t kMaxBytes = 40;
+      std::string text = value.asString();
+      if (text.size() > kMaxBytes) {
+        std::size_t cut = kMaxBytes;
+        // Back off to a UTF-8 character boundary (continuation bytes are 0b10xxxxxx).
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
+        text = text.substr(0, cut) + "...";
+      }
+      return Json::valueToQuotedString(text.c_str());
+    }
+    case Json::intValue:
+    case Json::uintValue:
+    case Json::realValue: {
+      Json::StreamWriterBuilder builder;
+      builder["indentation"] = "";
+      return Json::writeString(builder, value);
+    }
+  }
+  return "a value";
+}
+
+void throw_json_type_error(const std::string& field, std::string_view expected,
+                           const Json::Value& got) {
+  throw InputError(field, "expected " + std::string(expected) + ", got " + describe_json(got));
+}
+
+std::string json_key_in_path(const std::string& key) {
+  const bool plain =
+      !key.empty() && key.find_first_not_of(
+                          "abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
+  return plain ? key : Json::valueToQuotedString(key.c_str());
+}
+
+void reject_unknown_json_keys(const Json::Value& object, std::span<const std::string_view> allowed,
+                              const std::string& prefix) {
+  for (const std::string& key : object.getMemberNames()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw InputError(prefix + json_key_in_path(key), "unknown key (allowed: " + list + ")");
+  }
+}
+
+}  // namespace gaptrain
