@@ -1,6 +1,7 @@
 #include "allocator/best_response.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace gaptrain {
 
@@ -29,34 +30,52 @@ struct Mode {
   double cost = 0.0;  // decided-rescale cost of choosing this mode
 };
 
-std::vector<Mode> modes_of(const ClassedJob& job, std::span<const int> limit) {
+// The job's modes (at most a shrink and a grow), written into `modes`, whose vectors keep their
+// memory from call to call.
+std::span<const Mode> modes_of(const ClassedJob& job, std::span<const int> limit,
+                               std::array<Mode, 2>& modes) {
   const std::size_t classes = job.held.size();
-  std::vector<Mode> modes;
+  std::size_t count = 0;
   const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
   if (job.held_total > 0 && job.min_nodes <= shrink_high) {
-    Mode shrink{std::vector<int>(classes, 0), std::vector<int>(classes, 0), job.min_nodes,
-                shrink_high, -job.down_cost_s * job.current_rate};
+    Mode& shrink = modes[count++];
+    shrink.low.assign(classes, 0);
+    shrink.high.assign(classes, 0);
+    shrink.total_low = job.min_nodes;
+    shrink.total_high = shrink_high;
+    shrink.cost = -job.down_cost_s * job.current_rate;
     for (std::size_t c = 0; c < classes; ++c) shrink.high[c] = std::min(job.held[c], limit[c]);
     shrink.low[static_cast<std::size_t>(job.batch_class)] = 1;  // keeps its batch host
-    modes.push_back(std::move(shrink));
   }
   const int grow_low = std::max(job.held_total + 1, job.min_nodes);
   if (grow_low <= job.max_nodes && job.held_fits(limit)) {
-    Mode grow{job.held, std::vector<int>(classes, 0), grow_low, job.max_nodes,
-              -job.up_cost_s * job.current_rate};
+    Mode& grow = modes[count++];
+    grow.low.assign(job.held.begin(), job.held.end());
+    grow.high.resize(classes);
+    grow.total_low = grow_low;
+    grow.total_high = job.max_nodes;
+    grow.cost = -job.up_cost_s * job.current_rate;
     for (std::size_t c = 0; c < classes; ++c) grow.high[c] = std::min(limit[c], job.max_nodes);
-    modes.push_back(std::move(grow));
   }
-  return modes;
+  return {modes.data(), count};
 }
 
+// The memory of a ModeTable. One solve builds thousands of tables (every job, mode and price
+// the decomposition tries); reusing the buffers keeps the allocator out of malloc.
+struct TableBuffers {
+  std::vector<Cell> table;
+  std::vector<double> shifted;
+  std::vector<std::size_t> window;
+};
+
 // The dynamic program of one mode: table[s][a] holds the best priced value of the choices for
-// classes >= s that leave a_s = a nodes alive in segment s (segment values included).
+// classes >= s that leave a_s = a nodes alive in segment s (segment values included). It lives
+// in `buffers`, which must outlive it and serve no other table meanwhile.
 class ModeTable {
  public:
   ModeTable(const ClassedProblem& problem, const ClassedJob& job, const Mode& mode,
-            std::span<const double> price)
-      : problem_(problem), job_(job), mode_(mode), price_(price) {
+            std::span<const double> price, TableBuffers& buffers)
+      : problem_(problem), job_(job), mode_(mode), price_(price), table_(buffers.table) {
     const std::size_t classes = problem.class_count();
     held_ = job.held_total > 0;
     last_ = held_ ? static_cast<std::size_t>(job.batch_class) : classes - 1;
@@ -64,8 +83,10 @@ class ModeTable {
     width_ = static_cast<std::size_t>(mode.total_high) + 1;
     table_.assign((classes + 1) * width_, Cell{});
     at(classes, 0).value = 0.0;
-    std::vector<double> shifted(width_);
-    std::vector<std::size_t> window(width_);  // monotone deque of a' by decreasing shifted[a']
+    std::vector<double>& shifted = buffers.shifted;
+    shifted.resize(width_);
+    std::vector<std::size_t>& window = buffers.window;  // monotone deque of a' by decreasing
+    window.resize(width_);                              // shifted[a']
     for (std::size_t s = classes; s-- > 0;) {
       // at(s, a) = segment(a) + max over m of at(s + 1, a - m) - price * m - charge. With
       // a' = a - m that is -price * a + max over a' of (at(s + 1, a') + price * a'), a maximum
@@ -178,7 +199,7 @@ class ModeTable {
   std::size_t last_ = 0;
   double charge_ = 0.0;
   std::size_t width_ = 0;
-  std::vector<Cell> table_;
+  std::vector<Cell>& table_;
 };
 
 double priced(std::span<const double> price, std::span<const int> counts) {
@@ -204,8 +225,11 @@ JobResponse best_response(const ClassedProblem& problem, std::size_t j,
     if (stay > best.value) counts = job.held;
     best.offer(stay, 0);
   }
-  for (const Mode& mode : modes_of(job, limit)) {
-    ModeTable(problem, job, mode, price).offer_best(best, counts);
+  // This function's own scratch: its tables never nest, and one solve calls it thousands of times.
+  thread_local TableBuffers buffers;
+  thread_local std::array<Mode, 2> modes;
+  for (const Mode& mode : modes_of(job, limit, modes)) {
+    ModeTable(problem, job, mode, price, buffers).offer_best(best, counts);
   }
   return {best.value, std::move(counts)};
 }
@@ -221,8 +245,12 @@ bool for_each_option_above(const ClassedProblem& problem, std::size_t j,
     const double stay = job_value(problem, j, job.held) - priced(price, job.held);
     if (stay >= threshold && !visit(job.held, stay)) return false;
   }
-  for (const Mode& mode : modes_of(job, limit)) {
-    if (!ModeTable(problem, job, mode, price).visit_above(threshold, visit)) return false;
+  // Not best_response's buffers: `visit` may call best_response while this table is read.
+  // Nor shared across calls: `visit` may enumerate another job's options meanwhile.
+  TableBuffers buffers;
+  std::array<Mode, 2> modes;
+  for (const Mode& mode : modes_of(job, limit, modes)) {
+    if (!ModeTable(problem, job, mode, price, buffers).visit_above(threshold, visit)) return false;
   }
   return true;
 }

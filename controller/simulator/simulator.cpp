@@ -202,8 +202,11 @@ class Replay {
 
   void set_idle(const NodeUpdate& u, double now) {
     const std::size_t n = idx(u.node);
+    // A new plan matters only within the horizon: the allocator values a node by its free time
+    // up to the horizon, so ends beyond it are all alike (and most plan changes are there).
     if (predicted_end_[n] != u.predicted_end_s && options_.policy == Policy::gaptrain &&
-        trace_.has_plan)
+        trace_.has_plan &&
+        std::min(predicted_end_[n], u.predicted_end_s) < now + options_.horizon_s)
       dirty_ = true;
     predicted_end_[n] = u.predicted_end_s;
     actual_end_[n] = u.actual_end_s;

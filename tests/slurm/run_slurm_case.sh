@@ -2,9 +2,15 @@
 # Test cases against the real local Slurm cluster of the `slurm_cluster` ctest fixture.
 #   run_slurm_case.sh ENV_SH CASE
 # ENV_SH is the fixture's env.sh (SLURM_CONF and the GAPTRAIN_* variables). Exits 0 on
-# success, 1 on failure, 77 (ctest: skipped) when not root. Never sleeps blindly: every wait
-# polls a condition with a deadline.
+# success, 1 on failure, 77 (ctest: skipped) when not root, or for the cases that need the
+# plugin and gaptraind when the cluster runs without them. Never sleeps blindly: every wait
+# polls a condition with a deadline, and no assertion is about how long something took
+# (tests/bench/slurm_latency.sh measures that).
+# GAPTRAIN_CLI (set by CMake) is the `gaptrain` binary, for `gaptrain status --json`.
 set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+local_cluster=$here/../../scripts/local-cluster
 
 env_sh=${1:?usage: $0 ENV_SH CASE}
 case_name=${2:?usage: $0 ENV_SH CASE}
@@ -21,9 +27,23 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "$case_name: $*" >&2; }
 
 # Jobs this case submitted; cancelled whatever happens, so the next case finds idle nodes.
-jobs_submitted=()
+# Kept in a file: `submit` runs in $(...), a subshell, where adding to an array is lost.
+# Cleanup steps a case adds (restarting the controller) run before the jobs are cancelled.
+jobs_file=$(mktemp)
+cleanup_steps=()
 cleanup() {
-  [ ${#jobs_submitted[@]} -eq 0 ] || scancel "${jobs_submitted[@]}" 2>/dev/null || true
+  local step id deadline jobs_submitted
+  for step in "${cleanup_steps[@]}"; do eval "$step" || true; done
+  mapfile -t jobs_submitted <"$jobs_file"
+  rm -f "$jobs_file"
+  [ ${#jobs_submitted[@]} -eq 0 ] && return 0
+  scancel "${jobs_submitted[@]}" 2>/dev/null || true
+  # Wait (without failing) until they are gone: a case that wants n1 must not queue behind
+  # the previous case's epilog.
+  deadline=$((SECONDS + 60))
+  for id in "${jobs_submitted[@]}"; do
+    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
+  done
 }
 trap cleanup EXIT
 
@@ -70,7 +90,7 @@ submit() {  # submit SBATCH-ARGS...: prints the job id
   local id
   id=$(sbatch --parsable "$@") || fail "sbatch $* failed"
   id=${id%%;*}
-  jobs_submitted+=("$id")
+  echo "$id" >>"$jobs_file"
   echo "$id"
 }
 
@@ -106,6 +126,294 @@ case_elastic_shrink() {
   note "shrunk to $batch_host; TimeLimit now $(job_field "$job" TimeLimit)"
   scancel "$job"
   poll 60 "job $job to end" job_ended "$job"
+}
+
+# ---------------------------------------------------------------------------------------
+# The plugin and gaptraind (the issue's "Must show" list).
+
+daemon_log() { echo "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log"; }
+
+# Skips (77) a case that needs spank_gaptrain.so and gaptraind when the fixture cluster runs
+# without them (configured before they were built).
+need_plugin() {
+  [ -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] || {
+    echo "SKIP: the cluster runs without spank_gaptrain.so" >&2; exit 77; }
+}
+need_controller() {
+  need_plugin
+  if [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
+    echo "SKIP: the cluster runs without gaptraind, or GAPTRAIN_CLI is not set" >&2
+    exit 77
+  fi
+}
+
+status_json() { "$GAPTRAIN_CLI" status --json; }
+
+# query_status PYTHON-EXPRESSION: evaluates it with `s` bound to `gaptrain status --json` and
+# prints the result (lists one item a line). Fails when the daemon does not answer.
+query_status() {
+  local json
+  json=$(status_json) || return 1
+  python3 -c '
+import json, sys
+s = json.loads(sys.argv[2])
+r = eval(sys.argv[1])
+print("\n".join(map(str, r)) if isinstance(r, list) else r)' "$1" "$json"
+}
+
+holes() { query_status '[h["node"] for h in s["holes"]]'; }
+is_hole() {  # (not `holes | grep -q`: pipefail would see the writer's SIGPIPE)
+  local h
+  h=$(holes) && grep -qx -- "$1" <<<"$h"
+}
+not_hole() { status_json >/dev/null && ! is_hole "$1"; }
+events() { query_status "s['events']['$1']"; }  # events accepted|rejected
+events_above() { [ "$(events "$1")" -gt "$2" ]; }
+last_poll_after() { [ "$(query_status "s['last_poll'] or 0")" -gt "$1" ]; }
+
+log_has() { grep -qF -- "$2" "$1"; }  # log_has FILE TEXT
+
+slurmd_logs() { cat "$GAPTRAIN_CLUSTER_DIR"/log/slurmd-n*.log; }
+slurmd_logs_have() { grep -qF -- "$1" "$GAPTRAIN_CLUSTER_DIR"/log/slurmd-n*.log; }
+
+# A job that runs until `touch FLAG`: its end is under the test's control.
+flag_job() {  # flag_job FLAG SBATCH-ARGS...: prints the job id
+  local flag=$1; shift
+  rm -f "$flag"
+  submit -o /dev/null "$@" --wrap "while [ ! -e $flag ]; do sleep 0.1; done"
+}
+
+# A munge credential around PAYLOAD, sealed as root or (AS=nobody) as uid 65534.
+credential() {  # credential root|nobody PAYLOAD
+  if [ "$1" = nobody ]; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- munge -S "$GAPTRAIN_MUNGE_SOCKET" -s "$2"
+  else
+    munge -S "$GAPTRAIN_MUNGE_SOCKET" -s "$2"
+  fi
+}
+send_line() { python3 "$here/send_line.py" "$GAPTRAIN_CONTROLLER"; }
+
+# 1. The three options are in the help of the commands that submit jobs.
+case_help_lists_options() {
+  need_plugin
+  local cmd opt help
+  for cmd in sbatch srun salloc; do
+    help=$($cmd --help 2>&1) || fail "$cmd --help failed: $help"
+    for opt in '--elastic=\[MIN-MAX\]' '--elastic-curve=FILE' '--elastic-cost=UP:DOWN'; do
+      grep -qE -- "^ +$opt " <<<"$help" || fail "$cmd --help does not list $opt"
+    done
+  done
+  note "sbatch, srun and salloc --help list --elastic, --elastic-curve, --elastic-cost"
+}
+
+# refused EXPECTED-STDERR CMD...: CMD fails, prints EXPECTED-STDERR as one line of stderr, and
+# no job is created.
+refused() {
+  local expected=$1; shift
+  local before after err rc=0
+  before=$(squeue -h -o %i | sort)
+  err=$("$@" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" -ne 0 ] || fail "'$*' succeeded; expected a refusal"
+  grep -qxF -- "$expected" <<<"$err" || fail "'$*' did not print the line
+  $expected
+it printed:
+$err"
+  after=$(squeue -h -o %i | sort)
+  [ "$before" = "$after" ] || fail "'$*' created a job: squeue had [$before], now [$after]"
+  note "refused (exit $rc): $*"
+}
+
+# 2. Bad option values fail at submission with gaptrain's one-line message; no job is made.
+case_bad_options_refused() {
+  need_plugin
+  local curve=$GAPTRAIN_CLUSTER_DIR/test-bad-curve.csv missing=$GAPTRAIN_CLUSTER_DIR/no-such-curve.csv
+  local good=$GAPTRAIN_CLUSTER_DIR/test-good-curve.csv
+  printf 'nodes,samples_per_s\n1,abc\n' >"$curve"
+  printf 'nodes,samples_per_s\n1,100\n2,190\n' >"$good"
+  rm -f "$missing"
+  refused 'sbatch: error: gaptrain: --elastic-cost: expected UP:DOWN seconds (non-negative numbers), got "x"' \
+    sbatch --elastic --elastic-cost=x --wrap true
+  refused "sbatch: error: gaptrain: --elastic-curve: cannot read \"$missing\": No such file or directory" \
+    sbatch --elastic --elastic-curve="$missing" --wrap true
+  refused "sbatch: error: gaptrain: --elastic-curve: $curve line 2: expected \"nodes,samples_per_s\", got \"1,abc\"" \
+    sbatch --elastic --elastic-curve="$curve" --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-cost only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
+    sbatch --elastic-cost=1:2 --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-curve only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
+    sbatch --elastic-curve="$good" --wrap true
+  refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got "5-2"' \
+    sbatch --elastic=5-2 --wrap true
+  # srun and salloc check the same way before they ask for an allocation.
+  refused 'srun: error: gaptrain: --elastic-cost: expected UP:DOWN seconds (non-negative numbers), got "x"' \
+    srun --elastic --elastic-cost=x true
+  refused 'salloc: error: gaptrain: --elastic-cost: expected UP:DOWN seconds (non-negative numbers), got "x"' \
+    salloc --elastic --elastic-cost=x true
+  rm -f "$curve" "$good"
+}
+
+# 3. A regular job's end makes its node a hole in `gaptrain status`, and the plugin's events
+# (prolog node_taken, epilog node_freed) reach the daemon.
+case_hole_after_job() {
+  need_controller
+  local flag=$GAPTRAIN_CLUSTER_DIR/test-hole-flag job
+  job=$(flag_job "$flag" --exclusive -N1 -w n1 -t 2)
+  note "job $job submitted"
+  poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "n1 to stop being a hole while job $job runs" not_hole n1
+  # The prolog's event: "node taken", or "hole reclaimed" when it came before the poll did.
+  poll 60 "the prolog's node_taken event of job $job in $(daemon_log)" \
+    grep -qE "msg=\"(node taken|hole reclaimed)\" JOB_ID=$job NODE=n1 UID=0" "$(daemon_log)"
+  touch "$flag"
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  poll 60 "n1 to be a hole after job $job ended" is_hole n1
+  poll 60 "the epilog's node_freed event of job $job in $(daemon_log)" \
+    log_has "$(daemon_log)" "msg=\"node freed\" JOB_ID=$job NODE=n1 UID=0"
+  ! slurmd_logs_have "gaptrain: job $job node n1:" ||
+    fail "the plugin reported a problem for job $job: $(slurmd_logs | grep -F "gaptrain: job $job ")"
+  rm -f "$flag"
+  note "n1 is a hole again; daemon log: $(grep -E "JOB_ID=$job " "$(daemon_log)" | tr '\n' ' ')"
+}
+
+epoch_of() { date -d "$1" +%s; }  # a time as scontrol prints it (local time)
+
+# The holes on NODES end when pending job JOB starts: predicted_end is its StartTime (to the
+# second, bf_resolution=1) and next_job is JOB. Prints what differs.
+holes_end_at_job() {  # holes_end_at_job JOB NODES...
+  local job=$1; shift
+  local start
+  start=$(job_field "$job" StartTime)
+  [[ $start == [0-9]* ]] || { echo "job $job has StartTime=$start"; return 1; }
+  query_status "(
+[f'{n}: not a hole' for n in '$*'.split() if n not in {h['node'] for h in s['holes']}] +
+[f\"{h['node']}: predicted_end={h['predicted_end']} next_job={h['next_job']}, want {$(epoch_of "$start")} and $job\"
+ for h in s['holes'] if h['node'] in '$*'.split() and (h['predicted_end'] is None or
+ abs(h['predicted_end'] - $(epoch_of "$start")) > 1 or h['next_job'] != $job)])" \
+    >"$mismatch_file" || return 1
+  [ ! -s "$mismatch_file" ]
+}
+
+job_planned() {  # backfill gave the pending job a start time and nodes
+  [ "$(job_field "$1" JobState)" = PENDING ] && [[ $(job_field "$1" StartTime) == [0-9]* ]] &&
+    [ -n "$(job_field "$1" SchedNodeList)" ] && [ "$(job_field "$1" SchedNodeList)" != "(null)" ]
+}
+
+# 4. A pending job planned by backfill bounds the holes on the nodes it will take.
+case_backfill_hole_end() {
+  need_controller
+  local blocker job sched idle=() n
+  mismatch_file=$(mktemp)
+  cleanup_steps+=("rm -f $mismatch_file")
+  blocker=$(submit -o /dev/null --exclusive -N1 -w n1 -t 3 --wrap 'sleep 300')
+  poll 60 "job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  # Needs all 4 nodes, so it waits for the blocker's time limit; backfill plans it then.
+  job=$(submit -o /dev/null --exclusive -N4 -t 2 --wrap true)
+  poll 60 "backfill to plan job $job (StartTime, SchedNodeList)" job_planned "$job"
+  sched=$(job_field "$job" SchedNodeList)
+  for n in $(scontrol show hostnames "$sched"); do
+    [ "$n" = n1 ] || idle+=("$n")
+  done
+  [ ${#idle[@]} -gt 0 ] || fail "job $job is planned on $sched only"
+  note "job $job planned at $(job_field "$job" StartTime) on $sched; holes on ${idle[*]}"
+  if ! poll_quiet 60 holes_end_at_job "$job" "${idle[@]}"; then
+    fail "holes do not end at job $job's start: $(cat "$mismatch_file"); job: $(scontrol show job -o "$job")"
+  fi
+  note "holes on ${idle[*]} end at $(job_field "$job" StartTime) ($(epoch_of "$(job_field "$job" StartTime)")), next_job $job"
+}
+
+# poll_quiet SECONDS CMD...: like poll, but returns 1 on the deadline so that the caller can
+# say what was wrong.
+poll_quiet() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+# 5. Node events are authenticated: the plugin's arrive as uid 0 and are counted; a node event
+# sealed by another user, a replayed credential and a line that is no credential are refused,
+# logged with their reason and uid, counted, and change no hole.
+case_event_authentication() {
+  need_controller
+  local flag=$GAPTRAIN_CLUSTER_DIR/test-auth-flag job accepted rejected reply t cred log
+  log=$(daemon_log)
+  accepted=$(events accepted) rejected=$(events rejected)
+  job=$(flag_job "$flag" --exclusive -N1 -w n1 -t 2)
+  poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "the plugin's node_taken of job $job logged with UID=0" \
+    grep -qE "msg=\"(node taken|hole reclaimed)\" JOB_ID=$job NODE=n1 UID=0 " "$log"
+  poll 60 "events.accepted above $accepted" events_above accepted "$accepted"
+  poll 60 "n1 to stop being a hole" not_hole n1
+
+  # A node_freed for the running job, sealed by nobody: as if n1 had become free.
+  t=$(date +%s)
+  reply=$(credential nobody "{\"v\":1,\"type\":\"node_freed\",\"job_id\":$job,\"node\":\"n1\"}" | send_line)
+  [[ $reply == *'"ok":false'* && $reply == *'not uid 65534'* ]] || fail "forged node_freed: reply $reply"
+  poll 60 "the forged event logged with UID=65534 and a REASON" \
+    grep -qE 'msg="request rejected" UID=65534 REASON=.*REQUEST=node_freed' "$log"
+  poll 60 "events.rejected above $rejected" events_above rejected "$rejected"
+  rejected=$(events rejected)
+  # The next full poll of Slurm still sees n1 taken (and the forged event triggered nothing).
+  poll 60 "a poll after the forged event" last_poll_after "$((t + 1))"
+  job_state_is "$job" RUNNING || fail "job $job not running"
+  ! is_hole n1 || fail "n1 became a hole after the forged node_freed"
+
+  # A register for root's job, sealed by nobody.
+  reply=$(credential nobody "{\"v\":1,\"type\":\"register\",\"job_id\":$job,\"user\":\"root\",\"batch_host\":\"n1\",\"min_nodes\":1,\"max_nodes\":2,\"curve\":[],\"up_cost_s\":null,\"down_cost_s\":null}" | send_line)
+  [[ $reply == *'"ok":false'* && $reply == *'not uid 65534'* ]] || fail "forged register: reply $reply"
+  poll 60 "the forged register logged" grep -qE 'msg="request rejected" UID=65534 REASON=.*REQUEST=register' "$log"
+  [ "$(query_status 'len(s["elastic_jobs"])')" = 0 ] || fail "the forged register made an elastic job"
+
+  # A line that is no munge credential.
+  reply=$(echo "garbage $job" | send_line)
+  [[ $reply == *'"ok":false'*'not authenticated'* ]] || fail "garbage line: reply $reply"
+  # A valid credential sent twice: munge refuses the replay.
+  cred=$(credential root '{"v":1,"type":"status"}')
+  reply=$(send_line <<<"$cred")
+  [[ $reply == *'"ok":true'* ]] || fail "status request: reply $reply"
+  reply=$(send_line <<<"$cred")
+  [[ $reply == *'"ok":false'*'Replayed'* ]] || fail "replayed credential: reply $reply"
+  poll 60 "the garbage line logged as not authenticated" \
+    grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*armor' "$log"
+  poll 60 "the replay logged" grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*Replayed' "$log"
+  poll 60 "events.rejected to count both" events_above rejected "$((rejected + 1))"
+  ! is_hole n1 || fail "n1 became a hole while job $job runs"
+  touch "$flag"
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  rm -f "$flag"
+  note "accepted $accepted -> $(events accepted), rejected -> $(events rejected)"
+}
+
+controller_answers() { "$GAPTRAIN_CLI" status >/dev/null 2>&1; }
+
+# 6. With gaptraind stopped, regular and elastic jobs run and complete; the plugin logs one
+# "not delivered" line per event in slurmd's log. The controller is started again afterwards
+# (also when the case fails), so later cases find it.
+case_controller_down() {
+  need_controller
+  local regular elastic id node
+  "$local_cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR"
+  cleanup_steps+=("\"$local_cluster\" start-controller --dir \"$GAPTRAIN_CLUSTER_DIR\"")
+  ! controller_answers || fail "gaptraind still answers after stop-controller"
+  regular=$(submit -o /dev/null --exclusive -N1 -t 2 --wrap true)
+  elastic=$(submit -o /dev/null -p elastic --elastic --exclusive -N1 -t 2 --wrap true)
+  note "jobs $regular (regular) and $elastic (--elastic) submitted"
+  for id in "$regular" "$elastic"; do
+    poll 60 "job $id COMPLETED" job_state_is "$id" COMPLETED
+    poll 30 "sacct to report job $id COMPLETED" sacct_state_is "$id" COMPLETED
+    [ "$(job_field "$id" ExitCode)" = 0:0 ] || fail "job $id exit code $(job_field "$id" ExitCode)"
+    node=$(job_field "$id" NodeList)
+    for event in node_taken node_freed; do
+      poll 60 "slurmd's log to say job $id's $event was not delivered" \
+        slurmd_logs_have "gaptrain: job $id node $node: $event not delivered ("
+    done
+  done
+  node=$(job_field "$elastic" NodeList)
+  poll 60 "slurmd's log to say job $elastic's register was not delivered" \
+    slurmd_logs_have "gaptrain: job $elastic node $node: register not delivered ("
+  note "$(slurmd_logs | grep -E "gaptrain: job ($regular|$elastic) " | sed 's/^.*gaptrain: /gaptrain: /' | tr '\n' ';')"
+  "$local_cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR"
+  poll 60 "gaptraind to answer again" controller_answers
 }
 
 type "case_$case_name" >/dev/null 2>&1 || fail "unknown case $case_name"
