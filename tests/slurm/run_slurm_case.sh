@@ -158,7 +158,7 @@ query_status() {
 import json, sys
 s = json.loads(sys.argv[2])
 r = eval(sys.argv[1])
-print("\n".join(map(str, r)) if isinstance(r, list) else r)' "$1" "$json"
+sys.stdout.write("".join(f"{x}\n" for x in r) if isinstance(r, list) else f"{r}\n")' "$1" "$json"
 }
 
 holes() { query_status '[h["node"] for h in s["holes"]]'; }
@@ -366,13 +366,13 @@ case_event_authentication() {
 
   # A line that is no munge credential.
   reply=$(echo "garbage $job" | send_line)
-  [[ $reply == *'"ok":false'*'not authenticated'* ]] || fail "garbage line: reply $reply"
+  [[ $reply == *'"ok":false'* && $reply == *'not authenticated'* ]] || fail "garbage line: reply $reply"
   # A valid credential sent twice: munge refuses the replay.
   cred=$(credential root '{"v":1,"type":"status"}')
   reply=$(send_line <<<"$cred")
   [[ $reply == *'"ok":true'* ]] || fail "status request: reply $reply"
   reply=$(send_line <<<"$cred")
-  [[ $reply == *'"ok":false'*'Replayed'* ]] || fail "replayed credential: reply $reply"
+  [[ $reply == *'"ok":false'* && $reply == *'Replayed'* ]] || fail "replayed credential: reply $reply"
   poll 60 "the garbage line logged as not authenticated" \
     grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*armor' "$log"
   poll 60 "the replay logged" grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*Replayed' "$log"
