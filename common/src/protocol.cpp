@@ -2,6 +2,7 @@
 
 #include <json/json.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -27,6 +28,12 @@ constexpr std::array<std::string_view, 10> kRegisterKeys = {
     "v",         "type",      "job_id", "user",      "batch_host",
     "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
+constexpr std::array<std::string_view, 6> kLauncherKeys = {"v",       "type",    "job_id",
+                                                           "running", "drained", "samples_done"};
+constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
+constexpr std::array<std::string_view, 2> kLaunchKeys = {"nodes", "drain"};
+// A job spans at most this many nodes: bounds what one request makes the daemon hold.
+constexpr Json::ArrayIndex kMaxNodeList = 65536;
 
 const Json::Value& required(const Json::Value& object, std::string_view key) {
   const Json::Value* value = object.find(key.data(), key.data() + key.size());
@@ -56,9 +63,7 @@ double number_value(const Json::Value& value, const std::string& field) {
 
 // A node or user name: one token, so it cannot smuggle spaces or newlines into logs, Slurm
 // host lists or command lines.
-std::string name_value(const Json::Value& object, std::string_view key) {
-  const std::string field(key);
-  const Json::Value& value = required(object, key);
+std::string name_of(const Json::Value& value, const std::string& field) {
   if (!value.isString()) throw_json_type_error(field, "a string", value);
   std::string name = value.asString();
   if (name.empty()) throw InputError(field, "must not be empty");
@@ -73,6 +78,34 @@ std::string name_value(const Json::Value& object, std::string_view key) {
     }
   }
   return name;
+}
+
+std::string name_value(const Json::Value& object, std::string_view key) {
+  return name_of(required(object, key), std::string(key));
+}
+
+// A list of distinct node names: a node twice would mean two steps on one node, or two acks.
+std::vector<std::string> node_list_value(const Json::Value& object, std::string_view key,
+                                         const std::string& prefix = "") {
+  const std::string field = prefix + std::string(key);
+  const Json::Value* found = object.find(key.data(), key.data() + key.size());
+  if (found == nullptr) throw InputError(field, "required key is missing");
+  const Json::Value& value = *found;
+  if (!value.isArray()) throw_json_type_error(field, "an array of node names", value);
+  if (value.size() > kMaxNodeList) {
+    throw InputError(field, "more than " + std::to_string(kMaxNodeList) + " nodes");
+  }
+  std::vector<std::string> nodes;
+  nodes.reserve(value.size());
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    const std::string item = field + "[" + std::to_string(i) + "]";
+    std::string node = name_of(value[i], item);
+    if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) {
+      throw InputError(item, "node \"" + node + "\" is listed twice");
+    }
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
 }
 
 std::optional<double> cost_value(const Json::Value& object, std::string_view key) {
@@ -134,6 +167,27 @@ Request decode_register(const Json::Value& document) {
   return r;
 }
 
+Request decode_launcher(const Json::Value& document) {
+  reject_unknown_json_keys(document, kLauncherKeys);
+  LauncherReport r;
+  r.job_id = job_id_value(document);
+  r.running = node_list_value(document, "running");
+  r.drained = node_list_value(document, "drained");
+  const Json::Value& samples = required(document, "samples_done");
+  if (!samples.isNull()) {
+    if (!samples.isNumeric()) {
+      throw_json_type_error("samples_done", "a number of samples or null", samples);
+    }
+    const double done = samples.asDouble();
+    if (!std::isfinite(done) || done < 0.0) {
+      throw InputError("samples_done",
+                       "must be a non-negative number, got " + describe_json(samples));
+    }
+    r.samples_done = done;
+  }
+  return r;
+}
+
 // JSON cannot carry NaN or infinities; null makes decode() reject them rather than the writer
 // emitting text no reader accepts.
 Json::Value number_or_null(double value) {
@@ -182,17 +236,75 @@ Json::Value to_json(const StatusRequest& /*unused*/) {
   return v;
 }
 
-}  // namespace
+Json::Value string_array(const std::vector<std::string>& strings) {
+  Json::Value array(Json::arrayValue);
+  for (const std::string& s : strings) array.append(s);
+  return array;
+}
 
-std::string encode(const Request& request) {
-  Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
-  document["v"] = kVersion;
+Json::Value to_json(const LauncherReport& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "launcher";
+  v["job_id"] = m.job_id;
+  v["running"] = string_array(m.running);
+  v["drained"] = string_array(m.drained);
+  v["samples_done"] = m.samples_done ? number_or_null(*m.samples_done) : Json::Value();
+  return v;
+}
+
+std::string one_line(const Json::Value& document) {
   Json::StreamWriterBuilder builder;
   builder["indentation"] = "";  // one line: the transport is line-framed
   builder["commentStyle"] = "None";
   builder["precision"] = 17;  // doubles survive the round trip bit for bit
   builder["emitUTF8"] = true;
   return Json::writeString(builder, document);
+}
+
+}  // namespace
+
+std::string encode(const Request& request) {
+  Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
+  document["v"] = kVersion;
+  return one_line(document);
+}
+
+std::string encode_reply(const LaunchInstruction& instruction) {
+  Json::Value document(Json::objectValue);
+  document["ok"] = true;
+  Json::Value& launch = document["launch"] = Json::Value(Json::objectValue);
+  launch["nodes"] = string_array(instruction.nodes);
+  launch["drain"] = string_array(instruction.drain);
+  return one_line(document);
+}
+
+LaunchInstruction decode_launch_reply(std::string_view json) {
+  const Json::Value document = parse_strict_json(json);
+  if (!document.isObject()) throw_json_type_error("", "a JSON object", document);
+  const Json::Value& ok = required(document, "ok");
+  if (!ok.isBool()) throw_json_type_error("ok", "true or false", ok);
+  if (!ok.asBool()) {
+    // The daemon's refusal, passed on verbatim (it is already one line saying why).
+    const Json::Value& error = document["error"];
+    throw InputError("error", error.isString()
+                                  ? error.asString()
+                                  : std::string("the controller refused without a reason"));
+  }
+  reject_unknown_json_keys(document, kLaunchReplyKeys);
+  const Json::Value& launch = required(document, "launch");
+  if (!launch.isObject()) throw_json_type_error("launch", "an object", launch);
+  reject_unknown_json_keys(launch, kLaunchKeys, "launch.");
+  LaunchInstruction instruction;
+  instruction.nodes = node_list_value(launch, "nodes", "launch.");
+  instruction.drain = node_list_value(launch, "drain", "launch.");
+  for (std::size_t i = 0; i < instruction.drain.size(); ++i) {
+    if (std::find(instruction.nodes.begin(), instruction.nodes.end(), instruction.drain[i]) ==
+        instruction.nodes.end()) {
+      throw InputError("launch.drain[" + std::to_string(i) + "]",
+                       "node \"" + instruction.drain[i] + "\" is not one of launch.nodes");
+    }
+  }
+  return instruction;
 }
 
 Request decode(std::string_view json) {
@@ -231,8 +343,9 @@ Request decode(std::string_view json) {
     reject_unknown_json_keys(document, kStatusKeys);
     return StatusRequest{};
   }
+  if (name == "launcher") return decode_launcher(document);
   throw InputError("type", "unknown message type " + describe_json(type) +
-                               " (allowed: node_freed, node_taken, register, status)");
+                               " (allowed: node_freed, node_taken, register, status, launcher)");
 }
 
 std::string_view type_name(const Request& request) {
@@ -243,6 +356,7 @@ std::string_view type_name(const Request& request) {
         if constexpr (std::is_same_v<T, NodeTaken>) return "node_taken";
         if constexpr (std::is_same_v<T, JobRegistration>) return "register";
         if constexpr (std::is_same_v<T, StatusRequest>) return "status";
+        if constexpr (std::is_same_v<T, LauncherReport>) return "launcher";
       },
       request);
 }

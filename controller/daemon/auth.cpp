@@ -13,14 +13,17 @@ std::optional<std::string> authorize(RequestKind kind, uid_t sender, uid_t slurm
       return "node events are accepted only from root or SlurmUser (uid " +
              std::to_string(slurm_user) + "), not uid " + std::to_string(sender);
     case RequestKind::job_registration:
+    case RequestKind::launcher_report: {
       if (sender == kRoot) return std::nullopt;
       if (!job_owner) {
         return "the job is not known to Slurm, so uid " + std::to_string(sender) +
                " cannot be checked as its owner";
       }
       if (sender == *job_owner) return std::nullopt;
-      return "only the job's owner (uid " + std::to_string(*job_owner) +
-             ") or root may register it, not uid " + std::to_string(sender);
+      const char* what = kind == RequestKind::job_registration ? "register it" : "report for it";
+      return "only the job's owner (uid " + std::to_string(*job_owner) + ") or root may " + what +
+             ", not uid " + std::to_string(sender);
+    }
   }
   return "unknown request kind";
 }

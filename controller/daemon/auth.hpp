@@ -5,6 +5,8 @@
 //                           as root (or SlurmUser); a user forging them could fake holes.
 //   register                root or the job's owner: nobody may put another user's job under
 //                           gaptrain's control.
+//   launcher                root or the job's owner: the reply tells the job where to run and
+//                           what to drain, and its progress feeds the allocator.
 //   status                  anyone: it shows what squeue/sinfo already show.
 #pragma once
 
@@ -15,10 +17,10 @@
 
 namespace gaptrain::daemon {
 
-enum class RequestKind { node_freed, node_taken, job_registration, status };
+enum class RequestKind { node_freed, node_taken, job_registration, status, launcher_report };
 
 // Empty when `sender` may send a `kind` request; otherwise the reason it may not. `job_owner`
-// is the uid of the job a registration is about, empty when Slurm does not know the job.
+// is the uid of the job a registration or launcher report is about, empty when it is unknown.
 std::optional<std::string> authorize(RequestKind kind, uid_t sender, uid_t slurm_user,
                                      std::optional<uid_t> job_owner);
 

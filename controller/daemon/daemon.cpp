@@ -75,6 +75,9 @@ RequestKind kind_of(const protocol::Request& request) {
           return RequestKind::job_registration;
         }
         if constexpr (std::is_same_v<T, protocol::StatusRequest>) return RequestKind::status;
+        if constexpr (std::is_same_v<T, protocol::LauncherReport>) {
+          return RequestKind::launcher_report;
+        }
       },
       request);
 }
@@ -298,6 +301,9 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
     if (kind == RequestKind::job_registration) {
       return on_registration(std::get<protocol::JobRegistration>(request), opened.uid, peer);
     }
+    if (kind == RequestKind::launcher_report) {
+      return on_launcher_report(std::get<protocol::LauncherReport>(request), opened.uid, peer);
+    }
     // Until slurmctld told us who SlurmUser is, only root may send node events.
     if (auto refused = authorize(kind, opened.uid, slurm_user_.value_or(0), std::nullopt)) {
       return reject(peer, opened.uid, type, *refused);
@@ -370,6 +376,48 @@ std::string Daemon::on_registration(const protocol::JobRegistration& request, ui
                                        {"MAX_NODES", elastic.max_nodes},
                                        {"CURVE", to_string(elastic.curve_source)}});
   return R"({"ok":true})";
+}
+
+std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, uid_t uid,
+                                       const std::string& peer) {
+  // The owner recorded at registration; for a job never registered, Slurm's (so that its owner
+  // learns "not registered" rather than "not allowed"). No poll here: launchers report twice a
+  // second, and a registered job is in the model already.
+  std::optional<uid_t> owner;
+  const auto registered = elastic_.jobs().find(report.job_id);
+  if (registered != elastic_.jobs().end()) {
+    owner = registered->second.uid;
+  } else if (const Job* job = find_job(snapshot_, report.job_id)) {
+    owner = static_cast<uid_t>(job->user_id);
+  }
+  if (auto refused = authorize(RequestKind::launcher_report, uid, slurm_user_.value_or(0), owner)) {
+    return reject(peer, uid, "launcher", *refused);
+  }
+  const bool first = registered != elastic_.jobs().end() && !registered->second.reported_at;
+  if (!elastic_.report(report, wall_now())) {
+    return reject(peer, uid, "launcher",
+                  "job " + std::to_string(report.job_id) +
+                      " is not registered with gaptrain (submitted without --elastic, its "
+                      "registration was not delivered, or it ended)");
+  }
+  const ElasticJob& job = elastic_.jobs().at(report.job_id);
+  // Not counted as an event: like status, a steady stream would drown the plugin's count.
+  if (first) {
+    log::info("launcher reporting", {{"JOB_ID", report.job_id},
+                                     {"UID", uid},
+                                     {"RUNNING", join(report.running)},
+                                     {"NODES", join(job.nodes)}});
+  }
+  // The job's nodes as Slurm has them, batch host first: the launcher's rendezvous host. Nothing
+  // to drain until the allocator decides shrinks.
+  protocol::LaunchInstruction instruction;
+  if (std::find(job.nodes.begin(), job.nodes.end(), job.batch_host) != job.nodes.end()) {
+    instruction.nodes.push_back(job.batch_host);
+  }
+  for (const std::string& node : job.nodes) {
+    if (node != job.batch_host) instruction.nodes.push_back(node);
+  }
+  return protocol::encode_reply(instruction);
 }
 
 }  // namespace gaptrain::daemon

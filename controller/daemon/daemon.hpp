@@ -52,6 +52,10 @@ class Daemon {
                      bool elastic);
   std::string on_registration(const protocol::JobRegistration& request, uid_t uid,
                               const std::string& peer);
+  // Answers a job's launcher with its nodes (protocol::LaunchInstruction) and records the
+  // progress it reports.
+  std::string on_launcher_report(const protocol::LauncherReport& report, uid_t uid,
+                                 const std::string& peer);
 
   std::string config_path_;
   DaemonConfig config_;

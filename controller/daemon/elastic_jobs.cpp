@@ -78,6 +78,17 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   return std::nullopt;
 }
 
+bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now) {
+  const auto it = jobs_.find(report.job_id);
+  if (it == jobs_.end()) return false;
+  ElasticJob& job = it->second;
+  if (report.samples_done) job.samples_done = report.samples_done;
+  job.reported_at = now;
+  job.running = report.running;
+  job.drained = report.drained;
+  return true;
+}
+
 std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
   std::vector<std::uint32_t> forgotten;
   for (auto it = jobs_.begin(); it != jobs_.end();) {

@@ -43,6 +43,11 @@ struct ElasticJob {
   double up_cost_s = kAssumedRescaleCostS;
   double down_cost_s = kAssumedRescaleCostS;
   std::int64_t registered_at = 0;
+  // From the job's launcher (protocol::LauncherReport), empty until it first reports.
+  std::optional<double> samples_done;       // the last value the training reported
+  std::optional<std::int64_t> reported_at;  // when the launcher last reported
+  std::vector<std::string> running;         // nodes with a live step, as last reported
+  std::vector<std::string> drained;         // the drain acks of the last report
 };
 
 class ElasticJobs {
@@ -52,6 +57,11 @@ class ElasticJobs {
   // running, bad node bounds or curve). Authorization is auth.hpp's business, not this.
   std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
                                  std::int64_t now);
+
+  // Records a launcher's report for a registered job; false when the job is not registered.
+  // A report without samples_done keeps the last known value (the progress file may not be
+  // written yet after a step restart).
+  bool report(const protocol::LauncherReport& report, std::int64_t now);
 
   // Follows Slurm: refreshes nodes and batch host, forgets jobs that no longer run. Returns the
   // ids forgotten.

@@ -86,6 +86,8 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     j["costs_source"] = std::string(to_string(job.costs_source));
     j["up_cost_s"] = job.up_cost_s;
     j["down_cost_s"] = job.down_cost_s;
+    j["samples_done"] = or_null(job.samples_done);
+    j["reported_at"] = job.reported_at ? epoch(*job.reported_at) : Json::Value(Json::nullValue);
     job_array.append(j);
   }
   status["elastic_jobs"] = job_array;

@@ -6,7 +6,8 @@
 //    "nodes":[{"name":"n1","state":"idle","jobs":[ID,...]}],
 //    "elastic_jobs":[{"job_id":ID,"user":"u","nodes":["n1"],"batch_host":"n1","min_nodes":1,
 //                     "max_nodes":4,"curve":{"source":"given"|"assumed","points":[[n,s],...]},
-//                     "costs_source":"given"|"assumed","up_cost_s":S,"down_cost_s":S}],
+//                     "costs_source":"given"|"assumed","up_cost_s":S,"down_cost_s":S,
+//                     "samples_done":N|null,"reported_at":EPOCH|null}],
 //    "events":{"accepted":N,"rejected":N},
 //    "last_poll":EPOCH|null}
 //

@@ -37,6 +37,19 @@ TEST(Auth, RegistrationOfAJobSlurmDoesNotKnow) {
   EXPECT_FALSE(authorize(RequestKind::job_registration, kRoot, kSlurm, std::nullopt));
 }
 
+TEST(Auth, LauncherReportsOnlyFromRootOrTheJobsOwner) {
+  EXPECT_FALSE(authorize(RequestKind::launcher_report, kAlice, kSlurm, kAlice));
+  EXPECT_FALSE(authorize(RequestKind::launcher_report, kRoot, kSlurm, kAlice));
+  const auto other = authorize(RequestKind::launcher_report, kBob, kSlurm, kAlice);
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->find("owner (uid 1001)"), std::string::npos) << *other;
+  EXPECT_NE(other->find("report for it, not uid 1002"), std::string::npos) << *other;
+  // Neither SlurmUser nor anyone but root for a job nobody knows.
+  EXPECT_TRUE(authorize(RequestKind::launcher_report, kSlurm, kSlurm, kAlice));
+  EXPECT_TRUE(authorize(RequestKind::launcher_report, kAlice, kSlurm, std::nullopt));
+  EXPECT_FALSE(authorize(RequestKind::launcher_report, kRoot, kSlurm, std::nullopt));
+}
+
 TEST(Auth, StatusFromAnyone) {
   for (const uid_t uid : {kRoot, kSlurm, kAlice, kBob}) {
     EXPECT_FALSE(authorize(RequestKind::status, uid, kSlurm, std::nullopt));

@@ -78,10 +78,22 @@ TEST(Status, JsonHasTheDocumentedShape) {
   EXPECT_EQ(job["curve"]["points"][0][0].asInt(), 1);
   EXPECT_TRUE(job["up_cost_s"].isDouble());
   EXPECT_TRUE(job["down_cost_s"].isDouble());
+  // No launcher has reported yet.
+  EXPECT_TRUE(job["samples_done"].isNull());
+  EXPECT_TRUE(job["reported_at"].isNull());
 
   EXPECT_EQ(status["events"]["accepted"].asUInt64(), 3U);
   EXPECT_EQ(status["events"]["rejected"].asUInt64(), 1U);
   EXPECT_EQ(status["last_poll"].asInt64(), kNow - 1);
+}
+
+TEST(Status, ShowsTheLaunchersProgress) {
+  World w = small_world();
+  ASSERT_TRUE(w.elastic.report({41, {"n1"}, {}, 1234.5}, kNow - 2));
+  const Json::Value status = status_json(w.snapshot, w.holes, w.elastic, {}, kNow);
+  const Json::Value& job = status["elastic_jobs"][0];
+  EXPECT_EQ(job["samples_done"].asDouble(), 1234.5);
+  EXPECT_EQ(job["reported_at"].asInt64(), kNow - 2);
 }
 
 TEST(Status, NotPolledYetIsNull) {

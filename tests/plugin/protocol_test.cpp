@@ -77,6 +77,7 @@ TEST(ProtocolTest, StatusRoundTripsAndNamesTypes) {
   EXPECT_EQ(type_name(NodeFreed{}), "node_freed");
   EXPECT_EQ(type_name(NodeTaken{}), "node_taken");
   EXPECT_EQ(type_name(JobRegistration{}), "register");
+  EXPECT_EQ(type_name(LauncherReport{}), "launcher");
 }
 
 TEST(ProtocolTest, DecodesTheDocumentedExamples) {
@@ -168,6 +169,110 @@ TEST(ProtocolTest, ErrorsAreOneLine) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
   }
+}
+
+TEST(ProtocolTest, LauncherReportRoundTrips) {
+  LauncherReport r;
+  r.job_id = 42;
+  r.running = {"n1", "n2"};
+  r.drained = {"n3"};
+  r.samples_done = 51200.5;
+  const LauncherReport back = round_trip(r);
+  EXPECT_EQ(back.job_id, 42U);
+  EXPECT_EQ(back.running, r.running);
+  EXPECT_EQ(back.drained, r.drained);
+  EXPECT_EQ(back.samples_done, 51200.5);
+
+  const std::string line = encode(LauncherReport{7, {}, {}, std::nullopt});
+  EXPECT_NE(line.find("\"samples_done\":null"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"type\":\"launcher\""), std::string::npos) << line;
+  const auto empty = std::get<LauncherReport>(decode(line));
+  EXPECT_TRUE(empty.running.empty());
+  EXPECT_FALSE(empty.samples_done);
+}
+
+// A valid launcher report with one key replaced by `patch` (`key` removed when patch is empty).
+std::string launcher_with(const std::string& key, const std::string& patch) {
+  std::string out = R"({"v":1,"type":"launcher")";
+  const std::pair<std::string, std::string> fields[] = {
+      {"job_id", "9"}, {"running", R"(["n1","n2"])"}, {"drained", "[]"}, {"samples_done", "100"}};
+  for (const auto& [k, v] : fields) {
+    if (k == key && patch.empty()) continue;
+    out += ",\"" + k + "\":" + (k == key ? patch : v);
+  }
+  return out + "}";
+}
+
+TEST(ProtocolTest, RejectsBadLauncherReports) {
+  EXPECT_EQ(error_field(launcher_with("", "")), "<no error>");
+  EXPECT_EQ(error_field(launcher_with("samples_done", "null")), "<no error>");
+  EXPECT_EQ(error_field(launcher_with("samples_done", "0")), "<no error>");
+  EXPECT_EQ(error_field(launcher_with("job_id", "0")), "job_id");
+  EXPECT_EQ(error_field(launcher_with("running", "")), "running");
+  EXPECT_EQ(error_field(launcher_with("running", R"("n1")")), "running");
+  EXPECT_EQ(error_field(launcher_with("running", R"(["n1",""])")), "running[1]");
+  EXPECT_EQ(error_field(launcher_with("running", R"(["n1 n2"])")), "running[0]");
+  EXPECT_EQ(error_field(launcher_with("running", R"(["n1","n1"])")), "running[1]");
+  EXPECT_EQ(error_field(launcher_with("drained", "[3]")), "drained[0]");
+  EXPECT_EQ(error_field(launcher_with("drained", "")), "drained");
+  EXPECT_EQ(error_field(launcher_with("samples_done", "-1")), "samples_done");
+  EXPECT_EQ(error_field(launcher_with("samples_done", R"("5")")), "samples_done");
+  EXPECT_EQ(error_field(launcher_with("samples_done", "")), "samples_done");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"launcher","job_id":9,"running":[],"drained":[],)"
+                        R"("samples_done":null,"nodes":[]})"),
+            "nodes");
+}
+
+// The field an InputError names for a launch reply, or "<no error>".
+std::string reply_error_field(std::string_view json) {
+  try {
+    decode_launch_reply(json);
+  } catch (const InputError& e) {
+    return e.field();
+  }
+  return "<no error>";
+}
+
+TEST(ProtocolTest, LaunchReplyRoundTrips) {
+  const std::string line = encode_reply(LaunchInstruction{{"n1", "n2", "n3"}, {"n3"}});
+  EXPECT_EQ(line, R"({"launch":{"drain":["n3"],"nodes":["n1","n2","n3"]},"ok":true})");
+  const LaunchInstruction back = decode_launch_reply(line);
+  EXPECT_EQ(back.nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(back.drain, (std::vector<std::string>{"n3"}));
+  const LaunchInstruction documented =
+      decode_launch_reply(R"({"ok":true,"launch":{"nodes":["n1","n2"],"drain":[]}})");
+  EXPECT_EQ(documented.nodes.size(), 2U);
+  EXPECT_TRUE(documented.drain.empty());
+}
+
+TEST(ProtocolTest, LaunchReplyRefusalCarriesTheDaemonsText) {
+  try {
+    decode_launch_reply(R"({"ok":false,"error":"job 5 is not registered with gaptrain"})");
+    FAIL() << "a refusal decoded";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "error");
+    EXPECT_NE(std::string(e.what()).find("job 5 is not registered"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(reply_error_field(R"({"ok":false})"), "error");
+}
+
+TEST(ProtocolTest, RejectsBadLaunchReplies) {
+  EXPECT_EQ(reply_error_field("not json"), "");
+  EXPECT_EQ(reply_error_field("[]"), "");
+  EXPECT_EQ(reply_error_field(R"({"launch":{"nodes":[],"drain":[]}})"), "ok");
+  EXPECT_EQ(reply_error_field(R"({"ok":1,"launch":{"nodes":[],"drain":[]}})"), "ok");
+  EXPECT_EQ(reply_error_field(R"({"ok":true})"), "launch");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"status":{}})"), "status");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":[]})"), "launch");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"]}})"), "launch.drain");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],"x":1}})"),
+            "launch.x");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n 1"],"drain":[]}})"),
+            "launch.nodes[0]");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1","n1"],"drain":[]}})"),
+            "launch.nodes[1]");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":["n2"]}})"),
+            "launch.drain[0]");
 }
 
 }  // namespace

@@ -43,9 +43,31 @@ struct JobRegistration {
 // From `gaptrain status`: the daemon's view of holes and elastic jobs.
 struct StatusRequest {};
 
-using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest>;
+// From gaptrain-launch, the elastic job's main program, every poll: what it runs and what the
+// training has done. The daemon answers with a LaunchInstruction.
+struct LauncherReport {
+  std::uint32_t job_id = 0;
+  std::vector<std::string> running;    // nodes with a live training step
+  std::vector<std::string> drained;    // nodes whose step it stopped on request (the acks)
+  std::optional<double> samples_done;  // cumulative, as the training reported it; empty: none
+};
 
-// One line of JSON: {"v":1,"type":"node_freed"|"node_taken"|"register"|"status",...}.
+using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport>;
+
+// The daemon's answer to a LauncherReport: the job's nodes as Slurm has them now (batch host
+// first), and those of them to drain (stop the step, then ack in `drained`) before a shrink.
+struct LaunchInstruction {
+  std::vector<std::string> nodes;
+  std::vector<std::string> drain;
+};
+
+// The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...]}}.
+std::string encode_reply(const LaunchInstruction& instruction);
+// Throws gaptrain::InputError naming the field when `json` is not such a reply; a reply
+// {"ok":false,"error":"..."} is an InputError too, carrying the daemon's error text.
+LaunchInstruction decode_launch_reply(std::string_view json);
+
+// One line of JSON: {"v":1,"type":"node_freed"|"node_taken"|"register"|"status"|"launcher",...}.
 std::string encode(const Request& request);
 
 // Throws gaptrain::InputError naming the field when `json` is not a valid request of version

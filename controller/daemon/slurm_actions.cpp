@@ -1,0 +1,240 @@
+#include "slurm_actions.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <csignal>
+#include <exception>
+#include <memory>
+
+#include "hostlist.hpp"
+#include "slurm_api.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+// "<what>: <Slurm's message> (<code>)". Read right after the failing call: errno is per thread.
+std::string failure(const std::string& what) {
+  const int code = slurm_get_errno();
+  return what + ": " + slurm_strerror(code) + " (" + std::to_string(code) + ")";
+}
+
+ActionResult success() {
+  return {true, {}};
+}
+
+std::string job_text(std::uint32_t job_id) {
+  return "job " + std::to_string(job_id);
+}
+
+// A job_desc_msg_t with every field "unset" (NO_VAL, NULL), as slurm_update_job expects: only
+// the fields a call sets are changed.
+job_desc_msg_t blank_desc(std::uint32_t job_id) {
+  job_desc_msg_t desc;
+  slurm_init_job_desc_msg(&desc);
+  desc.job_id = job_id;
+  return desc;
+}
+
+// slurm_update_job with `desc`; `what` describes the request for the error text.
+ActionResult update(job_desc_msg_t& desc, const std::string& what) {
+  if (slurm_update_job(&desc) != SLURM_SUCCESS) return {false, failure(what)};
+  return success();
+}
+
+std::string base_state(std::uint32_t state) {
+  static constexpr std::array<const char*, JOB_END> names = {
+      "PENDING", "RUNNING",   "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+      "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY"};
+  const std::uint32_t base = state & JOB_STATE_BASE;
+  return base < names.size() ? names[base] : "UNKNOWN";
+}
+
+std::string text(const char* s) {
+  return s == nullptr ? std::string() : std::string(s);
+}
+
+struct JobMsgDeleter {
+  void operator()(job_info_msg_t* m) const { slurm_free_job_info_msg(m); }
+};
+struct AllocationDeleter {
+  void operator()(resource_allocation_response_msg_t* m) const {
+    slurm_free_resource_allocation_response_msg(m);
+  }
+};
+
+std::string this_host() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
+  return name.data();
+}
+
+// The expansion allocation: a job with no batch script (a job with a step cannot be merged),
+// in the job's partition, on exactly `add_nodes`, granted now or refused (immediate). Its time
+// limit and node sharing are copied from the job by Slurm when the dependency is checked.
+// Returns the new job's id, or 0 with `error` set.
+std::uint32_t allocate_expansion(const GrowRequest& r, std::string& error) {
+  std::string dependency = "expand:" + std::to_string(r.job_id);
+  std::string partition = r.partition;
+  std::string nodes = join_nodes(r.add_nodes);
+  std::string name = "gaptrain-expand-" + std::to_string(r.job_id);
+  std::string host = this_host();  // slurmctld refuses allocations without alloc_node
+  job_desc_msg_t desc = blank_desc(NO_VAL);
+  desc.dependency = dependency.data();
+  desc.partition = partition.data();
+  desc.req_nodes = nodes.data();
+  desc.name = name.data();
+  desc.alloc_node = host.data();
+  desc.min_nodes = desc.max_nodes = static_cast<std::uint32_t>(r.add_nodes.size());
+  desc.immediate = 1;
+  desc.user_id = r.user_id;
+  desc.group_id = r.group_id;
+  const std::string what = "expansion allocation of " + nodes + " for " + job_text(r.job_id) +
+                           " in partition " + partition;
+  resource_allocation_response_msg_t* raw = nullptr;
+  if (slurm_allocate_resources(&desc, &raw) != SLURM_SUCCESS) {
+    error = failure(what);
+    return 0;
+  }
+  const std::unique_ptr<resource_allocation_response_msg_t, AllocationDeleter> resp(raw);
+  if (resp == nullptr || resp->job_id == 0) {
+    error = what + ": no job in slurmctld's answer";
+    return 0;
+  }
+  if (resp->node_list == nullptr || *resp->node_list == '\0') {
+    // Queued instead of granted (should not happen with immediate): never leave it waiting.
+    error = what + ": not granted at once (job " + std::to_string(resp->job_id) + " cancelled)";
+    slurm_kill_job(resp->job_id, SIGKILL, 0);
+    return 0;
+  }
+  return resp->job_id;
+}
+
+// Hands the expansion job's nodes over to the job it depends on (scontrol's NumNodes=0).
+ActionResult merge_expansion(std::uint32_t expansion_id, std::uint32_t job_id) {
+  job_desc_msg_t desc = blank_desc(expansion_id);
+  desc.min_nodes = 0;
+  return update(desc, "merge of expansion job " + std::to_string(expansion_id) + " into " +
+                          job_text(job_id) + " (NumNodes=0)");
+}
+
+// The job takes all nodes it now owns (scontrol's NumNodes=ALL).
+ActionResult take_all_nodes(std::uint32_t job_id) {
+  job_desc_msg_t desc = blank_desc(job_id);
+  desc.min_nodes = INFINITE;
+  return update(desc, "NumNodes=ALL for " + job_text(job_id));
+}
+
+}  // namespace
+
+std::string join_nodes(const std::vector<std::string>& nodes) {
+  std::string out;
+  for (const std::string& n : nodes) {
+    if (!out.empty()) out += ',';
+    out += n;
+  }
+  return out;
+}
+
+std::string shrink_refusal(const ShrinkRequest& r) {
+  const std::string what =
+      "shrink of " + job_text(r.job_id) + " to [" + join_nodes(r.keep_nodes) + "]";
+  if (r.keep_nodes.empty()) return what + ": refused, a job cannot keep no node";
+  if (r.batch_host.empty()) return what + ": refused, its batch host is not known";
+  if (std::find(r.keep_nodes.begin(), r.keep_nodes.end(), r.batch_host) == r.keep_nodes.end()) {
+    return what + ": refused, it would remove the batch host " + r.batch_host;
+  }
+  return {};
+}
+
+ActionResult LibslurmActions::shrink(const ShrinkRequest& r) {
+  if (std::string why = shrink_refusal(r); !why.empty()) return {false, why};
+  std::string nodes = join_nodes(r.keep_nodes);
+  job_desc_msg_t desc = blank_desc(r.job_id);
+  desc.req_nodes = nodes.data();
+  return update(desc, "shrink of " + job_text(r.job_id) + " to " + nodes);
+}
+
+GrowResult LibslurmActions::grow(const GrowRequest& r) {
+  if (r.add_nodes.empty()) return {false, "grow of " + job_text(r.job_id) + ": no nodes", {}};
+  std::string error;
+  const std::uint32_t expansion = allocate_expansion(r, error);
+  if (expansion == 0) return {false, error, {}};
+  if (ActionResult merged = merge_expansion(expansion, r.job_id); !merged.ok) {
+    // Not merged: the expansion job still holds the nodes; give them back.
+    if (slurm_kill_job(expansion, SIGKILL, 0) != SLURM_SUCCESS) {
+      merged.error += "; " + failure("cancel of expansion job " + std::to_string(expansion));
+    }
+    return {false, merged.error, {}};
+  }
+  // The merge also ended the expansion job (22.05 logs "killing JobId=E and moving all
+  // resources to JobId=J"): there is nothing to complete; slurm_complete_job would be refused.
+  if (ActionResult all = take_all_nodes(r.job_id); !all.ok) return {false, all.error, {}};
+  JobView view = describe(r.job_id);
+  if (!view.ok) return {false, view.error, {}};
+  return {true, {}, std::move(view.nodes)};
+}
+
+ActionResult LibslurmActions::set_time_limit(std::uint32_t job_id, std::uint32_t minutes) {
+  if (minutes == 0) return {false, "lease of " + job_text(job_id) + ": refused, 0 minutes"};
+  job_desc_msg_t desc = blank_desc(job_id);
+  desc.time_limit = minutes;
+  return update(desc, "TimeLimit=" + std::to_string(minutes) + " for " + job_text(job_id));
+}
+
+ActionResult LibslurmActions::admit(const AdmitRequest& r) {
+  const std::string what = "admission of " + job_text(r.job_id) + " on " + join_nodes(r.nodes);
+  if (r.nodes.empty() || r.time_limit_minutes == 0) {
+    return {false, what + ": refused, needs nodes and a time limit"};
+  }
+  std::string nodes = join_nodes(r.nodes);
+  job_desc_msg_t shape = blank_desc(r.job_id);
+  shape.min_nodes = shape.max_nodes = static_cast<std::uint32_t>(r.nodes.size());
+  shape.req_nodes = nodes.data();
+  shape.time_limit = r.time_limit_minutes;
+  if (ActionResult set = update(shape, what); !set.ok) return set;
+  // Release (scontrol release): priority INFINITE lets Slurm recompute it.
+  job_desc_msg_t release = blank_desc(r.job_id);
+  release.priority = INFINITE;
+  return update(release, "release of " + job_text(r.job_id));
+}
+
+ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
+  if (slurm_requeue(job_id, 0) != SLURM_SUCCESS) {
+    return {false, failure("requeue of " + job_text(job_id))};
+  }
+  return success();
+}
+
+JobView LibslurmActions::describe(std::uint32_t job_id) {
+  JobView view;
+  job_info_msg_t* raw = nullptr;
+  if (slurm_load_job(&raw, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+    view.error = failure("load of " + job_text(job_id));
+    return view;
+  }
+  const std::unique_ptr<job_info_msg_t, JobMsgDeleter> msg(raw);
+  if (msg->record_count == 0) {
+    view.error = job_text(job_id) + ": not found";
+    return view;
+  }
+  const slurm_job_info_t& j = msg->job_array[0];
+  view.state = base_state(j.job_state);
+  view.partition = text(j.partition);
+  view.batch_host = text(j.batch_host);
+  view.user_id = j.user_id;
+  view.group_id = j.group_id;
+  view.time_limit_minutes = j.time_limit;
+  try {
+    view.nodes = expand_hostlist(j.nodes);
+  } catch (const std::exception& e) {
+    view.error = job_text(job_id) + ": " + e.what();
+    return view;
+  }
+  view.ok = true;
+  return view;
+}
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,98 @@
+// The controller's changes to Slurm (DESIGN.md §3 "Resizing"): shrink, grow, lease, admit,
+// requeue. One small interface so that the planner's caller can be tested against a fake, and
+// so that the undocumented expansion mechanics live in one place (slurm_actions.cpp).
+//
+// Every call returns a result and never throws. There are no retries inside: a refusal is
+// reported with Slurm's message and the caller re-plans or retries with backoff. Slurm's polled
+// state stays the truth; a result only says what this call saw.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gaptrain::daemon {
+
+struct ActionResult {
+  bool ok = false;
+  std::string error;  // when !ok: what was asked, then Slurm's slurm_strerror text
+};
+
+struct ShrinkRequest {
+  std::uint32_t job_id = 0;
+  // The job's batch host, as the caller last saw it: it can never be given up (losing it
+  // ends the batch script), so a request without it is refused before Slurm is asked.
+  std::string batch_host;
+  std::vector<std::string> keep_nodes;  // the nodes the job keeps, batch host included
+};
+
+struct GrowRequest {
+  std::uint32_t job_id = 0;
+  std::string partition;               // the job's own partition (Slurm requires it)
+  std::vector<std::string> add_nodes;  // idle nodes only: the allocation never waits
+  // The job's owner: the expansion allocation is made on the user's behalf (we run as root).
+  std::uint32_t user_id = 0;
+  std::uint32_t group_id = 0;
+};
+
+struct GrowResult {
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> nodes;  // the job's node list after the merge (when ok)
+};
+
+struct AdmitRequest {
+  std::uint32_t job_id = 0;  // a held, pending job
+  std::vector<std::string> nodes;
+  std::uint32_t time_limit_minutes = 0;  // its first lease
+};
+
+// What one job looks like to slurmctld now (for checks and for the test tool).
+struct JobView {
+  bool ok = false;
+  std::string error;
+  std::string state;  // "RUNNING", "PENDING", ...
+  std::string partition;
+  std::string batch_host;
+  std::vector<std::string> nodes;
+  std::uint32_t user_id = 0;
+  std::uint32_t group_id = 0;
+  std::uint32_t time_limit_minutes = 0;
+};
+
+class SlurmActions {
+ public:
+  virtual ~SlurmActions() = default;
+
+  // Keeps only `keep_nodes`; Slurm kills the job's steps on the others.
+  virtual ActionResult shrink(const ShrinkRequest& request) = 0;
+  // Adds `add_nodes` (expansion allocation, merge, NumNodes=ALL). On failure no expansion job
+  // is left behind and the job is as it was.
+  virtual GrowResult grow(const GrowRequest& request) = 0;
+  // The lease: the job's TimeLimit becomes `minutes` (counted from its start, as in Slurm).
+  virtual ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) = 0;
+  // Gives a held pending job its nodes and first lease, then releases it.
+  virtual ActionResult admit(const AdmitRequest& request) = 0;
+  virtual ActionResult requeue(std::uint32_t job_id) = 0;
+};
+
+// The real thing, through libslurm. libslurm must already be initialized (slurm_init: the
+// daemon's SlurmSource does it once per process).
+class LibslurmActions final : public SlurmActions {
+ public:
+  ActionResult shrink(const ShrinkRequest& request) override;
+  GrowResult grow(const GrowRequest& request) override;
+  ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
+  ActionResult admit(const AdmitRequest& request) override;
+  ActionResult requeue(std::uint32_t job_id) override;
+
+  JobView describe(std::uint32_t job_id);
+};
+
+// Why a shrink request must be refused without asking Slurm; empty when it may go ahead.
+std::string shrink_refusal(const ShrinkRequest& request);
+
+// "n1,n3,n4": the comma-separated list Slurm's req_nodes takes.
+std::string join_nodes(const std::vector<std::string>& nodes);
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,333 @@
+#include "launcher.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <system_error>
+
+#include "controller_link.hpp"
+#include "hostfile.hpp"
+#include "process.hpp"
+#include "progress.hpp"
+
+namespace gaptrain::launch {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// After srun was told to kill its tasks (grace over), this long before srun itself is killed.
+constexpr milliseconds kSrunKillAfter{10000};
+// squeue/scancel answers within this, or the stop falls back to the grace path.
+constexpr milliseconds kCommandTimeout{5000};
+// Backoff of a failing step's restart: 2 s, 4 s, 8 s... at most 30 s. Long enough for a poll of
+// gaptraind (which polls Slurm every second) to say whether the node left the job.
+constexpr milliseconds kFirstBackoff{2000};
+constexpr milliseconds kMaxBackoff{30000};
+constexpr std::chrono::minutes kStableRun{5};
+
+void say(const std::string& line) {
+  std::cerr << "gaptrain-launch: " << line << std::endl;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+milliseconds backoff(int failures) {
+  milliseconds delay = kFirstBackoff;
+  for (int i = 1; i < failures && delay < kMaxBackoff; ++i) delay *= 2;
+  return std::min(delay, kMaxBackoff);
+}
+
+// Wanted nodes in the instruction's order (batch host first): what the host file lists.
+std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruction) {
+  std::vector<std::string> nodes;
+  for (const std::string& node : instruction.nodes) {
+    if (std::find(instruction.drain.begin(), instruction.drain.end(), node) ==
+        instruction.drain.end()) {
+      nodes.push_back(node);
+    }
+  }
+  return nodes;
+}
+
+}  // namespace
+
+Launcher::Launcher(LaunchOptions options, JobContext job)
+    : options_(std::move(options)), job_(std::move(job)) {
+  desired_.nodes = job_.nodes;
+}
+
+int Launcher::run() {
+  say("job " + std::to_string(job_.job_id) + " on " + join(job_.nodes) + ", controller " +
+      options_.controller.host + ":" + std::to_string(options_.controller.port) + ", host file " +
+      job_.hostfile);
+  next_poll_ = Clock::now();
+  // The first report comes before any step starts, so a controller that already knows better
+  // (a resize right at start) is followed from the outset; without one, SLURM_JOB_NODELIST.
+  report_and_follow();
+  reconcile_and_act();
+  for (;;) {
+    const auto now = Clock::now();
+    const auto wait = std::chrono::duration_cast<milliseconds>(next_wakeup(now) - now);
+    if (const std::optional<int> signal = wait_for_signal(std::max(wait, milliseconds(0)))) {
+      if (*signal == SIGTERM || *signal == SIGINT) {
+        say(std::string("got ") + (*signal == SIGTERM ? "SIGTERM" : "SIGINT") +
+            ": stopping every step");
+        return stop_everything(128 + *signal);
+      }
+    }
+    reap_steps(Clock::now());
+    advance_stops(Clock::now());
+    if (Clock::now() >= next_poll_) report_and_follow();
+    if (failed_ && !finishing_) {
+      return stop_everything(1);
+    }
+    reconcile_and_act();
+    if (finishing_ && !any_live()) {
+      if (failed_)
+        say("the training ended with a failure on some node");
+      else
+        say("the training completed on every node");
+      std::remove(job_.hostfile.c_str());
+      return failed_ ? 1 : 0;
+    }
+  }
+}
+
+Launcher::Clock::time_point Launcher::next_wakeup(Clock::time_point now) const {
+  Clock::time_point wake = next_poll_;
+  for (const auto& [node, step] : steps_) {
+    if (step.phase == StepPhase::waiting) wake = std::min(wake, step.restart_at);
+    if (step.phase == StepPhase::stopping) {
+      // Re-try a SIGTERM not yet delivered at the next poll; the grace deadline otherwise.
+      wake = std::min(wake, step.stop_since + options_.grace +
+                                (step.srun_terminated ? kSrunKillAfter : milliseconds(0)));
+    }
+  }
+  return std::max(wake, now);
+}
+
+void Launcher::report_and_follow() {
+  next_poll_ = Clock::now() + options_.poll;
+  protocol::LauncherReport report;
+  report.job_id = job_.job_id;
+  for (const auto& [node, step] : steps_) {
+    if (step.phase == StepPhase::running) report.running.push_back(node);
+  }
+  report.drained = acks_;
+  if (!options_.progress_file.empty()) {
+    report.samples_done = read_samples_done(options_.progress_file);
+  }
+  // Bounded by the poll period (at least 100 ms, at most 2 s): a slow controller delays the
+  // next report, never the steps.
+  const milliseconds timeout = std::clamp(options_.poll, milliseconds(100), milliseconds(2000));
+  const ControllerAnswer answer =
+      ask_controller(options_.controller, options_.munge_socket, report, timeout);
+  if (answer.kind != ControllerAnswer::Kind::instruction) {
+    // Fail open: keep running what runs. One line per outage, not per poll.
+    if (!outage_) {
+      say(std::string(answer.kind == ControllerAnswer::Kind::refused
+                          ? "controller refused the report: "
+                          : "controller unreachable: ") +
+          answer.why + "; keeping the current steps and retrying every poll");
+    }
+    outage_ = answer.why;
+    return;
+  }
+  if (outage_) say("controller answering again");
+  outage_.reset();
+  if (answer.instruction.nodes.empty()) {
+    return;  // a job always holds its batch host: an empty list is no instruction to follow
+  }
+  if (answer.instruction.nodes != desired_.nodes || answer.instruction.drain != desired_.drain) {
+    say("controller: nodes " + join(answer.instruction.nodes) +
+        (answer.instruction.drain.empty() ? "" : ", drain " + join(answer.instruction.drain)));
+  }
+  desired_ = answer.instruction;
+}
+
+void Launcher::reconcile_and_act() {
+  std::vector<StepView> views;
+  const auto now = Clock::now();
+  for (const auto& [node, step] : steps_) {
+    views.push_back({node, step.phase, step.phase == StepPhase::waiting && now >= step.restart_at});
+  }
+  const Actions actions = reconcile(views, desired_, finishing_);
+  acks_ = actions.drained;
+  for (const std::string& node : actions.forget) steps_.erase(node);
+  for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
+  update_hostfile();
+  for (const std::string& node : actions.start) start_step(node);
+}
+
+void Launcher::update_hostfile() {
+  std::vector<std::string> nodes = wanted_nodes(desired_);
+  if (nodes == hostfile_nodes_) return;
+  try {
+    write_hostfile(job_.hostfile, nodes);
+    hostfile_nodes_ = std::move(nodes);
+  } catch (const std::system_error& e) {
+    say(std::string("cannot update the host file: ") + e.what());
+  }
+}
+
+void Launcher::start_step(const std::string& node) {
+  const std::string nnodes = std::to_string(wanted_nodes(desired_).size());
+  const std::string master = desired_.nodes.empty() ? job_.batch_host : desired_.nodes.front();
+  Step& step = steps_[node];
+  step.name = "gaptrain." + node + "." + std::to_string(++serial_);
+  // One task on exactly this node. --overlap: a restarted step must not queue behind the
+  // previous one still completing on the node ("Requested nodes are busy"); --mem=0: the step
+  // may use all of the job's memory there, where memory is tracked.
+  std::vector<std::string> argv = {"srun",
+                                   "--nodes=1",
+                                   "--ntasks=1",
+                                   "--nodelist=" + node,
+                                   "--overlap",
+                                   "--mem=0",
+                                   "--job-name=" + step.name};
+  argv.insert(argv.end(), options_.command.begin(), options_.command.end());
+  const std::vector<std::string> env =
+      environment_with({"GAPTRAIN_HOSTFILE=" + job_.hostfile, "GAPTRAIN_NNODES=" + nnodes,
+                        "GAPTRAIN_MASTER_ADDR=" + master});
+  try {
+    step.pid = spawn(argv, env);
+    step.phase = StepPhase::running;
+    step.started_at = Clock::now();
+    say("started step " + step.name + " on " + node + " (" + nnodes + " nodes)");
+  } catch (const std::system_error& e) {
+    say("cannot start srun for " + node + ": " + e.what());
+    step.pid = -1;
+    step.phase = StepPhase::waiting;
+    ++step.failures;
+    step.restart_at = Clock::now() + backoff(step.failures);
+    if (step.failures > options_.max_restarts) failed_ = true;
+  }
+}
+
+void Launcher::request_stop(const std::string& node, Step& step) {
+  step.phase = StepPhase::stopping;
+  step.stop_since = Clock::now();
+  say("stopping the step on " + node + " (SIGTERM, SIGKILL after " +
+      std::to_string(options_.grace.count()) + " ms)");
+  deliver_term(step);
+}
+
+// srun turns a SIGTERM it receives into SIGKILL of its tasks ("forcing job termination",
+// verified on 22.05), so a clean stop goes through Slurm: scancel --signal=TERM JOB.STEP. The
+// step id comes from squeue by the step's unique name.
+void Launcher::deliver_term(Step& step) {
+  const std::string job = std::to_string(job_.job_id);
+  const CommandOutput steps =
+      run_command({"squeue", "-h", "-s", "-j", job, "-o", "%i %j"}, kCommandTimeout);
+  if (!steps.ok) return;  // tried again at the next wake-up, until the grace time is over
+  std::istringstream lines(steps.out);
+  std::string id;
+  std::string name;
+  while (lines >> id >> name) {
+    if (name != step.name) continue;
+    // Sent once: scancel 22.05 exits non-zero ("Kill job error on job step id N: Invalid job id
+    // specified") for a step signal it did deliver (verified), so its status is not trusted and
+    // a re-send would only hit the training with a second SIGTERM. The grace timer is the net.
+    (void)run_command({"scancel", "--signal=TERM", id}, kCommandTimeout);
+    step.term_delivered = true;
+    return;
+  }
+}
+
+void Launcher::advance_stops(Clock::time_point now) {
+  for (auto& [node, step] : steps_) {
+    if (step.phase != StepPhase::stopping) continue;
+    if (!step.term_delivered && !step.srun_terminated) deliver_term(step);
+    if (!step.srun_terminated && now >= step.stop_since + options_.grace) {
+      say("the step on " + node + " outlived its grace time: killing it");
+      kill(step.pid, SIGTERM);  // srun kills its tasks (SIGKILL) and exits
+      step.srun_terminated = true;
+    } else if (step.srun_terminated && now >= step.stop_since + options_.grace + kSrunKillAfter) {
+      kill(step.pid, SIGKILL);
+    }
+  }
+}
+
+void Launcher::reap_steps(Clock::time_point now) {
+  for (auto it = steps_.begin(); it != steps_.end();) {
+    Step& step = it->second;
+    const std::string& node = it->first;
+    if (step.pid < 0 || step.phase == StepPhase::waiting || step.phase == StepPhase::done) {
+      ++it;
+      continue;
+    }
+    const std::optional<int> status = reap(step.pid);
+    if (!status) {
+      ++it;
+      continue;
+    }
+    step.pid = -1;
+    const bool success = WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+    if (step.phase == StepPhase::stopping) {
+      say("the step on " + node + " stopped (" + describe_status(*status) + ")");
+      it = steps_.erase(it);  // a drained node is acked at the next report
+      continue;
+    }
+    if (success) {
+      if (!finishing_) say("the training finished on " + node + ": waiting for the other nodes");
+      finishing_ = true;
+      step.phase = StepPhase::done;
+    } else if (finishing_) {
+      say("the step on " + node + " failed (" + describe_status(*status) +
+          ") after the training finished elsewhere");
+      failed_ = true;
+      step.phase = StepPhase::done;
+    } else {
+      // A step that ran a while before failing starts a fresh count: the budget is for a node
+      // that keeps failing, not for a long job's occasional crash.
+      if (now - step.started_at >= kStableRun) step.failures = 0;
+      ++step.failures;
+      step.phase = StepPhase::waiting;
+      if (step.failures > options_.max_restarts) {
+        say("the step on " + node + " failed (" + describe_status(*status) + ") " +
+            std::to_string(step.failures) + " times in a row: giving up");
+        failed_ = true;
+      } else {
+        const milliseconds delay = backoff(step.failures);
+        step.restart_at = now + delay;
+        say("the step on " + node + " failed (" + describe_status(*status) + "): restart " +
+            std::to_string(step.failures) + " of " + std::to_string(options_.max_restarts) +
+            " in " + std::to_string(delay.count()) + " ms");
+      }
+    }
+    ++it;
+  }
+}
+
+bool Launcher::any_live() const {
+  return std::any_of(steps_.begin(), steps_.end(), [](const auto& entry) {
+    return entry.second.phase == StepPhase::running || entry.second.phase == StepPhase::stopping;
+  });
+}
+
+int Launcher::stop_everything(int exit_code) {
+  for (auto& [node, step] : steps_) {
+    if (step.phase == StepPhase::running) request_stop(node, step);
+  }
+  while (any_live()) {
+    // A second SIGTERM/SIGINT changes nothing: the grace path already bounds the wait. SIGCHLD
+    // ends the wait early; otherwise look again every 200 ms.
+    (void)wait_for_signal(milliseconds(200));
+    reap_steps(Clock::now());
+    advance_stops(Clock::now());
+  }
+  std::remove(job_.hostfile.c_str());
+  say("every step stopped; exiting with " + std::to_string(exit_code));
+  return exit_code;
+}
+
+}  // namespace gaptrain::launch

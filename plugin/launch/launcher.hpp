@@ -1,0 +1,75 @@
+// gaptrain-launch's loop: one srun step of the training command per node of the job, kept in
+// line with gaptraind's LaunchInstruction (reconcile.hpp decides, process.hpp acts). Signals are
+// handled inside the loop: SIGTERM/SIGINT stop every step (SIGTERM, SIGKILL after the grace
+// time) and end the launcher with 128 + the signal.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "reconcile.hpp"
+
+namespace gaptrain::launch {
+
+// What the launcher learns from Slurm at start, in the batch script's environment.
+struct JobContext {
+  std::uint32_t job_id = 0;
+  std::string batch_host;          // SLURMD_NODENAME: the rendezvous host
+  std::vector<std::string> nodes;  // SLURM_JOB_NODELIST expanded, batch host first
+  std::string hostfile;            // where GAPTRAIN_HOSTFILE points
+};
+
+class Launcher {
+ public:
+  Launcher(LaunchOptions options, JobContext job);
+
+  // Runs until the training is done (0), fails for good (1) or a signal stops it (128 + it).
+  int run();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  struct Step {
+    pid_t pid = -1;
+    StepPhase phase = StepPhase::running;
+    std::string name;                // srun --job-name: how squeue shows the step
+    int failures = 0;                // consecutive non-zero exits on this node
+    Clock::time_point started_at{};  // when its srun was started
+    Clock::time_point restart_at{};  // waiting
+    Clock::time_point stop_since{};  // stopping: when we asked it to stop
+    bool term_delivered = false;     // stopping: SIGTERM reached its tasks (scancel)
+    bool srun_terminated = false;    // stopping: grace over, srun told to kill its tasks
+  };
+
+  void report_and_follow();
+  void reconcile_and_act();
+  void reap_steps(Clock::time_point now);
+  void advance_stops(Clock::time_point now);
+  void start_step(const std::string& node);
+  void request_stop(const std::string& node, Step& step);
+  void deliver_term(Step& step);
+  void update_hostfile();
+  bool any_live() const;
+  Clock::time_point next_wakeup(Clock::time_point now) const;
+  int stop_everything(int exit_code);
+
+  LaunchOptions options_;
+  JobContext job_;
+  protocol::LaunchInstruction desired_;
+  std::map<std::string, Step> steps_;
+  std::vector<std::string> acks_;            // drained nodes, for the next report
+  std::vector<std::string> hostfile_nodes_;  // what the host file holds now
+  Clock::time_point next_poll_{};
+  std::optional<std::string> outage_;  // why the controller is not answering, while it is not
+  bool finishing_ = false;             // a step exited 0: the training is over
+  bool failed_ = false;                // a step failed after finishing began, or for good
+  int serial_ = 0;
+};
+
+}  // namespace gaptrain::launch

@@ -1,0 +1,59 @@
+#include "reconcile.hpp"
+
+#include <algorithm>
+
+namespace gaptrain::launch {
+
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+}  // namespace
+
+Actions reconcile(const std::vector<StepView>& steps,
+                  const protocol::LaunchInstruction& instruction, bool finishing) {
+  const auto wanted = [&](const std::string& node) {
+    return contains(instruction.nodes, node) && !contains(instruction.drain, node);
+  };
+  const auto step_on = [&](const std::string& node) -> const StepView* {
+    const auto it =
+        std::find_if(steps.begin(), steps.end(), [&](const StepView& s) { return s.node == node; });
+    return it == steps.end() ? nullptr : &*it;
+  };
+
+  Actions actions;
+  // Starts follow the instruction's order, so the batch host's step (the rendezvous host)
+  // starts first.
+  for (const std::string& node : instruction.nodes) {
+    if (finishing || !wanted(node)) continue;
+    const StepView* step = step_on(node);
+    if (step == nullptr || (step->phase == StepPhase::waiting && step->restart_due)) {
+      actions.start.push_back(node);
+    }
+  }
+  for (const StepView& step : steps) {
+    switch (step.phase) {
+      case StepPhase::running:
+        // A node gone from `nodes` was removed by Slurm, which kills its step anyway; stopping it
+        // ourselves keeps the bookkeeping in one place.
+        if (!wanted(step.node)) actions.stop.push_back(step.node);
+        break;
+      case StepPhase::waiting:
+        if (finishing || !wanted(step.node)) actions.forget.push_back(step.node);
+        break;
+      case StepPhase::stopping:
+      case StepPhase::done: break;
+    }
+  }
+  for (const std::string& node : instruction.drain) {
+    const StepView* step = step_on(node);
+    if (step == nullptr || step->phase == StepPhase::done || step->phase == StepPhase::waiting) {
+      actions.drained.push_back(node);
+    }
+  }
+  return actions;
+}
+
+}  // namespace gaptrain::launch

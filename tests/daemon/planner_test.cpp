@@ -1,0 +1,167 @@
+#include "planner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gaptrain::daemon {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+using Nodes = std::vector<std::string>;
+
+// n1..n`count`, the ones in `busy` allocated (to elastic or regular jobs), the rest idle.
+Snapshot cluster(int count, const Nodes& busy) {
+  Snapshot s;
+  s.taken_at = kNow;
+  for (int i = 1; i <= count; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    const bool allocated = std::find(busy.begin(), busy.end(), name) != busy.end();
+    s.nodes.push_back({name, allocated ? NodeState::allocated : NodeState::idle, kNow - 600});
+  }
+  return s;
+}
+
+// A running elastic job as Slurm and the daemon see it: linear scaling, a 5-minute lease.
+ElasticJob elastic_job(Snapshot& s, std::uint32_t id, const Nodes& nodes, int min, int max) {
+  Job job;
+  job.id = id;
+  job.state = JobState::running;
+  job.partition = "elastic";
+  job.nodes = nodes;
+  job.batch_host = nodes.front();
+  job.start_time = kNow - 60;
+  job.end_time = kNow + 240;
+  s.jobs.push_back(job);
+
+  ElasticJob e;
+  e.job_id = id;
+  e.nodes = nodes;
+  e.batch_host = nodes.front();
+  e.min_nodes = min;
+  e.max_nodes = max;
+  e.curve = {{1, 100.0}, {max, 100.0 * max}};
+  e.up_cost_s = 10.0;
+  e.down_cost_s = 10.0;
+  return e;
+}
+
+void add_pending_regular(Snapshot& s, std::uint32_t id, std::int64_t start, const Nodes& planned) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = "regular";
+  job.start_time = start;
+  job.sched_nodes = planned;
+  s.jobs.push_back(job);
+}
+
+const Action* action_for(const Plan& p, std::uint32_t job_id) {
+  for (const Action& a : p.actions)
+    if (a.job_id == job_id) return &a;
+  return nullptr;
+}
+
+TEST(Planner, NothingToDoWithoutElasticJobs) {
+  const Snapshot s = cluster(4, {});
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_TRUE(p.actions.empty());
+  EXPECT_FALSE(p.allocation.has_value());
+}
+
+TEST(Planner, AJobGrowsIntoLongHoles) {
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_TRUE(p.allocation.has_value());
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->nodes, (Nodes{"n2", "n3", "n4"}));
+  EXPECT_EQ(grow->reason, "allocator");
+}
+
+TEST(Planner, AHoleShorterThanTheGrowCostIsLeftAlone) {
+  // Backfill plans a regular job on n2..n4 in 5 s: growing (10 s) would only lose progress.
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
+  add_pending_regular(s, 42, kNow + 5, {"n2", "n3", "n4"});
+  for (Node& node : s.nodes)
+    if (node.name != "n1") node.state = NodeState::planned;
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  EXPECT_EQ(action_for(p, 7), nullptr);
+}
+
+TEST(Planner, ARegularJobWaitingOnAnElasticLeaseGetsItsNodesAtOnce) {
+  // Job 42 needs n3, n4; backfill plans it at the elastic job's lease end. The elastic job
+  // keeps its batch host and shrinks to n1, n2 now, and the allocator does not give n3/n4 back.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  add_pending_regular(s, 42, kNow + 240, {"n3", "n4"});
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_FALSE(p.actions.empty());
+  const Action& first = p.actions.front();
+  EXPECT_EQ(first.kind, ActionKind::shrink);
+  EXPECT_EQ(first.job_id, 7U);
+  EXPECT_EQ(first.nodes, (Nodes{"n1", "n2"}));
+  EXPECT_EQ(first.drain, (Nodes{"n3", "n4"}));
+  EXPECT_EQ(first.reason, "regular job 42 is planned on its nodes");
+  for (const Action& a : p.actions) {
+    if (a.kind != ActionKind::grow) continue;
+    for (const std::string& node : a.nodes) EXPECT_TRUE(node != "n3" && node != "n4") << node;
+  }
+}
+
+TEST(Planner, LosingTheBatchHostRequeuesTheJob) {
+  Snapshot s = cluster(2, {"n1", "n2"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
+  add_pending_regular(s, 42, kNow + 240, {"n1"});
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions[0].kind, ActionKind::requeue);
+  EXPECT_EQ(p.actions[0].drain, (Nodes{"n1", "n2"}));
+  EXPECT_TRUE(p.actions[0].nodes.empty());
+}
+
+TEST(Planner, FallingBelowTheMinimumRequeuesTheJob) {
+  Snapshot s = cluster(3, {"n1", "n2", "n3"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3"}, 3, 3);
+  add_pending_regular(s, 42, kNow + 240, {"n3"});
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions[0].kind, ActionKind::requeue);
+}
+
+TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
+  // Job 42 starts after the elastic job's time limit: the elastic lease is not what delays it,
+  // so nothing is taken back now.
+  Snapshot s = cluster(2, {"n1", "n2"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
+  add_pending_regular(s, 42, kNow + 3600, {"n2"});
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}).empty());
+}
+
+TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
+  // Two jobs; job 8 is worth more per node. Whatever the allocator picks, every shrink keeps
+  // a subset with the batch host and every grow adds only nodes that were idle.
+  Snapshot s = cluster(6, {"n1", "n2", "n3", "n4"});
+  ElasticJob a = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 6);
+  ElasticJob b = elastic_job(s, 8, {"n4"}, 1, 6);
+  b.curve = {{1, 1000.0}, {6, 6000.0}};
+  const Plan p = plan(s, find_holes(s), {a, b}, kNow, {});
+  bool seen_grow = false;
+  for (const Action& action : p.actions) {
+    if (action.kind == ActionKind::grow) {
+      seen_grow = true;
+      for (const std::string& node : action.nodes) EXPECT_TRUE(node == "n5" || node == "n6");
+    } else {
+      EXPECT_FALSE(seen_grow) << "a shrink after a grow";
+      if (action.kind == ActionKind::shrink) {
+        const ElasticJob& job = action.job_id == 7 ? a : b;
+        EXPECT_EQ(action.nodes.front(), job.batch_host);
+      }
+    }
+  }
+  EXPECT_TRUE(seen_grow);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon

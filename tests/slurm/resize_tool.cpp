@@ -1,0 +1,97 @@
+// resize_tool: the controller's Slurm actions (LibslurmActions) from the command line, for the
+// real-cluster tests in run_resize_case.sh. Test-only; not installed.
+//   resize_tool shrink JOBID n1,n2
+//   resize_tool grow JOBID PARTITION n3,n4
+//   resize_tool lease JOBID MINUTES
+//   resize_tool admit JOBID n1,n2 MINUTES
+//   resize_tool requeue JOBID
+// Prints "ok ..." or "error: ..." and exits 0 or 1 (2 on a usage error). shrink and grow read
+// the job's batch host, owner and partition from slurmctld first, as the daemon's poll would.
+#include <cstdint>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "slurm_actions.hpp"
+#include "slurm_api.hpp"
+
+namespace {
+
+using gaptrain::daemon::ActionResult;
+using gaptrain::daemon::join_nodes;
+using gaptrain::daemon::LibslurmActions;
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::uint32_t number(const std::string& s) {
+  return static_cast<std::uint32_t>(std::stoul(s));
+}
+
+int report(const ActionResult& r, const std::string& done) {
+  if (!r.ok) {
+    std::cout << "error: " << r.error << "\n";
+    return 1;
+  }
+  std::cout << "ok " << done << "\n";
+  return 0;
+}
+
+int shrink(LibslurmActions& actions, std::uint32_t job, const std::string& nodes) {
+  const auto view = actions.describe(job);
+  if (!view.ok) return report({false, view.error}, "");
+  return report(actions.shrink({job, view.batch_host, split(nodes)}), "kept " + nodes);
+}
+
+int grow(LibslurmActions& actions, std::uint32_t job, const std::string& partition,
+         const std::string& nodes) {
+  const auto view = actions.describe(job);
+  if (!view.ok) return report({false, view.error}, "");
+  const auto r = actions.grow({job, partition, split(nodes), view.user_id, view.group_id});
+  return report({r.ok, r.error}, "nodes " + join_nodes(r.nodes));
+}
+
+int run(const std::vector<std::string>& a) {
+  LibslurmActions actions;
+  const std::string& cmd = a.at(0);
+  const std::uint32_t job = number(a.at(1));
+  if (cmd == "shrink" && a.size() == 3) return shrink(actions, job, a[2]);
+  if (cmd == "grow" && a.size() == 4) return grow(actions, job, a[2], a[3]);
+  if (cmd == "lease" && a.size() == 3) {
+    return report(actions.set_time_limit(job, number(a[2])), "TimeLimit " + a[2]);
+  }
+  if (cmd == "admit" && a.size() == 4) {
+    return report(actions.admit({job, split(a[2]), number(a[3])}), "admitted on " + a[2]);
+  }
+  if (cmd == "requeue" && a.size() == 2) return report(actions.requeue(job), "requeued");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  int rc = 2;
+  if (args.size() >= 2) {
+    slurm_init(nullptr);  // reads SLURM_CONF
+    try {
+      rc = run(args);
+    } catch (const std::exception& e) {  // a JOBID or MINUTES that is no number
+      std::cerr << "resize_tool: " << e.what() << "\n";
+      rc = 2;
+    }
+    slurm_fini();
+  }
+  if (rc == 2) {
+    std::cerr << "usage: resize_tool shrink JOBID n1,n2 | grow JOBID PARTITION n3,n4 |"
+                 " lease JOBID MINUTES | admit JOBID n1,n2 MINUTES | requeue JOBID\n";
+  }
+  return rc;
+}

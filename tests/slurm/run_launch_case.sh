@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# gaptrain-launch against the real local Slurm cluster of the `slurm_cluster` ctest fixture.
+#   run_launch_case.sh ENV_SH GAPTRAIN_LAUNCH CASE
+# ENV_SH is the fixture's env.sh; GAPTRAIN_LAUNCH the launcher binary; GAPTRAIN_CLI (set by
+# CMake) the `gaptrain` binary. Exits 0 on success, 1 on failure, 77 (ctest: skipped) when not
+# root or when the cluster runs without the plugin and gaptraind. Every wait polls a condition
+# with a deadline.
+set -euo pipefail
+
+env_sh=${1:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
+launch=${2:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
+case_name=${3:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIP: the Slurm tests need root (the fixture cluster only runs as root)" >&2
+  exit 77
+fi
+[ -f "$env_sh" ] || { echo "FAIL: $env_sh missing: did the slurm_cluster fixture start?" >&2; exit 1; }
+# shellcheck disable=SC1090 # written by the fixture
+source "$env_sh"
+if [ ! -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] ||
+  [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
+  echo "SKIP: the cluster runs without spank_gaptrain.so or gaptraind, or GAPTRAIN_CLI is not set" >&2
+  exit 77
+fi
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "$case_name: $*" >&2; }
+
+# The case's files (job output, the steps' output, flag, progress and host files), and the jobs
+# it submitted: cancelled whatever happens, so the next case finds idle nodes.
+work=$GAPTRAIN_CLUSTER_DIR/launch-$case_name
+rm -rf "$work"
+mkdir -p "$work"
+jobs_file=$work/jobs
+: >"$jobs_file"
+cleanup() {
+  local id deadline
+  mapfile -t ids <"$jobs_file"
+  [ ${#ids[@]} -eq 0 ] && return 0
+  scancel "${ids[@]}" 2>/dev/null || true
+  deadline=$((SECONDS + 60))
+  for id in "${ids[@]}"; do
+    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
+  done
+}
+trap cleanup EXIT
+
+poll() {  # poll SECONDS DESCRIPTION CMD...: runs CMD every 0.2 s until it succeeds
+  local limit=$1 what=$2; shift 2
+  local deadline=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
+    sleep 0.2
+  done
+}
+
+job_field() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+
+job_state_is() {  # job_state_is JOBID STATE; fails the test on a terminal state not wanted
+  local st
+  st=$(job_field "$1" JobState)
+  [ "$st" = "$2" ] && return 0
+  case $st in
+    FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|COMPLETED)
+      fail "job $1 is $st, expected $2: $(scontrol show job -o "$1"); its output: $(cat "$work/job.out" 2>/dev/null)" ;;
+  esac
+  return 1
+}
+
+job_ended() {
+  case $(job_field "$1" JobState) in
+    PENDING|CONFIGURING|RUNNING|COMPLETING|RESIZING|SUSPENDED|REQUEUED) return 1 ;;
+  esac
+}
+
+submit() {  # submit SBATCH-ARGS...: prints the job id
+  local id
+  id=$(sbatch --parsable -D "$work" -o "$work/job.out" "$@") || fail "sbatch $* failed"
+  id=${id%%;*}
+  echo "$id" >>"$jobs_file"
+  echo "$id"
+}
+
+lines_in() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+
+# query_status PYTHON-EXPRESSION: evaluated with `s` bound to `gaptrain status --json`.
+query_status() {
+  local json
+  json=$("$GAPTRAIN_CLI" status --json) || return 1
+  python3 -c '
+import json, sys
+s = json.loads(sys.argv[2])
+print(eval(sys.argv[1]))' "$1" "$json"
+}
+
+# The elastic job's samples_done and whether reported_at is set, as "SAMPLES REPORTED".
+elastic_progress() {
+  query_status "next((f\"{j['samples_done']} {j['reported_at'] is not None}\" for j in s['elastic_jobs'] if j['job_id'] == $1), 'none')"
+}
+progress_is() { [ "$(elastic_progress "$1")" = "$2 True" ]; }
+
+# Two gaptrain steps of the job at once, one per node (squeue -s: NAME NODELIST).
+steps_on_both() {
+  local steps
+  steps=$(squeue -h -s -j "$1" -o '%j %N' | grep '^gaptrain\.' | awk '{print $2}' | sort -u | wc -l)
+  [ "$steps" -eq 2 ]
+}
+
+# A 2-node elastic job whose batch script is gaptrain-launch runs one step per node, at the same
+# time, each seeing GAPTRAIN_NNODES=2 and the batch host as GAPTRAIN_MASTER_ADDR; the host file
+# lists both nodes, batch host first; the training's progress reaches `gaptrain status`; and when
+# the steps exit 0 the job COMPLETES.
+case_launch_two_nodes() {
+  local job out=$work/steps.out flag=$work/flag progress=$work/progress.jsonl batch_host hosts
+  # Each step writes its line, the batch host's step writes progress, then all wait for the flag.
+  job=$(submit -p elastic -N 2 --exclusive --elastic=1-2 -t 3 \
+    --wrap "exec $launch --poll-ms 200 --progress-file $progress -- bash -c '
+      echo \"\$SLURMD_NODENAME \$GAPTRAIN_NNODES \$GAPTRAIN_MASTER_ADDR \$GAPTRAIN_HOSTFILE\" >>$out
+      [ \"\$SLURMD_NODENAME\" = \"\$GAPTRAIN_MASTER_ADDR\" ] && echo \"{\\\"samples_done\\\": 4096}\" >>$progress
+      for i in \$(seq 600); do [ -e $flag ] && exit 0; sleep 0.1; done; exit 1'")
+  note "job $job submitted"
+  poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "a line from each node's step in $out" lines_in "$out" 2
+  poll 30 "two gaptrain steps of job $job at once (squeue -s)" steps_on_both "$job"
+  batch_host=$(job_field "$job" BatchHost)
+  local nodes
+  nodes=$(scontrol show hostnames "$(job_field "$job" NodeList)" | sort | tr '\n' ' ')
+  [ "$(awk '{print $1}' "$out" | sort | tr '\n' ' ')" = "$nodes" ] ||
+    fail "steps ran on $(awk '{print $1}' "$out" | tr '\n' ' '), job has $nodes"
+  awk -v m="$batch_host" '$2 != 2 || $3 != m { bad = 1 } END { exit bad }' "$out" ||
+    fail "steps saw wrong GAPTRAIN_NNODES/GAPTRAIN_MASTER_ADDR (want 2 $batch_host): $(cat "$out")"
+  hosts=$(awk 'NR == 1 {print $4}' "$out")
+  [ "$hosts" = "$work/gaptrain-hosts.$job" ] || fail "GAPTRAIN_HOSTFILE is $hosts"
+  [ "$(head -n1 "$hosts")" = "$batch_host" ] && [ "$(wc -l <"$hosts")" -eq 2 ] ||
+    fail "host file $hosts: $(cat "$hosts")"
+  poll 30 "gaptrain status to show job $job with samples_done 4096" progress_is "$job" 4096.0
+  touch "$flag"
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(job_field "$job" ExitCode)" = 0:0 ] || fail "job $job exit code $(job_field "$job" ExitCode)"
+  grep -qF "the training completed on every node" "$work/job.out" ||
+    fail "launcher output: $(cat "$work/job.out")"
+  [ ! -e "$hosts" ] || fail "the host file $hosts was left behind"
+  note "steps: $(tr '\n' ';' <"$out") launcher: $(grep -c . "$work/job.out") lines of output"
+}
+
+# A step that keeps failing is restarted --max-restarts times, then the launcher gives up and
+# the job FAILS (exit 1) instead of looping.
+case_launch_failing_step() {
+  local job out=$work/steps.out
+  job=$(submit -p elastic -N 1 --exclusive --elastic=1-1 -t 3 \
+    --wrap "exec $launch --poll-ms 200 --max-restarts 1 -- bash -c 'echo run >>$out; exit 3'")
+  note "job $job submitted"
+  poll 90 "job $job FAILED" job_state_is "$job" FAILED
+  [ "$(job_field "$job" ExitCode)" = 1:0 ] || fail "job $job exit code $(job_field "$job" ExitCode)"
+  [ "$(wc -l <"$out")" -eq 2 ] || fail "the step ran $(wc -l <"$out") times, want 2 (1 restart)"
+  grep -qF "restart 1 of 1" "$work/job.out" || fail "no restart logged: $(cat "$work/job.out")"
+  grep -qF "giving up" "$work/job.out" || fail "no give-up logged: $(cat "$work/job.out")"
+  note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
+}
+
+# scancel of the job: the launcher (SIGTERM) stops its steps, each step sees SIGTERM rather
+# than a bare SIGKILL, and the job ends CANCELLED.
+case_launch_scancel() {
+  local job out=$work/steps.out
+  job=$(submit -p elastic -N 2 --exclusive --elastic=1-2 -t 3 \
+    --wrap "exec $launch --poll-ms 200 --grace-s 3 -- bash -c '
+      trap \"echo \$SLURMD_NODENAME TERM >>$out; exit 0\" TERM
+      echo \$SLURMD_NODENAME up >>$out
+      while :; do sleep 0.1; done'")
+  note "job $job submitted"
+  poll 60 "both steps up" lines_in "$out" 2
+  scancel "$job"
+  poll 60 "job $job CANCELLED" job_state_is "$job" CANCELLED
+  poll 30 "both steps to see SIGTERM" test "$(grep -c ' TERM$' "$out")" -eq 2
+  note "$(tr '\n' ';' <"$out")"
+}
+
+# The drain half of the two-phase shrink, against a stand-in controller (gaptraind does not
+# decide shrinks yet): asked to drain the second node, the launcher stops that node's step with
+# SIGTERM (the step sees it, not SIGKILL), reports the node in `drained`, keeps the batch
+# host's step running and drops the node from the host file.
+case_launch_drain() {
+  local job out=$work/steps.out flag=$work/flag trigger=$work/drain reports=$work/reports.jsonl
+  local portfile=$work/port fake other hosts
+  python3 "$(dirname "${BASH_SOURCE[0]}")/fake_launch_controller.py" "$GAPTRAIN_MUNGE_SOCKET" \
+    "$trigger" "$reports" "$portfile" 2>"$work/fake.err" &
+  fake=$!
+  # shellcheck disable=SC2064 # the pid is known now
+  trap "kill $fake 2>/dev/null || true; cleanup" EXIT
+  poll 30 "the stand-in controller's port" test -s "$portfile"
+  job=$(submit -p elastic -N 2 --exclusive --elastic=1-2 -t 3 \
+    --wrap "exec $launch --controller 127.0.0.1:$(cat "$portfile") --poll-ms 200 --grace-s 20 -- bash -c '
+      trap \"echo \$SLURMD_NODENAME TERM >>$out; exit 0\" TERM
+      echo \$SLURMD_NODENAME up >>$out
+      for i in \$(seq 600); do [ -e $flag ] && exit 0; sleep 0.1; done; exit 1'")
+  note "job $job submitted"
+  poll 60 "both steps up" lines_in "$out" 2
+  other=$(scontrol show hostnames "$(job_field "$job" NodeList)" | grep -vx "$(job_field "$job" BatchHost)")
+  hosts=$work/gaptrain-hosts.$job
+  poll 30 "the host file to list both nodes" lines_in "$hosts" 2
+  echo "$other" >"$trigger"
+  poll 30 "the step on $other to see SIGTERM" grep -qx "$other TERM" "$out"
+  poll 30 "a report with $other in drained" grep -qF "\"drained\": [\"$other\"]" "$reports"
+  [ "$(cat "$hosts")" = "$(job_field "$job" BatchHost)" ] || fail "host file after the drain: $(cat "$hosts")"
+  job_state_is "$job" RUNNING || fail "job $job not running after the drain"
+  touch "$flag"
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(grep -c ' TERM$' "$out")" -eq 1 ] || fail "steps: $(cat "$out")"
+  note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
+}
+
+type "case_$case_name" >/dev/null 2>&1 || fail "unknown case $case_name"
+"case_$case_name"
+echo "PASS: $case_name"
