@@ -11,76 +11,23 @@ env_sh=${1:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
 launch=${2:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
 case_name=${3:?usage: $0 ENV_SH GAPTRAIN_LAUNCH CASE}
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "SKIP: the Slurm tests need root (the fixture cluster only runs as root)" >&2
-  exit 77
-fi
-[ -f "$env_sh" ] || { echo "FAIL: $env_sh missing: did the slurm_cluster fixture start?" >&2; exit 1; }
-# shellcheck disable=SC1090 # written by the fixture
-source "$env_sh"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=case_lib.sh
+source "$here/case_lib.sh"
+case_setup "$env_sh"
 if [ ! -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] ||
   [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
   echo "SKIP: the cluster runs without spank_gaptrain.so or gaptraind, or GAPTRAIN_CLI is not set" >&2
   exit 77
 fi
 
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "$case_name: $*" >&2; }
-
-# The case's files (job output, the steps' output, flag, progress and host files), and the jobs
-# it submitted: cancelled whatever happens, so the next case finds idle nodes.
+# The case's files (job output, the steps' output, flag, progress and host files).
 work=$GAPTRAIN_CLUSTER_DIR/launch-$case_name
 rm -rf "$work"
 mkdir -p "$work"
-jobs_file=$work/jobs
-: >"$jobs_file"
-cleanup() {
-  local id deadline
-  mapfile -t ids <"$jobs_file"
-  [ ${#ids[@]} -eq 0 ] && return 0
-  scancel "${ids[@]}" 2>/dev/null || true
-  deadline=$((SECONDS + 60))
-  for id in "${ids[@]}"; do
-    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
-  done
-}
-trap cleanup EXIT
-
-poll() {  # poll SECONDS DESCRIPTION CMD...: runs CMD every 0.2 s until it succeeds
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
-    sleep 0.2
-  done
-}
-
-job_field() { scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
-
-job_state_is() {  # job_state_is JOBID STATE; fails the test on a terminal state not wanted
-  local st
-  st=$(job_field "$1" JobState)
-  [ "$st" = "$2" ] && return 0
-  case $st in
-    FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|COMPLETED)
-      fail "job $1 is $st, expected $2: $(scontrol show job -o "$1"); its output: $(cat "$work/job.out" 2>/dev/null)" ;;
-  esac
-  return 1
-}
-
-job_ended() {
-  case $(job_field "$1" JobState) in
-    PENDING|CONFIGURING|RUNNING|COMPLETING|RESIZING|SUSPENDED|REQUEUED) return 1 ;;
-  esac
-}
-
-submit() {  # submit SBATCH-ARGS...: prints the job id
-  local id
-  id=$(sbatch --parsable -D "$work" -o "$work/job.out" "$@") || fail "sbatch $* failed"
-  id=${id%%;*}
-  echo "$id" >>"$jobs_file"
-  echo "$id"
-}
+# shellcheck disable=SC2034 # read by case_lib.sh's submit
+submit_args=(-D "$work" -o "$work/job.out")
+job_context() { echo "its output: $(cat "$work/job.out" 2>/dev/null)"; }
 
 lines_in() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
 

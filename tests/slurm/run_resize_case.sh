@@ -10,65 +10,11 @@ set -euo pipefail
 env_sh=${1:?usage: $0 ENV_SH CASE}
 case_name=${2:?usage: $0 ENV_SH CASE}
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "SKIP: the Slurm tests need root (the fixture cluster only runs as root)" >&2
-  exit 77
-fi
-[ -f "$env_sh" ] || { echo "FAIL: $env_sh missing: did the slurm_cluster fixture start?" >&2; exit 1; }
-[ -x "${RESIZE_TOOL:-}" ] || { echo "FAIL: RESIZE_TOOL is not set to resize_tool" >&2; exit 1; }
-# shellcheck disable=SC1090 # written by the fixture
-source "$env_sh"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "$case_name: $*" >&2; }
-
-jobs_file=$(mktemp)
-cleanup() {
-  local id deadline submitted
-  mapfile -t submitted <"$jobs_file"
-  rm -f "$jobs_file"
-  # Expansion jobs a failed grow might have left (there should be none: the test checks).
-  mapfile -t -O "${#submitted[@]}" submitted < <(expansion_jobs 2>/dev/null)
-  [ ${#submitted[@]} -eq 0 ] && return 0
-  scancel "${submitted[@]}" 2>/dev/null || true
-  deadline=$((SECONDS + 60))
-  for id in "${submitted[@]}"; do
-    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
-  done
-}
-trap cleanup EXIT
-
-poll() {  # poll SECONDS DESCRIPTION CMD...: runs CMD every 0.2 s until it succeeds
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
-    sleep 0.2
-  done
-}
-
-job_line() { scontrol show job -o "$1"; }
-job_field() {  # job_field JOBID KEY: one Key=Value word of `scontrol show job -o`
-  job_line "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
-}
-job_field_is() { [ "$(job_field "$1" "$2")" = "$3" ]; }  # job_field_is JOBID KEY VALUE
-
-job_state_is() {  # job_state_is JOBID STATE; fails the test on a terminal state not wanted
-  local st
-  st=$(job_field "$1" JobState)
-  [ "$st" = "$2" ] && return 0
-  case $st in
-    FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|COMPLETED)
-      fail "job $1 is $st, expected $2: $(job_line "$1")" ;;
-  esac
-  return 1
-}
-
-job_ended() {
-  case $(job_field "$1" JobState) in
-    PENDING|CONFIGURING|RUNNING|COMPLETING|RESIZING|SUSPENDED|REQUEUED) return 1 ;;
-  esac
-}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=case_lib.sh
+source "$here/case_lib.sh"
+case_setup "$env_sh"
+[ -x "${RESIZE_TOOL:-}" ] || fail "RESIZE_TOOL is not set to resize_tool"
 
 # The job holds exactly NODES (a Slurm host list, compared expanded) and NumNodes agrees.
 job_nodes_are() {  # job_nodes_are JOBID HOSTLIST
@@ -81,14 +27,6 @@ job_nodes_are() {  # job_nodes_are JOBID HOSTLIST
 
 node_idle() { [ "$(sinfo -h -n "$1" -o %T)" = idle ]; }  # no job, no epilog, not planned
 
-submit() {  # submit SBATCH-ARGS...: prints the job id
-  local id
-  id=$(sbatch --parsable "$@") || fail "sbatch $* failed"
-  id=${id%%;*}
-  echo "$id" >>"$jobs_file"
-  echo "$id"
-}
-
 # resize_tool ARGS...: must succeed; its output goes to stderr (the test log).
 resize() {
   local out
@@ -98,6 +36,8 @@ resize() {
 
 # Expansion allocations in the queue (slurm_actions.cpp names them gaptrain-expand-JOBID).
 expansion_jobs() { squeue -h -o '%i %j' | awk '$2 ~ /^gaptrain-expand-/ {print $1}'; }
+# Cancelled at exit with the case's jobs: a failed grow must leave nothing (the cases check).
+extra_jobs() { expansion_jobs; }
 no_expansion_job_left() {
   local left
   left=$(expansion_jobs) && [ -z "$left" ]

@@ -14,85 +14,15 @@ local_cluster=$here/../../scripts/local-cluster
 
 env_sh=${1:?usage: $0 ENV_SH CASE}
 case_name=${2:?usage: $0 ENV_SH CASE}
-
-if [ "$(id -u)" -ne 0 ]; then
-  echo "SKIP: the Slurm tests need root (the fixture cluster only runs as root)" >&2
-  exit 77
-fi
-[ -f "$env_sh" ] || { echo "FAIL: $env_sh missing: did the slurm_cluster fixture start?" >&2; exit 1; }
-# shellcheck disable=SC1090 # written by the fixture
-source "$env_sh"
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "$case_name: $*" >&2; }
-
-# Jobs this case submitted; cancelled whatever happens, so the next case finds idle nodes.
-# Kept in a file: `submit` runs in $(...), a subshell, where adding to an array is lost.
-# Cleanup steps a case adds (restarting the controller) run before the jobs are cancelled.
-jobs_file=$(mktemp)
-cleanup_steps=()
-cleanup() {
-  local step id deadline jobs_submitted
-  for step in "${cleanup_steps[@]}"; do eval "$step" || true; done
-  mapfile -t jobs_submitted <"$jobs_file"
-  rm -f "$jobs_file"
-  [ ${#jobs_submitted[@]} -eq 0 ] && return 0
-  scancel "${jobs_submitted[@]}" 2>/dev/null || true
-  # Wait (without failing) until they are gone: a case that wants n1 must not queue behind
-  # the previous case's epilog.
-  deadline=$((SECONDS + 60))
-  for id in "${jobs_submitted[@]}"; do
-    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
-  done
-}
-trap cleanup EXIT
-
-# poll SECONDS DESCRIPTION CMD...: runs CMD every 0.2 s until it succeeds.
-poll() {
-  local limit=$1 what=$2; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
-    sleep 0.2
-  done
-}
-
-# One field of `scontrol show job -o` (one line, Key=Value words).
-job_field() {  # job_field JOBID KEY
-  scontrol show job -o "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
-}
-
-job_state_is() {  # job_state_is JOBID STATE; fails the test on a terminal state not wanted
-  local st
-  st=$(job_field "$1" JobState)
-  [ "$st" = "$2" ] && return 0
-  case $st in
-    FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|COMPLETED)
-      fail "job $1 is $st, expected $2: $(scontrol show job -o "$1")" ;;
-  esac
-  return 1
-}
+# shellcheck source=case_lib.sh
+source "$here/case_lib.sh"
+case_setup "$env_sh"
 
 job_num_nodes_is() { [ "$(job_field "$1" NumNodes)" = "$2" ]; }
-
-# The job and its processes are gone (no longer pending, running or completing).
-job_ended() {
-  case $(job_field "$1" JobState) in
-    PENDING|CONFIGURING|RUNNING|COMPLETING|RESIZING|SUSPENDED|REQUEUED) return 1 ;;
-  esac
-}
-
 sacct_state_is() {  # sacct_state_is JOBID STATE: the accounting record (slurmdbd) agrees
   [ "$(sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1)" = "$2" ]
 }
 
-submit() {  # submit SBATCH-ARGS...: prints the job id
-  local id
-  id=$(sbatch --parsable "$@") || fail "sbatch $* failed"
-  id=${id%%;*}
-  echo "$id" >>"$jobs_file"
-  echo "$id"
-}
 
 # A 2-node batch job with a 2-node step runs on two nodes and completes, and slurmdbd has
 # recorded it.

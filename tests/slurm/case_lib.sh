@@ -1,0 +1,92 @@
+# Shared by the Slurm test scripts (run_*_case.sh): skipping when not root, the fixture's
+# environment, polling with deadlines, reading `scontrol show job`, and submitting jobs that are
+# cancelled whatever happens, so the next case finds idle nodes. Source it after setting
+# case_name; then call `case_setup ENV_SH`.
+#
+# Hooks a script may set before its cases run:
+#   submit_args=(...)     extra sbatch arguments of every submit (e.g. -D DIR -o FILE)
+#   cleanup_steps+=(CMD)  commands run at exit before the jobs are cancelled (eval'd)
+#   extra_jobs            a function printing more job ids to cancel at exit
+#   job_context           a function printing more to say when a job ends unexpectedly
+# shellcheck shell=bash
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "$case_name: $*" >&2; }
+
+case_setup() {  # case_setup ENV_SH: skip (77) when not root, load the fixture's environment
+  local env_sh=$1
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: the Slurm tests need root (the fixture cluster only runs as root)" >&2
+    exit 77
+  fi
+  [ -f "$env_sh" ] || fail "$env_sh missing: did the slurm_cluster fixture start?"
+  # shellcheck disable=SC1090 # written by the fixture
+  source "$env_sh"
+  jobs_file=$(mktemp)
+  trap cleanup EXIT
+}
+
+submit_args=()
+cleanup_steps=()
+
+# Kept in a file: `submit` runs in $(...), a subshell, where adding to an array is lost.
+cleanup() {
+  local step id deadline submitted
+  for step in "${cleanup_steps[@]}"; do eval "$step" || true; done
+  mapfile -t submitted <"$jobs_file"
+  rm -f "$jobs_file"
+  if declare -F extra_jobs >/dev/null; then
+    mapfile -t -O "${#submitted[@]}" submitted < <(extra_jobs 2>/dev/null)
+  fi
+  [ ${#submitted[@]} -eq 0 ] && return 0
+  scancel "${submitted[@]}" 2>/dev/null || true
+  # Wait (without failing) until they are gone: a case that wants a node must not queue behind
+  # the previous case's epilog.
+  deadline=$((SECONDS + 60))
+  for id in "${submitted[@]}"; do
+    until job_ended "$id" 2>/dev/null || ((SECONDS >= deadline)); do sleep 0.2; done
+  done
+}
+
+poll() {  # poll SECONDS DESCRIPTION CMD...: runs CMD every 0.2 s until it succeeds
+  local limit=$1 what=$2
+  shift 2
+  local deadline=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
+    sleep 0.2
+  done
+}
+
+job_line() { scontrol show job -o "$1"; }
+job_field() {  # job_field JOBID KEY: one Key=Value word of `scontrol show job -o`
+  job_line "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1
+}
+job_field_is() { [ "$(job_field "$1" "$2")" = "$3" ]; }  # job_field_is JOBID KEY VALUE
+
+job_state_is() {  # job_state_is JOBID STATE; fails the test on a terminal state not wanted
+  local st more=""
+  st=$(job_field "$1" JobState)
+  [ "$st" = "$2" ] && return 0
+  case $st in
+    FAILED|CANCELLED|TIMEOUT|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|OUT_OF_MEMORY|COMPLETED)
+      declare -F job_context >/dev/null && more=$(job_context "$1")
+      fail "job $1 is $st, expected $2: $(job_line "$1")${more:+; $more}" ;;
+  esac
+  return 1
+}
+
+# The job and its processes are gone (no longer pending, running or completing).
+job_ended() {
+  case $(job_field "$1" JobState) in
+    PENDING|CONFIGURING|RUNNING|COMPLETING|RESIZING|SUSPENDED|REQUEUED) return 1 ;;
+  esac
+}
+
+submit() {  # submit SBATCH-ARGS...: prints the job id
+  local id
+  id=$(sbatch --parsable "${submit_args[@]}" "$@") || fail "sbatch $* failed"
+  id=${id%%;*}
+  echo "$id" >>"$jobs_file"
+  echo "$id"
+}
