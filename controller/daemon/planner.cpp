@@ -33,37 +33,35 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
   return takeover;
 }
 
-std::vector<std::string> without(const std::vector<std::string>& nodes,
-                                 const std::set<std::string>& removed) {
-  std::vector<std::string> kept;
-  for (const std::string& node : nodes)
-    if (!removed.contains(node)) kept.push_back(node);
-  return kept;
-}
-
-std::vector<std::string> minus(const std::vector<std::string>& nodes,
-                               const std::vector<std::string>& removed) {
+// `nodes` without those in `removed`, in their order.
+template <typename Removed>
+std::vector<std::string> minus(const std::vector<std::string>& nodes, const Removed& removed) {
   std::vector<std::string> left;
   for (const std::string& node : nodes)
-    if (!contains(removed, node)) left.push_back(node);
+    if (std::find(removed.begin(), removed.end(), node) == removed.end()) left.push_back(node);
   return left;
+}
+
+std::set<std::uint32_t> ids_of(const std::vector<ElasticJob>& elastic) {
+  std::set<std::uint32_t> ids;
+  for (const ElasticJob& job : elastic) ids.insert(job.job_id);
+  return ids;
 }
 
 // The action that takes `lost` from `job`: a shrink when the job keeps its batch host and its
 // minimum, else a requeue (Slurm cannot remove the batch host; below its minimum it cannot run).
-Action release(const ElasticJob& job, const std::vector<std::string>& held,
-               const std::set<std::string>& lost, std::string reason) {
+Action release(const ElasticJob& job, const std::set<std::string>& lost, std::string reason) {
   Action action;
   action.job_id = job.job_id;
   action.reason = std::move(reason);
-  action.nodes = without(held, lost);
+  action.nodes = minus(job.nodes, lost);
   const bool keeps_batch_host = contains(action.nodes, job.batch_host);
   if (keeps_batch_host && static_cast<int>(action.nodes.size()) >= job.min_nodes) {
     action.kind = ActionKind::shrink;
-    action.drain = minus(held, action.nodes);
+    action.drain = minus(job.nodes, action.nodes);
   } else {
     action.kind = ActionKind::requeue;
-    action.drain = held;
+    action.drain = job.nodes;
     action.nodes.clear();
   }
   return action;
@@ -95,8 +93,7 @@ std::string_view to_string(ActionKind kind) {
 
 std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic) {
-  std::set<std::uint32_t> elastic_ids;
-  for (const ElasticJob& job : elastic) elastic_ids.insert(job.job_id);
+  const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   std::map<std::string, const Job*> holder;  // node -> the elastic job (as Slurm sees it)
   for (const ElasticJob& job : elastic) {
     const Job* slurm_job = find_job(snapshot, job.job_id);
@@ -146,8 +143,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       staying.push_back(job);
       continue;
     }
-    Action action = release(job, job.nodes, gone,
-                            "regular job " + std::to_string(waiting) + " is planned on its nodes");
+    Action action =
+        release(job, gone, "regular job " + std::to_string(waiting) + " is planned on its nodes");
     if (action.kind == ActionKind::shrink) {
       ElasticJob kept = job;
       kept.nodes = action.nodes;
@@ -158,9 +155,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   if (staying.empty()) return result;
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
-  std::set<std::uint32_t> elastic_ids;
-  for (const ElasticJob& job : elastic) elastic_ids.insert(job.job_id);
-  const auto takeover = planned_takeovers(snapshot, elastic_ids);
+  const auto takeover = planned_takeovers(snapshot, ids_of(elastic));
   const auto seconds_left = [&](const std::string& node) -> std::optional<double> {
     const auto it = takeover.find(node);
     if (it == takeover.end()) return std::nullopt;
@@ -206,8 +201,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     if (!added.empty()) {
       grows.push_back(Action{ActionKind::grow, job.job_id, added, {}, "allocator"});
     } else if (!removed.empty()) {
-      result.actions.push_back(
-          release(job, job.nodes, {removed.begin(), removed.end()}, "allocator"));
+      result.actions.push_back(release(job, {removed.begin(), removed.end()}, "allocator"));
     }
   }
   result.actions.insert(result.actions.end(), grows.begin(), grows.end());
