@@ -12,15 +12,15 @@ constexpr long long kMinHoleEnds = 10;
 ScalingCurve reclaim_adjusted(const ScalingCurve& curve, int max_nodes, double hazard_per_node_s,
                               double up_cost_s, double down_cost_s) {
   if (hazard_per_node_s <= 0.0 || max_nodes < 1) return curve;
+  const auto point = [&](int n) {
+    const double kept = 1.0 - hazard_per_node_s * (n * down_cost_s + up_cost_s);
+    return ScalingCurve::Point{n, curve.at(n) * std::max(0.0, kept)};
+  };
   std::vector<ScalingCurve::Point> points;
   for (int n = 1; n <= max_nodes; n = n < 16 ? n + 1 : n + std::max(1, n / 8)) {
-    const double kept = 1.0 - hazard_per_node_s * (n * down_cost_s + up_cost_s);
-    points.push_back({n, curve.at(n) * std::max(0.0, kept)});
+    points.push_back(point(n));
   }
-  if (points.back().nodes != max_nodes) {
-    const double kept = 1.0 - hazard_per_node_s * (max_nodes * down_cost_s + up_cost_s);
-    points.push_back({max_nodes, curve.at(max_nodes) * std::max(0.0, kept)});
-  }
+  if (points.back().nodes != max_nodes) points.push_back(point(max_nodes));
   return ScalingCurve(std::move(points));
 }
 
