@@ -41,6 +41,7 @@ std::string_view to_string(JobState state);
 struct Job {
   std::uint32_t id = 0;
   std::uint32_t user_id = 0;
+  std::uint32_t group_id = 0;
   std::string user;  // empty when Slurm did not resolve it
   std::string partition;
   JobState state = JobState::pending;
@@ -50,6 +51,10 @@ struct Job {
   std::int64_t start_time = 0;     // actual, or expected for a pending job planned by backfill
   std::int64_t end_time = 0;       // actual or expected
   std::vector<std::string> sched_nodes;  // pending: the nodes backfill plans to start it on
+  std::uint32_t time_limit_minutes = 0;  // 0: none (Slurm's INFINITE or NO_VAL)
+  std::uint32_t min_nodes = 0;           // as requested (-N MIN-MAX); 0 when not known
+  std::uint32_t max_nodes = 0;
+  bool held = false;  // pending with priority 0 (sbatch --hold, scontrol hold)
 };
 
 struct Reservation {

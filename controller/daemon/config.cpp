@@ -20,8 +20,10 @@ namespace gaptrain::daemon {
 
 namespace {
 
-constexpr std::array kKnownKeys{"listen", "munge_socket", "poll_interval_s", "elastic_partition",
-                                "log_level"};
+constexpr std::array kKnownKeys{"listen",          "munge_socket",    "poll_interval_s",
+                                "elastic_partition", "log_level",     "horizon_s",
+                                "lease_s",         "drain_grace_s",   "reclaim_grace_s",
+                                "resize"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
@@ -41,6 +43,24 @@ std::string require_string(const Json::Value& root, const char* key, const char*
   const Json::Value& value = root[key];
   if (!value.isString()) throw InputError(key, std::string("must be a string: ") + hint);
   return value.asString();
+}
+
+// root[key] as seconds in [min, max]; `fallback` is the default the hint names.
+double require_seconds(const Json::Value& root, const char* key, double min, double max,
+                       double fallback) {
+  std::ostringstream hint_text;
+  hint_text << "give seconds between " << min << " and " << max
+            << ", or remove the key for the default " << fallback;
+  const std::string hint = hint_text.str();
+  const Json::Value& value = root[key];
+  if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);
+  const double seconds = value.asDouble();
+  if (!std::isfinite(seconds) || seconds < min || seconds > max) {
+    std::ostringstream got;
+    got << seconds;
+    throw InputError(key, "out of range (" + got.str() + "): " + hint);
+  }
+  return seconds;
 }
 
 bool is_numeric_host(const std::string& host) {
@@ -120,20 +140,20 @@ DaemonConfig parse_config(std::string_view json_text) {
     config.munge_socket =
         require_string(root, "munge_socket", "a path to munged's socket, or \"\" for the default");
   }
-  if (root.isMember("poll_interval_s")) {
-    const Json::Value& value = root["poll_interval_s"];
-    std::ostringstream hint_text;
-    hint_text << "give seconds between " << kMinPollS << " and " << kMaxPollS
-              << ", or remove the key for the default 2.0";
-    const std::string hint = hint_text.str();
-    if (!value.isNumeric()) throw InputError("poll_interval_s", "must be a number: " + hint);
-    const double seconds = value.asDouble();
-    if (!std::isfinite(seconds) || seconds < kMinPollS || seconds > kMaxPollS) {
-      std::ostringstream got;
-      got << seconds;
-      throw InputError("poll_interval_s", "out of range (" + got.str() + "): " + hint);
+  const auto seconds = [&](const char* key, double min, double max, double& field) {
+    if (root.isMember(key)) field = require_seconds(root, key, min, max, field);
+  };
+  seconds("poll_interval_s", kMinPollS, kMaxPollS, config.poll_interval_s);
+  // A lease is a Slurm time limit: whole minutes, at least one.
+  seconds("lease_s", 60.0, 7.0 * 86400.0, config.lease_s);
+  seconds("horizon_s", 1.0, 86400.0, config.horizon_s);
+  seconds("drain_grace_s", 0.0, 3600.0, config.drain_grace_s);
+  seconds("reclaim_grace_s", 0.0, 60.0, config.reclaim_grace_s);
+  if (root.isMember("resize")) {
+    if (!root["resize"].isBool()) {
+      throw InputError("resize", "must be true (resize elastic jobs) or false (only watch)");
     }
-    config.poll_interval_s = seconds;
+    config.resize = root["resize"].asBool();
   }
   if (root.isMember("elastic_partition")) {
     config.elastic_partition = require_string(

@@ -30,6 +30,14 @@ struct DaemonConfig {
   double poll_interval_s = 2.0;
   std::string elastic_partition = "elastic";
   LogLevel log_level = LogLevel::info;
+  // The allocator's look-ahead: the simulator's sweep on KTH-SP2 found 120 s best.
+  double horizon_s = 120.0;
+  // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an
+  // elastic job after gaptraind died, and the wait of a regular job that needs it meanwhile.
+  double lease_s = 300.0;
+  double drain_grace_s = 10.0;   // an allocator shrink waits this long for the job to let go
+  double reclaim_grace_s = 1.0;  // a reclaim (a regular job waits) only this long
+  bool resize = true;            // false: watch and plan, change no job ("not applied" logs)
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };

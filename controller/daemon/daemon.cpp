@@ -89,7 +89,9 @@ std::string end_text(const std::optional<std::int64_t>& end) {
 }  // namespace
 
 Daemon::Daemon(std::string config_path, DaemonConfig config)
-    : config_path_(std::move(config_path)), config_(std::move(config)) {
+    : config_path_(std::move(config_path)),
+      config_(std::move(config)),
+      resizer_(slurm_actions_, resizer_settings()) {
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -199,6 +201,7 @@ void Daemon::poll() {
   for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
   }
+  act();
 
   if (!ready_) {
     ready_ = true;
@@ -208,11 +211,67 @@ void Daemon::poll() {
   sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs", snapshot_.nodes.size(),
              holes_.size(), elastic_.jobs().size());
 
-  if (std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+  // A drain completes by its deadline even when no launcher reports (the poll runs act()).
+  if (!resizer_.drains().empty() ||
+      std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
                   [](const Node& n) { return n.state == NodeState::completing; })) {
     delay = std::min(delay, kCompletingPollUsec);
   }
   arm_poll_timer(delay);
+}
+
+Now Daemon::now() const {
+  return Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
+             .wall = wall_now()};
+}
+
+PlannerSettings Daemon::planner_settings() const {
+  PlannerSettings settings;
+  settings.horizon_s = config_.horizon_s;
+  settings.elastic_partition = config_.elastic_partition;
+  return settings;
+}
+
+ResizerSettings Daemon::resizer_settings() const {
+  ResizerSettings settings;
+  settings.drain_grace_s = config_.drain_grace_s;
+  settings.reclaim_grace_s = config_.reclaim_grace_s;
+  settings.lease_s = config_.lease_s;
+  return settings;
+}
+
+void Daemon::act() {
+  const Now at = now();
+  resizer_.forget_except(elastic_, snapshot_);
+  std::vector<ElasticJob> held;
+  for (const auto& [id, job] : elastic_.jobs()) held.push_back(job);
+  const auto reclaim = nodes_to_reclaim(snapshot_, held, config_.elastic_partition);
+  std::vector<Hole> growable = holes_;
+  const std::set<std::string> promised = resizer_.promised(at);
+  std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
+  const Plan next =
+      plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall, planner_settings());
+  if (next.allocation && next.allocation->call_status != CallStatus::ok) {
+    log::warning("allocator failed, keeping every job as it is",
+                 {{"REASON", next.allocation->message}});
+  }
+  if (!config_.resize) {
+    for (const Action& action : next.actions) {
+      log::debug("action not applied (resize is off)", {{"ACTION", to_string(action.kind)},
+                                                        {"JOB_ID", action.job_id},
+                                                        {"NODES", join(action.nodes)},
+                                                        {"REASON", action.reason}});
+    }
+    return;
+  }
+  std::set<std::string> reclaimed;
+  for (const auto& [node, waiting] : reclaim) reclaimed.insert(node);
+  resizer_.hurry(reclaim, at);
+  bool changed = resizer_.apply(next, snapshot_, elastic_, at);
+  changed |= resizer_.advance(elastic_, at);
+  resizer_.keep_leases(snapshot_, elastic_, reclaimed, at);
+  // Slurm changed: see it at once (and re-plan with it) rather than at the next interval.
+  if (changed) poll_soon();
 }
 
 void Daemon::arm_poll_timer(std::uint64_t delay_usec) {
@@ -241,6 +300,7 @@ void Daemon::reload() {
     if (fresh.listen != config_.listen) server_->listen(fresh.listen);
     config_ = std::move(fresh);
     log::set_threshold(to_log_level(config_.log_level));
+    resizer_.set_settings(resizer_settings());
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {
@@ -296,6 +356,7 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
       Json::Value reply(Json::objectValue);
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
+      reply["status"]["actions"] = actions_json(resizer_, now().mono);
       return compact(reply);
     }
     if (kind == RequestKind::job_registration) {
@@ -400,6 +461,8 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
+  // Acks complete drains at once: a regular job may be waiting for the shrink.
+  if (config_.resize && resizer_.advance(elastic_, now())) poll_soon();
   const ElasticJob& job = elastic_.jobs().at(report.job_id);
   // Not counted as an event: like status, a steady stream would drown the plugin's count.
   if (first) {
@@ -408,9 +471,10 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                                      {"RUNNING", join(report.running)},
                                      {"NODES", join(job.nodes)}});
   }
-  // The job's nodes as Slurm has them, batch host first: the launcher's rendezvous host. Nothing
-  // to drain until the allocator decides shrinks.
+  // The job's nodes as Slurm has them, batch host first: the launcher's rendezvous host, and
+  // those of them it is asked to let go.
   protocol::LaunchInstruction instruction;
+  instruction.drain = resizer_.draining(report.job_id);
   if (std::find(job.nodes.begin(), job.nodes.end(), job.batch_host) != job.nodes.end()) {
     instruction.nodes.push_back(job.batch_host);
   }

@@ -18,6 +18,9 @@
 #include "elastic_jobs.hpp"
 #include "holes.hpp"
 #include "line_server.hpp"
+#include "planner.hpp"
+#include "resizer.hpp"
+#include "slurm_actions.hpp"
 #include "slurm_source.hpp"
 #include "status.hpp"
 
@@ -39,6 +42,11 @@ class Daemon {
   static int on_signal(sd_event_source* source, const signalfd_siginfo* info, void* self);
 
   void poll();
+  // Plans from the fresh model and carries the plan out (resizer.hpp); after every poll.
+  void act();
+  Now now() const;
+  PlannerSettings planner_settings() const;
+  ResizerSettings resizer_settings() const;
   // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
   void poll_soon();
   void arm_poll_timer(std::uint64_t delay_usec);
@@ -62,6 +70,8 @@ class Daemon {
   sd_event* event_ = nullptr;
   std::unique_ptr<LineServer> server_;
   SlurmSource slurm_;
+  LibslurmActions slurm_actions_;
+  Resizer resizer_;
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 

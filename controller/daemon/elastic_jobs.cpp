@@ -89,6 +89,11 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   return true;
 }
 
+void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes) {
+  const auto it = jobs_.find(job_id);
+  if (it != jobs_.end()) it->second.nodes = std::move(nodes);
+}
+
 std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
   std::vector<std::uint32_t> forgotten;
   for (auto it = jobs_.begin(); it != jobs_.end();) {

@@ -67,6 +67,10 @@ class ElasticJobs {
   // ids forgotten.
   std::vector<std::uint32_t> refresh(const Snapshot& snapshot);
 
+  // Records the nodes a resize left the job with, ahead of the next poll (so that the launcher
+  // is not told of nodes it just gave back). Unknown jobs are ignored.
+  void resized(std::uint32_t job_id, std::vector<std::string> nodes);
+
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }
 

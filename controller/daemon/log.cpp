@@ -4,6 +4,8 @@
 #include <systemd/sd-journal.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
@@ -84,7 +86,14 @@ void write_journal(Level level, std::string_view message, std::initializer_list<
 }
 
 void write_stderr(Level level, std::string_view message, std::initializer_list<Field> fields) {
-  std::string line = "gaptraind: level=" + std::string(level_name(level));
+  // Wall-clock seconds with milliseconds: benchmarks and tests measure latencies from these.
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+  char time[32];
+  std::snprintf(time, sizeof time, "%lld.%03lld", static_cast<long long>(ms / 1000),
+                static_cast<long long>(ms % 1000));
+  std::string line = "gaptraind: time=" + std::string(time);
+  line += " level=" + std::string(level_name(level));
   line += " msg=" + stderr_value(message);
   for (const Field& field : fields) {
     line += ' ';

@@ -14,17 +14,22 @@ bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
 
-bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids) {
-  return job.state == JobState::pending && !elastic_ids.contains(job.id);
+// A pending job of the regular workload: not elastic (managed, or pending in the elastic
+// partition, which waits for holes and never reclaims).
+bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids,
+                        const std::string& elastic_partition) {
+  return job.state == JobState::pending && !elastic_ids.contains(job.id) &&
+         job.partition != elastic_partition;
 }
 
 // When the regular workload plans to take each node: the earliest start_time of a pending
 // regular job whose backfill plan names the node.
 std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
-                                                      const std::set<std::uint32_t>& elastic_ids) {
+                                                      const std::set<std::uint32_t>& elastic_ids,
+                                                      const std::string& elastic_partition) {
   std::map<std::string, std::int64_t> takeover;
   for (const Job& job : snapshot.jobs) {
-    if (!is_regular_pending(job, elastic_ids) || job.start_time <= 0) continue;
+    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.start_time <= 0) continue;
     for (const std::string& node : job.sched_nodes) {
       const auto [it, inserted] = takeover.emplace(node, job.start_time);
       if (!inserted) it->second = std::min(it->second, job.start_time);
@@ -87,12 +92,14 @@ std::string_view to_string(ActionKind kind) {
     case ActionKind::shrink: return "shrink";
     case ActionKind::grow: return "grow";
     case ActionKind::requeue: return "requeue";
+    case ActionKind::admit: return "admit";
   }
   return "?";
 }
 
 std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic) {
+    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+    const std::string& elastic_partition) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   std::map<std::string, const Job*> holder;  // node -> the elastic job (as Slurm sees it)
   for (const ElasticJob& job : elastic) {
@@ -103,7 +110,7 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
 
   std::map<std::string, std::uint32_t> wanted;
   for (const Job& job : snapshot.jobs) {
-    if (!is_regular_pending(job, elastic_ids) || job.start_time <= 0) continue;
+    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.start_time <= 0) continue;
     for (const std::string& node : job.sched_nodes) {
       const auto it = holder.find(node);
       if (it == holder.end()) continue;
@@ -117,16 +124,40 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
   return {wanted.begin(), wanted.end()};
 }
 
+std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
+                                             const std::string& elastic_partition) {
+  std::vector<ElasticJob> candidates;
+  for (const Job& job : snapshot.jobs) {
+    if (job.state != JobState::pending || !job.held || job.partition != elastic_partition) continue;
+    ElasticJob candidate;
+    candidate.job_id = job.id;
+    candidate.user = job.user;
+    candidate.uid = job.user_id;
+    candidate.min_nodes = static_cast<int>(std::max<std::uint32_t>(1, job.min_nodes));
+    candidate.max_nodes =
+        static_cast<int>(std::max<std::uint32_t>(job.max_nodes, job.min_nodes));
+    candidate.max_nodes = std::max(candidate.max_nodes, candidate.min_nodes);
+    candidate.curve = assumed_curve(candidate.max_nodes);
+    candidates.push_back(std::move(candidate));
+  }
+  return candidates;
+}
+
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
-          const std::vector<ElasticJob>& elastic, std::int64_t now,
+          const std::vector<ElasticJob>& running, std::int64_t now,
           const PlannerSettings& settings) {
   Plan result;
+  // The managed jobs and, with no nodes yet, the held ones waiting for admission.
+  std::vector<ElasticJob> elastic = running;
+  for (ElasticJob& candidate : admission_candidates(snapshot, settings.elastic_partition)) {
+    elastic.push_back(std::move(candidate));
+  }
   if (elastic.empty()) return result;
 
   // 1. Reclaims: give regular jobs what they wait for, at once.
   std::map<std::uint32_t, std::set<std::string>> lost;  // elastic job -> nodes it must give up
   std::map<std::uint32_t, std::uint32_t> lost_to;       // elastic job -> a regular job waiting
-  const auto reclaim = nodes_to_reclaim(snapshot, elastic);
+  const auto reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition);
   std::set<std::string> reclaimed;
   for (const auto& [node, regular_job] : reclaim) reclaimed.insert(node);
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep
@@ -145,6 +176,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     Action action =
         release(job, gone, "regular job " + std::to_string(waiting) + " is planned on its nodes");
+    action.waiting_job = waiting;
     if (action.kind == ActionKind::shrink) {
       ElasticJob kept = job;
       kept.nodes = action.nodes;
@@ -155,7 +187,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   if (staying.empty()) return result;
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
-  const auto takeover = planned_takeovers(snapshot, ids_of(elastic));
+  const auto takeover = planned_takeovers(snapshot, ids_of(elastic), settings.elastic_partition);
   const auto seconds_left = [&](const std::string& node) -> std::optional<double> {
     const auto it = takeover.find(node);
     if (it == takeover.end()) return std::nullopt;
@@ -198,7 +230,9 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
         it == result.allocation->allocation.end() ? std::vector<std::string>{} : it->second;
     const std::vector<std::string> added = minus(target, job.nodes);
     const std::vector<std::string> removed = minus(job.nodes, target);
-    if (!added.empty()) {
+    if (job.nodes.empty()) {
+      if (!added.empty()) grows.push_back(Action{ActionKind::admit, job.job_id, added, {}, "allocator"});
+    } else if (!added.empty()) {
       grows.push_back(Action{ActionKind::grow, job.job_id, added, {}, "allocator"});
     } else if (!removed.empty()) {
       result.actions.push_back(release(job, {removed.begin(), removed.end()}, "allocator"));

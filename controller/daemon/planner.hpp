@@ -21,6 +21,8 @@ struct PlannerSettings {
   double horizon_s = 120.0;  // the simulator's sweep on KTH-SP2 found 120 s best
   Objective objective = Objective::speedup;
   SolverOptions solver{.time_limit_s = 1.0};
+  // Held pending jobs of this partition are admitted by the allocator (ActionKind::admit).
+  std::string elastic_partition = "elastic";
 };
 
 enum class ActionKind {
@@ -28,6 +30,7 @@ enum class ActionKind {
   grow,     // add `nodes` (idle now) to the job
   requeue,  // the job cannot keep its batch host or its minimum: back to the queue, it resumes
             // from its checkpoint; `drain` is everything it holds
+  admit,    // a pending elastic job starts on `nodes` (idle now)
 };
 
 std::string_view to_string(ActionKind kind);
@@ -39,6 +42,7 @@ struct Action {
   std::vector<std::string> drain;  // shrink, requeue: the nodes the job lets go
   // Why, for the journal: "regular job 42 is planned on n3" or "allocator".
   std::string reason;
+  std::uint32_t waiting_job = 0;  // a reclaim: the regular job waiting for `drain`
 };
 
 struct Plan {
@@ -53,7 +57,14 @@ struct Plan {
 // on them (sched_nodes) to start no later than the elastic job's time limit, i.e. the elastic
 // job's lease is what delays it. Keyed by node, the value is the waiting job's id.
 std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic);
+    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+    const std::string& elastic_partition);
+
+// Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
+// with --hold), as the allocator's new jobs: no nodes, the node range of their -N MIN-MAX, the
+// assumed curve until they register their own.
+std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
+                                             const std::string& elastic_partition);
 
 // The plan for `snapshot` at time `now` (epoch s). `holes` are find_holes(snapshot); `elastic`
 // are the managed jobs with their nodes as Slurm reports them (batch host first).

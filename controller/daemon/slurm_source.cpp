@@ -131,6 +131,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       Job job;
       job.id = j.job_id;
       job.user_id = j.user_id;
+      job.group_id = j.group_id;
       job.user = text(j.user_name);
       job.partition = text(j.partition);
       job.state = job_state(j.job_state);
@@ -140,6 +141,10 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.start_time = epoch(j.start_time);
       job.end_time = epoch(j.end_time);
       if (job.state == JobState::pending) job.sched_nodes = expand_hostlist(j.sched_nodes);
+      if (j.time_limit != INFINITE && j.time_limit != NO_VAL) job.time_limit_minutes = j.time_limit;
+      if (j.num_nodes != NO_VAL) job.min_nodes = j.num_nodes;
+      if (j.max_nodes != NO_VAL) job.max_nodes = j.max_nodes;
+      job.held = job.state == JobState::pending && j.priority == 0;
       fresh.jobs.push_back(std::move(job));
     }
     const reserve_info_msg_t& resvs = *c.reservations.msg;

@@ -136,7 +136,7 @@ TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
   Snapshot s = cluster(2, {"n1", "n2"});
   const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
   add_pending_regular(s, 42, kNow + 3600, {"n2"});
-  EXPECT_TRUE(nodes_to_reclaim(s, {job}).empty());
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").empty());
 }
 
 TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {

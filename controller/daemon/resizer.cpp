@@ -1,0 +1,412 @@
+#include "resizer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "log.hpp"
+
+namespace gaptrain::daemon {
+
+namespace {
+
+// How long nodes released for a waiting regular job are kept out of the allocator's holes:
+// Slurm starts the waiting job at its next scheduling pass, within a few seconds.
+constexpr double kPromiseS = 15.0;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ',';
+    out += item;
+  }
+  return out;
+}
+
+// Seconds for a log field, to a tenth.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
+}
+
+bool contains(const std::vector<std::string>& nodes, const std::string& node) {
+  return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
+}
+
+// Milliseconds a Slurm call took, for ELAPSED_MS.
+class Stopwatch {
+ public:
+  long long ms() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count();
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_ = Clock::now();
+};
+
+void log_started(const Action& action, const std::vector<std::string>& nodes) {
+  log::info("action started", {{"ACTION", to_string(action.kind)},
+                               {"JOB_ID", action.job_id},
+                               {"NODES", join(nodes)},
+                               {"REASON", action.reason}});
+}
+
+void log_done(std::string_view kind, std::uint32_t job_id, const std::vector<std::string>& nodes,
+              long long elapsed_ms) {
+  log::info("action done",
+            {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join(nodes)}, {"ELAPSED_MS", elapsed_ms}});
+}
+
+// The job's nodes with the batch host first: the order the launcher and torchrun rely on.
+std::vector<std::string> batch_host_first(std::vector<std::string> nodes,
+                                          const std::string& batch_host) {
+  const auto it = std::find(nodes.begin(), nodes.end(), batch_host);
+  if (it != nodes.end()) std::rotate(nodes.begin(), it, it + 1);
+  return nodes;
+}
+
+}  // namespace
+
+bool Resizer::busy(std::uint32_t job_id, const Now& now) const {
+  if (drains_.contains(job_id)) return true;
+  const auto backoff = backoffs_.find(job_id);
+  return backoff != backoffs_.end() && now.mono < backoff->second.retry_at;
+}
+
+bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& jobs,
+                    const Now& now) {
+  bool changed = false;
+  for (const Action& action : plan.actions) {
+    const auto drain = drains_.find(action.job_id);
+    if (drain != drains_.end() && action.waiting_job != 0) {
+      // A reclaim while the job drains for another reason: the waiting job comes first, so the
+      // drain grows and its deadline becomes the reclaim's.
+      PendingDrain& pending = drain->second;
+      for (const std::string& node : action.drain) {
+        if (!contains(pending.drain, node)) pending.drain.push_back(node);
+      }
+      pending.keep = action.nodes;
+      pending.kind = action.kind;
+      pending.waiting_job = action.waiting_job;
+      pending.reason = action.reason;
+      pending.deadline = std::min(pending.deadline, now.mono + settings_.reclaim_grace_s);
+      continue;
+    }
+    // A reclaim goes ahead despite a backoff: it is the retry, and a regular job waits.
+    if (action.waiting_job == 0 && busy(action.job_id, now)) continue;
+    switch (action.kind) {
+      case ActionKind::grow: changed |= grow(action, snapshot, jobs, now); break;
+      case ActionKind::admit: changed |= admit(action, now); break;
+      case ActionKind::shrink:
+      case ActionKind::requeue: request_drain(action, jobs, now); break;
+    }
+  }
+  return changed;
+}
+
+bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& jobs,
+                   const Now& now) {
+  const Job* job = find_job(snapshot, action.job_id);
+  const auto managed = jobs.jobs().find(action.job_id);
+  if (job == nullptr || managed == jobs.jobs().end()) return false;
+  log_started(action, action.nodes);
+  const Stopwatch watch;
+  const GrowResult result = slurm_.grow(GrowRequest{.job_id = action.job_id,
+                                                    .partition = job->partition,
+                                                    .add_nodes = action.nodes,
+                                                    .user_id = job->user_id,
+                                                    .group_id = job->group_id});
+  if (!result.ok) {
+    failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
+    return false;
+  }
+  log_done("grow", action.job_id, action.nodes, watch.ms());
+  succeeded(action.job_id, "grow");
+  // The launcher hears of the new nodes at its next report, before the next poll.
+  jobs.resized(action.job_id, batch_host_first(result.nodes, managed->second.batch_host));
+  return true;
+}
+
+bool Resizer::admit(const Action& action, const Now& now) {
+  log_started(action, action.nodes);
+  const Stopwatch watch;
+  const auto minutes =
+      static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings_.lease_s / 60.0)));
+  const ActionResult result = slurm_.admit(
+      AdmitRequest{.job_id = action.job_id, .nodes = action.nodes, .time_limit_minutes = minutes});
+  if (!result.ok) {
+    failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
+    return false;
+  }
+  log_done("admit", action.job_id, action.nodes, watch.ms());
+  succeeded(action.job_id, "admit");
+  // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
+  // admitted again elsewhere.
+  backoffs_[action.job_id] =
+      Backoff{ActionKind::admit, "admitted, waiting for Slurm to start it", 0,
+              now.mono + settings_.reclaim_grace_s + settings_.retry_max_s / 6.0};
+  return true;
+}
+
+void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const Now& now) {
+  const auto managed = jobs.jobs().find(action.job_id);
+  if (managed == jobs.jobs().end() || action.drain.empty()) return;
+  PendingDrain drain;
+  drain.kind = action.kind;
+  drain.keep = action.nodes;
+  drain.drain = action.drain;
+  drain.reason = action.reason;
+  drain.waiting_job = action.waiting_job;
+  drain.requested_at = now.mono;
+  const double grace =
+      action.waiting_job != 0 ? settings_.reclaim_grace_s : settings_.drain_grace_s;
+  // A job whose launcher never reported cannot ack: nothing to wait for.
+  drain.deadline = managed->second.reported_at ? now.mono + grace : now.mono;
+  for (const std::string& node : action.drain) {
+    if (action.waiting_job != 0) {
+      log::info("reclaim needed",
+                {{"JOB_ID", action.job_id}, {"NODE", node}, {"WAITING_JOB", action.waiting_job}});
+    }
+  }
+  log::info("drain requested", {{"ACTION", to_string(action.kind)},
+                                {"JOB_ID", action.job_id},
+                                {"NODES", join(action.drain)},
+                                {"GRACE_S", seconds_text(drain.deadline - now.mono)},
+                                {"REASON", action.reason}});
+  drains_[action.job_id] = std::move(drain);
+}
+
+void Resizer::hurry(const std::vector<std::pair<std::string, std::uint32_t>>& reclaim,
+                    const Now& now) {
+  for (auto& [job_id, drain] : drains_) {
+    if (drain.waiting_job != 0) continue;
+    for (const auto& [node, waiting] : reclaim) {
+      if (!contains(drain.drain, node)) continue;
+      drain.waiting_job = waiting;
+      drain.deadline = std::min(drain.deadline, now.mono + settings_.reclaim_grace_s);
+      log::info("reclaim needed", {{"JOB_ID", job_id}, {"NODE", node}, {"WAITING_JOB", waiting}});
+    }
+  }
+}
+
+bool Resizer::advance(ElasticJobs& jobs, const Now& now) {
+  bool changed = false;
+  for (auto it = drains_.begin(); it != drains_.end();) {
+    const std::uint32_t job_id = it->first;
+    const PendingDrain& drain = it->second;
+    const auto managed = jobs.jobs().find(job_id);
+    if (managed == jobs.jobs().end()) {  // ended meanwhile: nothing left to do
+      it = drains_.erase(it);
+      continue;
+    }
+    const ElasticJob& job = managed->second;
+    const bool let_go = std::all_of(drain.drain.begin(), drain.drain.end(), [&](const auto& n) {
+      return contains(job.drained, n) || (job.reported_at && !contains(job.running, n));
+    });
+    const auto backoff = backoffs_.find(job_id);
+    const bool backing_off = backoff != backoffs_.end() && now.mono < backoff->second.retry_at;
+    if ((!let_go && now.mono < drain.deadline) || backing_off) {
+      ++it;
+      continue;
+    }
+    if (finish_drain(job_id, drain, jobs, now)) {
+      changed = true;
+      it = drains_.erase(it);
+    } else {
+      ++it;  // backing off; retried at retry_at
+    }
+  }
+  return changed;
+}
+
+bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, ElasticJobs& jobs,
+                           const Now& now) {
+  const ElasticJob& job = jobs.jobs().at(job_id);
+  const Stopwatch watch;
+  ActionResult result;
+  if (drain.kind == ActionKind::requeue) {
+    log::info("action started", {{"ACTION", "requeue"},
+                                 {"JOB_ID", job_id},
+                                 {"NODES", join(drain.drain)},
+                                 {"REASON", drain.reason}});
+    result = slurm_.requeue(job_id);
+  } else {
+    log::info("action started", {{"ACTION", "shrink"},
+                                 {"JOB_ID", job_id},
+                                 {"NODES", join(drain.drain)},
+                                 {"KEEP", join(drain.keep)},
+                                 {"REASON", drain.reason}});
+    result = slurm_.shrink(
+        ShrinkRequest{.job_id = job_id, .batch_host = job.batch_host, .keep_nodes = drain.keep});
+  }
+  const std::string_view kind = to_string(drain.kind);
+  if (!result.ok) {
+    failed(job_id, drain.kind, kind, result.error, drain.drain, now);
+    return false;
+  }
+  log_done(kind, job_id, drain.drain, watch.ms());
+  succeeded(job_id, kind);
+  if (drain.waiting_job != 0) {
+    for (const std::string& node : drain.drain) promised_until_[node] = now.mono + kPromiseS;
+  }
+  if (drain.kind == ActionKind::shrink) {
+    jobs.resized(job_id, batch_host_first(drain.keep, job.batch_host));
+  } else {
+    jobs.resized(job_id, {});
+  }
+  return true;
+}
+
+void Resizer::succeeded(std::uint32_t job_id, std::string_view kind) {
+  ++counts_.done[std::string(kind)];
+  backoffs_.erase(job_id);
+}
+
+void Resizer::failed(std::uint32_t job_id, ActionKind kind, std::string_view kind_name,
+                     const std::string& error, const std::vector<std::string>& nodes,
+                     const Now& now) {
+  ++counts_.failed[std::string(kind_name)];
+  Backoff& backoff = backoffs_[job_id];
+  backoff.failures = backoff.kind == kind ? backoff.failures + 1 : 1;
+  backoff.kind = kind;
+  backoff.error = error;
+  const double wait = std::min(settings_.retry_max_s,
+                               settings_.retry_min_s * std::pow(2.0, backoff.failures - 1));
+  backoff.retry_at = now.mono + wait;
+  log::warning("action failed", {{"ACTION", kind_name},
+                                 {"JOB_ID", job_id},
+                                 {"NODES", join(nodes)},
+                                 {"REASON", error},
+                                 {"FAILURES", backoff.failures},
+                                 {"RETRY_IN_S", seconds_text(wait)}});
+}
+
+std::uint32_t Resizer::lease_minutes(const Job& job, std::uint32_t user_limit,
+                                     const Now& now) const {
+  const double ran_s = static_cast<double>(std::max<std::int64_t>(0, now.wall - job.start_time));
+  auto minutes = static_cast<std::uint32_t>(std::ceil((ran_s + settings_.lease_s) / 60.0));
+  if (user_limit != 0) minutes = std::min(minutes, user_limit);
+  return std::max<std::uint32_t>(1, minutes);
+}
+
+void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
+                          const std::set<std::string>& reclaimed, const Now& now) {
+  for (const auto& [job_id, managed] : jobs.jobs()) {
+    const Job* job = find_job(snapshot, job_id);
+    if (job == nullptr || job->state != JobState::running || job->start_time <= 0) continue;
+    const auto [limit, first_seen] = user_limits_.emplace(job_id, job->time_limit_minutes);
+    const std::uint32_t current = job->time_limit_minutes;  // 0: none
+    const std::uint32_t wanted = lease_minutes(*job, limit->second, now);
+    const std::int64_t end =
+        current == 0 ? 0 : job->start_time + static_cast<std::int64_t>(current) * 60;
+    const double left_s = static_cast<double>(end - now.wall);
+    const bool too_long = current == 0 || current > wanted;
+    const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
+                                        [&](const auto& n) { return reclaimed.contains(n); });
+    const bool renew = !waited_for && current < wanted && left_s < settings_.lease_s / 2.0;
+    if (!too_long && !renew) continue;
+    const auto hold = lease_backoff_until_.find(job_id);
+    if (hold != lease_backoff_until_.end() && now.mono < hold->second) continue;
+    const ActionResult result = slurm_.set_time_limit(job_id, wanted);
+    if (!result.ok) {
+      ++counts_.failed["lease"];
+      lease_backoff_until_[job_id] = now.mono + settings_.retry_min_s * 5.0;
+      log::warning("action failed", {{"ACTION", "lease"},
+                                     {"JOB_ID", job_id},
+                                     {"REASON", result.error},
+                                     {"RETRY_IN_S", seconds_text(settings_.retry_min_s * 5.0)}});
+      continue;
+    }
+    lease_backoff_until_.erase(job_id);
+    ++counts_.done["lease"];
+    log::info(first_seen || too_long ? "lease set" : "lease renewed",
+              {{"JOB_ID", job_id},
+               {"TIME_LIMIT_MIN", wanted},
+               {"LEASE_END", job->start_time + static_cast<std::int64_t>(wanted) * 60}});
+  }
+}
+
+void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
+  std::erase_if(drains_, [&](const auto& entry) { return !jobs.contains(entry.first); });
+  // Backoffs and user limits outlive a requeue (the job is pending, then registers again).
+  const auto gone = [&](const auto& entry) { return find_job(snapshot, entry.first) == nullptr; };
+  std::erase_if(backoffs_, gone);
+  std::erase_if(user_limits_, gone);
+  std::erase_if(lease_backoff_until_, gone);
+}
+
+std::set<std::string> Resizer::promised(const Now& now) const {
+  std::set<std::string> nodes;
+  for (const auto& [node, until] : promised_until_) {
+    if (now.mono < until) nodes.insert(node);
+  }
+  return nodes;
+}
+
+std::vector<std::string> Resizer::draining(std::uint32_t job_id) const {
+  const auto it = drains_.find(job_id);
+  return it == drains_.end() ? std::vector<std::string>{} : it->second.drain;
+}
+
+std::vector<ElasticJob> Resizer::planning_view(const ElasticJobs& jobs) const {
+  std::vector<ElasticJob> view;
+  for (const auto& [job_id, job] : jobs.jobs()) {
+    ElasticJob seen = job;
+    const auto drain = drains_.find(job_id);
+    if (drain != drains_.end()) {
+      // Requeued jobs take part no more; shrinking ones with what they keep.
+      if (drain->second.kind == ActionKind::requeue) continue;
+      std::erase_if(seen.nodes,
+                    [&](const std::string& n) { return contains(drain->second.drain, n); });
+    }
+    view.push_back(std::move(seen));
+  }
+  return view;
+}
+
+Json::Value actions_json(const Resizer& resizer, double now_mono) {
+  const auto strings = [](const std::vector<std::string>& items) {
+    Json::Value array(Json::arrayValue);
+    for (const std::string& item : items) array.append(item);
+    return array;
+  };
+  Json::Value out(Json::objectValue);
+  Json::Value draining(Json::arrayValue);
+  for (const auto& [job_id, drain] : resizer.drains()) {
+    Json::Value d(Json::objectValue);
+    d["job_id"] = job_id;
+    d["action"] = std::string(to_string(drain.kind));
+    d["nodes"] = strings(drain.drain);
+    d["keep"] = strings(drain.keep);
+    d["waiting_job"] = drain.waiting_job != 0 ? Json::Value(drain.waiting_job) : Json::Value();
+    d["reason"] = drain.reason;
+    d["for_s"] = now_mono - drain.requested_at;
+    d["deadline_in_s"] = std::max(0.0, drain.deadline - now_mono);
+    draining.append(d);
+  }
+  out["draining"] = draining;
+  Json::Value retrying(Json::arrayValue);
+  for (const auto& [job_id, backoff] : resizer.backoffs()) {
+    if (backoff.failures == 0) continue;  // an admission waiting for Slurm, not a failure
+    Json::Value r(Json::objectValue);
+    r["job_id"] = job_id;
+    r["action"] = std::string(to_string(backoff.kind));
+    r["error"] = backoff.error;
+    r["failures"] = backoff.failures;
+    r["retry_in_s"] = std::max(0.0, backoff.retry_at - now_mono);
+    retrying.append(r);
+  }
+  out["retrying"] = retrying;
+  for (const char* key : {"done", "failed"}) {
+    const auto& counts = std::string(key) == "done" ? resizer.counts().done : resizer.counts().failed;
+    Json::Value c(Json::objectValue);
+    for (const auto& [kind, n] : counts) c[kind] = Json::UInt64{n};
+    out[key] = c;
+  }
+  return out;
+}
+
+}  // namespace gaptrain::daemon

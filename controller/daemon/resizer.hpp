@@ -1,0 +1,145 @@
+// Carries out the planner's decisions on the real jobs (DESIGN.md §3 "Resizing"), one job at a
+// time and never twice at once:
+//  - grow: at once (the nodes are idle), through the expansion allocation;
+//  - shrink and requeue: two-phase. The nodes to let go become the job's drain request (its
+//    launcher learns it at its next report and stops the steps there), and the Slurm call is
+//    made when the launcher acks every node, or when the grace time is over. A reclaim (a
+//    regular job waits) has a short grace; the allocator's own shrinks a long one;
+//  - admit: a held elastic job gets its nodes and first lease, and is released;
+//  - leases: every managed job's time limit is kept about one lease ahead of now, renewed only
+//    while no regular job waits for its nodes, so a dead controller holds no node longer than
+//    one lease.
+// A failed Slurm call never throws: it is logged with Slurm's reason and the job backs off
+// (1 s, 2 s, 4 s ... capped), a drain is retried, a grow or admission is re-planned. Every
+// action and its reason goes to the journal ("action started/done/failed", ACTION=, JOB_ID=).
+#pragma once
+
+#include <json/value.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster.hpp"
+#include "elastic_jobs.hpp"
+#include "planner.hpp"
+#include "slurm_actions.hpp"
+
+namespace gaptrain::daemon {
+
+struct ResizerSettings {
+  double drain_grace_s = 10.0;   // allocator shrinks: time the training gets to let go cleanly
+  double reclaim_grace_s = 1.0;  // reclaims: a regular job waits, so the job gets little
+  double lease_s = 300.0;        // how far ahead of now a managed job's time limit is kept
+  double retry_min_s = 1.0;      // backoff after a failed Slurm call, doubled per failure...
+  double retry_max_s = 60.0;     // ...up to this
+};
+
+// Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.
+struct Now {
+  double mono = 0.0;
+  std::int64_t wall = 0;
+};
+
+// A shrink or requeue waiting for the job's launcher to let go of `drain`.
+struct PendingDrain {
+  ActionKind kind = ActionKind::shrink;
+  std::vector<std::string> keep;   // shrink: the nodes kept, batch host included
+  std::vector<std::string> drain;  // the nodes the job lets go
+  std::string reason;
+  std::uint32_t waiting_job = 0;  // the regular job a reclaim is for; 0 for the allocator's
+  double requested_at = 0.0;      // mono
+  double deadline = 0.0;          // mono: the Slurm call is made by then, acked or not
+};
+
+// The last failure of a job's Slurm calls, while it backs off.
+struct Backoff {
+  ActionKind kind = ActionKind::shrink;
+  std::string error;
+  int failures = 0;
+  double retry_at = 0.0;  // mono
+};
+
+struct ActionCounts {
+  std::map<std::string, std::uint64_t> done;    // by ActionKind name, and "lease"
+  std::map<std::string, std::uint64_t> failed;  // idem
+};
+
+class Resizer {
+ public:
+  Resizer(SlurmActions& slurm, ResizerSettings settings) : slurm_(slurm), settings_(settings) {}
+
+  void set_settings(const ResizerSettings& settings) { settings_ = settings; }
+
+  // Starts what `plan` decides for jobs that are not busy (a drain in flight or backing off):
+  // grows and admissions at once, shrinks and requeues as drain requests. A reclaim for a job
+  // already draining joins its drain. Updates `jobs` with the nodes a grow gave. Returns true
+  // when Slurm was changed (the caller polls soon).
+  bool apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& jobs, const Now& now);
+
+  // Completes drains whose nodes are all acked (or run no step) or whose grace is over, and
+  // retries failed ones after their backoff. Updates `jobs` with the nodes a shrink kept.
+  // Returns true when Slurm was changed.
+  bool advance(ElasticJobs& jobs, const Now& now);
+
+  // A regular job now waits for nodes some job is draining for the allocator: the drain's
+  // deadline becomes a reclaim's. `reclaim` is nodes_to_reclaim() over the jobs' full nodes.
+  void hurry(const std::vector<std::pair<std::string, std::uint32_t>>& reclaim, const Now& now);
+
+  // Keeps every managed job's time limit about one lease ahead: shortened at once when longer
+  // (a fresh job or a user limit), renewed when less than half a lease is left and no regular
+  // job waits for its nodes (`reclaimed`). Never beyond the limit the job was submitted with.
+  void keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
+                   const std::set<std::string>& reclaimed, const Now& now);
+
+  // Forgets what it knows of jobs that are no longer managed.
+  void forget_except(const ElasticJobs& jobs, const Snapshot& snapshot);
+
+  // Nodes given back for a regular job within the last few seconds: not holes to grow into,
+  // though Slurm may show them idle until the waiting job starts there.
+  std::set<std::string> promised(const Now& now) const;
+
+  // The nodes `job_id` is asked to drain (for its LaunchInstruction).
+  std::vector<std::string> draining(std::uint32_t job_id) const;
+  // The jobs' nodes as the planner should see them: what each keeps after its drain.
+  std::vector<ElasticJob> planning_view(const ElasticJobs& jobs) const;
+
+  const std::map<std::uint32_t, PendingDrain>& drains() const noexcept { return drains_; }
+  const std::map<std::uint32_t, Backoff>& backoffs() const noexcept { return backoffs_; }
+  const ActionCounts& counts() const noexcept { return counts_; }
+
+ private:
+  bool busy(std::uint32_t job_id, const Now& now) const;
+  bool grow(const Action& action, const Snapshot& snapshot, ElasticJobs& jobs, const Now& now);
+  bool admit(const Action& action, const Now& now);
+  void request_drain(const Action& action, const ElasticJobs& jobs, const Now& now);
+  bool finish_drain(std::uint32_t job_id, const PendingDrain& drain, ElasticJobs& jobs,
+                    const Now& now);
+  void succeeded(std::uint32_t job_id, std::string_view kind);
+  void failed(std::uint32_t job_id, ActionKind kind, std::string_view kind_name,
+              const std::string& error, const std::vector<std::string>& nodes, const Now& now);
+  std::uint32_t lease_minutes(const Job& job, std::uint32_t user_limit, const Now& now) const;
+
+  SlurmActions& slurm_;
+  ResizerSettings settings_;
+  std::map<std::uint32_t, PendingDrain> drains_;
+  std::map<std::uint32_t, Backoff> backoffs_;
+  // The time limit each managed job was submitted with (0: none), seen before any lease.
+  std::map<std::uint32_t, std::uint32_t> user_limits_;
+  std::map<std::uint32_t, double> lease_backoff_until_;
+  std::map<std::string, double> promised_until_;  // node -> mono
+  ActionCounts counts_;
+};
+
+// The resizer's state for `gaptrain status` ("actions"): drains in flight, jobs backing off
+// after a failed Slurm call, and counts of actions done and failed by kind.
+//   {"draining":[{"job_id":ID,"action":"shrink","nodes":[...],"keep":[...],"waiting_job":ID|null,
+//                 "reason":"...","for_s":S,"deadline_in_s":S}],
+//    "retrying":[{"job_id":ID,"action":"grow","error":"...","failures":N,"retry_in_s":S}],
+//    "done":{"grow":N,...},"failed":{"shrink":N,...}}
+Json::Value actions_json(const Resizer& resizer, double now_mono);
+
+}  // namespace gaptrain::daemon

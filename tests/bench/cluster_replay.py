@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+"""Replay of a slice of an SWF trace through a live local Slurm cluster, and its metrics.
+
+The logic behind scripts/bench-cluster (which starts and stops the clusters); scripts/demo
+uses `log-summary` and `nodes`. Python 3 standard library only. Subcommands:
+
+  plan        SWF slice -> the regular jobs to submit (time-compressed, sizes mapped)
+  replay      one pass on the cluster of the current SLURM_CONF: optional elastic jobs
+              first, then the plan's jobs at their times, sampling the nodes every second,
+              until every job ended (or a deadline); writes the pass's raw results
+  report      baseline pass + elastic pass + gaptraind log -> the metrics (JSON + table)
+  log-summary the actions and latencies in one gaptraind log
+  nodes       one sample: idle, elastic-held and regular-held node counts
+
+Time is wall-clock epoch seconds throughout, so that the job stamps, the samples and the
+gaptraind log (`time=<epoch>`) can be compared directly.
+"""
+
+import argparse
+import gzip
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+# States Slurm reports for a node no job is running on; `plnd` is an idle node that
+# backfill has planned for a pending job: still a hole until that job starts.
+IDLE_STATES = {"idle", "plnd"}
+# Job states after which nothing more will happen to a job.
+FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+                "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
+
+
+# --------------------------------------------------------------------------------------
+# Plan: which regular jobs to submit, when, how big and for how long.
+
+def read_swf(path):
+    """The jobs of an SWF file (gzip or plain) as dicts of the fields the replay needs."""
+    opener = gzip.open if path.endswith(".gz") else open
+    jobs = []
+    with opener(path, "rt") as f:
+        for line in f:
+            if line.startswith(";") or not line.strip():
+                continue
+            field = line.split()
+            jobs.append({"id": int(field[0]), "submit": int(field[1]), "run": int(field[3]),
+                         "alloc_procs": int(field[4]), "req_procs": int(field[7]),
+                         "req_time": int(field[8])})
+    return jobs
+
+
+def compress_job(job, nodes, trace_nodes, factor, min_run_s, margin_s):
+    """One trace job as a job for the small cluster, or None if it never ran.
+
+    Size: ceil(procs * nodes / trace_nodes), at least 1, at most `nodes`. Times: divided by
+    `factor`; Slurm limits are whole minutes, so the limit is rounded up to >= 1 minute, and
+    the run is kept `margin_s` below it so that no job hits its limit because of start-up
+    overheads (which would make it fail in one pass and not in the other).
+    """
+    procs = job["req_procs"] if job["req_procs"] > 0 else job["alloc_procs"]
+    if job["run"] <= 0 or procs <= 0:
+        return None
+    size = min(nodes, max(1, math.ceil(procs * nodes / trace_nodes)))
+    requested = job["req_time"] if job["req_time"] > 0 else job["run"]
+    limit_min = max(1, math.ceil(max(requested, 1) / factor / 60.0))
+    run_s = max(min_run_s, job["run"] / factor)
+    run_s = min(run_s, limit_min * 60 - margin_s)
+    return {"name": f"r{job['id']}", "trace_id": job["id"], "nodes": size,
+            "limit_min": limit_min, "run_s": round(run_s, 2)}
+
+
+def make_plan(jobs, start, duration, nodes, trace_nodes, factor, min_run_s, margin_s):
+    """The jobs submitted in [start, start + duration) of the trace (SWF submit seconds),
+    with submit times relative to the replay's start, in wall seconds."""
+    plan = []
+    for job in jobs:
+        if not start <= job["submit"] < start + duration:
+            continue
+        small = compress_job(job, nodes, trace_nodes, factor, min_run_s, margin_s)
+        if small is None:
+            continue
+        small["submit_s"] = round((job["submit"] - start) / factor, 3)
+        plan.append(small)
+    plan.sort(key=lambda j: (j["submit_s"], j["trace_id"]))
+    return plan
+
+
+def cmd_plan(args):
+    jobs = read_swf(args.swf)
+    plan = make_plan(jobs, args.start, args.duration, args.nodes, args.trace_nodes,
+                     args.compress, args.min_run_s, args.margin_s)
+    if not plan:
+        sys.exit(f"cluster_replay: no job was submitted in [{args.start}, "
+                 f"{args.start + args.duration}) of {args.swf}")
+    node_s = sum(j["nodes"] * j["run_s"] for j in plan)
+    span = args.duration / args.compress
+    meta = {"swf": args.swf, "start": args.start, "duration": args.duration,
+            "nodes": args.nodes, "trace_nodes": args.trace_nodes, "compress": args.compress,
+            "jobs": len(plan), "submit_span_s": round(span, 1),
+            "longest_limit_min": max(j["limit_min"] for j in plan),
+            # Offered work over the submission span: above 1 the queue can only grow.
+            "offered_load": round(node_s / (args.nodes * span), 3)}
+    with open(args.out, "w") as f:
+        json.dump({"meta": meta, "jobs": plan}, f, indent=1)
+    print(f"plan: {meta['jobs']} jobs over {meta['submit_span_s']} s, offered load "
+          f"{meta['offered_load']}, longest limit {meta['longest_limit_min']} min",
+          file=sys.stderr)
+
+
+# --------------------------------------------------------------------------------------
+# Slurm queries. Every call has a timeout: a wedged slurmctld must end the benchmark, not
+# hang it.
+
+def slurm(*argv, timeout=30):
+    return subprocess.run(argv, check=True, capture_output=True, text=True,
+                          timeout=timeout).stdout
+
+
+def node_counts():
+    """(idle, elastic-held, regular-held) node counts right now.
+
+    Held = nodes of running or completing jobs, counted per partition with squeue's %D (jobs
+    are exclusive, so no node is counted twice). Idle = nodes sinfo calls idle or planned.
+    """
+    held = {"elastic": 0, "regular": 0}
+    for line in slurm("squeue", "-a", "-h", "-t", "R,CG", "-o", "%P|%D").splitlines():
+        partition, count = line.split("|")
+        held["elastic" if partition == "elastic" else "regular"] += int(count)
+    idle = 0
+    for line in slurm("sinfo", "-h", "-N", "-p", "regular", "-o", "%N|%t").splitlines():
+        _, state = line.split("|")
+        # Flags such as `*` (not responding) or `~` (powered off) trail the state name.
+        if state.rstrip("*~#!%$@^-") in IDLE_STATES:
+            idle += 1
+    return idle, held["elastic"], held["regular"]
+
+
+class Sampler(threading.Thread):
+    """Samples node_counts() about every `interval` seconds until stopped.
+
+    Node-seconds integrate each sample over the time to the next one, so a slow squeue
+    (seconds, when slurmctld is busy) stretches an interval instead of losing it.
+    """
+
+    def __init__(self, interval=1.0):
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.samples = []  # (epoch, idle, elastic, regular)
+        self.errors = 0
+        self._done = threading.Event()
+
+    def run(self):
+        while not self._done.is_set():
+            t = time.time()
+            try:
+                self.samples.append((round(t, 3), *node_counts()))
+            except (subprocess.SubprocessError, ValueError):
+                self.errors += 1
+            self._done.wait(max(0.0, self.interval - (time.time() - t)))
+
+    def stop(self):
+        self._done.set()
+        self.join()
+
+    def node_seconds(self):
+        totals = {"idle": 0.0, "elastic": 0.0, "regular": 0.0}
+        for (t, idle, elastic, regular), (t_next, *_) in zip(self.samples, self.samples[1:]):
+            dt = t_next - t
+            totals["idle"] += idle * dt
+            totals["elastic"] += elastic * dt
+            totals["regular"] += regular * dt
+        span = self.samples[-1][0] - self.samples[0][0] if len(self.samples) > 1 else 0.0
+        return {k: round(v, 1) for k, v in totals.items()} | {"span_s": round(span, 1)}
+
+
+def sbatch(argv):
+    """Submits and returns the job id (sbatch --parsable prints `id` or `id;cluster`)."""
+    return int(slurm("sbatch", "--parsable", *argv).strip().split(";")[0])
+
+
+def sacct_jobs(ids):
+    """sacct's view of the jobs `ids` (allocations only, -X), by job id."""
+    out = slurm("sacct", "-X", "-n", "--parsable2", "-j", ",".join(map(str, ids)),
+                "-o", "JobID,JobName,Partition,Submit,Start,End,State,NNodes,NodeList,ExitCode")
+    jobs = {}
+    for line in out.splitlines():
+        jid, name, part, submit, start, end, state, nnodes, nodelist, exit_code = line.split("|")
+        if not jid.isdigit():
+            continue
+        jobs[int(jid)] = {"name": name, "partition": part, "submit": submit, "start": start,
+                          "end": end, "state": state.split()[0], "nnodes": nnodes,
+                          "nodelist": nodelist, "exit_code": exit_code}
+    return jobs
+
+
+def live_job_ids(ids):
+    """The jobs among `ids` that Slurm still has pending, running or completing."""
+    wanted = set(ids)
+    out = slurm("squeue", "-a", "-h", "-t", "PD,CF,R,CG,S", "-o", "%A")
+    return {int(x) for x in out.split() if x.isdigit() and int(x) in wanted}
+
+
+def read_start_stamp(path):
+    """The `START <epoch>` line the job script writes first: its start, to the millisecond
+    (sacct's Start has whole seconds, too coarse against a 5 s target)."""
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("START "):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# One pass.
+
+def submit_elastic(args, workdir):
+    """Submits the elastic jobs and waits (bounded) until one runs, so that the replay
+    begins with the holes already filled."""
+    ids = []
+    for k in range(args.elastic_jobs):
+        out = os.path.join(workdir, f"elastic-{k + 1}.out")
+        command = f"exec {args.launch} --grace-s {args.grace_s} -- sleep 1000000"
+        ids.append(sbatch(["-p", "elastic", "-N", args.elastic_nodes, "--exclusive",
+                           f"--elastic={args.elastic_nodes}", "-J", f"elastic{k + 1}",
+                           "-D", workdir, "-o", out, "--wrap", command]))
+    deadline = time.time() + 30
+    while ids and time.time() < deadline:
+        running = slurm("squeue", "-h", "-t", "R", "-p", "elastic", "-o", "%A").split()
+        if running:
+            break
+        time.sleep(0.5)
+    return ids
+
+
+def submit_regular(job, workdir):
+    out = os.path.join(workdir, f"{job['name']}.out")
+    # The first line stamps the start; `exec` so that the job is the sleep itself.
+    script = f"echo START $(date +%s.%N); exec sleep {job['run_s']}"
+    submitted = time.time()
+    jid = sbatch(["-p", "regular", "--exclusive", "-N", str(job["nodes"]),
+                  "-t", str(job["limit_min"]), "-J", job["name"], "-D", workdir, "-o", out,
+                  "--wrap", script])
+    return {**job, "job_id": jid, "submitted_at": round(submitted, 3), "out": out}
+
+
+def cmd_replay(args):
+    with open(args.plan) as f:
+        plan = json.load(f)["jobs"]
+    workdir = os.path.abspath(args.workdir)
+    os.makedirs(workdir, exist_ok=True)
+    elastic_ids = submit_elastic(args, workdir) if args.elastic_jobs > 0 else []
+    sampler = Sampler()
+    sampler.start()
+    t0 = time.time()
+    submitted = []
+    for job in plan:
+        delay = t0 + job["submit_s"] - time.time()
+        if delay > 0:
+            time.sleep(delay)
+        submitted.append(submit_regular(job, workdir))
+    print(f"replay: {len(submitted)} jobs submitted in {time.time() - t0:.0f} s; waiting for "
+          f"them to end (at most {args.tail_s:.0f} s)", file=sys.stderr)
+
+    ids = [j["job_id"] for j in submitted]
+    deadline = time.time() + args.tail_s
+    while time.time() < deadline and live_job_ids(ids):
+        time.sleep(1.0)
+    cut = sorted(live_job_ids(ids))
+    sampler.stop()
+    if cut:
+        # Still pending or running at the deadline: cancelled, and reported as cut, not failed.
+        print(f"replay: {len(cut)} jobs still in the queue at the deadline: cancelling",
+              file=sys.stderr)
+        slurm("scancel", *map(str, cut))
+    if elastic_ids:
+        slurm("scancel", *map(str, elastic_ids))
+
+    accounting = wait_for_accounting(ids + elastic_ids)
+    jobs = []
+    for job in submitted:
+        acct = accounting.get(job["job_id"], {})
+        start = read_start_stamp(job["out"])
+        jobs.append({**job, "sacct": acct, "started_at": start, "cut": job["job_id"] in cut,
+                     "wait_s": None if start is None else round(start - job["submitted_at"], 3)})
+    result = {"pass": args.name, "t0": t0, "end": time.time(), "jobs": jobs,
+              "elastic_jobs": [{"job_id": i, "sacct": accounting.get(i, {})} for i in elastic_ids],
+              "node_seconds": sampler.node_seconds(), "sample_errors": sampler.errors,
+              "samples": sampler.samples}
+    with open(args.out, "w") as f:
+        json.dump(result, f)
+    print(f"replay: pass {args.name} done in {result['end'] - t0:.0f} s", file=sys.stderr)
+
+
+def wait_for_accounting(ids, timeout=30):
+    """sacct for `ids`, once slurmdbd has every job's final state (it lags slurmctld)."""
+    deadline = time.time() + timeout
+    while True:
+        acct = sacct_jobs(ids)
+        done = all(acct.get(i, {}).get("state") in FINAL_STATES for i in ids)
+        if done or time.time() > deadline:
+            return acct
+        time.sleep(1.0)
+
+
+# --------------------------------------------------------------------------------------
+# The gaptraind log.
+
+LINE_RE = re.compile(r"^gaptraind: time=(?P<time>[0-9.]+) level=\S+ (?P<rest>.*)$")
+FIELD_RE = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S*)')
+
+
+def parse_log(path):
+    """gaptraind's lines as dicts: `time` (float epoch), `msg`, and every KEY=value field."""
+    events = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = LINE_RE.match(line.rstrip("\n"))
+            if not m:
+                continue
+            event = {"time": float(m.group("time"))}
+            for key, value in FIELD_RE.findall(m.group("rest")):
+                if value.startswith('"'):
+                    value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+                event[key] = value
+            events.append(event)
+    return events
+
+
+def node_list(value):
+    return [n for n in value.split(",") if n]
+
+
+def grow_latencies(events):
+    """For each node a grow added: seconds from the node's latest preceding "hole opened"
+    to the "action done ACTION=grow" (admissions count as grows: they fill holes too)."""
+    opened = {}
+    latencies = []
+    for e in events:
+        if e.get("msg") == "hole opened":
+            opened[e.get("NODE")] = e["time"]
+        elif e.get("msg") == "action done" and e.get("ACTION") in ("grow", "admit"):
+            for node in node_list(e.get("NODES", "")):
+                if node in opened:
+                    latencies.append(e["time"] - opened[node])
+    return latencies
+
+
+def reclaim_latencies(events):
+    """For each reclaimed node: seconds from the first "reclaim needed" for it (per elastic
+    job) to the "action done" shrink or requeue of that job that released it. Reclaims never
+    released (the job ended first, or the log ended) are counted apart."""
+    pending = {}  # (job, node) -> time of the first "reclaim needed"
+    latencies = []
+    for e in events:
+        if e.get("msg") == "reclaim needed":
+            pending.setdefault((e.get("JOB_ID"), e.get("NODE")), e["time"])
+        elif e.get("msg") == "action done" and e.get("ACTION") in ("shrink", "requeue"):
+            for node in node_list(e.get("NODES", "")):
+                since = pending.pop((e.get("JOB_ID"), node), None)
+                if since is not None:
+                    latencies.append(e["time"] - since)
+    return latencies, len(pending)
+
+
+def action_counts(events):
+    counts = {}
+    for e in events:
+        if e.get("msg") in ("action done", "action failed"):
+            key = f"{e.get('ACTION', '?')} {e['msg'].split()[1]}"
+            counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def log_summary(path):
+    events = parse_log(path)
+    grows = grow_latencies(events)
+    reclaims, unreleased = reclaim_latencies(events)
+    return {"actions": action_counts(events),
+            "reclaims_needed": sum(1 for e in events if e.get("msg") == "reclaim needed"),
+            "grow_latency_s": stats(grows),
+            "reclaim_release_latency_s": stats(reclaims) | {"unreleased": unreleased}}
+
+
+# --------------------------------------------------------------------------------------
+# Statistics and the report.
+
+def percentile(values, q):
+    """Linear interpolation between closest ranks (numpy's default); with n values, p99 is
+    within the top two, so on a few dozen jobs p99 is close to the maximum."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    pos = (len(ordered) - 1) * q / 100.0
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def stats(values):
+    def r(x):
+        return None if x is None else round(x, 3)
+    return {"count": len(values), "p50": r(percentile(values, 50)),
+            "p99": r(percentile(values, 99)), "max": r(max(values) if values else None),
+            "min": r(min(values) if values else None),
+            "mean": r(sum(values) / len(values) if values else None)}
+
+
+def failed_jobs(pass_result):
+    """Regular jobs that ended other than COMPLETED; jobs we cut at the deadline are not
+    failures of the system under test and are counted apart."""
+    return [j["name"] for j in pass_result["jobs"]
+            if not j["cut"] and j["sacct"].get("state") != "COMPLETED"]
+
+
+def hole_usage(node_seconds):
+    used = node_seconds["elastic"]
+    holes = node_seconds["elastic"] + node_seconds["idle"]
+    return {"elastic_node_s": used, "idle_node_s": node_seconds["idle"],
+            "hole_node_s": round(holes, 1),
+            "elastic_fraction": round(used / holes, 4) if holes > 0 else None}
+
+
+def start_delays(baseline, elastic):
+    """Per regular job present and started in both passes: wait(elastic) - wait(baseline)."""
+    base_wait = {j["name"]: j["wait_s"] for j in baseline["jobs"] if j["wait_s"] is not None}
+    delays = {}
+    for j in elastic["jobs"]:
+        if j["wait_s"] is not None and j["name"] in base_wait:
+            delays[j["name"]] = round(j["wait_s"] - base_wait[j["name"]], 3)
+    return delays
+
+
+def cmd_report(args):
+    with open(args.baseline) as f:
+        baseline = json.load(f)
+    with open(args.elastic) as f:
+        elastic = json.load(f)
+    delays = start_delays(baseline, elastic)
+    waits_b = [j["wait_s"] for j in baseline["jobs"] if j["wait_s"] is not None]
+    waits_e = [j["wait_s"] for j in elastic["jobs"] if j["wait_s"] is not None]
+    report = {
+        "setup": args.setup and json.loads(args.setup),
+        "regular_jobs": len(baseline["jobs"]),
+        "start_delay_s": stats(list(delays.values())) | {
+            "delayed_more_than_lease": sum(1 for d in delays.values() if d > args.lease_s),
+            "lease_s": args.lease_s, "target_p99_s": 5.0,
+            "compared": len(delays)},
+        "worst_delays": sorted(delays.items(), key=lambda kv: -kv[1])[:5],
+        "wait_s": {"baseline": stats(waits_b), "elastic": stats(waits_e)},
+        "failed": {"baseline": failed_jobs(baseline), "elastic": failed_jobs(elastic)},
+        "cut_at_deadline": {"baseline": sum(j["cut"] for j in baseline["jobs"]),
+                            "elastic": sum(j["cut"] for j in elastic["jobs"])},
+        "holes": {"baseline": hole_usage(baseline["node_seconds"]),
+                  "elastic": hole_usage(elastic["node_seconds"])},
+        "node_seconds": {"baseline": baseline["node_seconds"],
+                         "elastic": elastic["node_seconds"]},
+        "daemon": log_summary(args.log) if args.log else None,
+        "pass_wall_s": {"baseline": round(baseline["end"] - baseline["t0"], 1),
+                        "elastic": round(elastic["end"] - elastic["t0"], 1)},
+    }
+    report["daemon_resized"] = bool(report["daemon"] and any(
+        k.endswith(" done") and not k.startswith("lease") for k in report["daemon"]["actions"]))
+    with open(args.json, "w") as f:
+        json.dump(report, f, indent=1)
+    print(format_table(report))
+
+
+def fmt(x, unit=""):
+    return "-" if x is None else f"{x:.2f}{unit}" if isinstance(x, float) else f"{x}{unit}"
+
+
+def format_table(r):
+    d = r["start_delay_s"]
+    he, hb = r["holes"]["elastic"], r["holes"]["baseline"]
+    lines = [
+        f"regular jobs: {r['regular_jobs']} (compared {d['compared']}); "
+        f"pass wall time: baseline {r['pass_wall_s']['baseline']} s, "
+        f"elastic {r['pass_wall_s']['elastic']} s",
+        "",
+        "| metric | p50 | p99 | max | n |",
+        "|---|---:|---:|---:|---:|",
+        f"| start delay (elastic - baseline wait), s | {fmt(d['p50'])} | {fmt(d['p99'])} "
+        f"| {fmt(d['max'])} | {d['count']} |",
+        f"| wait, baseline pass, s | {fmt(r['wait_s']['baseline']['p50'])} "
+        f"| {fmt(r['wait_s']['baseline']['p99'])} | {fmt(r['wait_s']['baseline']['max'])} "
+        f"| {r['wait_s']['baseline']['count']} |",
+        f"| wait, elastic pass, s | {fmt(r['wait_s']['elastic']['p50'])} "
+        f"| {fmt(r['wait_s']['elastic']['p99'])} | {fmt(r['wait_s']['elastic']['max'])} "
+        f"| {r['wait_s']['elastic']['count']} |",
+    ]
+    if r["daemon"]:
+        g, c = r["daemon"]["grow_latency_s"], r["daemon"]["reclaim_release_latency_s"]
+        lines += [
+            f"| hole opened -> grow done, s | {fmt(g['p50'])} | {fmt(g['p99'])} "
+            f"| {fmt(g['max'])} | {g['count']} |",
+            f"| reclaim needed -> released, s | {fmt(c['p50'])} | {fmt(c['p99'])} "
+            f"| {fmt(c['max'])} | {c['count']} |",
+        ]
+    lines += [
+        "",
+        f"start delay min {fmt(d['min'])} s (run-to-run noise shows as negative delays); "
+        f"target p99 <= {d['target_p99_s']} s: {'met' if d['p99'] is not None and d['p99'] <= d['target_p99_s'] else 'NOT met'}",
+        f"delayed by more than one lease ({d['lease_s']:.0f} s): {d['delayed_more_than_lease']}",
+        f"failed (not COMPLETED): baseline {len(r['failed']['baseline'])}, "
+        f"elastic {len(r['failed']['elastic'])}; cut at the deadline: baseline "
+        f"{r['cut_at_deadline']['baseline']}, elastic {r['cut_at_deadline']['elastic']}",
+        f"holes, elastic pass: elastic {he['elastic_node_s']} node-s, idle {he['idle_node_s']} "
+        f"node-s, elastic share of hole node-s {fmt(he['elastic_fraction'])}",
+        f"holes, baseline pass: idle {hb['idle_node_s']} node-s",
+    ]
+    if r["daemon"]:
+        lines.append(f"gaptraind actions: {r['daemon']['actions'] or 'none'}; reclaims needed: "
+                     f"{r['daemon']['reclaims_needed']}, never released: "
+                     f"{r['daemon']['reclaim_release_latency_s']['unreleased']}")
+        if not r["daemon_resized"]:
+            lines.append("NOTE: gaptraind did no resize in the elastic pass")
+    return "\n".join(lines)
+
+
+def cmd_log_summary(args):
+    summary = log_summary(args.log)
+    if args.json:
+        print(json.dumps(summary, indent=1))
+        return
+    g, c = summary["grow_latency_s"], summary["reclaim_release_latency_s"]
+    print(f"actions: {', '.join(f'{k}: {v}' for k, v in summary['actions'].items()) or 'none'}")
+    print(f"hole opened -> grow done: n={g['count']} p50 {fmt(g['p50'], ' s')} "
+          f"max {fmt(g['max'], ' s')}")
+    print(f"reclaim needed -> released: n={c['count']} p50 {fmt(c['p50'], ' s')} "
+          f"max {fmt(c['max'], ' s')} (never released: {c['unreleased']})")
+
+
+def cmd_nodes(_args):
+    idle, elastic, regular = node_counts()
+    print(idle, elastic, regular)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    s = sub.add_parser("plan", help="SWF slice -> jobs to submit")
+    s.add_argument("--swf", required=True)
+    s.add_argument("--start", type=int, required=True, help="trace seconds (SWF submit field)")
+    s.add_argument("--duration", type=int, required=True, help="trace seconds")
+    s.add_argument("--nodes", type=int, required=True)
+    s.add_argument("--trace-nodes", type=int, default=100)
+    s.add_argument("--compress", type=float, required=True)
+    s.add_argument("--min-run-s", type=float, default=1.0)
+    s.add_argument("--margin-s", type=float, default=5.0)
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_plan)
+
+    s = sub.add_parser("replay", help="one pass on the cluster of $SLURM_CONF")
+    s.add_argument("--plan", required=True)
+    s.add_argument("--name", required=True)
+    s.add_argument("--workdir", required=True, help="job outputs and cwd")
+    s.add_argument("--out", required=True)
+    s.add_argument("--tail-s", type=float, default=300.0,
+                   help="after the last submission, wait at most this for the jobs to end")
+    s.add_argument("--elastic-jobs", type=int, default=0)
+    s.add_argument("--elastic-nodes", default="1-8")
+    s.add_argument("--launch", help="gaptrain-launch binary (with --elastic-jobs)")
+    s.add_argument("--grace-s", type=float, default=2.0)
+    s.set_defaults(func=cmd_replay)
+
+    s = sub.add_parser("report", help="metrics of a baseline and an elastic pass")
+    s.add_argument("--baseline", required=True)
+    s.add_argument("--elastic", required=True)
+    s.add_argument("--log", help="the elastic pass's gaptraind.log")
+    s.add_argument("--lease-s", type=float, default=300.0)
+    s.add_argument("--setup", help="JSON object copied into the report")
+    s.add_argument("--json", required=True)
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("log-summary", help="actions and latencies of a gaptraind log")
+    s.add_argument("log")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_log_summary)
+
+    s = sub.add_parser("nodes", help="idle, elastic-held, regular-held node counts")
+    s.set_defaults(func=cmd_nodes)
+
+    args = p.parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,307 @@
+// The resizer against a recording fake of Slurm: what it calls, when, and what the job's
+// launcher is told meanwhile.
+#include "resizer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "log.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+using Nodes = std::vector<std::string>;
+constexpr std::int64_t kWall = 1'700'000'000;
+
+// Records every call; answers ok unless told to fail the next ones.
+class FakeSlurm final : public SlurmActions {
+ public:
+  ActionResult shrink(const ShrinkRequest& r) override {
+    shrinks.push_back(r);
+    return answer();
+  }
+  GrowResult grow(const GrowRequest& r) override {
+    grows.push_back(r);
+    const ActionResult a = answer();
+    GrowResult result{a.ok, a.error, {}};
+    if (a.ok) {
+      result.nodes = nodes_after_grow;
+      result.nodes.insert(result.nodes.end(), r.add_nodes.begin(), r.add_nodes.end());
+    }
+    return result;
+  }
+  ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override {
+    limits.emplace_back(job_id, minutes);
+    return answer();
+  }
+  ActionResult admit(const AdmitRequest& r) override {
+    admits.push_back(r);
+    return answer();
+  }
+  ActionResult requeue(std::uint32_t job_id) override {
+    requeues.push_back(job_id);
+    return answer();
+  }
+
+  int failures_left = 0;
+  Nodes nodes_after_grow;  // what the job held before the grow, as Slurm lists it
+  std::vector<ShrinkRequest> shrinks;
+  std::vector<GrowRequest> grows;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> limits;
+  std::vector<AdmitRequest> admits;
+  std::vector<std::uint32_t> requeues;
+
+ private:
+  ActionResult answer() {
+    if (failures_left > 0) {
+      --failures_left;
+      return {false, "Requested nodes are busy"};
+    }
+    return {true, ""};
+  }
+};
+
+class ResizerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log::set_threshold(log::Level::error);  // the journal lines are not what is tested here
+    settings.drain_grace_s = 10.0;
+    settings.reclaim_grace_s = 1.0;
+    settings.lease_s = 300.0;
+  }
+  void TearDown() override { log::set_threshold(log::Level::info); }
+
+  // Job 7 running on `nodes` (batch host first) in Slurm and registered with gaptrain.
+  void run_job(const Nodes& nodes, std::uint32_t time_limit_minutes = 0) {
+    Job job;
+    job.id = 7;
+    job.user_id = 1000;
+    job.group_id = 100;
+    job.partition = "elastic";
+    job.state = JobState::running;
+    job.nodes = nodes;
+    job.batch_host = nodes.front();
+    job.start_time = kWall - 60;
+    job.time_limit_minutes = time_limit_minutes;
+    snapshot.jobs = {job};
+    protocol::JobRegistration registration;
+    registration.job_id = 7;
+    registration.min_nodes = 1;
+    registration.max_nodes = 8;
+    ASSERT_FALSE(jobs.add(registration, &snapshot.jobs.front(), kWall));
+  }
+
+  // The launcher's report: steps running on `running`, `drained` acked.
+  void report(const Nodes& running, const Nodes& drained = {}) {
+    protocol::LauncherReport r;
+    r.job_id = 7;
+    r.running = running;
+    r.drained = drained;
+    ASSERT_TRUE(jobs.report(r, kWall));
+  }
+
+  static Plan plan_of(Action action) {
+    Plan p;
+    p.actions.push_back(std::move(action));
+    return p;
+  }
+  static Action shrink_to(const Nodes& keep, const Nodes& drain, std::uint32_t waiting = 0) {
+    return Action{ActionKind::shrink, 7, keep, drain, waiting ? "reclaim" : "allocator", waiting};
+  }
+  Now at(double mono) const { return Now{mono, kWall + static_cast<std::int64_t>(mono)}; }
+  const Nodes& job_nodes() const { return jobs.jobs().at(7).nodes; }
+
+  FakeSlurm slurm;
+  ResizerSettings settings;
+  Snapshot snapshot;
+  ElasticJobs jobs;
+};
+
+TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
+  run_job({"n2", "n1"});
+  slurm.nodes_after_grow = {"n1", "n2"};  // Slurm lists nodes sorted, not batch host first
+  Resizer resizer(slurm, settings);
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot,
+                            jobs, at(0)));
+  ASSERT_EQ(slurm.grows.size(), 1U);
+  EXPECT_EQ(slurm.grows[0].add_nodes, Nodes{"n3"});
+  EXPECT_EQ(slurm.grows[0].partition, "elastic");
+  EXPECT_EQ(slurm.grows[0].user_id, 1000U);
+  EXPECT_EQ(slurm.grows[0].group_id, 100U);
+  EXPECT_EQ(job_nodes(), (Nodes{"n2", "n1", "n3"}));
+  EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
+}
+
+TEST_F(ResizerTest, ShrinkWaitsForTheLaunchersAckThenKeepsTheBatchHost) {
+  run_job({"n1", "n2", "n3"});
+  report({"n1", "n2", "n3"});
+  Resizer resizer(slurm, settings);
+  EXPECT_FALSE(resizer.apply(plan_of(shrink_to({"n1"}, {"n2", "n3"})), snapshot, jobs, at(0)));
+  EXPECT_EQ(resizer.draining(7), (Nodes{"n2", "n3"}));
+  EXPECT_FALSE(resizer.advance(jobs, at(1)));
+  EXPECT_TRUE(slurm.shrinks.empty()) << "no Slurm call before the ack or the grace";
+
+  report({"n1", "n3"}, {"n2"});  // one step stopped, the other still stopping
+  EXPECT_FALSE(resizer.advance(jobs, at(2)));
+  report({"n1"}, {"n2", "n3"});
+  EXPECT_TRUE(resizer.advance(jobs, at(3)));
+  ASSERT_EQ(slurm.shrinks.size(), 1U);
+  EXPECT_EQ(slurm.shrinks[0].keep_nodes, Nodes{"n1"});
+  EXPECT_EQ(slurm.shrinks[0].batch_host, "n1");
+  EXPECT_EQ(job_nodes(), Nodes{"n1"});
+  EXPECT_TRUE(resizer.draining(7).empty());
+}
+
+TEST_F(ResizerTest, ShrinkGoesAheadWhenTheGraceIsOverWithoutAck) {
+  run_job({"n1", "n2"});
+  report({"n1", "n2"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"})), snapshot, jobs, at(0));
+  EXPECT_FALSE(resizer.advance(jobs, at(9.9)));
+  EXPECT_TRUE(resizer.advance(jobs, at(10.0)));
+  EXPECT_EQ(slurm.shrinks.size(), 1U);
+}
+
+TEST_F(ResizerTest, ReclaimHasTheShortGraceAndHurriesAnAllocatorDrain) {
+  run_job({"n1", "n2", "n3"});
+  report({"n1", "n2", "n3"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1", "n2"}, {"n3"})), snapshot, jobs, at(0));
+  // A regular job now waits for n2: the drain takes n2 too, within the reclaim grace.
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"}, 42)), snapshot, jobs, at(2));
+  EXPECT_EQ(resizer.draining(7), (Nodes{"n3", "n2"}));
+  EXPECT_FALSE(resizer.advance(jobs, at(2.5)));
+  EXPECT_TRUE(resizer.advance(jobs, at(3.0)));
+  ASSERT_EQ(slurm.shrinks.size(), 1U);
+  EXPECT_EQ(slurm.shrinks[0].keep_nodes, Nodes{"n1"});
+  // The released nodes are promised to the regular job for a while: not holes to grow into.
+  EXPECT_EQ(resizer.promised(at(4)), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_TRUE(resizer.promised(at(60)).empty());
+}
+
+TEST_F(ResizerTest, HurryTurnsAnAllocatorDrainIntoAReclaim) {
+  run_job({"n1", "n2"});
+  report({"n1", "n2"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"})), snapshot, jobs, at(0));
+  resizer.hurry({{"n2", 42}}, at(1));
+  EXPECT_EQ(resizer.drains().at(7).waiting_job, 42U);
+  EXPECT_TRUE(resizer.advance(jobs, at(2.0)));
+}
+
+TEST_F(ResizerTest, AJobWhoseLauncherNeverReportedIsShrunkWithoutWaiting) {
+  run_job({"n1", "n2"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"})), snapshot, jobs, at(0));
+  EXPECT_TRUE(resizer.advance(jobs, at(0)));
+  EXPECT_EQ(slurm.shrinks.size(), 1U);
+}
+
+TEST_F(ResizerTest, FailedShrinkBacksOffDoublingAndIsRetried) {
+  run_job({"n1", "n2"});
+  report({"n1"}, {"n2"});
+  slurm.failures_left = 2;
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"})), snapshot, jobs, at(0));
+  EXPECT_FALSE(resizer.advance(jobs, at(0)));
+  ASSERT_EQ(resizer.backoffs().size(), 1U);
+  EXPECT_EQ(resizer.backoffs().at(7).failures, 1);
+  EXPECT_EQ(resizer.backoffs().at(7).error, "Requested nodes are busy");
+  EXPECT_DOUBLE_EQ(resizer.backoffs().at(7).retry_at, 1.0);
+  EXPECT_FALSE(resizer.advance(jobs, at(0.5)));
+  EXPECT_EQ(slurm.shrinks.size(), 1U) << "not retried during the backoff";
+  EXPECT_FALSE(resizer.advance(jobs, at(1.0)));
+  EXPECT_DOUBLE_EQ(resizer.backoffs().at(7).retry_at, 3.0);  // 1 s, then 2 s
+  EXPECT_TRUE(resizer.advance(jobs, at(3.0)));
+  EXPECT_EQ(slurm.shrinks.size(), 3U);
+  EXPECT_TRUE(resizer.backoffs().empty());
+  EXPECT_EQ(resizer.counts().failed.at("shrink"), 2U);
+  EXPECT_EQ(resizer.counts().done.at("shrink"), 1U);
+
+  const Json::Value status = actions_json(resizer, 3.0);
+  EXPECT_EQ(status["done"]["shrink"].asUInt64(), 1U);
+  EXPECT_EQ(status["failed"]["shrink"].asUInt64(), 2U);
+}
+
+TEST_F(ResizerTest, FailedGrowIsNotRetriedBlindlyButVisible) {
+  run_job({"n1"});
+  slurm.nodes_after_grow = {"n1"};
+  slurm.failures_left = 1;
+  Resizer resizer(slurm, settings);
+  const Plan grow = plan_of({ActionKind::grow, 7, {"n2"}, {}, "allocator"});
+  EXPECT_FALSE(resizer.apply(grow, snapshot, jobs, at(0)));
+  const Json::Value status = actions_json(resizer, 0.0);
+  ASSERT_EQ(status["retrying"].size(), 1U);
+  EXPECT_EQ(status["retrying"][0]["action"].asString(), "grow");
+  EXPECT_EQ(status["retrying"][0]["error"].asString(), "Requested nodes are busy");
+  resizer.apply(grow, snapshot, jobs, at(0.5));
+  EXPECT_EQ(slurm.grows.size(), 1U) << "backing off";
+  EXPECT_TRUE(resizer.apply(grow, snapshot, jobs, at(1.0)));
+  EXPECT_EQ(job_nodes(), (Nodes{"n1", "n2"}));
+}
+
+TEST_F(ResizerTest, RequeueAfterTheDrainAndTheJobLeavesThePlanning) {
+  run_job({"n1", "n2"});
+  report({"n1", "n2"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::requeue, 7, {}, {"n1", "n2"}, "batch host wanted", 42}),
+                snapshot, jobs, at(0));
+  EXPECT_TRUE(resizer.planning_view(jobs).empty());
+  report({}, {"n1", "n2"});
+  EXPECT_TRUE(resizer.advance(jobs, at(0.5)));
+  EXPECT_EQ(slurm.requeues, std::vector<std::uint32_t>{7});
+  EXPECT_TRUE(slurm.shrinks.empty());
+}
+
+TEST_F(ResizerTest, PlanningViewShowsWhatADrainingJobKeeps) {
+  run_job({"n1", "n2", "n3"});
+  report({"n1", "n2", "n3"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of(shrink_to({"n1", "n2"}, {"n3"})), snapshot, jobs, at(0));
+  const std::vector<ElasticJob> view = resizer.planning_view(jobs);
+  ASSERT_EQ(view.size(), 1U);
+  EXPECT_EQ(view[0].nodes, (Nodes{"n1", "n2"}));
+  // No second action for a job while it drains.
+  resizer.apply(plan_of({ActionKind::grow, 7, {"n4"}, {}, "allocator"}), snapshot, jobs, at(1));
+  EXPECT_TRUE(slurm.grows.empty());
+}
+
+TEST_F(ResizerTest, LeaseIsSetRenewedWhileNoRegularJobWaitsAndCappedByTheUsersLimit) {
+  run_job({"n1", "n2"});  // started 60 s ago, no time limit
+  Resizer resizer(slurm, settings);
+  resizer.keep_leases(snapshot, jobs, {}, at(0));
+  // 60 s run + 300 s lease = 6 minutes from the start.
+  ASSERT_EQ(slurm.limits.size(), 1U);
+  EXPECT_EQ(slurm.limits[0].second, 6U);
+  snapshot.jobs[0].time_limit_minutes = 6;
+
+  resizer.keep_leases(snapshot, jobs, {}, at(100));  // 200 s left: more than half a lease
+  EXPECT_EQ(slurm.limits.size(), 1U);
+  resizer.keep_leases(snapshot, jobs, {"n2"}, at(200));  // 100 s left but n2 is reclaimed
+  EXPECT_EQ(slurm.limits.size(), 1U);
+  resizer.keep_leases(snapshot, jobs, {}, at(200));  // renewed: 260 s run + 300 s
+  ASSERT_EQ(slurm.limits.size(), 2U);
+  EXPECT_EQ(slurm.limits[1].second, 10U);
+}
+
+TEST_F(ResizerTest, LeaseNeverExceedsTheLimitTheJobWasSubmittedWith) {
+  run_job({"n1"}, 3);
+  Resizer resizer(slurm, settings);
+  resizer.keep_leases(snapshot, jobs, {}, at(0));
+  resizer.keep_leases(snapshot, jobs, {}, at(100));
+  EXPECT_TRUE(slurm.limits.empty());
+}
+
+TEST_F(ResizerTest, AdmitsAHeldJobWithItsFirstLease) {
+  Resizer resizer(slurm, settings);
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::admit, 9, {"n1", "n2"}, {}, "allocator"}),
+                            snapshot, jobs, at(0)));
+  ASSERT_EQ(slurm.admits.size(), 1U);
+  EXPECT_EQ(slurm.admits[0].nodes, (Nodes{"n1", "n2"}));
+  EXPECT_EQ(slurm.admits[0].time_limit_minutes, 5U);
+  // Not admitted again while Slurm starts it.
+  resizer.apply(plan_of({ActionKind::admit, 9, {"n3"}, {}, "allocator"}), snapshot, jobs, at(1));
+  EXPECT_EQ(slurm.admits.size(), 1U);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
