@@ -31,7 +31,7 @@ constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 6> kLauncherKeys = {"v",       "type",    "job_id",
                                                            "running", "drained", "samples_done"};
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
-constexpr std::array<std::string_view, 2> kLaunchKeys = {"nodes", "drain"};
+constexpr std::array<std::string_view, 3> kLaunchKeys = {"nodes", "drain", "allocations"};
 // A job spans at most this many nodes: bounds what one request makes the daemon hold.
 constexpr Json::ArrayIndex kMaxNodeList = 65536;
 
@@ -275,6 +275,8 @@ std::string encode_reply(const LaunchInstruction& instruction) {
   Json::Value& launch = document["launch"] = Json::Value(Json::objectValue);
   launch["nodes"] = string_array(instruction.nodes);
   launch["drain"] = string_array(instruction.drain);
+  Json::Value& allocations = launch["allocations"] = Json::Value(Json::objectValue);
+  for (const auto& [node, job_id] : instruction.allocations) allocations[node] = job_id;
   return one_line(document);
 }
 
@@ -302,6 +304,23 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
         instruction.nodes.end()) {
       throw InputError("launch.drain[" + std::to_string(i) + "]",
                        "node \"" + instruction.drain[i] + "\" is not one of launch.nodes");
+    }
+  }
+  // Optional: a daemon without satellites may leave it out.
+  if (launch.isMember("allocations")) {
+    const Json::Value& allocations = launch["allocations"];
+    if (!allocations.isObject()) {
+      throw_json_type_error("launch.allocations", "an object of node: job id", allocations);
+    }
+    for (const std::string& node : allocations.getMemberNames()) {
+      const std::string field = "launch.allocations." + node;
+      const Json::Value& id = allocations[node];
+      if (!id.isUInt() || id.asUInt() == 0) throw_json_type_error(field, "a job id", id);
+      if (std::find(instruction.nodes.begin(), instruction.nodes.end(), node) ==
+          instruction.nodes.end()) {
+        throw InputError(field, "node \"" + node + "\" is not one of launch.nodes");
+      }
+      instruction.allocations[node] = id.asUInt();
     }
   }
   return instruction;

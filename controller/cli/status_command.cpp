@@ -216,6 +216,34 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     }
   }
 
+  // The controller's resizing (absent from daemons that only watch).
+  const Json::Value& actions = status["actions"];
+  if (actions.isObject()) {
+    for (const Json::Value& drain : actions["draining"]) {
+      out << "  draining: job " << drain["job_id"].asUInt() << " " << drain["action"].asString()
+          << ", letting go of " << join_nodes(drain["nodes"]);
+      if (!drain["waiting_job"].isNull()) out << " for job " << drain["waiting_job"].asUInt();
+      out << " (" << format_duration(static_cast<std::int64_t>(drain["for_s"].asDouble()))
+          << " so far)\n";
+    }
+    for (const Json::Value& retry : actions["retrying"]) {
+      out << "  retrying: job " << retry["job_id"].asUInt() << " " << retry["action"].asString()
+          << " failed " << retry["failures"].asInt() << "x, next try in "
+          << format_duration(static_cast<std::int64_t>(retry["retry_in_s"].asDouble()) + 1)
+          << ": " << retry["error"].asString() << '\n';
+    }
+    const auto counts = [](const Json::Value& by_kind) {
+      std::string text;
+      for (const std::string& kind : by_kind.getMemberNames()) {
+        if (!text.empty()) text += ", ";
+        text += std::to_string(by_kind[kind].asUInt64()) + " " + kind;
+      }
+      return text.empty() ? std::string("none") : text;
+    };
+    out << "Actions done: " << counts(actions["done"]) << "; failed: " << counts(actions["failed"])
+        << ".\n";
+  }
+
   const Json::Value& events = status["events"];
   out << "Plugin requests: " << events["accepted"].asUInt64() << " accepted, "
       << events["rejected"].asUInt64() << " rejected. ";

@@ -1,6 +1,7 @@
 #include "cluster.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 namespace gaptrain::daemon {
 
@@ -28,6 +29,23 @@ std::string_view to_string(JobState state) {
     case JobState::finished: return "finished";
   }
   return "finished";
+}
+
+namespace {
+constexpr std::string_view kSatellitePrefix = "gaptrain:";
+}  // namespace
+
+std::string satellite_name(std::uint32_t job_id) {
+  return std::string(kSatellitePrefix) + std::to_string(job_id);
+}
+
+std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
+  if (!job_name.starts_with(kSatellitePrefix)) return std::nullopt;
+  const std::string_view digits = job_name.substr(kSatellitePrefix.size());
+  std::uint32_t id = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (ec != std::errc() || end != digits.data() + digits.size() || id == 0) return std::nullopt;
+  return id;
 }
 
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,7 @@ std::string_view to_string(JobState state);
 
 struct Job {
   std::uint32_t id = 0;
+  std::string name;
   std::uint32_t user_id = 0;
   std::uint32_t group_id = 0;
   std::string user;  // empty when Slurm did not resolve it
@@ -70,6 +72,12 @@ struct Snapshot {
   std::vector<Job> jobs;
   std::vector<Reservation> reservations;
 };
+
+// An elastic job's extra nodes are held by "satellite" allocations, one per node, named after
+// the job (slurm_actions.hpp, grow): "gaptrain:<job id>".
+std::string satellite_name(std::uint32_t job_id);
+// The job a satellite allocation belongs to, from its name; empty for any other name.
+std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <iomanip>
 #include <sstream>
 #include <system_error>
 
@@ -50,7 +51,8 @@ double require_seconds(const Json::Value& root, const char* key, double min, dou
                        double fallback) {
   std::ostringstream hint_text;
   hint_text << "give seconds between " << min << " and " << max
-            << ", or remove the key for the default " << fallback;
+            << ", or remove the key for the default " << std::fixed << std::setprecision(1)
+            << fallback;
   const std::string hint = hint_text.str();
   const Json::Value& value = root[key];
   if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);

@@ -157,7 +157,16 @@ int Daemon::on_signal(sd_event_source* /*source*/, const signalfd_siginfo* info,
 
 void Daemon::poll() {
   const std::uint64_t mono = mono_now(event_);
-  const bool full = last_full_poll_mono_ == 0 || mono - last_full_poll_mono_ >= kFullPollUsec;
+  // Backfill re-plans pending jobs (start_time, sched_nodes) without bumping the job table's
+  // update time: while a regular job waits and elastic jobs hold nodes, every poll is a full
+  // one, or a reclaim would wait for the periodic full load.
+  const bool regular_waiting =
+      !elastic_.jobs().empty() &&
+      std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const Job& job) {
+        return job.state == JobState::pending && job.partition != config_.elastic_partition;
+      });
+  const bool full = last_full_poll_mono_ == 0 || regular_waiting ||
+                    mono - last_full_poll_mono_ >= kFullPollUsec;
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
   SlurmSource::Result result = slurm_.poll(snapshot_, now, full);
@@ -245,12 +254,13 @@ void Daemon::act() {
   resizer_.forget_except(elastic_, snapshot_);
   std::vector<ElasticJob> held;
   for (const auto& [id, job] : elastic_.jobs()) held.push_back(job);
-  const auto reclaim = nodes_to_reclaim(snapshot_, held, config_.elastic_partition);
+  const std::set<std::uint32_t> served = resizer_.served(snapshot_, at);
+  const auto reclaim = nodes_to_reclaim(snapshot_, held, config_.elastic_partition, served);
   std::vector<Hole> growable = holes_;
-  const std::set<std::string> promised = resizer_.promised(at);
+  const std::set<std::string> promised = resizer_.promised(snapshot_, at);
   std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
-  const Plan next =
-      plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall, planner_settings());
+  const Plan next = plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall,
+                         planner_settings(), served);
   if (next.allocation && next.allocation->call_status != CallStatus::ok) {
     log::warning("allocator failed, keeping every job as it is",
                  {{"REASON", next.allocation->message}});
@@ -267,7 +277,8 @@ void Daemon::act() {
   std::set<std::string> reclaimed;
   for (const auto& [node, waiting] : reclaim) reclaimed.insert(node);
   resizer_.hurry(reclaim, at);
-  bool changed = resizer_.apply(next, snapshot_, elastic_, at);
+  bool changed = resizer_.release_orphans(snapshot_);
+  changed |= resizer_.apply(next, snapshot_, elastic_, at);
   changed |= resizer_.advance(elastic_, at);
   resizer_.keep_leases(snapshot_, elastic_, reclaimed, at);
   // Slurm changed: see it at once (and re-plan with it) rather than at the next interval.
@@ -475,6 +486,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   // those of them it is asked to let go.
   protocol::LaunchInstruction instruction;
   instruction.drain = resizer_.draining(report.job_id);
+  instruction.allocations = job.satellites;
   if (std::find(job.nodes.begin(), job.nodes.end(), job.batch_host) != job.nodes.end()) {
     instruction.nodes.push_back(job.batch_host);
   }

@@ -1,5 +1,6 @@
 #include "elastic_jobs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -15,6 +16,18 @@ std::optional<std::string> check_cost(const std::optional<double>& cost, const c
     return std::string(name) + " must be a finite number of seconds >= 0";
   }
   return std::nullopt;
+}
+
+// The job's own nodes, batch host first (the launcher's rendezvous host).
+std::vector<std::string> batch_host_first(const Job& job, const std::string& batch_host) {
+  std::vector<std::string> nodes;
+  if (std::find(job.nodes.begin(), job.nodes.end(), batch_host) != job.nodes.end()) {
+    nodes.push_back(batch_host);
+  }
+  for (const std::string& node : job.nodes) {
+    if (node != batch_host) nodes.push_back(node);
+  }
+  return nodes;
 }
 
 }  // namespace
@@ -52,8 +65,8 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.job_id = request.job_id;
   elastic.user = job->user.empty() ? request.user : job->user;
   elastic.uid = job->user_id;
-  elastic.nodes = job->nodes;
   elastic.batch_host = job->batch_host.empty() ? request.batch_host : job->batch_host;
+  elastic.nodes = batch_host_first(*job, elastic.batch_host);
   elastic.min_nodes = request.min_nodes;
   elastic.max_nodes = request.max_nodes;
   if (request.curve.empty()) {
@@ -89,9 +102,12 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   return true;
 }
 
-void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes) {
+void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
+                          std::map<std::string, std::uint32_t> satellites) {
   const auto it = jobs_.find(job_id);
-  if (it != jobs_.end()) it->second.nodes = std::move(nodes);
+  if (it == jobs_.end()) return;
+  it->second.nodes = std::move(nodes);
+  it->second.satellites = std::move(satellites);
 }
 
 std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
@@ -103,8 +119,17 @@ std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
       it = jobs_.erase(it);
       continue;
     }
-    it->second.nodes = job->nodes;
-    if (!job->batch_host.empty()) it->second.batch_host = job->batch_host;
+    ElasticJob& elastic = it->second;
+    if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
+    elastic.nodes = batch_host_first(*job, elastic.batch_host);
+    elastic.satellites.clear();
+    for (const Job& satellite : snapshot.jobs) {
+      if (!holds_nodes(satellite) || satellite_owner(satellite.name) != it->first) continue;
+      for (const std::string& node : satellite.nodes) {
+        elastic.satellites[node] = satellite.id;
+        elastic.nodes.push_back(node);
+      }
+    }
     ++it;
   }
   return forgotten;

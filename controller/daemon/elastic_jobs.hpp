@@ -32,8 +32,11 @@ struct ElasticJob {
   std::uint32_t job_id = 0;
   std::string user;
   uid_t uid = 0;
-  std::vector<std::string> nodes;  // from Slurm, refreshed at every poll
-  std::string batch_host;          // from Slurm
+  // From Slurm, refreshed at every poll: the job's own nodes (batch host first), then those of
+  // its satellites (cluster.hpp satellite_name: the nodes it grew into).
+  std::vector<std::string> nodes;
+  std::map<std::string, std::uint32_t> satellites;  // node -> satellite job id
+  std::string batch_host;                           // from Slurm
   int min_nodes = 1;
   int max_nodes = 1;
   Source curve_source = Source::assumed;
@@ -67,9 +70,11 @@ class ElasticJobs {
   // ids forgotten.
   std::vector<std::uint32_t> refresh(const Snapshot& snapshot);
 
-  // Records the nodes a resize left the job with, ahead of the next poll (so that the launcher
-  // is not told of nodes it just gave back). Unknown jobs are ignored.
-  void resized(std::uint32_t job_id, std::vector<std::string> nodes);
+  // Records what a resize left the job with, ahead of the next poll (so that the launcher is
+  // not told of nodes it just gave back): its nodes, and its satellites among them. Unknown
+  // jobs are ignored.
+  void resized(std::uint32_t job_id, std::vector<std::string> nodes,
+               std::map<std::string, std::uint32_t> satellites);
 
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }

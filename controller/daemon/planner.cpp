@@ -10,6 +10,10 @@ namespace gaptrain::daemon {
 
 namespace {
 
+// Backfill plans in its own resolution and leases are whole minutes: a job planned to start
+// within this long after an elastic lease ends is waiting for that lease.
+constexpr std::int64_t kLeaseSlackS = 60;
+
 bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
@@ -99,29 +103,97 @@ std::string_view to_string(ActionKind kind) {
 
 std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition) {
+    const std::string& elastic_partition, const std::set<std::uint32_t>& served) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
-  std::map<std::string, const Job*> holder;  // node -> the elastic job (as Slurm sees it)
+  struct Holder {
+    const ElasticJob* job;
+    std::int64_t end;  // the elastic job's time limit as Slurm sees it; 0 unknown
+  };
+  std::map<std::string, Holder> holder;  // node -> the elastic job holding it
   for (const ElasticJob& job : elastic) {
     const Job* slurm_job = find_job(snapshot, job.job_id);
     if (slurm_job == nullptr) continue;
-    for (const std::string& node : job.nodes) holder[node] = slurm_job;
-  }
-
-  std::map<std::string, std::uint32_t> wanted;
-  for (const Job& job : snapshot.jobs) {
-    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.start_time <= 0) continue;
-    for (const std::string& node : job.sched_nodes) {
-      const auto it = holder.find(node);
-      if (it == holder.end()) continue;
-      // Planned to start no later than the elastic job's end: the lease is what it waits for.
-      // (One planned after it waits for something else; taking the node now would waste it.)
-      const std::int64_t elastic_end = it->second->end_time;
-      if (elastic_end > 0 && job.start_time > elastic_end) continue;
-      wanted.emplace(node, job.id);
+    for (const std::string& node : job.nodes) {
+      // A satellite's node is held until the satellite's own time limit.
+      const auto satellite = job.satellites.find(node);
+      const Job* allocation =
+          satellite == job.satellites.end() ? slurm_job : find_job(snapshot, satellite->second);
+      holder[node] = {&job, allocation != nullptr ? allocation->end_time : slurm_job->end_time};
     }
   }
-  return {wanted.begin(), wanted.end()};
+  const auto is_batch_host = [&](const std::string& node) {
+    return holder.at(node).job->batch_host == node;
+  };
+  // Every elastic node that may stand in for a planned one: satellites first (giving one back
+  // is an ordinary job end), then the jobs' own nodes, never a batch host.
+  std::vector<std::string> stand_ins;
+  for (const bool satellites : {true, false}) {
+    for (const ElasticJob& job : elastic) {
+      for (const std::string& node : job.nodes) {
+        if (holder.contains(node) && node != job.batch_host &&
+            job.satellites.contains(node) == satellites) {
+          stand_ins.push_back(node);
+        }
+      }
+    }
+  }
+
+  std::vector<const Job*> waiting;
+  for (const Job& job : snapshot.jobs) {
+    if (is_regular_pending(job, elastic_ids, elastic_partition) && job.start_time > 0) {
+      waiting.push_back(&job);
+    }
+  }
+  std::stable_sort(waiting.begin(), waiting.end(),
+                   [](const Job* a, const Job* b) { return a->start_time < b->start_time; });
+
+  std::vector<std::pair<std::string, std::uint32_t>> reclaim;
+  std::set<std::string> taken;
+  const auto take = [&](const std::string& node, std::uint32_t job_id) {
+    taken.insert(node);
+    reclaim.emplace_back(node, job_id);
+  };
+  for (const Job* job : waiting) {
+    if (served.contains(job->id)) continue;  // nodes are on their way to it already
+    // The elastic nodes backfill planned it on, when their leases are what it waits for: it
+    // starts no later than the last of them ends. (A job planned after that waits for something
+    // else; taking nodes now would waste them.)
+    std::vector<std::string> planned;
+    std::int64_t last_end = 0;
+    bool unknown_end = false;
+    for (const std::string& node : job->sched_nodes) {
+      const auto it = holder.find(node);
+      if (it == holder.end() || taken.contains(node)) continue;
+      planned.push_back(node);
+      last_end = std::max(last_end, it->second.end);
+      unknown_end = unknown_end || it->second.end <= 0;
+    }
+    if (planned.empty() || (!unknown_end && job->start_time > last_end + kLeaseSlackS)) continue;
+    // The job needs that many nodes, not those: Slurm starts it on whichever are idle. So a
+    // planned batch host is swapped for another elastic node, to shrink rather than requeue.
+    std::size_t deficit = 0;
+    for (const std::string& node : planned) {
+      if (is_batch_host(node)) {
+        ++deficit;
+      } else {
+        take(node, job->id);
+      }
+    }
+    for (const std::string& node : stand_ins) {
+      if (deficit == 0) break;
+      if (taken.contains(node)) continue;
+      take(node, job->id);
+      --deficit;
+    }
+    for (const std::string& node : planned) {  // no stand-in left: the job is requeued
+      if (deficit == 0) break;
+      if (is_batch_host(node) && !taken.contains(node)) {
+        take(node, job->id);
+        --deficit;
+      }
+    }
+  }
+  return reclaim;
 }
 
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
@@ -145,7 +217,7 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
 
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now,
-          const PlannerSettings& settings) {
+          const PlannerSettings& settings, const std::set<std::uint32_t>& served) {
   Plan result;
   // The managed jobs and, with no nodes yet, the held ones waiting for admission.
   std::vector<ElasticJob> elastic = running;
@@ -157,7 +229,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   // 1. Reclaims: give regular jobs what they wait for, at once.
   std::map<std::uint32_t, std::set<std::string>> lost;  // elastic job -> nodes it must give up
   std::map<std::uint32_t, std::uint32_t> lost_to;       // elastic job -> a regular job waiting
-  const auto reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition);
+  const auto reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition, served);
   std::set<std::string> reclaimed;
   for (const auto& [node, regular_job] : reclaim) reclaimed.insert(node);
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep

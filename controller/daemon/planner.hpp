@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,10 +56,13 @@ struct Plan {
 
 // Nodes held by elastic jobs that a pending regular job is waiting for: backfill planned the job
 // on them (sched_nodes) to start no later than the elastic job's time limit, i.e. the elastic
-// job's lease is what delays it. Keyed by node, the value is the waiting job's id.
+// job's lease is what delays it. The job needs as many nodes, not those very ones, so a planned
+// batch host is swapped for another elastic node (a satellite first) when there is one: the
+// job shrinks instead of being requeued. Jobs in `served` already have nodes on their way
+// (drains in flight, nodes just given back) and get no more. Pairs of (node, waiting job id).
 std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition);
+    const std::string& elastic_partition, const std::set<std::uint32_t>& served = {});
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
 // with --hold), as the allocator's new jobs: no nodes, the node range of their -N MIN-MAX, the
@@ -70,6 +74,6 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
 // are the managed jobs with their nodes as Slurm reports them (batch host first).
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& elastic, std::int64_t now,
-          const PlannerSettings& settings);
+          const PlannerSettings& settings, const std::set<std::uint32_t>& served = {});
 
 }  // namespace gaptrain::daemon

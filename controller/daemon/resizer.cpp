@@ -11,8 +11,8 @@ namespace gaptrain::daemon {
 
 namespace {
 
-// How long nodes released for a waiting regular job are kept out of the allocator's holes:
-// Slurm starts the waiting job at its next scheduling pass, within a few seconds.
+// The longest nodes released for a waiting regular job are kept out of the allocator's holes
+// while it is still pending: Slurm starts it at its next scheduling pass, within seconds.
 constexpr double kPromiseS = 15.0;
 
 std::string join(const std::vector<std::string>& items) {
@@ -58,14 +58,6 @@ void log_done(std::string_view kind, std::uint32_t job_id, const std::vector<std
               long long elapsed_ms) {
   log::info("action done",
             {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join(nodes)}, {"ELAPSED_MS", elapsed_ms}});
-}
-
-// The job's nodes with the batch host first: the order the launcher and torchrun rely on.
-std::vector<std::string> batch_host_first(std::vector<std::string> nodes,
-                                          const std::string& batch_host) {
-  const auto it = std::find(nodes.begin(), nodes.end(), batch_host);
-  if (it != nodes.end()) std::rotate(nodes.begin(), it, it + 1);
-  return nodes;
 }
 
 }  // namespace
@@ -118,7 +110,8 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
                                                     .partition = job->partition,
                                                     .add_nodes = action.nodes,
                                                     .user_id = job->user_id,
-                                                    .group_id = job->group_id});
+                                                    .group_id = job->group_id,
+                                                    .time_limit_minutes = first_lease_minutes()});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;
@@ -126,17 +119,25 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   log_done("grow", action.job_id, action.nodes, watch.ms());
   succeeded(action.job_id, "grow");
   // The launcher hears of the new nodes at its next report, before the next poll.
-  jobs.resized(action.job_id, batch_host_first(result.nodes, managed->second.batch_host));
+  std::vector<std::string> nodes = managed->second.nodes;
+  std::map<std::string, std::uint32_t> satellites = managed->second.satellites;
+  for (const auto& [node, satellite] : result.satellites) {
+    if (!contains(nodes, node)) nodes.push_back(node);
+    satellites[node] = satellite;
+  }
+  jobs.resized(action.job_id, std::move(nodes), std::move(satellites));
   return true;
+}
+
+std::uint32_t Resizer::first_lease_minutes() const {
+  return static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings_.lease_s / 60.0)));
 }
 
 bool Resizer::admit(const Action& action, const Now& now) {
   log_started(action, action.nodes);
   const Stopwatch watch;
-  const auto minutes =
-      static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings_.lease_s / 60.0)));
-  const ActionResult result = slurm_.admit(
-      AdmitRequest{.job_id = action.job_id, .nodes = action.nodes, .time_limit_minutes = minutes});
+  const ActionResult result = slurm_.admit(AdmitRequest{
+      .job_id = action.job_id, .nodes = action.nodes, .time_limit_minutes = first_lease_minutes()});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;
@@ -226,36 +227,59 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
                            const Now& now) {
   const ElasticJob& job = jobs.jobs().at(job_id);
   const Stopwatch watch;
-  ActionResult result;
-  if (drain.kind == ActionKind::requeue) {
-    log::info("action started", {{"ACTION", "requeue"},
-                                 {"JOB_ID", job_id},
-                                 {"NODES", join(drain.drain)},
-                                 {"REASON", drain.reason}});
-    result = slurm_.requeue(job_id);
-  } else {
-    log::info("action started", {{"ACTION", "shrink"},
-                                 {"JOB_ID", job_id},
-                                 {"NODES", join(drain.drain)},
-                                 {"KEEP", join(drain.keep)},
-                                 {"REASON", drain.reason}});
-    result = slurm_.shrink(
-        ShrinkRequest{.job_id = job_id, .batch_host = job.batch_host, .keep_nodes = drain.keep});
-  }
   const std::string_view kind = to_string(drain.kind);
+  log::info("action started", {{"ACTION", kind},
+                               {"JOB_ID", job_id},
+                               {"NODES", join(drain.drain)},
+                               {"KEEP", join(drain.keep)},
+                               {"REASON", drain.reason}});
+  // Satellites first: ending them is an ordinary job end. A requeue lets go of all of them.
+  std::vector<std::uint32_t> satellites;
+  std::map<std::string, std::uint32_t> kept_satellites;
+  for (const auto& [node, satellite] : job.satellites) {
+    if (drain.kind == ActionKind::requeue || contains(drain.drain, node)) {
+      satellites.push_back(satellite);
+    } else {
+      kept_satellites[node] = satellite;
+    }
+  }
+  ActionResult result{true, ""};
+  if (!satellites.empty()) result = slurm_.release(satellites);
+  if (result.ok && drain.kind == ActionKind::requeue) {
+    result = slurm_.requeue(job_id);
+  } else if (result.ok) {
+    // The job's own nodes it lets go of (Slurm's shrink), if any.
+    std::vector<std::string> own_keep;
+    bool own_lost = false;
+    for (const std::string& node : job.nodes) {
+      if (job.satellites.contains(node)) continue;
+      if (contains(drain.drain, node)) {
+        own_lost = true;
+      } else {
+        own_keep.push_back(node);
+      }
+    }
+    if (own_lost) {
+      result = slurm_.shrink(
+          ShrinkRequest{.job_id = job_id, .batch_host = job.batch_host, .keep_nodes = own_keep});
+    }
+  }
   if (!result.ok) {
+    // Released satellites stay released; the next poll shows what is left to do.
     failed(job_id, drain.kind, kind, result.error, drain.drain, now);
     return false;
   }
   log_done(kind, job_id, drain.drain, watch.ms());
   succeeded(job_id, kind);
   if (drain.waiting_job != 0) {
-    for (const std::string& node : drain.drain) promised_until_[node] = now.mono + kPromiseS;
+    for (const std::string& node : drain.drain) {
+      promises_[node] = Promise{drain.waiting_job, now.mono + kPromiseS};
+    }
   }
   if (drain.kind == ActionKind::shrink) {
-    jobs.resized(job_id, batch_host_first(drain.keep, job.batch_host));
+    jobs.resized(job_id, drain.keep, std::move(kept_satellites));
   } else {
-    jobs.resized(job_id, {});
+    jobs.resized(job_id, {}, {});
   }
   return true;
 }
@@ -292,41 +316,74 @@ std::uint32_t Resizer::lease_minutes(const Job& job, std::uint32_t user_limit,
   return std::max<std::uint32_t>(1, minutes);
 }
 
+void Resizer::keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for,
+                         const Now& now) {
+  const std::uint32_t current = job.time_limit_minutes;  // 0: none
+  const std::uint32_t wanted = lease_minutes(job, user_limit, now);
+  const std::int64_t end =
+      current == 0 ? 0 : job.start_time + static_cast<std::int64_t>(current) * 60;
+  const double left_s = static_cast<double>(end - now.wall);
+  const bool too_long = current == 0 || current > wanted;
+  const bool renew = !waited_for && current < wanted && left_s < settings_.lease_s / 2.0;
+  if (!too_long && !renew) return;
+  const auto hold = lease_backoff_until_.find(job.id);
+  if (hold != lease_backoff_until_.end() && now.mono < hold->second) return;
+  const ActionResult result = slurm_.set_time_limit(job.id, wanted);
+  if (!result.ok) {
+    ++counts_.failed["lease"];
+    lease_backoff_until_[job.id] = now.mono + settings_.retry_min_s * 5.0;
+    log::warning("action failed", {{"ACTION", "lease"},
+                                   {"JOB_ID", job.id},
+                                   {"REASON", result.error},
+                                   {"RETRY_IN_S", seconds_text(settings_.retry_min_s * 5.0)}});
+    return;
+  }
+  lease_backoff_until_.erase(job.id);
+  ++counts_.done["lease"];
+  log::info(too_long ? "lease set" : "lease renewed",
+            {{"JOB_ID", job.id},
+             {"TIME_LIMIT_MIN", wanted},
+             {"LEASE_END", job.start_time + static_cast<std::int64_t>(wanted) * 60}});
+}
+
 void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
                           const std::set<std::string>& reclaimed, const Now& now) {
+  const auto running = [](const Job* job) {
+    return job != nullptr && job->state == JobState::running && job->start_time > 0;
+  };
   for (const auto& [job_id, managed] : jobs.jobs()) {
     const Job* job = find_job(snapshot, job_id);
-    if (job == nullptr || job->state != JobState::running || job->start_time <= 0) continue;
-    const auto [limit, first_seen] = user_limits_.emplace(job_id, job->time_limit_minutes);
-    const std::uint32_t current = job->time_limit_minutes;  // 0: none
-    const std::uint32_t wanted = lease_minutes(*job, limit->second, now);
-    const std::int64_t end =
-        current == 0 ? 0 : job->start_time + static_cast<std::int64_t>(current) * 60;
-    const double left_s = static_cast<double>(end - now.wall);
-    const bool too_long = current == 0 || current > wanted;
+    if (!running(job)) continue;
+    const auto limit = user_limits_.emplace(job_id, job->time_limit_minutes).first;
     const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
                                         [&](const auto& n) { return reclaimed.contains(n); });
-    const bool renew = !waited_for && current < wanted && left_s < settings_.lease_s / 2.0;
-    if (!too_long && !renew) continue;
-    const auto hold = lease_backoff_until_.find(job_id);
-    if (hold != lease_backoff_until_.end() && now.mono < hold->second) continue;
-    const ActionResult result = slurm_.set_time_limit(job_id, wanted);
-    if (!result.ok) {
-      ++counts_.failed["lease"];
-      lease_backoff_until_[job_id] = now.mono + settings_.retry_min_s * 5.0;
-      log::warning("action failed", {{"ACTION", "lease"},
-                                     {"JOB_ID", job_id},
-                                     {"REASON", result.error},
-                                     {"RETRY_IN_S", seconds_text(settings_.retry_min_s * 5.0)}});
-      continue;
+    keep_lease(*job, limit->second, waited_for, now);
+    // Each satellite's own lease, renewed while no regular job waits for its node.
+    for (const auto& [node, satellite_id] : managed.satellites) {
+      const Job* satellite = find_job(snapshot, satellite_id);
+      if (running(satellite)) keep_lease(*satellite, 0, reclaimed.contains(node), now);
     }
-    lease_backoff_until_.erase(job_id);
-    ++counts_.done["lease"];
-    log::info(first_seen || too_long ? "lease set" : "lease renewed",
-              {{"JOB_ID", job_id},
-               {"TIME_LIMIT_MIN", wanted},
-               {"LEASE_END", job->start_time + static_cast<std::int64_t>(wanted) * 60}});
   }
+}
+
+bool Resizer::release_orphans(const Snapshot& snapshot) {
+  std::vector<std::uint32_t> orphans;
+  for (const Job& job : snapshot.jobs) {
+    const auto owner_id = satellite_owner(job.name);
+    if (!owner_id || !holds_nodes(job)) continue;
+    const Job* owner = find_job(snapshot, *owner_id);
+    if (owner == nullptr || !holds_nodes(*owner)) orphans.push_back(job.id);
+  }
+  if (orphans.empty()) return false;
+  const ActionResult result = slurm_.release(orphans);
+  std::string ids;
+  for (const std::uint32_t id : orphans) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+  if (!result.ok) {
+    log::warning("action failed", {{"ACTION", "release"}, {"JOB_ID", ids}, {"REASON", result.error}});
+    return false;
+  }
+  log::info("satellites released: their job ended", {{"JOB_ID", ids}});
+  return true;
 }
 
 void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
@@ -338,12 +395,29 @@ void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(lease_backoff_until_, gone);
 }
 
-std::set<std::string> Resizer::promised(const Now& now) const {
+std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now) const {
   std::set<std::string> nodes;
-  for (const auto& [node, until] : promised_until_) {
-    if (now.mono < until) nodes.insert(node);
+  for (const auto& [node, promise] : promises_) {
+    const Job* waiting = find_job(snapshot, promise.waiting_job);
+    if (now.mono < promise.until && waiting != nullptr && waiting->state == JobState::pending) {
+      nodes.insert(node);
+    }
   }
   return nodes;
+}
+
+std::set<std::uint32_t> Resizer::served(const Snapshot& snapshot, const Now& now) const {
+  std::set<std::uint32_t> jobs;
+  for (const auto& [job_id, drain] : drains_) {
+    if (drain.waiting_job != 0) jobs.insert(drain.waiting_job);
+  }
+  for (const auto& [node, promise] : promises_) {
+    const Job* waiting = find_job(snapshot, promise.waiting_job);
+    if (now.mono < promise.until && waiting != nullptr && waiting->state == JobState::pending) {
+      jobs.insert(promise.waiting_job);
+    }
+  }
+  return jobs;
 }
 
 std::vector<std::string> Resizer::draining(std::uint32_t job_id) const {

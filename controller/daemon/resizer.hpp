@@ -1,12 +1,12 @@
 // Carries out the planner's decisions on the real jobs (DESIGN.md §3 "Resizing"), one job at a
 // time and never twice at once:
-//  - grow: at once (the nodes are idle), through the expansion allocation;
+//  - grow: at once (the nodes are idle), as satellite allocations (slurm_actions.hpp);
 //  - shrink and requeue: two-phase. The nodes to let go become the job's drain request (its
 //    launcher learns it at its next report and stops the steps there), and the Slurm call is
 //    made when the launcher acks every node, or when the grace time is over. A reclaim (a
 //    regular job waits) has a short grace; the allocator's own shrinks a long one;
 //  - admit: a held elastic job gets its nodes and first lease, and is released;
-//  - leases: every managed job's time limit is kept about one lease ahead of now, renewed only
+//  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of now, renewed only
 //    while no regular job waits for its nodes, so a dead controller holds no node longer than
 //    one lease.
 // A failed Slurm call never throws: it is logged with Slurm's reason and the job backs off
@@ -35,7 +35,7 @@ struct ResizerSettings {
   double reclaim_grace_s = 1.0;  // reclaims: a regular job waits, so the job gets little
   double lease_s = 300.0;        // how far ahead of now a managed job's time limit is kept
   double retry_min_s = 1.0;      // backoff after a failed Slurm call, doubled per failure...
-  double retry_max_s = 60.0;     // ...up to this
+  double retry_max_s = 15.0;     // ...up to this
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.
@@ -95,12 +95,18 @@ class Resizer {
   void keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
                    const std::set<std::string>& reclaimed, const Now& now);
 
+  // Ends satellites whose job no longer runs (it ended or was requeued). True if it did.
+  bool release_orphans(const Snapshot& snapshot);
+
   // Forgets what it knows of jobs that are no longer managed.
   void forget_except(const ElasticJobs& jobs, const Snapshot& snapshot);
 
-  // Nodes given back for a regular job within the last few seconds: not holes to grow into,
-  // though Slurm may show them idle until the waiting job starts there.
-  std::set<std::string> promised(const Now& now) const;
+  // Nodes given back for a regular job that is still pending, within the last few seconds: not
+  // holes to grow into, though Slurm shows them idle until the waiting job starts there.
+  std::set<std::string> promised(const Snapshot& snapshot, const Now& now) const;
+
+  // Regular jobs that nodes are on their way to: a drain in flight, or promised() nodes.
+  std::set<std::uint32_t> served(const Snapshot& snapshot, const Now& now) const;
 
   // The nodes `job_id` is asked to drain (for its LaunchInstruction).
   std::vector<std::string> draining(std::uint32_t job_id) const;
@@ -122,6 +128,8 @@ class Resizer {
   void failed(std::uint32_t job_id, ActionKind kind, std::string_view kind_name,
               const std::string& error, const std::vector<std::string>& nodes, const Now& now);
   std::uint32_t lease_minutes(const Job& job, std::uint32_t user_limit, const Now& now) const;
+  std::uint32_t first_lease_minutes() const;
+  void keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for, const Now& now);
 
   SlurmActions& slurm_;
   ResizerSettings settings_;
@@ -130,7 +138,11 @@ class Resizer {
   // The time limit each managed job was submitted with (0: none), seen before any lease.
   std::map<std::uint32_t, std::uint32_t> user_limits_;
   std::map<std::uint32_t, double> lease_backoff_until_;
-  std::map<std::string, double> promised_until_;  // node -> mono
+  struct Promise {
+    std::uint32_t waiting_job = 0;
+    double until = 0.0;  // mono
+  };
+  std::map<std::string, Promise> promises_;  // node -> the regular job it was given back for
   ActionCounts counts_;
 };
 

@@ -8,6 +8,7 @@
 #include <exception>
 #include <memory>
 
+#include "cluster.hpp"
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
 
@@ -71,27 +72,41 @@ std::string this_host() {
   return name.data();
 }
 
-// The expansion allocation: a job with no batch script (a job with a step cannot be merged),
-// in the job's partition, on exactly `add_nodes`, granted now or refused (immediate). Its time
-// limit and node sharing are copied from the job by Slurm when the dependency is checked.
+// Cancels one job (scancel). A job that has already ended, or that slurmctld no longer knows,
+// is gone as asked: no error. Returns the error text, empty on success.
+std::string cancel(std::uint32_t job_id) {
+  if (slurm_kill_job(job_id, SIGKILL, 0) == SLURM_SUCCESS) return {};
+  const int code = slurm_get_errno();
+  if (code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID) return {};
+  return "cancel of " + job_text(job_id) + ": " + slurm_strerror(code) + " (" +
+         std::to_string(code) + ")";
+}
+
+// A satellite: a job with no batch script, in the job's partition, on exactly `node`, granted
+// now or refused (immediate), owned by the job's user and named after the job, so that the
+// job's launcher may run a step in it (srun --jobid) and the daemon finds it in its poll.
 // Returns the new job's id, or 0 with `error` set.
-std::uint32_t allocate_expansion(const GrowRequest& r, std::string& error) {
-  std::string dependency = "expand:" + std::to_string(r.job_id);
+std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
+                                 std::string& error) {
   std::string partition = r.partition;
-  std::string nodes = join_nodes(r.add_nodes);
-  std::string name = "gaptrain-expand-" + std::to_string(r.job_id);
+  std::string nodes = node;
+  std::string name = satellite_name(r.job_id);
   std::string host = this_host();  // slurmctld refuses allocations without alloc_node
   job_desc_msg_t desc = blank_desc(NO_VAL);
-  desc.dependency = dependency.data();
   desc.partition = partition.data();
   desc.req_nodes = nodes.data();
   desc.name = name.data();
   desc.alloc_node = host.data();
-  desc.min_nodes = desc.max_nodes = static_cast<std::uint32_t>(r.add_nodes.size());
+  desc.min_nodes = desc.max_nodes = 1;
+  // The whole node, as the job's own nodes: a training step there gets every CPU, and no other
+  // job lands beside it. (Satellites end by cancellation, never by a shrink: the 22.05 shrink
+  // of an exclusive allocation leaks the node's reservation, docs/slurm-notes.md.)
+  desc.shared = JOB_SHARED_NONE;
   desc.immediate = 1;
   desc.user_id = r.user_id;
   desc.group_id = r.group_id;
-  const std::string what = "expansion allocation of " + nodes + " for " + job_text(r.job_id) +
+  if (r.time_limit_minutes != 0) desc.time_limit = r.time_limit_minutes;
+  const std::string what = "satellite allocation of " + node + " for " + job_text(r.job_id) +
                            " in partition " + partition;
   resource_allocation_response_msg_t* raw = nullptr;
   if (slurm_allocate_resources(&desc, &raw) != SLURM_SUCCESS) {
@@ -106,25 +121,10 @@ std::uint32_t allocate_expansion(const GrowRequest& r, std::string& error) {
   if (resp->node_list == nullptr || *resp->node_list == '\0') {
     // Queued instead of granted (should not happen with immediate): never leave it waiting.
     error = what + ": not granted at once (job " + std::to_string(resp->job_id) + " cancelled)";
-    slurm_kill_job(resp->job_id, SIGKILL, 0);
+    if (std::string why = cancel(resp->job_id); !why.empty()) error += "; " + why;
     return 0;
   }
   return resp->job_id;
-}
-
-// Hands the expansion job's nodes over to the job it depends on (scontrol's NumNodes=0).
-ActionResult merge_expansion(std::uint32_t expansion_id, std::uint32_t job_id) {
-  job_desc_msg_t desc = blank_desc(expansion_id);
-  desc.min_nodes = 0;
-  return update(desc, "merge of expansion job " + std::to_string(expansion_id) + " into " +
-                          job_text(job_id) + " (NumNodes=0)");
-}
-
-// The job takes all nodes it now owns (scontrol's NumNodes=ALL).
-ActionResult take_all_nodes(std::uint32_t job_id) {
-  job_desc_msg_t desc = blank_desc(job_id);
-  desc.min_nodes = INFINITE;
-  return update(desc, "NumNodes=ALL for " + job_text(job_id));
 }
 
 }  // namespace
@@ -159,22 +159,36 @@ ActionResult LibslurmActions::shrink(const ShrinkRequest& r) {
 
 GrowResult LibslurmActions::grow(const GrowRequest& r) {
   if (r.add_nodes.empty()) return {false, "grow of " + job_text(r.job_id) + ": no nodes", {}};
-  std::string error;
-  const std::uint32_t expansion = allocate_expansion(r, error);
-  if (expansion == 0) return {false, error, {}};
-  if (ActionResult merged = merge_expansion(expansion, r.job_id); !merged.ok) {
-    // Not merged: the expansion job still holds the nodes; give them back.
-    if (slurm_kill_job(expansion, SIGKILL, 0) != SLURM_SUCCESS) {
-      merged.error += "; " + failure("cancel of expansion job " + std::to_string(expansion));
+  std::map<std::string, std::uint32_t> satellites;
+  for (const std::string& node : r.add_nodes) {
+    std::string error;
+    const std::uint32_t satellite = allocate_satellite(r, node, error);
+    if (satellite != 0) {
+      satellites[node] = satellite;
+      continue;
     }
-    return {false, merged.error, {}};
+    // All or nothing: give back the nodes already taken.
+    std::string cancelled;
+    for (const auto& [taken, id] : satellites) {
+      if (std::string why = cancel(id); !why.empty()) {
+        error += "; " + why;
+      } else {
+        cancelled += (cancelled.empty() ? "" : ",") + taken + "=" + std::to_string(id);
+      }
+    }
+    if (!cancelled.empty()) error += "; satellites already made cancelled: " + cancelled;
+    return {false, error, {}};
   }
-  // The merge also ended the expansion job (22.05 logs "killing JobId=E and moving all
-  // resources to JobId=J"): there is nothing to complete; slurm_complete_job would be refused.
-  if (ActionResult all = take_all_nodes(r.job_id); !all.ok) return {false, all.error, {}};
-  JobView view = describe(r.job_id);
-  if (!view.ok) return {false, view.error, {}};
-  return {true, {}, std::move(view.nodes)};
+  return {true, {}, std::move(satellites)};
+}
+
+ActionResult LibslurmActions::release(const std::vector<std::uint32_t>& satellite_ids) {
+  std::string errors;
+  for (const std::uint32_t id : satellite_ids) {
+    if (std::string why = cancel(id); !why.empty()) errors += (errors.empty() ? "" : "; ") + why;
+  }
+  if (!errors.empty()) return {false, "release of satellites: " + errors};
+  return success();
 }
 
 ActionResult LibslurmActions::set_time_limit(std::uint32_t job_id, std::uint32_t minutes) {

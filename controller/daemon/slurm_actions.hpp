@@ -1,6 +1,7 @@
-// The controller's changes to Slurm (DESIGN.md §3 "Resizing"): shrink, grow, lease, admit,
-// requeue. One small interface so that the planner's caller can be tested against a fake, and
-// so that the undocumented expansion mechanics live in one place (slurm_actions.cpp).
+// The controller's changes to Slurm (DESIGN.md §3 "Resizing", docs/slurm-notes.md): shrink,
+// grow (satellite allocations), release, lease, admit, requeue. One small interface so that
+// the planner's caller can be tested against a fake, and so that the Slurm mechanics live in
+// one place (slurm_actions.cpp).
 //
 // Every call returns a result and never throws. There are no retries inside: a refusal is
 // reported with Slurm's message and the caller re-plans or retries with backoff. Slurm's polled
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,17 +30,19 @@ struct ShrinkRequest {
 
 struct GrowRequest {
   std::uint32_t job_id = 0;
-  std::string partition;               // the job's own partition (Slurm requires it)
+  std::string partition;               // the job's own partition
   std::vector<std::string> add_nodes;  // idle nodes only: the allocation never waits
-  // The job's owner: the expansion allocation is made on the user's behalf (we run as root).
+  // The job's owner: the satellite allocations are made on the user's behalf (we run as root).
   std::uint32_t user_id = 0;
   std::uint32_t group_id = 0;
+  std::uint32_t time_limit_minutes = 0;  // the satellites' lease; 0: the partition's default
 };
 
 struct GrowResult {
   bool ok = false;
   std::string error;
-  std::vector<std::string> nodes;  // the job's node list after the merge (when ok)
+  // node -> the job id of the satellite allocation that holds it for the job (when ok)
+  std::map<std::string, std::uint32_t> satellites;
 };
 
 struct AdmitRequest {
@@ -66,9 +70,15 @@ class SlurmActions {
 
   // Keeps only `keep_nodes`; Slurm kills the job's steps on the others.
   virtual ActionResult shrink(const ShrinkRequest& request) = 0;
-  // Adds `add_nodes` (expansion allocation, merge, NumNodes=ALL). On failure no expansion job
-  // is left behind and the job is as it was.
+  // Adds `add_nodes` to the job as satellites: one immediate single-node allocation per node,
+  // named satellite_name(job_id), which the job's launcher runs its steps in (srun --jobid).
+  // All or nothing: on a failure the satellites already made are cancelled.
+  //
+  // Not Slurm's expand-and-merge: on 22.05 a merged node keeps no CPUs allocated in
+  // select/cons_tres, so Slurm starts other jobs on it (docs/slurm-notes.md).
   virtual GrowResult grow(const GrowRequest& request) = 0;
+  // Ends satellite allocations: their nodes go back to Slurm as from any job that ends.
+  virtual ActionResult release(const std::vector<std::uint32_t>& satellite_ids) = 0;
   // The lease: the job's TimeLimit becomes `minutes` (counted from its start, as in Slurm).
   virtual ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) = 0;
   // Gives a held pending job its nodes and first lease, then releases it.
@@ -82,6 +92,7 @@ class LibslurmActions final : public SlurmActions {
  public:
   ActionResult shrink(const ShrinkRequest& request) override;
   GrowResult grow(const GrowRequest& request) override;
+  ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
   ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
   ActionResult admit(const AdmitRequest& request) override;
   ActionResult requeue(std::uint32_t job_id) override;

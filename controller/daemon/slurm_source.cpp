@@ -130,6 +130,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       const slurm_job_info_t& j = jobs.job_array[i];
       Job job;
       job.id = j.job_id;
+      job.name = text(j.name);
       job.user_id = j.user_id;
       job.group_id = j.group_id;
       job.user = text(j.user_name);

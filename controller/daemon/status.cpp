@@ -86,6 +86,10 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     j["costs_source"] = std::string(to_string(job.costs_source));
     j["up_cost_s"] = job.up_cost_s;
     j["down_cost_s"] = job.down_cost_s;
+    j["running"] = string_array(job.running);
+    Json::Value satellites(Json::objectValue);
+    for (const auto& [node, satellite] : job.satellites) satellites[node] = satellite;
+    j["satellites"] = satellites;
     j["samples_done"] = or_null(job.samples_done);
     j["reported_at"] = job.reported_at ? epoch(*job.reported_at) : Json::Value(Json::nullValue);
     job_array.append(j);

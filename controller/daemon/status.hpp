@@ -7,9 +7,11 @@
 //    "elastic_jobs":[{"job_id":ID,"user":"u","nodes":["n1"],"batch_host":"n1","min_nodes":1,
 //                     "max_nodes":4,"curve":{"source":"given"|"assumed","points":[[n,s],...]},
 //                     "costs_source":"given"|"assumed","up_cost_s":S,"down_cost_s":S,
+//                     "running":["n1",...],"satellites":{"n3":ID,...},
 //                     "samples_done":N|null,"reported_at":EPOCH|null}],
 //    "events":{"accepted":N,"rejected":N},
-//    "last_poll":EPOCH|null}
+//    "last_poll":EPOCH|null,
+//    "actions":{...}}   (gaptraind adds it: resizer.hpp actions_json)
 //
 // Pure: plain values in, a Json::Value out.
 #pragma once

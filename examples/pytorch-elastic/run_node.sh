@@ -9,9 +9,12 @@
 # one machine, as in scripts/local-cluster) and the store must not end up on a node that
 # leaves.
 #
-# Environment: GAPTRAIN_MASTER_ADDR (set by gaptrain-launch), GAPTRAIN_RDZV_PORT (29400),
-# GAPTRAIN_MIN_NODES (1), GAPTRAIN_MAX_NODES (64: only an upper bound, the rendezvous
-# completes last_call_timeout after the minimum is there), SLURM_JOB_ID (the rendezvous id).
+# Environment: GAPTRAIN_MASTER_ADDR and GAPTRAIN_JOB_ID (set by gaptrain-launch; the job id is
+# the rendezvous id: on a node the job grew into, SLURM_JOB_ID is the satellite allocation's),
+# GAPTRAIN_RDZV_HOST (the address to reach the batch host at, default its name: set it where
+# node names do not resolve, e.g. 127.0.0.1 on scripts/local-cluster), GAPTRAIN_RDZV_PORT
+# (29400), GAPTRAIN_MIN_NODES (1), GAPTRAIN_MAX_NODES (64: only an upper bound, the rendezvous
+# completes last_call_timeout after the minimum is there).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 master=${GAPTRAIN_MASTER_ADDR:?GAPTRAIN_MASTER_ADDR is not set (gaptrain-launch sets it)}
@@ -22,7 +25,7 @@ if [ "$node" = "$master" ]; then is_host=1; else is_host=0; fi
 # --redirects=2 --tee=2: works around torch 1.13 on Python 3.11 (the default 0 crashes).
 exec /usr/bin/python3 -m torch.distributed.run \
   --nnodes="${GAPTRAIN_MIN_NODES:-1}:${GAPTRAIN_MAX_NODES:-64}" --nproc_per_node=1 \
-  --rdzv_backend=c10d --rdzv_endpoint="$master:${GAPTRAIN_RDZV_PORT:-29400}" \
-  --rdzv_id="${SLURM_JOB_ID:-digits}" --rdzv_conf="is_host=$is_host,last_call_timeout=5" \
+  --rdzv_backend=c10d --rdzv_endpoint="${GAPTRAIN_RDZV_HOST:-$master}:${GAPTRAIN_RDZV_PORT:-29400}" \
+  --rdzv_id="${GAPTRAIN_JOB_ID:-${SLURM_JOB_ID:-digits}}" --rdzv_conf="is_host=$is_host,last_call_timeout=5" \
   --max_restarts=100 --monitor_interval=2 --redirects=2 --tee=2 \
   "$here/train_digits.py" "$@"

@@ -184,6 +184,9 @@ void Launcher::start_step(const std::string& node) {
   const std::string master = desired_.nodes.empty() ? job_.batch_host : desired_.nodes.front();
   Step& step = steps_[node];
   step.name = "gaptrain." + node + "." + std::to_string(++serial_);
+  // A node the job grew into is held by a satellite allocation: the step runs in that one.
+  const auto satellite = desired_.allocations.find(node);
+  step.job_id = satellite == desired_.allocations.end() ? job_.job_id : satellite->second;
   // One task on exactly this node. --overlap: a restarted step must not queue behind the
   // previous one still completing on the node ("Requested nodes are busy"); --mem=0: the step
   // may use all of the job's memory there, where memory is tracked.
@@ -193,11 +196,14 @@ void Launcher::start_step(const std::string& node) {
                                    "--nodelist=" + node,
                                    "--overlap",
                                    "--mem=0",
+                                   "--jobid=" + std::to_string(step.job_id),
                                    "--job-name=" + step.name};
   argv.insert(argv.end(), options_.command.begin(), options_.command.end());
   const std::vector<std::string> env =
       environment_with({"GAPTRAIN_HOSTFILE=" + job_.hostfile, "GAPTRAIN_NNODES=" + nnodes,
-                        "GAPTRAIN_MASTER_ADDR=" + master});
+                        "GAPTRAIN_MASTER_ADDR=" + master,
+                        // In a satellite SLURM_JOB_ID is the satellite's: this is the job's.
+                        "GAPTRAIN_JOB_ID=" + std::to_string(job_.job_id)});
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;
@@ -225,7 +231,7 @@ void Launcher::request_stop(const std::string& node, Step& step) {
 // verified on 22.05), so a clean stop goes through Slurm: scancel --signal=TERM JOB.STEP. The
 // step id comes from squeue by the step's unique name.
 void Launcher::deliver_term(Step& step) {
-  const std::string job = std::to_string(job_.job_id);
+  const std::string job = std::to_string(step.job_id);
   const CommandOutput steps =
       run_command({"squeue", "-h", "-s", "-j", job, "-o", "%i %j"}, kCommandTimeout);
   if (!steps.ok) return;  // tried again at the next wake-up, until the grace time is over

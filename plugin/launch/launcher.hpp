@@ -39,6 +39,7 @@ class Launcher {
     pid_t pid = -1;
     StepPhase phase = StepPhase::running;
     std::string name;                // srun --job-name: how squeue shows the step
+    std::uint32_t job_id = 0;        // the allocation it runs in: the job, or a satellite
     int failures = 0;                // consecutive non-zero exits on this node
     Clock::time_point started_at{};  // when its srun was started
     Clock::time_point restart_at{};  // waiting

@@ -15,7 +15,8 @@ or `exec gaptrain-launch -- ...` as the last line of a script):
 It runs CMD once per node of the job (one `srun` step each) and follows gaptraind: new nodes
 get a step, nodes to give back have theirs stopped (SIGTERM, SIGKILL after --grace-s) first.
 Each step sees GAPTRAIN_HOSTFILE (the job's nodes, one a line, batch host first),
-GAPTRAIN_NNODES and GAPTRAIN_MASTER_ADDR (the batch host), e.g. for
+GAPTRAIN_NNODES, GAPTRAIN_MASTER_ADDR (the batch host) and GAPTRAIN_JOB_ID (the job: on nodes
+it grew into, the step runs in a satellite allocation with its own SLURM_JOB_ID), e.g. for
   python3 -m torch.distributed.run --nnodes=1:8 --rdzv_backend=c10d \
       --rdzv_endpoint=$GAPTRAIN_MASTER_ADDR:29500 ...  (examples/pytorch-elastic/run_node.sh)
 The job ends when CMD exits 0 on every node; a failing step is restarted (--max-restarts).)";

@@ -101,6 +101,38 @@ TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
   EXPECT_TRUE(jobs.jobs().empty());
 }
 
+TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
+  ElasticJobs jobs;
+  Job job = running_job(5);
+  job.nodes = {"n1", "n2"};
+  job.batch_host = "n2";
+  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1"}));
+  Snapshot s;
+  s.jobs.push_back(job);
+  Job satellite = running_job(9);
+  satellite.name = satellite_name(5);
+  satellite.nodes = {"n4"};
+  s.jobs.push_back(satellite);
+  Job ended = satellite;  // a released satellite still listed by Slurm
+  ended.id = 10;
+  ended.nodes = {"n3"};
+  ended.state = JobState::finished;
+  s.jobs.push_back(ended);
+  jobs.refresh(s);
+  EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1", "n4"}));
+  EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n4", 9}}));
+}
+
+TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
+  EXPECT_EQ(satellite_name(42), "gaptrain:42");
+  EXPECT_EQ(satellite_owner("gaptrain:42"), 42U);
+  EXPECT_FALSE(satellite_owner("gaptrain:"));
+  EXPECT_FALSE(satellite_owner("gaptrain:4x"));
+  EXPECT_FALSE(satellite_owner("gaptrain:0"));
+  EXPECT_FALSE(satellite_owner("wrap"));
+}
+
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);

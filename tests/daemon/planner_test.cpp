@@ -110,10 +110,26 @@ TEST(Planner, ARegularJobWaitingOnAnElasticLeaseGetsItsNodesAtOnce) {
   }
 }
 
+TEST(Planner, APlannedBatchHostIsSwappedForAnotherElasticNode) {
+  // Backfill planned job 42 on n1 (job 7's batch host) and n3: job 42 gets n3 and, instead of
+  // the batch host, a satellite of job 7 (n4) before a node of job 8's own (n5).
+  Snapshot s = cluster(6, {"n1", "n2", "n3", "n4", "n5", "n6"});
+  ElasticJob seven = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  seven.satellites = {{"n4", 100}};
+  const ElasticJob eight = elastic_job(s, 8, {"n6", "n5"}, 1, 4);
+  add_pending_regular(s, 42, kNow + 240, {"n1", "n3"});
+  const auto reclaim = nodes_to_reclaim(s, {seven, eight}, "elastic");
+  EXPECT_EQ(reclaim, (std::vector<std::pair<std::string, std::uint32_t>>{{"n3", 42}, {"n4", 42}}));
+  const Plan p = plan(s, find_holes(s), {seven, eight}, kNow, {});
+  ASSERT_FALSE(p.actions.empty());
+  EXPECT_EQ(p.actions[0].kind, ActionKind::shrink);
+  EXPECT_EQ(p.actions[0].nodes, (Nodes{"n1", "n2"}));
+}
+
 TEST(Planner, LosingTheBatchHostRequeuesTheJob) {
   Snapshot s = cluster(2, {"n1", "n2"});
   const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
-  add_pending_regular(s, 42, kNow + 240, {"n1"});
+  add_pending_regular(s, 42, kNow + 240, {"n1", "n2"});
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
   ASSERT_EQ(p.actions.size(), 1U);
   EXPECT_EQ(p.actions[0].kind, ActionKind::requeue);
@@ -128,6 +144,26 @@ TEST(Planner, FallingBelowTheMinimumRequeuesTheJob) {
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
   ASSERT_EQ(p.actions.size(), 1U);
   EXPECT_EQ(p.actions[0].kind, ActionKind::requeue);
+}
+
+TEST(Planner, AJobWaitingOnTheLastOfSeveralLeasesGetsAllItsPlannedNodes) {
+  // Job 42 needs n3 (job 7's own node, lease ends in 240 s) and n4 (a satellite of job 7 whose
+  // lease ends in 300 s): it starts when the later ends, so both are taken now.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  ElasticJob seven = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  seven.satellites = {{"n4", 100}};
+  Job satellite;
+  satellite.id = 100;
+  satellite.name = satellite_name(7);
+  satellite.state = JobState::running;
+  satellite.nodes = {"n4"};
+  satellite.end_time = kNow + 300;
+  s.jobs.push_back(satellite);
+  add_pending_regular(s, 42, kNow + 300, {"n3", "n4"});
+  EXPECT_EQ(nodes_to_reclaim(s, {seven}, "elastic"),
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n3", 42}, {"n4", 42}}));
+  // Nodes already on their way to job 42 (a drain in flight): nothing more.
+  EXPECT_TRUE(nodes_to_reclaim(s, {seven}, "elastic", {42}).empty());
 }
 
 TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {

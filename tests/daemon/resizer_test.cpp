@@ -24,10 +24,13 @@ class FakeSlurm final : public SlurmActions {
     const ActionResult a = answer();
     GrowResult result{a.ok, a.error, {}};
     if (a.ok) {
-      result.nodes = nodes_after_grow;
-      result.nodes.insert(result.nodes.end(), r.add_nodes.begin(), r.add_nodes.end());
+      for (const std::string& node : r.add_nodes) result.satellites[node] = next_satellite++;
     }
     return result;
+  }
+  ActionResult release(const std::vector<std::uint32_t>& ids) override {
+    releases.push_back(ids);
+    return answer();
   }
   ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override {
     limits.emplace_back(job_id, minutes);
@@ -43,7 +46,8 @@ class FakeSlurm final : public SlurmActions {
   }
 
   int failures_left = 0;
-  Nodes nodes_after_grow;  // what the job held before the grow, as Slurm lists it
+  std::uint32_t next_satellite = 100;
+  std::vector<std::vector<std::uint32_t>> releases;
   std::vector<ShrinkRequest> shrinks;
   std::vector<GrowRequest> grows;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> limits;
@@ -118,7 +122,6 @@ class ResizerTest : public ::testing::Test {
 
 TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   run_job({"n2", "n1"});
-  slurm.nodes_after_grow = {"n1", "n2"};  // Slurm lists nodes sorted, not batch host first
   Resizer resizer(slurm, settings);
   EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot,
                             jobs, at(0)));
@@ -127,7 +130,9 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(slurm.grows[0].partition, "elastic");
   EXPECT_EQ(slurm.grows[0].user_id, 1000U);
   EXPECT_EQ(slurm.grows[0].group_id, 100U);
+  EXPECT_EQ(slurm.grows[0].time_limit_minutes, 5U);  // the first lease
   EXPECT_EQ(job_nodes(), (Nodes{"n2", "n1", "n3"}));
+  EXPECT_EQ(jobs.jobs().at(7).satellites, (std::map<std::string, std::uint32_t>{{"n3", 100}}));
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
 }
 
@@ -173,9 +178,16 @@ TEST_F(ResizerTest, ReclaimHasTheShortGraceAndHurriesAnAllocatorDrain) {
   EXPECT_TRUE(resizer.advance(jobs, at(3.0)));
   ASSERT_EQ(slurm.shrinks.size(), 1U);
   EXPECT_EQ(slurm.shrinks[0].keep_nodes, Nodes{"n1"});
-  // The released nodes are promised to the regular job for a while: not holes to grow into.
-  EXPECT_EQ(resizer.promised(at(4)), (std::set<std::string>{"n2", "n3"}));
-  EXPECT_TRUE(resizer.promised(at(60)).empty());
+  // The released nodes are promised to the regular job while it is pending: not holes to grow
+  // into. Not once it runs, nor after a while.
+  Job waiting;
+  waiting.id = 42;
+  waiting.state = JobState::pending;
+  snapshot.jobs.push_back(waiting);
+  EXPECT_EQ(resizer.promised(snapshot, at(4)), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_TRUE(resizer.promised(snapshot, at(60)).empty());
+  snapshot.jobs.back().state = JobState::running;
+  EXPECT_TRUE(resizer.promised(snapshot, at(4)).empty());
 }
 
 TEST_F(ResizerTest, HurryTurnsAnAllocatorDrainIntoAReclaim) {
@@ -224,7 +236,6 @@ TEST_F(ResizerTest, FailedShrinkBacksOffDoublingAndIsRetried) {
 
 TEST_F(ResizerTest, FailedGrowIsNotRetriedBlindlyButVisible) {
   run_job({"n1"});
-  slurm.nodes_after_grow = {"n1"};
   slurm.failures_left = 1;
   Resizer resizer(slurm, settings);
   const Plan grow = plan_of({ActionKind::grow, 7, {"n2"}, {}, "allocator"});
@@ -237,6 +248,47 @@ TEST_F(ResizerTest, FailedGrowIsNotRetriedBlindlyButVisible) {
   EXPECT_EQ(slurm.grows.size(), 1U) << "backing off";
   EXPECT_TRUE(resizer.apply(grow, snapshot, jobs, at(1.0)));
   EXPECT_EQ(job_nodes(), (Nodes{"n1", "n2"}));
+}
+
+TEST_F(ResizerTest, ShrinkReleasesSatellitesAndShrinksTheJobOnlyForItsOwnNodes) {
+  run_job({"n1", "n2"});
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::grow, 7, {"n3", "n4"}, {}, "allocator"}), snapshot, jobs,
+                at(0));
+  report({"n1", "n2", "n3", "n4"});
+  resizer.apply(plan_of(shrink_to({"n1", "n2", "n4"}, {"n3"})), snapshot, jobs, at(1));
+  report({"n1", "n2", "n4"}, {"n3"});
+  EXPECT_TRUE(resizer.advance(jobs, at(2)));
+  EXPECT_EQ(slurm.releases, std::vector<std::vector<std::uint32_t>>{{100}});
+  EXPECT_TRUE(slurm.shrinks.empty()) << "the job's own nodes are all kept";
+  EXPECT_EQ(jobs.jobs().at(7).satellites, (std::map<std::string, std::uint32_t>{{"n4", 101}}));
+
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2", "n4"})), snapshot, jobs, at(3));
+  report({"n1"}, {"n2", "n4"});
+  EXPECT_TRUE(resizer.advance(jobs, at(4)));
+  EXPECT_EQ(slurm.releases.back(), std::vector<std::uint32_t>{101});
+  ASSERT_EQ(slurm.shrinks.size(), 1U);
+  EXPECT_EQ(slurm.shrinks[0].keep_nodes, Nodes{"n1"});
+  EXPECT_EQ(job_nodes(), Nodes{"n1"});
+}
+
+TEST_F(ResizerTest, SatellitesOfAJobThatNoLongerRunsAreReleased) {
+  run_job({"n1"});
+  Job satellite;
+  satellite.id = 100;
+  satellite.name = satellite_name(7);
+  satellite.state = JobState::running;
+  satellite.nodes = {"n2"};
+  Job stranger = satellite;
+  stranger.id = 101;
+  stranger.name = "gaptrain:x";
+  snapshot.jobs.push_back(satellite);
+  snapshot.jobs.push_back(stranger);
+  Resizer resizer(slurm, settings);
+  EXPECT_FALSE(resizer.release_orphans(snapshot)) << "job 7 runs";
+  snapshot.jobs[0].state = JobState::pending;  // requeued
+  EXPECT_TRUE(resizer.release_orphans(snapshot));
+  EXPECT_EQ(slurm.releases, std::vector<std::vector<std::uint32_t>>{{100}});
 }
 
 TEST_F(ResizerTest, RequeueAfterTheDrainAndTheJobLeavesThePlanning) {

@@ -234,11 +234,14 @@ std::string reply_error_field(std::string_view json) {
 }
 
 TEST(ProtocolTest, LaunchReplyRoundTrips) {
-  const std::string line = encode_reply(LaunchInstruction{{"n1", "n2", "n3"}, {"n3"}});
-  EXPECT_EQ(line, R"({"launch":{"drain":["n3"],"nodes":["n1","n2","n3"]},"ok":true})");
+  const std::string line =
+      encode_reply(LaunchInstruction{{"n1", "n2", "n3"}, {"n3"}, {{"n2", 41}, {"n3", 42}}});
+  EXPECT_EQ(line, R"({"launch":{"allocations":{"n2":41,"n3":42},"drain":["n3"],)"
+                  R"("nodes":["n1","n2","n3"]},"ok":true})");
   const LaunchInstruction back = decode_launch_reply(line);
   EXPECT_EQ(back.nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
   EXPECT_EQ(back.drain, (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(back.allocations, (std::map<std::string, std::uint32_t>{{"n2", 41}, {"n3", 42}}));
   const LaunchInstruction documented =
       decode_launch_reply(R"({"ok":true,"launch":{"nodes":["n1","n2"],"drain":[]}})");
   EXPECT_EQ(documented.nodes.size(), 2U);
@@ -258,6 +261,15 @@ TEST(ProtocolTest, LaunchReplyRefusalCarriesTheDaemonsText) {
 
 TEST(ProtocolTest, RejectsBadLaunchReplies) {
   EXPECT_EQ(reply_error_field("not json"), "");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("allocations":{"n2":5}}})"),
+            "launch.allocations.n2");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("allocations":{"n1":0}}})"),
+            "launch.allocations.n1");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("allocations":[]}})"),
+            "launch.allocations");
   EXPECT_EQ(reply_error_field("[]"), "");
   EXPECT_EQ(reply_error_field(R"({"launch":{"nodes":[],"drain":[]}})"), "ok");
   EXPECT_EQ(reply_error_field(R"({"ok":1,"launch":{"nodes":[],"drain":[]}})"), "ok");

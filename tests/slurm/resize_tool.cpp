@@ -1,12 +1,13 @@
 // resize_tool: the controller's Slurm actions (LibslurmActions) from the command line, for the
 // real-cluster tests in run_resize_case.sh. Test-only; not installed.
 //   resize_tool shrink JOBID n1,n2
-//   resize_tool grow JOBID PARTITION n3,n4
+//   resize_tool grow JOBID PARTITION n3,n4 [MINUTES]  prints "ok satellites n3=ID,n4=ID"
+//   resize_tool release ID[,ID]                        ends satellites (their own job ids)
 //   resize_tool lease JOBID MINUTES
 //   resize_tool admit JOBID n1,n2 MINUTES
 //   resize_tool requeue JOBID
 // Prints "ok ..." or "error: ..." and exits 0 or 1 (2 on a usage error). shrink and grow read
-// the job's batch host, owner and partition from slurmctld first, as the daemon's poll would.
+// the job's batch host and owner from slurmctld first, as the daemon's poll would.
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -19,7 +20,6 @@
 namespace {
 
 using gaptrain::daemon::ActionResult;
-using gaptrain::daemon::join_nodes;
 using gaptrain::daemon::LibslurmActions;
 
 std::vector<std::string> split(const std::string& list) {
@@ -50,20 +50,38 @@ int shrink(LibslurmActions& actions, std::uint32_t job, const std::string& nodes
   return report(actions.shrink({job, view.batch_host, split(nodes)}), "kept " + nodes);
 }
 
+// MINUTES: the satellites' time limit (GrowRequest::time_limit_minutes); 0: the partition's.
 int grow(LibslurmActions& actions, std::uint32_t job, const std::string& partition,
-         const std::string& nodes) {
+         const std::string& nodes, std::uint32_t minutes) {
   const auto view = actions.describe(job);
   if (!view.ok) return report({false, view.error}, "");
-  const auto r = actions.grow({job, partition, split(nodes), view.user_id, view.group_id});
-  return report({r.ok, r.error}, "nodes " + join_nodes(r.nodes));
+  const auto r = actions.grow({job, partition, split(nodes), view.user_id, view.group_id, minutes});
+  std::string satellites;
+  for (const auto& [node, id] : r.satellites) {
+    satellites += (satellites.empty() ? "" : ",") + node + "=" + std::to_string(id);
+  }
+  return report({r.ok, r.error}, "satellites " + satellites);
+}
+
+int release(LibslurmActions& actions, const std::string& ids) {
+  std::vector<std::uint32_t> satellites;
+  for (const std::string& id : split(ids)) satellites.push_back(number(id));
+  if (satellites.empty()) return 2;
+  const ActionResult r = actions.release(satellites);
+  if (!r.ok) return report(r, "");
+  std::cout << "ok\n";
+  return 0;
 }
 
 int run(const std::vector<std::string>& a) {
   LibslurmActions actions;
   const std::string& cmd = a.at(0);
+  if (cmd == "release" && a.size() == 2) return release(actions, a[1]);
   const std::uint32_t job = number(a.at(1));
   if (cmd == "shrink" && a.size() == 3) return shrink(actions, job, a[2]);
-  if (cmd == "grow" && a.size() == 4) return grow(actions, job, a[2], a[3]);
+  if (cmd == "grow" && (a.size() == 4 || a.size() == 5)) {
+    return grow(actions, job, a[2], a[3], a.size() == 5 ? number(a[4]) : 0);
+  }
   if (cmd == "lease" && a.size() == 3) {
     return report(actions.set_time_limit(job, number(a[2])), "TimeLimit " + a[2]);
   }
@@ -90,8 +108,9 @@ int main(int argc, char** argv) {
     slurm_fini();
   }
   if (rc == 2) {
-    std::cerr << "usage: resize_tool shrink JOBID n1,n2 | grow JOBID PARTITION n3,n4 |"
-                 " lease JOBID MINUTES | admit JOBID n1,n2 MINUTES | requeue JOBID\n";
+    std::cerr << "usage: resize_tool shrink JOBID n1,n2 | grow JOBID PARTITION n3,n4 [MINUTES] |"
+                 " release ID[,ID] | lease JOBID MINUTES | admit JOBID n1,n2 MINUTES |"
+                 " requeue JOBID\n";
   }
   return rc;
 }

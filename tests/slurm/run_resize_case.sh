@@ -25,7 +25,11 @@ job_nodes_are() {  # job_nodes_are JOBID HOSTLIST
   [ "$have" = "$want" ] && [ "$(job_field "$1" NumNodes)" = "$count" ]
 }
 
-node_idle() { [ "$(sinfo -h -n "$1" -o %T)" = idle ]; }  # no job, no epilog, not planned
+# A node no job holds, with its CPU free (sinfo -N lists a node once per partition: -p elastic).
+node_idle() { [ "$(sinfo -h -N -p elastic -n "$1" -o '%T %C')" = 'idle 0/1/0/1' ]; }
+# NODE's CPUs as sinfo counts them, allocated/idle/other/total. After a change sinfo may show
+# the previous count once (about 0.1 s): poll.
+node_cpus_are() { [ "$(sinfo -h -N -p elastic -n "$1" -o %C)" = "$2" ]; }
 
 # resize_tool ARGS...: must succeed; its output goes to stderr (the test log).
 resize() {
@@ -34,19 +38,29 @@ resize() {
   note "resize_tool $*: $out"
 }
 
-# Expansion allocations in the queue (slurm_actions.cpp names them gaptrain-expand-JOBID).
-expansion_jobs() { squeue -h -o '%i %j' | awk '$2 ~ /^gaptrain-expand-/ {print $1}'; }
+# Satellite allocations (slurm_actions.cpp names them gaptrain:JOBID) of JOB, or of any job.
+satellites_of() { squeue -h -n "gaptrain:$1" -o %i; }
+all_satellites() { squeue -h -o '%i %j' | awk '$2 ~ /^gaptrain:/ {print $1}'; }
 # Cancelled at exit with the case's jobs: a failed grow must leave nothing (the cases check).
-extra_jobs() { expansion_jobs; }
-no_expansion_job_left() {
+extra_jobs() { all_satellites; }
+no_satellite_of() {
   local left
-  left=$(expansion_jobs) && [ -z "$left" ]
+  left=$(satellites_of "$1") && [ -z "$left" ]
 }
 
-# A running 2-node elastic job on n1,n2 (whole nodes, so a grow gets whole nodes too).
-two_node_job() {
+# A running 2-node job on n1,n2, owned by USER (default: root). Nodes have one CPU: whole nodes.
+two_node_job() {  # two_node_job [USER]
   local job
-  job=$(submit -p elastic --exclusive -N 2 -w n1,n2 -t 10 -o /dev/null --wrap 'sleep 300')
+  if [ -n "${1:-}" ]; then
+    # As the user: the satellites must be theirs. -D /tmp: the build tree may be closed to them.
+    job=$(runuser -u "$1" -- env SLURM_CONF="$SLURM_CONF" sbatch --parsable -p elastic -N 2 \
+      -w n1,n2 -t 10 -D /tmp -o /dev/null --wrap 'sleep 300') || fail "sbatch as $1 failed"
+    job=${job%%;*}
+    # shellcheck disable=SC2154 # case_lib.sh's list of the jobs to cancel at exit
+    echo "$job" >>"$jobs_file"
+  else
+    job=$(submit -p elastic -N 2 -w n1,n2 -t 10 -o /dev/null --wrap 'sleep 300')
+  fi
   poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
   poll 30 "job $job on n[1-2]" job_nodes_are "$job" 'n[1-2]'
   echo "$job"
@@ -62,24 +76,91 @@ shrink_to_batch_host() {  # shrink_to_batch_host JOB
   echo "$batch_host"
 }
 
-# Grows JOB by NODES (comma list), waiting first until they are idle, as the controller does.
-# Like the controller, it retries (with a deadline) a grow refused with "Requested nodes are
-# busy": once, in a full `ctest -L slurm` run, slurmctld refused nodes that sinfo showed idle
-# (DESIGN.md §3: ask only for idle nodes, fail fast, re-plan). Any other refusal fails the test.
-grow_by() {  # grow_by JOB NODES EXPECTED-HOSTLIST
-  local job=$1 nodes=$2 expected=$3 n out deadline=$((SECONDS + 30))
-  for n in ${nodes//,/ }; do poll 60 "$n idle" node_idle "$n"; done
-  until out=$("$RESIZE_TOOL" grow "$job" elastic "$nodes"); do
-    if [[ $out != *'Requested nodes are busy'* ]] || ((SECONDS >= deadline)); then
-      fail "resize_tool grow $job elastic $nodes failed: $out; job: $(job_line "$job"); nodes: $(sinfo -h -N -o '%N=%T' | tr '\n' ' ')"
-    fi
-    note "grow refused, retrying in 1 s: $out; nodes: $(sinfo -h -N -o '%N=%T' | sort -u | tr '\n' ' ')"
-    sleep 1
+# Regular jobs asked onto NODES (comma list) stay pending while satellites hold them: 5 s
+# after submission none runs. They are cancelled again.
+regular_jobs_wait() {  # regular_jobs_wait NODES
+  local n id st waiting=()
+  for n in ${1//,/ }; do
+    waiting+=("$(submit -p regular -N 1 -w "$n" -t 5 -o /dev/null --wrap 'sleep 300')")
   done
-  note "resize_tool grow $job elastic $nodes: $out"
-  poll 30 "job $job on $expected" job_nodes_are "$job" "$expected"
+  sleep 5
+  for id in "${waiting[@]}"; do
+    st=$(job_field "$id" JobState)
+    [ "$st" = PENDING ] || fail "regular job $id is $st beside a satellite: $(job_line "$id"); nodes: $(sinfo -h -N -p elastic -o '%N=%T,%C' | tr '\n' ' ')"
+    note "regular job $id on $(job_field "$id" ReqNodeList): PENDING ($(job_field "$id" Reason))"
+  done
+  scancel "${waiting[@]}"
+  for id in "${waiting[@]}"; do poll 30 "job $id to end" job_ended "$id"; done
+}
+
+# Grows JOB by NODES (comma list) with satellites, waiting first until the nodes are idle, as
+# the controller does. Like the controller, it retries (with a deadline) a grow refused with
+# "Requested nodes are busy": once, in a full `ctest -L slurm` run, slurmctld refused nodes
+# that sinfo showed idle (DESIGN.md §3: ask only for idle nodes, fail fast, re-plan). Any
+# other refusal fails the test. Checks every satellite (running on its node in partition
+# elastic, named gaptrain:JOB, the job's user and group, TimeLimit MINUTES when given, the
+# node's CPU allocated, regular jobs kept off it) and that JOB itself is unchanged. Sets
+# `satellites` to "NODE=ID ..." (not printed: a $(...) subshell would lose it).
+grow_by() {  # grow_by JOB NODES [MINUTES]
+  local job=$1 nodes=$2 minutes=${3:-} n out id before t0 t1 deadline=$((SECONDS + 30))
+  for n in ${nodes//,/ }; do poll 60 "$n idle" node_idle "$n"; done
+  before=$(scontrol show hostnames "$(job_field "$job" NodeList)" | paste -sd,)
+  t0=$EPOCHREALTIME
+  until out=$("$RESIZE_TOOL" grow "$job" elastic "$nodes" ${minutes:+"$minutes"}); do
+    if [[ $out != *'Requested nodes are busy'* ]] || ((SECONDS >= deadline)); then
+      fail "resize_tool grow $job elastic $nodes failed: $out; job: $(job_line "$job"); nodes: $(sinfo -h -N -p elastic -o '%N=%T' | tr '\n' ' ')"
+    fi
+    note "grow refused, retrying in 1 s: $out; nodes: $(sinfo -h -N -p elastic -o '%N=%T' | tr '\n' ' ')"
+    sleep 1
+    t0=$EPOCHREALTIME
+  done
+  t1=$EPOCHREALTIME
+  note "resize_tool grow $job elastic $nodes${minutes:+ $minutes}: $out ($(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') s)"
+  [[ $out == 'ok satellites '* ]] || fail "unexpected grow output: $out"
+  out=${out#ok satellites }
+  satellites=${out//,/ }
+  [ "$(wc -w <<<"$satellites")" = "$(wc -w <<<"${nodes//,/ }")" ] ||
+    fail "satellites $satellites for nodes $nodes"
+  for n in ${nodes//,/ }; do
+    id=$(tr ' ' '\n' <<<"$satellites" | sed -n "s/^$n=//p")
+    [ -n "$id" ] || fail "no satellite for $n in $satellites"
+    poll 30 "satellite $id RUNNING" job_state_is "$id" RUNNING
+    job_field_is "$id" Partition elastic || fail "satellite $id not in elastic: $(job_line "$id")"
+    job_nodes_are "$id" "$n" || fail "satellite $id not on exactly $n: $(job_line "$id")"
+    job_field_is "$id" JobName "gaptrain:$job" || fail "satellite $id misnamed: $(job_line "$id")"
+    if ! job_field_is "$id" UserId "$(job_field "$job" UserId)" ||
+      ! job_field_is "$id" GroupId "$(job_field "$job" GroupId)"; then
+      fail "satellite $id not the owner's ($(job_field "$job" UserId)): $(job_line "$id")"
+    fi
+    if [ -n "$minutes" ]; then
+      job_field_is "$id" TimeLimit "$(printf '%02d:%02d:00' $((minutes / 60)) $((minutes % 60)))" ||
+        fail "satellite $id TimeLimit $(job_field "$id" TimeLimit), expected $minutes min"
+    fi
+    poll 10 "$n's CPU allocated (sinfo 1/0/0/1)" node_cpus_are "$n" 1/0/0/1
+    note "satellite $id: $(job_field "$id" JobName) $(job_field "$id" UserId) on $n, TimeLimit $(job_field "$id" TimeLimit), sinfo $n $(sinfo -h -N -p elastic -n "$n" -o '%T %C')"
+  done
+  [ "$(satellites_of "$job" | wc -l)" = "$(wc -w <<<"$satellites")" ] ||
+    fail "satellites of job $job in the queue: $(satellites_of "$job" | tr '\n' ' '), expected $satellites"
+  job_nodes_are "$job" "$before" || fail "job $job changed by the grow: $(job_line "$job")"
   job_state_is "$job" RUNNING || fail "job $job not running after the grow: $(job_line "$job")"
-  poll 30 "the expansion job to leave the queue" no_expansion_job_left
+  regular_jobs_wait "$nodes"
+}
+
+# Releases the satellites grow_by made (`satellites`): they end, their nodes are idle again.
+release_satellites() {  # release_satellites JOB
+  local job=$1 pair ids=() t0 t1
+  for pair in $satellites; do ids+=("${pair#*=}"); done
+  t0=$EPOCHREALTIME
+  resize release "$(IFS=,; echo "${ids[*]}")"
+  t1=$EPOCHREALTIME
+  note "release took $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') s"
+  for pair in $satellites; do
+    poll 30 "satellite ${pair#*=} to end" job_ended "${pair#*=}"
+    poll 30 "${pair%%=*} idle again" node_idle "${pair%%=*}"
+  done
+  poll 30 "no satellite of job $job left" no_satellite_of "$job"
+  job_state_is "$job" RUNNING || fail "job $job not running after the release: $(job_line "$job")"
+  satellites=
 }
 
 # ---------------------------------------------------------------------------------------
@@ -107,51 +188,63 @@ case_shrink_batch_host_refused() {
   note "refused: $out"
 }
 
-# Shrink to the batch host, grow by n3,n4 (one expansion allocation, merged), shrink again.
+# A job owned by nobody grows by n3,n4 (two satellites of nobody's, 7-minute lease) while
+# keeping n1,n2, then shrinks: the satellites are released and the job keeps its batch host.
 case_grow_then_shrink() {
-  local job batch_host
-  job=$(two_node_job)
-  batch_host=$(shrink_to_batch_host "$job")
-  grow_by "$job" n3,n4 "$batch_host,n3,n4"
-  note "grown to $(job_field "$job" NodeList), NumNodes $(job_field "$job" NumNodes)"
+  local job
+  job=$(two_node_job nobody)
+  grow_by "$job" n3,n4 7
+  note "grown: job $(job_field "$job" NodeList) + satellites $satellites"
+  release_satellites "$job"
   shrink_to_batch_host "$job" >/dev/null
-  note "shrunk again to $(job_field "$job" NodeList)"
+  note "shrunk to $(job_field "$job" NodeList)"
 }
 
-# A grow that Slurm refuses fails fast and leaves neither an expansion job nor a changed job:
-# onto a node another job holds (immediate: refused, not queued), and in another partition.
+# A grow that Slurm refuses fails fast and leaves no satellite and an unchanged job: onto a
+# node another job holds (immediate: refused, not queued), onto an idle and a busy node (all or
+# nothing: the idle node's satellite is cancelled), and in a partition that does not exist.
 case_grow_refused() {
   local job blocker out rc=0
   job=$(two_node_job)
-  blocker=$(submit -p regular --exclusive -N 1 -w n3 -t 10 -o /dev/null --wrap 'sleep 300')
+  blocker=$(submit -p regular -N 1 -w n3 -t 10 -o /dev/null --wrap 'sleep 300')
   poll 60 "job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  poll 30 "n4 idle" node_idle n4
   out=$("$RESIZE_TOOL" grow "$job" elastic n3) || rc=$?
   [ "$rc" = 1 ] || fail "grow of job $job onto busy n3: exit $rc ($out), expected 1"
   note "busy node: $out"
+  no_satellite_of "$job" || fail "satellites left: $(satellites_of "$job" | tr '\n' ' ')"
   rc=0
-  poll 30 "n4 idle" node_idle n4
-  out=$("$RESIZE_TOOL" grow "$job" regular n4) || rc=$?
-  [ "$rc" = 1 ] || fail "grow of job $job in partition regular: exit $rc ($out), expected 1"
-  note "other partition: $out"
-  no_expansion_job_left || fail "expansion jobs left: $(expansion_jobs | tr '\n' ' ')"
+  out=$("$RESIZE_TOOL" grow "$job" elastic n4,n3) || rc=$?
+  [ "$rc" = 1 ] || fail "grow of job $job onto idle n4 and busy n3: exit $rc ($out), expected 1"
+  [[ $out == *'satellites already made cancelled: n4='* ]] || fail "n4 not given back: $out"
+  note "idle and busy node: $out"
+  poll 30 "the n4 satellite to leave the queue" no_satellite_of "$job"
+  poll 30 "n4 idle again" node_idle n4
+  rc=0
+  out=$("$RESIZE_TOOL" grow "$job" nosuch n4 2>/dev/null) || rc=$?
+  [ "$rc" = 1 ] || fail "grow of job $job in partition nosuch: exit $rc ($out), expected 1"
+  note "no such partition: $out"
+  no_satellite_of "$job" || fail "satellites left: $(satellites_of "$job" | tr '\n' ' ')"
   job_nodes_are "$job" 'n[1-2]' || fail "job $job changed: $(job_line "$job")"
   job_state_is "$job" RUNNING || fail "job $job not running"
 }
 
-# Three grow/shrink cycles on one job, then a lease update: every update after the first
-# resize works (without slurmdbd the second one fails, DESIGN.md §3).
+# A job shrinks to its batch host, then three grow/release cycles onto the node it gave up and
+# n3,n4, then a lease update: updates of a job after a resize work (without slurmdbd the second
+# one fails, DESIGN.md §3).
 case_three_cycles() {
-  local job batch_host i
+  local job batch_host other i
   job=$(two_node_job)
-  batch_host=$(job_field "$job" BatchHost)
+  batch_host=$(shrink_to_batch_host "$job")
+  other=$(scontrol show hostnames 'n[1-2]' | grep -vx "$batch_host")
   for i in 1 2 3; do
-    shrink_to_batch_host "$job" >/dev/null
-    grow_by "$job" n3,n4 "$batch_host,n3,n4"
-    note "cycle $i: $(job_field "$job" NodeList)"
+    grow_by "$job" "$other,n3,n4"
+    note "cycle $i: job $(job_field "$job" NodeList) + satellites $satellites"
+    release_satellites "$job"
   done
-  shrink_to_batch_host "$job" >/dev/null
   resize lease "$job" 4
   poll 30 "job $job TimeLimit 00:04:00" job_field_is "$job" TimeLimit 00:04:00
+  job_nodes_are "$job" "$batch_host" || fail "job $job changed: $(job_line "$job")"
 }
 
 # The lease: TimeLimit follows set_time_limit, up and down.
@@ -167,7 +260,7 @@ case_lease() {
 # A held pending job, admitted on n3,n4 with a 3-minute lease, starts on exactly those nodes.
 case_admit() {
   local job
-  job=$(submit -H -p elastic --exclusive -N 1 -t 10 -o /dev/null --wrap 'sleep 300')
+  job=$(submit -H -p elastic -N 1 -t 10 -o /dev/null --wrap 'sleep 300')
   poll 30 "job $job PENDING (held)" job_state_is "$job" PENDING
   [[ $(job_field "$job" Reason) == JobHeld* ]] || fail "job $job is not held: $(job_line "$job")"
   resize admit "$job" n3,n4 3
@@ -180,7 +273,7 @@ case_admit() {
 # requeue: the running job goes back to the queue (Restarts=1) and leaves its nodes.
 case_requeue() {
   local job
-  job=$(submit -p elastic --requeue --exclusive -N 1 -w n2 -t 10 -o /dev/null --wrap 'sleep 300')
+  job=$(submit -p elastic --requeue -N 1 -w n2 -t 10 -o /dev/null --wrap 'sleep 300')
   poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
   resize requeue "$job"
   poll 60 "job $job requeued (Restarts=1)" job_field_is "$job" Restarts 1

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,9 +60,12 @@ using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusReques
 struct LaunchInstruction {
   std::vector<std::string> nodes;
   std::vector<std::string> drain;
+  // Nodes held for the job by a satellite allocation (the job's grows), with its job id: their
+  // steps run in that allocation (srun --jobid). Nodes not listed belong to the job itself.
+  std::map<std::string, std::uint32_t> allocations;
 };
 
-// The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...]}}.
+// The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...],"allocations":{"n3":42,...}}}.
 std::string encode_reply(const LaunchInstruction& instruction);
 // Throws gaptrain::InputError naming the field when `json` is not such a reply; a reply
 // {"ok":false,"error":"..."} is an InputError too, carrying the daemon's error text.
