@@ -147,6 +147,14 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
   std::stable_sort(waiting.begin(), waiting.end(),
                    [](const Job* a, const Job* b) { return a->start_time < b->start_time; });
 
+  // Idle nodes nobody holds: a waiting job takes those before any elastic node.
+  std::size_t idle_left = 0;
+  for (const Node& node : snapshot.nodes) {
+    if ((node.state == NodeState::idle || node.state == NodeState::planned) &&
+        !holder.contains(node.name)) {
+      ++idle_left;
+    }
+  }
   std::vector<std::pair<std::string, std::uint32_t>> reclaim;
   std::set<std::string> taken;
   const auto take = [&](const std::string& node, std::uint32_t job_id) {
@@ -169,15 +177,23 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
       unknown_end = unknown_end || it->second.end <= 0;
     }
     if (planned.empty() || (!unknown_end && job->start_time > last_end + kLeaseSlackS)) continue;
-    // The job needs that many nodes, not those: Slurm starts it on whichever are idle. So a
-    // planned batch host is swapped for another elastic node, to shrink rather than requeue.
+    std::stable_partition(planned.begin(), planned.end(),
+                          [&](const std::string& node) { return !is_batch_host(node); });
+    // The job needs that many nodes, not those: Slurm starts it on whichever are idle. Idle
+    // nodes serve first; of the elastic ones, a planned batch host is swapped for another
+    // elastic node, to shrink rather than requeue.
+    const std::size_t from_idle = std::min(idle_left, job->sched_nodes.size());
+    idle_left -= from_idle;
+    std::size_t wanted = std::min(planned.size(), job->sched_nodes.size() - from_idle);
     std::size_t deficit = 0;
     for (const std::string& node : planned) {
+      if (wanted == 0) break;
       if (is_batch_host(node)) {
         ++deficit;
       } else {
         take(node, job->id);
       }
+      --wanted;
     }
     for (const std::string& node : stand_ins) {
       if (deficit == 0) break;

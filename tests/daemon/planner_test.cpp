@@ -166,6 +166,16 @@ TEST(Planner, AJobWaitingOnTheLastOfSeveralLeasesGetsAllItsPlannedNodes) {
   EXPECT_TRUE(nodes_to_reclaim(s, {seven}, "elastic", {42}).empty());
 }
 
+TEST(Planner, IdleNodesServeAWaitingJobBeforeElasticOnes) {
+  // Job 42 needs 3 nodes; backfill planned it on n1..n3, all job 7's, but n5 and n6 are idle:
+  // only one elastic node is taken, and not the batch host.
+  Snapshot s = cluster(6, {"n1", "n2", "n3", "n4"});
+  const ElasticJob seven = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  add_pending_regular(s, 42, kNow + 240, {"n1", "n2", "n3"});
+  EXPECT_EQ(nodes_to_reclaim(s, {seven}, "elastic"),
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
+}
+
 TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
   // Job 42 starts after the elastic job's time limit: the elastic lease is not what delays it,
   // so nothing is taken back now.
