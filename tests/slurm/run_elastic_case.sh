@@ -138,6 +138,24 @@ case_ten_cycles() {
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
 }
 
+# A held elastic job (sbatch --hold) waits for gaptraind: it is admitted onto the nodes the
+# allocator picks with a lease as its time limit, starts there, and is managed like any other.
+case_admit_held() {
+  local blocker job limit
+  blocker=$(submit -p regular -N 5 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit --hold -p elastic -N 1-8 --elastic=1-8 --elastic-cost=1:1 -t 60 \
+    --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  poll 60 "held elastic job $job admitted and RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job registered on the 3 idle nodes" elastic_at "$job" 3
+  no_node_shared
+  limit=$(job_field "$job" TimeLimit)
+  [ "$limit" != "01:00:00" ] || fail "job $job kept its 60-minute limit: no lease"
+  grep -qE "msg=\"action done\" ACTION=admit JOB_ID=$job " "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log" ||
+    fail "gaptraind did not log the admission of job $job"
+  note "held job $job admitted on $(job_field "$job" NodeList) with TimeLimit $limit"
+}
+
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
 # progress log shows the steps going on from the checkpoint, several world sizes, every epoch
 # once, and the loss going down (tests/examples/check_progress.py).
