@@ -30,6 +30,30 @@ TEST(Config, EmptyObjectGivesTheDefaults) {
   EXPECT_EQ(config.log_level, LogLevel::info);
 }
 
+TEST(Config, ResizingKeys) {
+  const DaemonConfig defaults = parse_config("{}");
+  EXPECT_TRUE(defaults.resize);
+  EXPECT_DOUBLE_EQ(defaults.horizon_s, 120.0);
+  EXPECT_DOUBLE_EQ(defaults.lease_s, 300.0);
+  EXPECT_DOUBLE_EQ(defaults.drain_grace_s, 10.0);
+  EXPECT_DOUBLE_EQ(defaults.reclaim_grace_s, 1.0);
+  const DaemonConfig set = parse_config(
+      R"({"resize": false, "horizon_s": 60, "lease_s": 120, "drain_grace_s": 0,
+          "reclaim_grace_s": 0.5})");
+  EXPECT_FALSE(set.resize);
+  EXPECT_DOUBLE_EQ(set.horizon_s, 60.0);
+  EXPECT_DOUBLE_EQ(set.lease_s, 120.0);
+  EXPECT_DOUBLE_EQ(set.drain_grace_s, 0.0);
+  EXPECT_DOUBLE_EQ(set.reclaim_grace_s, 0.5);
+  // A lease is a Slurm time limit: at least a minute.
+  const InputError short_lease = error_for(R"({"lease_s": 30})");
+  EXPECT_EQ(short_lease.field(), "lease_s");
+  EXPECT_NE(std::string(short_lease.what()).find("default 300.0"), std::string::npos)
+      << short_lease.what();
+  EXPECT_EQ(error_for(R"({"resize": "yes"})").field(), "resize");
+  EXPECT_EQ(error_for(R"({"reclaim_grace_s": 61})").field(), "reclaim_grace_s");
+}
+
 TEST(Config, ReadsWhatTheLocalClusterWrites) {
   const DaemonConfig config = parse_config(
       R"({"listen": "127.0.0.1:17001", "munge_socket": "/tmp/x/munge.sock",
