@@ -229,8 +229,8 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     for (const Json::Value& retry : actions["retrying"]) {
       out << "  retrying: job " << retry["job_id"].asUInt() << " " << retry["action"].asString()
           << " failed " << retry["failures"].asInt() << "x, next try in "
-          << format_duration(static_cast<std::int64_t>(retry["retry_in_s"].asDouble()) + 1)
-          << ": " << retry["error"].asString() << '\n';
+          << format_duration(static_cast<std::int64_t>(retry["retry_in_s"].asDouble()) + 1) << ": "
+          << retry["error"].asString() << '\n';
     }
     const auto counts = [](const Json::Value& by_kind) {
       std::string text;

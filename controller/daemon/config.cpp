@@ -9,8 +9,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <memory>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 #include <system_error>
 
@@ -21,10 +21,9 @@ namespace gaptrain::daemon {
 
 namespace {
 
-constexpr std::array kKnownKeys{"listen",          "munge_socket",    "poll_interval_s",
-                                "elastic_partition", "log_level",     "horizon_s",
-                                "lease_s",         "drain_grace_s",   "reclaim_grace_s",
-                                "resize"};
+constexpr std::array kKnownKeys{
+    "listen",    "munge_socket", "poll_interval_s", "elastic_partition", "log_level",
+    "horizon_s", "lease_s",      "drain_grace_s",   "reclaim_grace_s",   "resize"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.

@@ -165,8 +165,8 @@ void Daemon::poll() {
       std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const Job& job) {
         return job.state == JobState::pending && job.partition != config_.elastic_partition;
       });
-  const bool full = last_full_poll_mono_ == 0 || regular_waiting ||
-                    mono - last_full_poll_mono_ >= kFullPollUsec;
+  const bool full =
+      last_full_poll_mono_ == 0 || regular_waiting || mono - last_full_poll_mono_ >= kFullPollUsec;
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
   SlurmSource::Result result = slurm_.poll(snapshot_, now, full);

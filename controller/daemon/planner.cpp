@@ -222,8 +222,7 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
     candidate.user = job.user;
     candidate.uid = job.user_id;
     candidate.min_nodes = static_cast<int>(std::max<std::uint32_t>(1, job.min_nodes));
-    candidate.max_nodes =
-        static_cast<int>(std::max<std::uint32_t>(job.max_nodes, job.min_nodes));
+    candidate.max_nodes = static_cast<int>(std::max<std::uint32_t>(job.max_nodes, job.min_nodes));
     candidate.max_nodes = std::max(candidate.max_nodes, candidate.min_nodes);
     candidate.curve = assumed_curve(candidate.max_nodes);
     candidates.push_back(std::move(candidate));
@@ -232,8 +231,8 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
 }
 
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
-          const std::vector<ElasticJob>& running, std::int64_t now,
-          const PlannerSettings& settings, const std::set<std::uint32_t>& served) {
+          const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
+          const std::set<std::uint32_t>& served) {
   Plan result;
   // The managed jobs and, with no nodes yet, the held ones waiting for admission.
   std::vector<ElasticJob> elastic = running;
@@ -319,7 +318,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     const std::vector<std::string> added = minus(target, job.nodes);
     const std::vector<std::string> removed = minus(job.nodes, target);
     if (job.nodes.empty()) {
-      if (!added.empty()) grows.push_back(Action{ActionKind::admit, job.job_id, added, {}, "allocator"});
+      if (!added.empty())
+        grows.push_back(Action{ActionKind::admit, job.job_id, added, {}, "allocator"});
     } else if (!added.empty()) {
       grows.push_back(Action{ActionKind::grow, job.job_id, added, {}, "allocator"});
     } else if (!removed.empty()) {

@@ -73,7 +73,7 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
 // The plan for `snapshot` at time `now` (epoch s). `holes` are find_holes(snapshot); `elastic`
 // are the managed jobs with their nodes as Slurm reports them (batch host first).
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
-          const std::vector<ElasticJob>& elastic, std::int64_t now,
-          const PlannerSettings& settings, const std::set<std::uint32_t>& served = {});
+          const std::vector<ElasticJob>& elastic, std::int64_t now, const PlannerSettings& settings,
+          const std::set<std::uint32_t>& served = {});
 
 }  // namespace gaptrain::daemon

@@ -56,8 +56,9 @@ void log_started(const Action& action, const std::vector<std::string>& nodes) {
 
 void log_done(std::string_view kind, std::uint32_t job_id, const std::vector<std::string>& nodes,
               long long elapsed_ms) {
-  log::info("action done",
-            {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join(nodes)}, {"ELAPSED_MS", elapsed_ms}});
+  log::info(
+      "action done",
+      {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join(nodes)}, {"ELAPSED_MS", elapsed_ms}});
 }
 
 }  // namespace
@@ -68,8 +69,7 @@ bool Resizer::busy(std::uint32_t job_id, const Now& now) const {
   return backoff != backoffs_.end() && now.mono < backoff->second.retry_at;
 }
 
-bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& jobs,
-                    const Now& now) {
+bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& jobs, const Now& now) {
   bool changed = false;
   for (const Action& action : plan.actions) {
     const auto drain = drains_.find(action.job_id);
@@ -297,8 +297,8 @@ void Resizer::failed(std::uint32_t job_id, ActionKind kind, std::string_view kin
   backoff.failures = backoff.kind == kind ? backoff.failures + 1 : 1;
   backoff.kind = kind;
   backoff.error = error;
-  const double wait = std::min(settings_.retry_max_s,
-                               settings_.retry_min_s * std::pow(2.0, backoff.failures - 1));
+  const double wait =
+      std::min(settings_.retry_max_s, settings_.retry_min_s * std::pow(2.0, backoff.failures - 1));
   backoff.retry_at = now.mono + wait;
   log::warning("action failed", {{"ACTION", kind_name},
                                  {"JOB_ID", job_id},
@@ -379,7 +379,8 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   std::string ids;
   for (const std::uint32_t id : orphans) ids += (ids.empty() ? "" : ",") + std::to_string(id);
   if (!result.ok) {
-    log::warning("action failed", {{"ACTION", "release"}, {"JOB_ID", ids}, {"REASON", result.error}});
+    log::warning("action failed",
+                 {{"ACTION", "release"}, {"JOB_ID", ids}, {"REASON", result.error}});
     return false;
   }
   log::info("satellites released: their job ended", {{"JOB_ID", ids}});
@@ -475,7 +476,8 @@ Json::Value actions_json(const Resizer& resizer, double now_mono) {
   }
   out["retrying"] = retrying;
   for (const char* key : {"done", "failed"}) {
-    const auto& counts = std::string(key) == "done" ? resizer.counts().done : resizer.counts().failed;
+    const auto& counts =
+        std::string(key) == "done" ? resizer.counts().done : resizer.counts().failed;
     Json::Value c(Json::objectValue);
     for (const auto& [kind, n] : counts) c[kind] = Json::UInt64{n};
     out[key] = c;

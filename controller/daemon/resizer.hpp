@@ -6,7 +6,8 @@
 //    made when the launcher acks every node, or when the grace time is over. A reclaim (a
 //    regular job waits) has a short grace; the allocator's own shrinks a long one;
 //  - admit: a held elastic job gets its nodes and first lease, and is released;
-//  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of now, renewed only
+//  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of now,
+//  renewed only
 //    while no regular job waits for its nodes, so a dead controller holds no node longer than
 //    one lease.
 // A failed Slurm call never throws: it is logged with Slurm's reason and the job backs off

@@ -123,8 +123,8 @@ class ResizerTest : public ::testing::Test {
 TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   run_job({"n2", "n1"});
   Resizer resizer(slurm, settings);
-  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot,
-                            jobs, at(0)));
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot, jobs,
+                            at(0)));
   ASSERT_EQ(slurm.grows.size(), 1U);
   EXPECT_EQ(slurm.grows[0].add_nodes, Nodes{"n3"});
   EXPECT_EQ(slurm.grows[0].partition, "elastic");
