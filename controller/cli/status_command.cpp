@@ -203,7 +203,7 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     for (const Json::Value& job : jobs) {
       const std::string minmax =
           std::to_string(job["min_nodes"].asInt()) + "-" + std::to_string(job["max_nodes"].asInt());
-      // "assumed": the allocator uses a prior until the job's progress is measured.
+      // "assumed": the allocator uses a prior until the job's progress is measured ("learned").
       const std::string curve = job["curve"]["source"].asString();
       std::string nodes = job["batch_host"].asString();
       for (const Json::Value& node : job["nodes"]) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "gaptrain/input_error.hpp"
@@ -30,10 +31,65 @@ std::vector<std::string> batch_host_first(const Job& job, const std::string& bat
   return nodes;
 }
 
+// Steady progress is measured over windows at least this long (reports come every ~0.5 s with
+// whole-second timestamps, and a training logs its progress every few steps).
+constexpr std::int64_t kLearnWindowS = 10;
+
+// The learner's current answer replaces what was assumed.
+void apply_learned(ElasticJob& job) {
+  if (!job.learner) return;
+  if (job.curve_source != Source::given && job.learner->one_node_rate()) {
+    job.curve_source = Source::learned;
+    job.curve.clear();
+    const ScalingCurve learned = job.learner->curve(1.0);
+    for (const ScalingCurve::Point& point : learned.points()) {
+      job.curve.emplace_back(point.nodes, point.samples_per_s);
+    }
+  }
+  if (job.costs_source != Source::given && job.learner->rescales_measured() > 0) {
+    job.costs_source = Source::learned;
+    job.up_cost_s = job.learner->up_cost_s();
+    job.down_cost_s = job.learner->down_cost_s();
+  }
+}
+
+void learn(ElasticJob& job, double samples, std::int64_t now) {
+  if (!job.learner) return;
+  if (job.stalled_since) {
+    if (samples <= job.samples_at_resize) return;  // still stalled
+    job.learner->observe_rescale(job.stalled_by_grow,
+                                 static_cast<double>(now - *job.stalled_since));
+    job.stalled_since.reset();
+    job.window.reset();
+    apply_learned(job);
+  }
+  const std::set<std::string> running(job.running.begin(), job.running.end());
+  const bool steady = running == std::set<std::string>(job.nodes.begin(), job.nodes.end());
+  if (!steady) {
+    job.window.reset();
+    return;
+  }
+  if (!job.window || job.window->nodes != job.nodes.size() || samples < job.window->samples) {
+    job.window = ElasticJob::Window{samples, now, job.nodes.size()};
+    return;
+  }
+  const std::int64_t seconds = now - job.window->since;
+  if (seconds < kLearnWindowS) return;
+  job.learner->observe_progress(static_cast<int>(job.nodes.size()), samples - job.window->samples,
+                                static_cast<double>(seconds));
+  job.window = ElasticJob::Window{samples, now, job.nodes.size()};
+  apply_learned(job);
+}
+
 }  // namespace
 
 std::string_view to_string(Source source) {
-  return source == Source::given ? "given" : "assumed";
+  switch (source) {
+    case Source::given: return "given";
+    case Source::assumed: return "assumed";
+    case Source::learned: return "learned";
+  }
+  return "assumed";
 }
 
 std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
@@ -87,6 +143,13 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.up_cost_s = request.up_cost_s.value_or(kAssumedRescaleCostS);
   elastic.down_cost_s = request.down_cost_s.value_or(kAssumedRescaleCostS);
   elastic.registered_at = now;
+  if (elastic.curve_source == Source::assumed || elastic.costs_source == Source::assumed) {
+    sim::LearnerPrior prior;
+    prior.alpha = kAssumedExponent;
+    prior.up_cost_s = elastic.up_cost_s;
+    prior.down_cost_s = elastic.down_cost_s;
+    elastic.learner.emplace(request.max_nodes, prior);
+  }
   jobs_[request.job_id] = std::move(elastic);
   return std::nullopt;
 }
@@ -99,15 +162,22 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   job.reported_at = now;
   job.running = report.running;
   job.drained = report.drained;
+  if (report.samples_done) learn(job, *report.samples_done, now);
   return true;
 }
 
 void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
-                          std::map<std::string, std::uint32_t> satellites) {
+                          std::map<std::string, std::uint32_t> satellites, std::int64_t now) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
-  it->second.nodes = std::move(nodes);
-  it->second.satellites = std::move(satellites);
+  ElasticJob& job = it->second;
+  // The training stalls until it restarts at the new size: that stall is the rescale cost.
+  job.stalled_by_grow = nodes.size() > job.nodes.size();
+  job.stalled_since = now;
+  job.samples_at_resize = job.samples_done.value_or(0.0);
+  job.window.reset();
+  job.nodes = std::move(nodes);
+  job.satellites = std::move(satellites);
 }
 
 std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {

@@ -13,12 +13,13 @@
 
 #include "cluster.hpp"
 #include "gaptrain/protocol.hpp"
+#include "simulator/curve_learner.hpp"
 
 namespace gaptrain::daemon {
 
-// Whether a job's scaling curve and rescale costs were given by the user or are the prior the
-// allocator assumes until they are measured online (DESIGN.md §4, MalleTrain).
-enum class Source { given, assumed };
+// Whether a job's scaling curve and rescale costs were given by the user, are the prior the
+// allocator assumes, or were learned online from the job's progress (DESIGN.md §4, MalleTrain).
+enum class Source { given, assumed, learned };
 
 std::string_view to_string(Source source);
 
@@ -51,6 +52,20 @@ struct ElasticJob {
   std::optional<std::int64_t> reported_at;  // when the launcher last reported
   std::vector<std::string> running;         // nodes with a live step, as last reported
   std::vector<std::string> drained;         // the drain acks of the last report
+
+  // Online learning of what was assumed (curve, costs) from the reported progress, as the
+  // simulator's --learn (MalleTrain): rates over steady windows (every node runs a step, the
+  // node count unchanged), rescale costs as the stall from a resize to the next progress.
+  std::optional<sim::CurveLearner> learner;
+  struct Window {
+    double samples = 0.0;
+    std::int64_t since = 0;
+    std::size_t nodes = 0;
+  };
+  std::optional<Window> window;               // the steady window being measured
+  std::optional<std::int64_t> stalled_since;  // a resize whose stall is being measured
+  bool stalled_by_grow = false;
+  double samples_at_resize = 0.0;
 };
 
 class ElasticJobs {
@@ -63,7 +78,7 @@ class ElasticJobs {
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be
-  // written yet after a step restart).
+  // written yet after a step restart). What was assumed of the job is learned from it.
   bool report(const protocol::LauncherReport& report, std::int64_t now);
 
   // Follows Slurm: refreshes nodes and batch host, forgets jobs that no longer run. Returns the
@@ -74,7 +89,7 @@ class ElasticJobs {
   // not told of nodes it just gave back): its nodes, and its satellites among them. Unknown
   // jobs are ignored.
   void resized(std::uint32_t job_id, std::vector<std::string> nodes,
-               std::map<std::string, std::uint32_t> satellites);
+               std::map<std::string, std::uint32_t> satellites, std::int64_t now);
 
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }

@@ -125,7 +125,7 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
     if (!contains(nodes, node)) nodes.push_back(node);
     satellites[node] = satellite;
   }
-  jobs.resized(action.job_id, std::move(nodes), std::move(satellites));
+  jobs.resized(action.job_id, std::move(nodes), std::move(satellites), now.wall);
   return true;
 }
 
@@ -277,9 +277,9 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
     }
   }
   if (drain.kind == ActionKind::shrink) {
-    jobs.resized(job_id, drain.keep, std::move(kept_satellites));
+    jobs.resized(job_id, drain.keep, std::move(kept_satellites), now.wall);
   } else {
-    jobs.resized(job_id, {}, {});
+    jobs.resized(job_id, {}, {}, now.wall);
   }
   return true;
 }
@@ -396,13 +396,24 @@ void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(lease_backoff_until_, gone);
 }
 
+bool Resizer::promise_holds(const std::string& node, const Promise& promise,
+                            const Snapshot& snapshot, const Now& now) {
+  if (now.mono >= promise.until) return false;
+  const Job* waiting = find_job(snapshot, promise.waiting_job);
+  if (waiting == nullptr || waiting->state != JobState::pending) return false;
+  // Another job took the node (Slurm gives freed nodes to the highest priority that fits): the
+  // waiting job is owed nodes again.
+  const auto it = std::find_if(snapshot.nodes.begin(), snapshot.nodes.end(),
+                               [&](const Node& n) { return n.name == node; });
+  return it != snapshot.nodes.end() &&
+         (it->state == NodeState::idle || it->state == NodeState::planned ||
+          it->state == NodeState::completing);
+}
+
 std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now) const {
   std::set<std::string> nodes;
   for (const auto& [node, promise] : promises_) {
-    const Job* waiting = find_job(snapshot, promise.waiting_job);
-    if (now.mono < promise.until && waiting != nullptr && waiting->state == JobState::pending) {
-      nodes.insert(node);
-    }
+    if (promise_holds(node, promise, snapshot, now)) nodes.insert(node);
   }
   return nodes;
 }
@@ -413,10 +424,7 @@ std::set<std::uint32_t> Resizer::served(const Snapshot& snapshot, const Now& now
     if (drain.waiting_job != 0) jobs.insert(drain.waiting_job);
   }
   for (const auto& [node, promise] : promises_) {
-    const Job* waiting = find_job(snapshot, promise.waiting_job);
-    if (now.mono < promise.until && waiting != nullptr && waiting->state == JobState::pending) {
-      jobs.insert(promise.waiting_job);
-    }
+    if (promise_holds(node, promise, snapshot, now)) jobs.insert(promise.waiting_job);
   }
   return jobs;
 }

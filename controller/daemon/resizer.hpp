@@ -143,6 +143,9 @@ class Resizer {
     std::uint32_t waiting_job = 0;
     double until = 0.0;  // mono
   };
+  // Still promised: not expired, the job still pending, the node not taken by another job.
+  static bool promise_holds(const std::string& node, const Promise& promise,
+                            const Snapshot& snapshot, const Now& now);
   std::map<std::string, Promise> promises_;  // node -> the regular job it was given back for
   ActionCounts counts_;
 };

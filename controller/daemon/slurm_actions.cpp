@@ -216,7 +216,10 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
 }
 
 ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
-  if (slurm_requeue(job_id, 0) != SLURM_SUCCESS) {
+  // Held (scontrol requeuehold): the job keeps the nodes and limit an admission gave it, so
+  // Slurm alone would wait for exactly those; held, gaptraind admits it again where the
+  // allocator decides.
+  if (slurm_requeue(job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
     return {false, failure("requeue of " + job_text(job_id))};
   }
   return success();

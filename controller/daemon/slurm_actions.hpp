@@ -83,6 +83,7 @@ class SlurmActions {
   virtual ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) = 0;
   // Gives a held pending job its nodes and first lease, then releases it.
   virtual ActionResult admit(const AdmitRequest& request) = 0;
+  // Back to the queue, held: gaptraind admits it again (it resumes from its checkpoint).
   virtual ActionResult requeue(std::uint32_t job_id) = 0;
 };
 

@@ -42,6 +42,7 @@ class CurveLearner {
   ScalingCurve curve(double fallback_one_node_rate) const;
   double up_cost_s() const;
   double down_cost_s() const;
+  int rescales_measured() const { return ups_ + downs_; }
 
  private:
   struct Measured {

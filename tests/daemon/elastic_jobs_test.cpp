@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "gaptrain/scaling_curve.hpp"
+
 namespace gaptrain::daemon {
 namespace {
 
@@ -122,6 +124,59 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   jobs.refresh(s);
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1", "n4"}));
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n4", 9}}));
+}
+
+// The launcher's report of a job running a step on `nodes` with `samples` done.
+protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nodes,
+                                  double samples) {
+  protocol::LauncherReport r;
+  r.job_id = id;
+  r.running = std::move(nodes);
+  r.samples_done = samples;
+  return r;
+}
+
+TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  // Not steady yet: only n1 runs a step.
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 0), kNow));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 500), kNow + 20));
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
+  // Steady on 2 nodes: 100 samples/s over 20 s.
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + 30));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 50));
+  const ElasticJob& learned = jobs.jobs().at(5);
+  EXPECT_EQ(learned.curve_source, Source::learned);
+  const ScalingCurve curve([&] {
+    std::vector<ScalingCurve::Point> points;
+    for (const auto& [n, rate] : learned.curve) points.push_back({n, rate});
+    return points;
+  }());
+  EXPECT_NEAR(curve.at(2), 100.0, 1e-6);
+  EXPECT_EQ(learned.costs_source, Source::assumed);
+
+  // A grow to 3 nodes stalls the training for 12 s: that is the up cost now.
+  jobs.resized(5, {"n1", "n2", "n3"}, {{"n3", 9}}, kNow + 60);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3000), kNow + 65));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3100), kNow + 72));
+  EXPECT_EQ(jobs.jobs().at(5).costs_source, Source::learned);
+  EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
+}
+
+TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  protocol::JobRegistration r = registration(5);
+  r.curve = {{1, 10.0}, {4, 35.0}};
+  r.up_cost_s = 5.0;
+  r.down_cost_s = 4.0;
+  ASSERT_FALSE(jobs.add(r, &job, kNow));
+  EXPECT_FALSE(jobs.jobs().at(5).learner);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 5000), kNow + 20));
+  EXPECT_EQ(jobs.jobs().at(5).curve, r.curve);
 }
 
 TEST(ElasticJobs, SatelliteNamesNameTheirJob) {

@@ -184,8 +184,16 @@ TEST_F(ResizerTest, ReclaimHasTheShortGraceAndHurriesAnAllocatorDrain) {
   waiting.id = 42;
   waiting.state = JobState::pending;
   snapshot.jobs.push_back(waiting);
+  snapshot.nodes = {{"n2", NodeState::idle, 0}, {"n3", NodeState::idle, 0}};
   EXPECT_EQ(resizer.promised(snapshot, at(4)), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(resizer.served(snapshot, at(4)), std::set<std::uint32_t>{42});
   EXPECT_TRUE(resizer.promised(snapshot, at(60)).empty());
+  // Another job took n3: only n2 is still on its way to job 42.
+  snapshot.nodes[1].state = NodeState::allocated;
+  EXPECT_EQ(resizer.promised(snapshot, at(4)), std::set<std::string>{"n2"});
+  snapshot.nodes[0].state = NodeState::allocated;
+  EXPECT_TRUE(resizer.served(snapshot, at(4)).empty()) << "job 42 is owed nodes again";
+  snapshot.nodes[0].state = NodeState::idle;
   snapshot.jobs.back().state = JobState::running;
   EXPECT_TRUE(resizer.promised(snapshot, at(4)).empty());
 }
