@@ -260,7 +260,8 @@ case_lease() {
 # A held pending job, admitted on n3,n4 with a 3-minute lease, starts on exactly those nodes.
 case_admit() {
   local job
-  job=$(submit -H -p elastic -N 1 -t 10 -o /dev/null --wrap 'sleep 300')
+  # Partition regular: gaptraind (running on the fixture) admits held jobs of the elastic one.
+  job=$(submit -H -p regular -N 1 -t 10 -o /dev/null --wrap 'sleep 300')
   poll 30 "job $job PENDING (held)" job_state_is "$job" PENDING
   [[ $(job_field "$job" Reason) == JobHeld* ]] || fail "job $job is not held: $(job_line "$job")"
   resize admit "$job" n3,n4 3
@@ -273,7 +274,8 @@ case_admit() {
 # requeue: the running job goes back to the queue (Restarts=1) and leaves its nodes.
 case_requeue() {
   local job
-  job=$(submit -p elastic --requeue -N 1 -w n2 -t 10 -o /dev/null --wrap 'sleep 300')
+  # Partition regular: gaptraind (running on the fixture) admits held jobs of the elastic one.
+  job=$(submit -p regular --requeue -N 1 -w n2 -t 10 -o /dev/null --wrap 'sleep 300')
   poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
   resize requeue "$job"
   poll 60 "job $job requeued (Restarts=1)" job_field_is "$job" Restarts 1
