@@ -56,15 +56,6 @@ std::string compact(const Json::Value& value) {
   return Json::writeString(writer, value);
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
-}
-
 RequestKind kind_of(const protocol::Request& request) {
   return std::visit(
       [](const auto& r) {
@@ -269,7 +260,7 @@ void Daemon::act() {
     for (const Action& action : next.actions) {
       log::debug("action not applied (resize is off)", {{"ACTION", to_string(action.kind)},
                                                         {"JOB_ID", action.job_id},
-                                                        {"NODES", join(action.nodes)},
+                                                        {"NODES", join_nodes(action.nodes)},
                                                         {"REASON", action.reason}});
     }
     return;
@@ -442,7 +433,7 @@ std::string Daemon::on_registration(const protocol::JobRegistration& request, ui
   log::info("elastic job registered", {{"JOB_ID", request.job_id},
                                        {"UID", uid},
                                        {"USER", elastic.user},
-                                       {"NODES", join(elastic.nodes)},
+                                       {"NODES", join_nodes(elastic.nodes)},
                                        {"BATCH_HOST", elastic.batch_host},
                                        {"MIN_NODES", elastic.min_nodes},
                                        {"MAX_NODES", elastic.max_nodes},
@@ -479,20 +470,15 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   if (first) {
     log::info("launcher reporting", {{"JOB_ID", report.job_id},
                                      {"UID", uid},
-                                     {"RUNNING", join(report.running)},
-                                     {"NODES", join(job.nodes)}});
+                                     {"RUNNING", join_nodes(report.running)},
+                                     {"NODES", join_nodes(job.nodes)}});
   }
-  // The job's nodes as Slurm has them, batch host first: the launcher's rendezvous host, and
-  // those of them it is asked to let go.
+  // The job's nodes (the model keeps the batch host, the launcher's rendezvous host, first),
+  // those of them it is asked to let go, and the satellites its steps run in.
   protocol::LaunchInstruction instruction;
+  instruction.nodes = job.nodes;
   instruction.drain = resizer_.draining(report.job_id);
   instruction.allocations = job.satellites;
-  if (std::find(job.nodes.begin(), job.nodes.end(), job.batch_host) != job.nodes.end()) {
-    instruction.nodes.push_back(job.batch_host);
-  }
-  for (const std::string& node : job.nodes) {
-    if (node != job.batch_host) instruction.nodes.push_back(node);
-  }
   return protocol::encode_reply(instruction);
 }
 

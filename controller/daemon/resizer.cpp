@@ -15,15 +15,6 @@ namespace {
 // while it is still pending: Slurm starts it at its next scheduling pass, within seconds.
 constexpr double kPromiseS = 15.0;
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ',';
-    out += item;
-  }
-  return out;
-}
-
 // Seconds for a log field, to a tenth.
 std::string seconds_text(double seconds) {
   char text[32];
@@ -50,15 +41,16 @@ class Stopwatch {
 void log_started(const Action& action, const std::vector<std::string>& nodes) {
   log::info("action started", {{"ACTION", to_string(action.kind)},
                                {"JOB_ID", action.job_id},
-                               {"NODES", join(nodes)},
+                               {"NODES", join_nodes(nodes)},
                                {"REASON", action.reason}});
 }
 
 void log_done(std::string_view kind, std::uint32_t job_id, const std::vector<std::string>& nodes,
               long long elapsed_ms) {
-  log::info(
-      "action done",
-      {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join(nodes)}, {"ELAPSED_MS", elapsed_ms}});
+  log::info("action done", {{"ACTION", kind},
+                            {"JOB_ID", job_id},
+                            {"NODES", join_nodes(nodes)},
+                            {"ELAPSED_MS", elapsed_ms}});
 }
 
 }  // namespace
@@ -174,7 +166,7 @@ void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const
   }
   log::info("drain requested", {{"ACTION", to_string(action.kind)},
                                 {"JOB_ID", action.job_id},
-                                {"NODES", join(action.drain)},
+                                {"NODES", join_nodes(action.drain)},
                                 {"GRACE_S", seconds_text(drain.deadline - now.mono)},
                                 {"REASON", action.reason}});
   drains_[action.job_id] = std::move(drain);
@@ -230,8 +222,8 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
   const std::string_view kind = to_string(drain.kind);
   log::info("action started", {{"ACTION", kind},
                                {"JOB_ID", job_id},
-                               {"NODES", join(drain.drain)},
-                               {"KEEP", join(drain.keep)},
+                               {"NODES", join_nodes(drain.drain)},
+                               {"KEEP", join_nodes(drain.keep)},
                                {"REASON", drain.reason}});
   // Satellites first: ending them is an ordinary job end. A requeue lets go of all of them.
   std::vector<std::uint32_t> satellites;
@@ -302,7 +294,7 @@ void Resizer::failed(std::uint32_t job_id, ActionKind kind, std::string_view kin
   backoff.retry_at = now.mono + wait;
   log::warning("action failed", {{"ACTION", kind_name},
                                  {"JOB_ID", job_id},
-                                 {"NODES", join(nodes)},
+                                 {"NODES", join_nodes(nodes)},
                                  {"REASON", error},
                                  {"FAILURES", backoff.failures},
                                  {"RETRY_IN_S", seconds_text(wait)}});

@@ -26,6 +26,31 @@ case_setup() {  # case_setup ENV_SH: skip (77) when not root, load the fixture's
   trap cleanup EXIT
 }
 
+# Skips (77) unless the fixture's cluster runs the plugin and gaptraind and GAPTRAIN_CLI (set by
+# CMake) is the `gaptrain` binary: for the cases that need gaptrain's parts.
+require_gaptrain() {
+  if [ ! -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] ||
+    [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
+    echo "SKIP: the cluster runs without spank_gaptrain.so or gaptraind, or GAPTRAIN_CLI is not set" >&2
+    exit 77
+  fi
+}
+
+# query_status PYTHON-EXPRESSION: evaluates it with `s` bound to `gaptrain status --json` and
+# `job(id)` to that elastic job's entry (None when not managed), and prints the result (lists
+# one item a line). Fails when the daemon does not answer.
+query_status() {
+  local json
+  json=$("$GAPTRAIN_CLI" status --json) || return 1
+  python3 -c '
+import json, sys
+s = json.loads(sys.argv[2])
+def job(i):
+    return next((j for j in s["elastic_jobs"] if j["job_id"] == i), None)
+r = eval(sys.argv[1])
+sys.stdout.write("".join(f"{x}\n" for x in r) if isinstance(r, list) else f"{r}\n")' "$1" "$json"
+}
+
 submit_args=()
 cleanup_steps=()
 

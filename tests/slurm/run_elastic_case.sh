@@ -17,11 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=case_lib.sh
 source "$here/case_lib.sh"
 case_setup "$env_sh"
-if [ ! -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] ||
-  [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
-  echo "SKIP: the cluster runs without spank_gaptrain.so or gaptraind, or GAPTRAIN_CLI is not set" >&2
-  exit 77
-fi
+require_gaptrain
 
 work=$GAPTRAIN_CLUSTER_DIR/elastic-$case_name
 rm -rf "$work"
@@ -35,19 +31,6 @@ max_start_s=5  # the issue's bound on a regular job's start after its submission
 
 now() { date +%s.%N; }
 seconds_since() { echo "$(now) - $1" | bc; }
-
-# query_status PYTHON-EXPRESSION: evaluated with `s` bound to `gaptrain status --json` and
-# `job(id)` to that elastic job's entry (None when not managed).
-query_status() {
-  local json
-  json=$("$GAPTRAIN_CLI" status --json) || return 1
-  python3 -c '
-import json, sys
-s = json.loads(sys.argv[2])
-def job(i):
-    return next((j for j in s["elastic_jobs"] if j["job_id"] == i), None)
-print(eval(sys.argv[1]))' "$1" "$json"
-}
 
 # The elastic job runs on N nodes (its own and its satellites) with a live step on each.
 elastic_at() {  # elastic_at JOB N

@@ -15,11 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=case_lib.sh
 source "$here/case_lib.sh"
 case_setup "$env_sh"
-if [ ! -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] ||
-  [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
-  echo "SKIP: the cluster runs without spank_gaptrain.so or gaptraind, or GAPTRAIN_CLI is not set" >&2
-  exit 77
-fi
+require_gaptrain
 
 # The case's files (job output, the steps' output, flag, progress and host files).
 work=$GAPTRAIN_CLUSTER_DIR/launch-$case_name
@@ -30,16 +26,6 @@ submit_args=(-D "$work" -o "$work/job.out")
 job_context() { echo "its output: $(cat "$work/job.out" 2>/dev/null)"; }
 
 lines_in() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
-
-# query_status PYTHON-EXPRESSION: evaluated with `s` bound to `gaptrain status --json`.
-query_status() {
-  local json
-  json=$("$GAPTRAIN_CLI" status --json) || return 1
-  python3 -c '
-import json, sys
-s = json.loads(sys.argv[2])
-print(eval(sys.argv[1]))' "$1" "$json"
-}
 
 # The elastic job's samples_done and whether reported_at is set, as "SAMPLES REPORTED".
 elastic_progress() {

@@ -63,33 +63,14 @@ case_elastic_shrink() {
 
 daemon_log() { echo "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log"; }
 
-# Skips (77) a case that needs spank_gaptrain.so and gaptraind when the fixture cluster runs
-# without them (configured before they were built).
+# Skips (77) a case that needs spank_gaptrain.so when the fixture cluster runs without it
+# (configured before it was built); require_gaptrain (case_lib.sh) also needs gaptraind.
 need_plugin() {
   [ -s "$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf" ] || {
     echo "SKIP: the cluster runs without spank_gaptrain.so" >&2; exit 77; }
 }
-need_controller() {
-  need_plugin
-  if [ ! -f "$GAPTRAIN_CLUSTER_DIR/etc/controller.env" ] || [ ! -x "${GAPTRAIN_CLI:-}" ]; then
-    echo "SKIP: the cluster runs without gaptraind, or GAPTRAIN_CLI is not set" >&2
-    exit 77
-  fi
-}
 
 status_json() { "$GAPTRAIN_CLI" status --json; }
-
-# query_status PYTHON-EXPRESSION: evaluates it with `s` bound to `gaptrain status --json` and
-# prints the result (lists one item a line). Fails when the daemon does not answer.
-query_status() {
-  local json
-  json=$(status_json) || return 1
-  python3 -c '
-import json, sys
-s = json.loads(sys.argv[2])
-r = eval(sys.argv[1])
-sys.stdout.write("".join(f"{x}\n" for x in r) if isinstance(r, list) else f"{r}\n")' "$1" "$json"
-}
 
 holes() { query_status '[h["node"] for h in s["holes"]]'; }
 is_hole() {  # (not `holes | grep -q`: pipefail would see the writer's SIGPIPE)
@@ -184,7 +165,7 @@ case_bad_options_refused() {
 # 3. A regular job's end makes its node a hole in `gaptrain status`, and the plugin's events
 # (prolog node_taken, epilog node_freed) reach the daemon.
 case_hole_after_job() {
-  need_controller
+  require_gaptrain
   local flag=$GAPTRAIN_CLUSTER_DIR/test-hole-flag job
   job=$(flag_job "$flag" --exclusive -N1 -w n1 -t 2)
   note "job $job submitted"
@@ -229,7 +210,7 @@ job_planned() {  # backfill gave the pending job a start time and nodes
 
 # 4. A pending job planned by backfill bounds the holes on the nodes it will take.
 case_backfill_hole_end() {
-  need_controller
+  require_gaptrain
   local blocker job sched idle=() n
   mismatch_file=$(mktemp)
   cleanup_steps+=("rm -f $mismatch_file")
@@ -264,7 +245,7 @@ poll_quiet() {
 # sealed by another user, a replayed credential and a line that is no credential are refused,
 # logged with their reason and uid, counted, and change no hole.
 case_event_authentication() {
-  need_controller
+  require_gaptrain
   local flag=$GAPTRAIN_CLUSTER_DIR/test-auth-flag job accepted rejected reply t cred log
   log=$(daemon_log)
   accepted=$(events accepted) rejected=$(events rejected)
@@ -320,7 +301,7 @@ controller_answers() { "$GAPTRAIN_CLI" status >/dev/null 2>&1; }
 # "not delivered" line per event in slurmd's log. The controller is started again afterwards
 # (also when the case fails), so later cases find it.
 case_controller_down() {
-  need_controller
+  require_gaptrain
   local regular elastic id node
   "$local_cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR"
   cleanup_steps+=("\"$local_cluster\" start-controller --dir \"$GAPTRAIN_CLUSTER_DIR\"")
