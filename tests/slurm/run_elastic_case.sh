@@ -168,11 +168,6 @@ case_pytorch() {
     poll 120 "cycle $cycle: elastic job $job back on 4 nodes" elastic_at "$job" 4
     note "cycle $cycle done"
   done
-  # gaptraind learned the curve it had assumed from the reported progress (the costs were
-  # given: --elastic-cost).
-  poll 300 "job $job's curve learned from its progress" \
-    test "$(query_status "job($job)['curve']['source'] if job($job) else 'gone'")" = learned
-  note "learned: $(query_status "(job($job)['curve']['points'], job($job)['up_cost_s'], job($job)['down_cost_s'])")"
   poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   # World sizes 4, 2 (a regular job took 2 of its nodes), 4 again: it shrank and grew back.
   "$py" "$here/../examples/check_progress.py" "$ckpt/progress.jsonl" "$epochs" 1797 4 2 4 ||
