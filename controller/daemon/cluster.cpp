@@ -54,4 +54,19 @@ const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
   return it == snapshot.jobs.end() ? nullptr : &*it;
 }
 
+std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,
+                                                     std::string_view partitions) {
+  if (snapshot.partitions.empty()) return std::nullopt;
+  std::set<std::string> nodes;
+  while (!partitions.empty()) {
+    const std::size_t comma = partitions.find(',');
+    const std::string_view name = partitions.substr(0, comma);
+    for (const Partition& partition : snapshot.partitions) {
+      if (partition.name == name) nodes.insert(partition.nodes.begin(), partition.nodes.end());
+    }
+    partitions = comma == std::string_view::npos ? std::string_view() : partitions.substr(comma + 1);
+  }
+  return nodes;
+}
+
 }  // namespace gaptrain::daemon

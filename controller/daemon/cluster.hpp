@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,15 @@ struct Node {
 
 enum class JobState { pending, running, suspended, finished };
 
+// Why a pending job waits, as far as reclaiming nodes is concerned: only a job waiting for
+// nodes (or behind higher-priority jobs, or not yet looked at) would start if nodes were free.
+enum class PendingReason {
+  none,       // Slurm has not decided yet (just submitted)
+  priority,   // higher-priority jobs go first
+  resources,  // waits for nodes
+  other,      // what free nodes would not fix: dependency, begin time, limits, hold, ...
+};
+
 std::string_view to_string(JobState state);
 
 struct Job {
@@ -57,6 +67,13 @@ struct Job {
   std::uint32_t min_nodes = 0;           // as requested (-N MIN-MAX); 0 when not known
   std::uint32_t max_nodes = 0;
   bool held = false;  // pending with priority 0 (sbatch --hold, scontrol hold)
+  std::uint32_t priority = 0;  // Slurm's, higher first
+  PendingReason reason = PendingReason::other;  // pending jobs only
+};
+
+struct Partition {
+  std::string name;
+  std::vector<std::string> nodes;
 };
 
 struct Reservation {
@@ -71,6 +88,7 @@ struct Snapshot {
   std::vector<Node> nodes;
   std::vector<Job> jobs;
   std::vector<Reservation> reservations;
+  std::vector<Partition> partitions;
 };
 
 // An elastic job's extra nodes are held by "satellite" allocations, one per node, named after
@@ -81,6 +99,12 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
+
+// The nodes a job of `partitions` (Slurm's comma-separated list for a pending job) may run on:
+// the union of theirs, in the snapshot's order. nullopt when the snapshot lists no partitions
+// (every node then qualifies).
+std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,
+                                                     std::string_view partitions);
 
 // A job holds its nodes while it runs or is suspended.
 inline bool holds_nodes(const Job& job) {

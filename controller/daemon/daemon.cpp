@@ -266,8 +266,8 @@ void Daemon::act() {
     return;
   }
   std::set<std::string> reclaimed;
-  for (const auto& [node, waiting] : reclaim) reclaimed.insert(node);
-  resizer_.hurry(reclaim, at);
+  for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
+  resizer_.hurry(reclaim.nodes, at);
   bool changed = resizer_.release_orphans(snapshot_);
   changed |= resizer_.apply(next, snapshot_, elastic_, at);
   changed |= resizer_.advance(elastic_, at);

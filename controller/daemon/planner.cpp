@@ -14,6 +14,9 @@ namespace {
 // within this long after an elastic lease ends is waiting for that lease.
 constexpr std::int64_t kLeaseSlackS = 60;
 
+// Backfill runs every few seconds: a job it plans to start within this long starts "now".
+constexpr std::int64_t kStartSlackS = 10;
+
 bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
@@ -40,6 +43,13 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
     }
   }
   return takeover;
+}
+
+// A pending job that free nodes would start (as opposed to one held back by a dependency, a
+// begin time, a limit...).
+bool waits_for_nodes(const Job& job) {
+  return job.reason == PendingReason::none || job.reason == PendingReason::priority ||
+         job.reason == PendingReason::resources;
 }
 
 // `nodes` without those in `removed`, in their order.
@@ -101,9 +111,9 @@ std::string_view to_string(ActionKind kind) {
   return "?";
 }
 
-std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition, const std::set<std::uint32_t>& served) {
+Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+                         const std::string& elastic_partition,
+                         const std::set<std::uint32_t>& served) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   struct Holder {
     const ElasticJob* job;
@@ -124,48 +134,94 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
   const auto is_batch_host = [&](const std::string& node) {
     return holder.at(node).job->batch_host == node;
   };
-  // Every elastic node that may stand in for a planned one: satellites first (giving one back
-  // is an ordinary job end), then the jobs' own nodes, never a batch host.
-  std::vector<std::string> stand_ins;
-  for (const bool satellites : {true, false}) {
+  // The elastic nodes in the order they are given up: satellites first (giving one back is an
+  // ordinary job end), then the jobs' own nodes, batch hosts last (that is a requeue).
+  std::vector<std::string> giving_order;
+  for (const int rank : {0, 1, 2}) {
     for (const ElasticJob& job : elastic) {
       for (const std::string& node : job.nodes) {
-        if (holder.contains(node) && node != job.batch_host &&
-            job.satellites.contains(node) == satellites) {
-          stand_ins.push_back(node);
-        }
+        if (!holder.contains(node)) continue;
+        const int node_rank = node == job.batch_host ? 2 : job.satellites.contains(node) ? 0 : 1;
+        if (node_rank == rank) giving_order.push_back(node);
       }
     }
   }
-
-  std::vector<const Job*> waiting;
-  for (const Job& job : snapshot.jobs) {
-    if (is_regular_pending(job, elastic_ids, elastic_partition) && job.start_time > 0) {
-      waiting.push_back(&job);
-    }
-  }
-  std::stable_sort(waiting.begin(), waiting.end(),
-                   [](const Job* a, const Job* b) { return a->start_time < b->start_time; });
-
-  // Idle nodes nobody holds: a waiting job takes those before any elastic node.
-  std::size_t idle_left = 0;
+  std::vector<std::string> idle;  // idle nodes nobody holds, in Slurm's order
   for (const Node& node : snapshot.nodes) {
     if ((node.state == NodeState::idle || node.state == NodeState::planned) &&
         !holder.contains(node.name)) {
-      ++idle_left;
+      idle.push_back(node.name);
     }
   }
-  std::vector<std::pair<std::string, std::uint32_t>> reclaim;
-  std::set<std::string> taken;
+
+  // The regular jobs that may be waiting for elastic nodes, in Slurm's order (priority, then
+  // submission): those waiting for nodes at all, and those backfill planned.
+  std::vector<const Job*> waiting;
+  for (const Job& job : snapshot.jobs) {
+    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.held) continue;
+    if (waits_for_nodes(job) || (job.start_time > 0 && !job.sched_nodes.empty())) {
+      waiting.push_back(&job);
+    }
+  }
+  std::stable_sort(waiting.begin(), waiting.end(), [](const Job* a, const Job* b) {
+    return a->priority != b->priority ? a->priority > b->priority : a->id < b->id;
+  });
+
+  Reclaim result;
+  std::set<std::string> idle_counted;  // idle nodes some waiting job is counted on
+  std::set<std::string> taken;         // elastic nodes reclaimed
   const auto take = [&](const std::string& node, std::uint32_t job_id) {
     taken.insert(node);
-    reclaim.emplace_back(node, job_id);
+    result.nodes.emplace_back(node, job_id);
+  };
+  const auto keep_idle = [&](const std::vector<std::string>& nodes) {
+    idle_counted.insert(nodes.begin(), nodes.end());
+    result.kept_idle.insert(nodes.begin(), nodes.end());
   };
   for (const Job* job : waiting) {
-    if (served.contains(job->id)) continue;  // nodes are on their way to it already
-    // The elastic nodes backfill planned it on, when their leases are what it waits for: it
-    // starts no later than the last of them ends. (A job planned after that waits for something
-    // else; taking nodes now would waste them.)
+    const auto eligible = partition_nodes(snapshot, job->partition);
+    const auto allowed = [&](const std::string& node) {
+      return !eligible || eligible->contains(node);
+    };
+    const std::size_t need =
+        job->min_nodes > 0 ? job->min_nodes : std::max<std::size_t>(1, job->sched_nodes.size());
+    // Idle nodes serve first: Slurm starts a job on whichever nodes are free.
+    std::vector<std::string> from_idle;
+    for (const std::string& node : idle) {
+      if (from_idle.size() == need) break;
+      if (!idle_counted.contains(node) && allowed(node)) from_idle.push_back(node);
+    }
+    if (served.contains(job->id)) {  // its elastic nodes are on their way already
+      keep_idle(from_idle);
+      continue;
+    }
+
+    // 1. Would it start now if the elastic jobs were not there? Then it gets their nodes now.
+    if (waits_for_nodes(*job)) {
+      if (from_idle.size() == need) {
+        // It fits in idle nodes alone. Unless backfill plans it for later (it then waits for
+        // something a node count does not see: features, memory, licences), Slurm starts it
+        // there at its next pass.
+        if (job->start_time <= snapshot.taken_at + kStartSlackS) keep_idle(from_idle);
+        continue;
+      }
+      std::vector<std::string> from_elastic;
+      for (const std::string& node : giving_order) {
+        if (from_idle.size() + from_elastic.size() == need) break;
+        if (!taken.contains(node) && allowed(node)) from_elastic.push_back(node);
+      }
+      if (from_idle.size() + from_elastic.size() == need) {
+        keep_idle(from_idle);
+        for (const std::string& node : from_elastic) take(node, job->id);
+        continue;
+      }
+      // It does not fit even then: it waits for regular jobs to end. Backfill may still plan
+      // it on elastic nodes, below.
+    }
+
+    // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it
+    // starts no later than the last of them ends. (A job planned after that waits for
+    // something else; taking nodes now would waste them.)
     std::vector<std::string> planned;
     std::int64_t last_end = 0;
     bool unknown_end = false;
@@ -179,12 +235,11 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
     if (planned.empty() || (!unknown_end && job->start_time > last_end + kLeaseSlackS)) continue;
     std::stable_partition(planned.begin(), planned.end(),
                           [&](const std::string& node) { return !is_batch_host(node); });
-    // The job needs that many nodes, not those: Slurm starts it on whichever are idle. Idle
-    // nodes serve first; of the elastic ones, a planned batch host is swapped for another
-    // elastic node, to shrink rather than requeue.
-    const std::size_t from_idle = std::min(idle_left, job->sched_nodes.size());
-    idle_left -= from_idle;
-    std::size_t wanted = std::min(planned.size(), job->sched_nodes.size() - from_idle);
+    // It needs that many nodes, not those: idle ones first, then the planned elastic ones; a
+    // planned batch host is swapped for another elastic node, to shrink rather than requeue.
+    from_idle.resize(std::min(from_idle.size(), job->sched_nodes.size()));
+    keep_idle(from_idle);
+    std::size_t wanted = std::min(planned.size(), job->sched_nodes.size() - from_idle.size());
     std::size_t deficit = 0;
     for (const std::string& node : planned) {
       if (wanted == 0) break;
@@ -195,9 +250,9 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
       }
       --wanted;
     }
-    for (const std::string& node : stand_ins) {
+    for (const std::string& node : giving_order) {  // stand-ins, never a batch host
       if (deficit == 0) break;
-      if (taken.contains(node)) continue;
+      if (taken.contains(node) || is_batch_host(node)) continue;
       take(node, job->id);
       --deficit;
     }
@@ -209,7 +264,7 @@ std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
       }
     }
   }
-  return reclaim;
+  return result;
 }
 
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
@@ -244,14 +299,14 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   // 1. Reclaims: give regular jobs what they wait for, at once.
   std::map<std::uint32_t, std::set<std::string>> lost;  // elastic job -> nodes it must give up
   std::map<std::uint32_t, std::uint32_t> lost_to;       // elastic job -> a regular job waiting
-  const auto reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition, served);
-  std::set<std::string> reclaimed;
-  for (const auto& [node, regular_job] : reclaim) reclaimed.insert(node);
+  const Reclaim reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition, served);
+  std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
+  for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep
   for (const ElasticJob& job : elastic) {
     std::set<std::string> gone;
     std::uint32_t waiting = 0;
-    for (const auto& [node, regular_job] : reclaim) {
+    for (const auto& [node, regular_job] : reclaim.nodes) {
       if (contains(job.nodes, node)) {
         gone.insert(node);
         waiting = regular_job;
@@ -262,7 +317,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       continue;
     }
     Action action =
-        release(job, gone, "regular job " + std::to_string(waiting) + " is planned on its nodes");
+        release(job, gone, "regular job " + std::to_string(waiting) + " waits for its nodes");
     action.waiting_job = waiting;
     if (action.kind == ActionKind::shrink) {
       ElasticJob kept = job;

@@ -54,15 +54,31 @@ struct Plan {
   std::optional<AllocationResult> allocation;
 };
 
-// Nodes held by elastic jobs that a pending regular job is waiting for: backfill planned the job
-// on them (sched_nodes) to start no later than the elastic job's time limit, i.e. the elastic
-// job's lease is what delays it. The job needs as many nodes, not those very ones, so a planned
-// batch host is swapped for another elastic node (a satellite first) when there is one: the
-// job shrinks instead of being requeued. Jobs in `served` already have nodes on their way
-// (drains in flight, nodes just given back) and get no more. Pairs of (node, waiting job id).
-std::vector<std::pair<std::string, std::uint32_t>> nodes_to_reclaim(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition, const std::set<std::uint32_t>& served = {});
+// What the regular workload waits for (DESIGN.md §3 "reclaim").
+struct Reclaim {
+  // Elastic nodes to give back at once, each with the regular job waiting for it.
+  std::vector<std::pair<std::string, std::uint32_t>> nodes;
+  // Idle nodes a waiting regular job is counted on: not holes to grow into.
+  std::set<std::string> kept_idle;
+};
+
+// The nodes pending regular jobs wait for, visiting them in Slurm's order (priority, then job
+// id). A job gets elastic nodes when
+//  1. it would start now if the elastic jobs were not there: it waits for nodes (reason
+//     Resources, Priority or none yet) and the idle nodes plus the elastic ones of its
+//     partition are enough; or
+//  2. backfill planned it (sched_nodes) on elastic nodes to start no later than their time
+//     limit: the elastic leases are what delay it.
+// It needs as many nodes, not those very ones: idle nodes count first (kept_idle), then elastic
+// ones (satellites, then the jobs' own nodes), a batch host last (a requeue) when nothing else
+// can stand in. Jobs ahead are counted on their nodes; jobs in `served` already have nodes on
+// their way and get only their idle ones kept. Not modelled: node features, memory, licences
+// (a job that fits in idle nodes but that backfill plans later is left to Slurm), and backfill's
+// rule that a job may not delay those ahead (a small job behind a blocked big one gets nodes it
+// may not start on yet: the elastic jobs lose them, the regular workload loses nothing).
+Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+                         const std::string& elastic_partition,
+                         const std::set<std::uint32_t>& served = {});
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
 // with --hold), as the allocator's new jobs: no nodes, the node range of their -N MIN-MAX, the

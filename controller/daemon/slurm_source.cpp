@@ -45,6 +45,15 @@ NodeState node_state(std::uint32_t state) {
   }
 }
 
+PendingReason pending_reason(std::uint32_t reason) {
+  switch (reason) {
+    case WAIT_NO_REASON: return PendingReason::none;
+    case WAIT_PRIORITY: return PendingReason::priority;
+    case WAIT_RESOURCES: return PendingReason::resources;
+    default: return PendingReason::other;
+  }
+}
+
 JobState job_state(std::uint32_t state) {
   switch (state & JOB_STATE_BASE) {
     case JOB_PENDING: return JobState::pending;
@@ -59,6 +68,9 @@ struct NodeMsgDeleter {
 };
 struct JobMsgDeleter {
   void operator()(job_info_msg_t* m) const { slurm_free_job_info_msg(m); }
+};
+struct PartMsgDeleter {
+  void operator()(partition_info_msg_t* m) const { slurm_free_partition_info_msg(m); }
 };
 struct ResvMsgDeleter {
   void operator()(reserve_info_msg_t* m) const { slurm_free_reservation_info_msg(m); }
@@ -88,6 +100,7 @@ struct SlurmSource::Cache {
   Table<node_info_msg_t, NodeMsgDeleter> nodes;
   Table<job_info_msg_t, JobMsgDeleter> jobs;
   Table<reserve_info_msg_t, ResvMsgDeleter> reservations;
+  Table<partition_info_msg_t, PartMsgDeleter> partitions;
 };
 
 SlurmSource::SlurmSource() : cache_(std::make_unique<Cache>()) {
@@ -114,6 +127,11 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
   if (!c.reservations.refresh(
           [](time_t t, reserve_info_msg_t** m) { return slurm_load_reservations(t, m); }, full)) {
     return {false, "slurm_load_reservations: " + slurm_error()};
+  }
+  if (!c.partitions.refresh(
+          [](time_t t, partition_info_msg_t** m) { return slurm_load_partitions(t, m, SHOW_ALL); },
+          full)) {
+    return {false, "slurm_load_partitions: " + slurm_error()};
   }
 
   Snapshot fresh;
@@ -146,6 +164,8 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       if (j.num_nodes != NO_VAL) job.min_nodes = j.num_nodes;
       if (j.max_nodes != NO_VAL) job.max_nodes = j.max_nodes;
       job.held = job.state == JobState::pending && j.priority == 0;
+      job.priority = j.priority;
+      if (job.state == JobState::pending) job.reason = pending_reason(j.state_reason);
       fresh.jobs.push_back(std::move(job));
     }
     const reserve_info_msg_t& resvs = *c.reservations.msg;
@@ -154,6 +174,11 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       Reservation reservation{text(r.name), epoch(r.start_time), epoch(r.end_time), {}};
       reservation.nodes = expand_hostlist(r.node_list);
       fresh.reservations.push_back(std::move(reservation));
+    }
+    const partition_info_msg_t& parts = *c.partitions.msg;
+    for (std::uint32_t i = 0; i < parts.record_count; ++i) {
+      const partition_info_t& p = parts.partition_array[i];
+      fresh.partitions.push_back({text(p.name), expand_hostlist(p.nodes)});
     }
   } catch (const std::invalid_argument& e) {
     return {false, e.what()};

@@ -103,7 +103,7 @@ TEST(Planner, ARegularJobWaitingOnAnElasticLeaseGetsItsNodesAtOnce) {
   EXPECT_EQ(first.job_id, 7U);
   EXPECT_EQ(first.nodes, (Nodes{"n1", "n2"}));
   EXPECT_EQ(first.drain, (Nodes{"n3", "n4"}));
-  EXPECT_EQ(first.reason, "regular job 42 is planned on its nodes");
+  EXPECT_EQ(first.reason, "regular job 42 waits for its nodes");
   for (const Action& a : p.actions) {
     if (a.kind != ActionKind::grow) continue;
     for (const std::string& node : a.nodes) EXPECT_TRUE(node != "n3" && node != "n4") << node;
@@ -118,7 +118,7 @@ TEST(Planner, APlannedBatchHostIsSwappedForAnotherElasticNode) {
   seven.satellites = {{"n4", 100}};
   const ElasticJob eight = elastic_job(s, 8, {"n6", "n5"}, 1, 4);
   add_pending_regular(s, 42, kNow + 240, {"n1", "n3"});
-  const auto reclaim = nodes_to_reclaim(s, {seven, eight}, "elastic");
+  const auto reclaim = nodes_to_reclaim(s, {seven, eight}, "elastic").nodes;
   EXPECT_EQ(reclaim, (std::vector<std::pair<std::string, std::uint32_t>>{{"n3", 42}, {"n4", 42}}));
   const Plan p = plan(s, find_holes(s), {seven, eight}, kNow, {});
   ASSERT_FALSE(p.actions.empty());
@@ -160,10 +160,10 @@ TEST(Planner, AJobWaitingOnTheLastOfSeveralLeasesGetsAllItsPlannedNodes) {
   satellite.end_time = kNow + 300;
   s.jobs.push_back(satellite);
   add_pending_regular(s, 42, kNow + 300, {"n3", "n4"});
-  EXPECT_EQ(nodes_to_reclaim(s, {seven}, "elastic"),
+  EXPECT_EQ(nodes_to_reclaim(s, {seven}, "elastic").nodes,
             (std::vector<std::pair<std::string, std::uint32_t>>{{"n3", 42}, {"n4", 42}}));
   // Nodes already on their way to job 42 (a drain in flight): nothing more.
-  EXPECT_TRUE(nodes_to_reclaim(s, {seven}, "elastic", {42}).empty());
+  EXPECT_TRUE(nodes_to_reclaim(s, {seven}, "elastic", {42}).nodes.empty());
 }
 
 TEST(Planner, IdleNodesServeAWaitingJobBeforeElasticOnes) {
@@ -172,8 +172,9 @@ TEST(Planner, IdleNodesServeAWaitingJobBeforeElasticOnes) {
   Snapshot s = cluster(6, {"n1", "n2", "n3", "n4"});
   const ElasticJob seven = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
   add_pending_regular(s, 42, kNow + 240, {"n1", "n2", "n3"});
-  EXPECT_EQ(nodes_to_reclaim(s, {seven}, "elastic"),
-            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
+  const Reclaim reclaim = nodes_to_reclaim(s, {seven}, "elastic");
+  EXPECT_EQ(reclaim.nodes, (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
+  EXPECT_EQ(reclaim.kept_idle, (std::set<std::string>{"n5", "n6"}));
 }
 
 TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
@@ -182,7 +183,94 @@ TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
   Snapshot s = cluster(2, {"n1", "n2"});
   const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
   add_pending_regular(s, 42, kNow + 3600, {"n2"});
-  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").empty());
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
+}
+
+// A regular job that waits for nodes (Slurm's reason Resources), with no backfill plan yet.
+Job& add_waiting_regular(Snapshot& s, std::uint32_t id, std::uint32_t nodes,
+                         std::uint32_t priority = 100) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = "regular";
+  job.min_nodes = nodes;
+  job.priority = priority;
+  job.reason = PendingReason::resources;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+TEST(Planner, AJobThatWouldStartWithoutTheElasticJobsGetsTheirNodesAtOnce) {
+  // Job 42 needs 2 nodes and waits for resources; the elastic job holds all 4. Backfill has
+  // no plan for it on the elastic nodes (their lease is long): it still gets two non-batch
+  // nodes now, and the allocator does not grow back into them.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  add_waiting_regular(s, 42, 2);
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions[0].kind, ActionKind::shrink);
+  EXPECT_EQ(p.actions[0].nodes, (Nodes{"n1", "n4"}));
+  EXPECT_EQ(p.actions[0].drain, (Nodes{"n2", "n3"}));
+  EXPECT_EQ(p.actions[0].waiting_job, 42U);
+}
+
+TEST(Planner, OnlyNodesOfTheWaitingJobsPartitionAreTaken) {
+  // The elastic job holds n1..n3 of partition "cpu"; job 42 of partition "gpu" (g1, busy)
+  // would not start on them: nothing is taken. Job 43 may use both partitions: it gets one.
+  Snapshot s = cluster(3, {"n1", "n2", "n3"});
+  s.nodes.push_back({"g1", NodeState::allocated, kNow});
+  s.partitions = {{"cpu", {"n1", "n2", "n3"}}, {"gpu", {"g1"}}, {"elastic", {"n1", "n2", "n3"}}};
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 3);
+  add_waiting_regular(s, 42, 1, 200).partition = "gpu";
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
+  add_waiting_regular(s, 43, 1, 100).partition = "gpu,cpu";
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 43}}));
+}
+
+TEST(Planner, AJobHeldBackByOtherThanNodesTakesNothing) {
+  Snapshot s = cluster(2, {"n1", "n2"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
+  add_waiting_regular(s, 42, 1).reason = PendingReason::other;  // a dependency, say
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
+}
+
+TEST(Planner, HigherPriorityJobsAreServedFirst) {
+  // One node besides the batch host: the higher-priority job 42 gets it; job 41 (lower
+  // priority, submitted earlier) needs the batch host, so the elastic job is requeued.
+  Snapshot s = cluster(2, {"n1", "n2"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
+  add_waiting_regular(s, 41, 1, 100);
+  add_waiting_regular(s, 42, 1, 200);
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}, {"n1", 41}}));
+}
+
+TEST(Planner, IdleNodesAJobWillStartOnAreNotGrownInto) {
+  // Job 42 (2 nodes) fits in the idle n2..n4: Slurm starts it at its next pass, so the
+  // elastic job grows only into the third idle node.
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
+  add_waiting_regular(s, 42, 2);
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->nodes, (Nodes{"n4"}));
+}
+
+TEST(Planner, AJobThatFitsInIdleNodesButIsPlannedLaterIsLeftToSlurm) {
+  // Backfill plans job 42 in an hour although two nodes are idle: it waits for something a
+  // node count does not see (a feature, memory). Its idle nodes stay holes.
+  Snapshot s = cluster(3, {"n1"});
+  const ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 3);
+  Job& waiting = add_waiting_regular(s, 42, 2);
+  waiting.start_time = kNow + 3600;
+  waiting.sched_nodes = {"n2", "n3"};
+  const Reclaim reclaim = nodes_to_reclaim(s, {job}, "elastic");
+  EXPECT_TRUE(reclaim.nodes.empty());
+  EXPECT_TRUE(reclaim.kept_idle.empty());
 }
 
 TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
