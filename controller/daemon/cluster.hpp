@@ -68,6 +68,9 @@ struct Job {
   std::uint32_t max_nodes = 0;
   bool held = false;  // pending with priority 0 (sbatch --hold, scontrol hold)
   std::uint32_t priority = 0;  // Slurm's, higher first
+  // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on).
+  std::int64_t eligible_time = 0;
+  bool requeued = false;  // Slurm requeued it at least once
   PendingReason reason = PendingReason::other;  // pending jobs only
 };
 

@@ -272,6 +272,9 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
   std::vector<ElasticJob> candidates;
   for (const Job& job : snapshot.jobs) {
     if (job.state != JobState::pending || !job.held || job.partition != elastic_partition) continue;
+    // A begin time of the user's own is kept; the one Slurm gives a requeued job is not (it
+    // resumes from its checkpoint, nothing to wait for: admission starts it now).
+    if (!job.requeued && job.eligible_time > snapshot.taken_at) continue;
     ElasticJob candidate;
     candidate.job_id = job.id;
     candidate.user = job.user;

@@ -81,8 +81,9 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
                          const std::set<std::uint32_t>& served = {});
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
-// with --hold), as the allocator's new jobs: no nodes, the node range of their -N MIN-MAX, the
-// assumed curve until they register their own.
+// with --hold, or requeued by gaptraind), as the allocator's new jobs: no nodes, the node range
+// of their -N MIN-MAX, the assumed curve until they register their own. A job whose own begin
+// time (--begin) is still ahead waits for it.
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
                                              const std::string& elastic_partition);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <csignal>
+#include <ctime>
 #include <exception>
 #include <memory>
 
@@ -208,6 +209,9 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   shape.min_nodes = shape.max_nodes = static_cast<std::uint32_t>(r.nodes.size());
   shape.req_nodes = nodes.data();
   shape.time_limit = r.time_limit_minutes;
+  // Now: Slurm holds a requeued job back for 2 minutes (BeginTime); candidates whose own begin
+  // time is ahead are not admitted.
+  shape.begin_time = time(nullptr);
   if (ActionResult set = update(shape, what); !set.ok) return set;
   // Release (scontrol release): priority INFINITE lets Slurm recompute it.
   job_desc_msg_t release = blank_desc(r.job_id);

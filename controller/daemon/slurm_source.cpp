@@ -165,6 +165,8 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       if (j.max_nodes != NO_VAL) job.max_nodes = j.max_nodes;
       job.held = job.state == JobState::pending && j.priority == 0;
       job.priority = j.priority;
+      job.eligible_time = epoch(j.eligible_time);
+      job.requeued = j.restart_cnt > 0;
       if (job.state == JobState::pending) job.reason = pending_reason(j.state_reason);
       fresh.jobs.push_back(std::move(job));
     }

@@ -273,6 +273,36 @@ TEST(Planner, AJobThatFitsInIdleNodesButIsPlannedLaterIsLeftToSlurm) {
   EXPECT_TRUE(reclaim.kept_idle.empty());
 }
 
+// A held job of the elastic partition (sbatch --hold -p elastic -N 1-4).
+Job& add_held_elastic(Snapshot& s, std::uint32_t id) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = "elastic";
+  job.held = true;
+  job.min_nodes = 1;
+  job.max_nodes = 4;
+  job.eligible_time = kNow - 10;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
+  Snapshot s = cluster(4, {});
+  add_held_elastic(s, 7);
+  Plan p = plan(s, find_holes(s), {}, kNow, {});
+  const Action* admit = action_for(p, 7);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->kind, ActionKind::admit);
+  EXPECT_EQ(admit->nodes.size(), 4U);
+
+  s.jobs.back().eligible_time = kNow + 600;  // sbatch --begin=now+10minutes
+  EXPECT_TRUE(plan(s, find_holes(s), {}, kNow, {}).actions.empty());
+  s.jobs.back().requeued = true;  // the 2 minutes Slurm gives a requeued job: not waited for
+  p = plan(s, find_holes(s), {}, kNow, {});
+  ASSERT_NE(action_for(p, 7), nullptr);
+}
+
 TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
   // Two jobs; job 8 is worth more per node. Whatever the allocator picks, every shrink keeps
   // a subset with the batch host and every grow adds only nodes that were idle.
