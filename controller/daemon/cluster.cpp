@@ -64,7 +64,8 @@ std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,
     for (const Partition& partition : snapshot.partitions) {
       if (partition.name == name) nodes.insert(partition.nodes.begin(), partition.nodes.end());
     }
-    partitions = comma == std::string_view::npos ? std::string_view() : partitions.substr(comma + 1);
+    partitions =
+        comma == std::string_view::npos ? std::string_view() : partitions.substr(comma + 1);
   }
   return nodes;
 }

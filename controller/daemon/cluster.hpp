@@ -66,11 +66,11 @@ struct Job {
   std::uint32_t time_limit_minutes = 0;  // 0: none (Slurm's INFINITE or NO_VAL)
   std::uint32_t min_nodes = 0;           // as requested (-N MIN-MAX); 0 when not known
   std::uint32_t max_nodes = 0;
-  bool held = false;  // pending with priority 0 (sbatch --hold, scontrol hold)
+  bool held = false;           // pending with priority 0 (sbatch --hold, scontrol hold)
   std::uint32_t priority = 0;  // Slurm's, higher first
   // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on).
   std::int64_t eligible_time = 0;
-  bool requeued = false;  // Slurm requeued it at least once
+  bool requeued = false;                        // Slurm requeued it at least once
   PendingReason reason = PendingReason::other;  // pending jobs only
 };
 

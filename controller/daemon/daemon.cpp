@@ -269,6 +269,7 @@ void Daemon::act() {
   for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
   resizer_.hurry(reclaim.nodes, at);
   bool changed = resizer_.release_orphans(snapshot_);
+  changed |= resizer_.hold_unstarted_admissions(snapshot_, at);
   changed |= resizer_.apply(next, snapshot_, elastic_, at);
   changed |= resizer_.advance(elastic_, at);
   resizer_.keep_leases(snapshot_, elastic_, reclaimed, at);

@@ -136,6 +136,7 @@ bool Resizer::admit(const Action& action, const Now& now) {
   }
   log_done("admit", action.job_id, action.nodes, watch.ms());
   succeeded(action.job_id, "admit");
+  admitted_[action.job_id] = now.mono + settings_.admit_start_s;
   // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
   // admitted again elsewhere.
   backoffs_[action.job_id] =
@@ -379,6 +380,36 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   return true;
 }
 
+bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now) {
+  bool changed = false;
+  for (auto it = admitted_.begin(); it != admitted_.end();) {
+    const Job* job = find_job(snapshot, it->first);
+    if (job == nullptr || job->state != JobState::pending || job->held) {
+      it = admitted_.erase(it);  // started, ended, or held by someone else
+      continue;
+    }
+    if (now.mono < it->second) {
+      ++it;
+      continue;
+    }
+    const ActionResult result = slurm_.hold(it->first);
+    if (!result.ok) {
+      log::warning("action failed",
+                   {{"ACTION", "hold"}, {"JOB_ID", it->first}, {"REASON", result.error}});
+      ++it;  // tried again at the next poll
+      continue;
+    }
+    log::warning("admitted job not started by Slurm: held again",
+                 {{"ACTION", "hold"},
+                  {"JOB_ID", it->first},
+                  {"WAITED_S", std::lround(settings_.admit_start_s)}});
+    backoffs_.erase(it->first);
+    it = admitted_.erase(it);
+    changed = true;
+  }
+  return changed;
+}
+
 void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(drains_, [&](const auto& entry) { return !jobs.contains(entry.first); });
   // Backoffs and user limits outlive a requeue (the job is pending, then registers again).
@@ -386,6 +417,7 @@ void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(backoffs_, gone);
   std::erase_if(user_limits_, gone);
   std::erase_if(lease_backoff_until_, gone);
+  std::erase_if(admitted_, gone);
 }
 
 bool Resizer::promise_holds(const std::string& node, const Promise& promise,

@@ -37,6 +37,7 @@ struct ResizerSettings {
   double lease_s = 300.0;        // how far ahead of now a managed job's time limit is kept
   double retry_min_s = 1.0;      // backoff after a failed Slurm call, doubled per failure...
   double retry_max_s = 15.0;     // ...up to this
+  double admit_start_s = 10.0;   // an admitted job Slurm has not started by then is held again
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.
@@ -99,6 +100,11 @@ class Resizer {
   // Ends satellites whose job no longer runs (it ended or was requeued). True if it did.
   bool release_orphans(const Snapshot& snapshot);
 
+  // Holds again the admitted jobs Slurm has not started within `admit_start_s` (their nodes
+  // were taken, or Slurm refused them): they become admission candidates again instead of
+  // waiting for nodes the allocator no longer means for them. True if it held any.
+  bool hold_unstarted_admissions(const Snapshot& snapshot, const Now& now);
+
   // Forgets what it knows of jobs that are no longer managed.
   void forget_except(const ElasticJobs& jobs, const Snapshot& snapshot);
 
@@ -146,7 +152,8 @@ class Resizer {
   // Still promised: not expired, the job still pending, the node not taken by another job.
   static bool promise_holds(const std::string& node, const Promise& promise,
                             const Snapshot& snapshot, const Now& now);
-  std::map<std::string, Promise> promises_;  // node -> the regular job it was given back for
+  std::map<std::string, Promise> promises_;   // node -> the regular job it was given back for
+  std::map<std::uint32_t, double> admitted_;  // job -> when it should be running by (mono)
   ActionCounts counts_;
 };
 

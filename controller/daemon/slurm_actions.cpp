@@ -207,6 +207,10 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   std::string nodes = join_nodes(r.nodes);
   job_desc_msg_t shape = blank_desc(r.job_id);
   shape.min_nodes = shape.max_nodes = static_cast<std::uint32_t>(r.nodes.size());
+  // One task and CPU per node, as for a fresh `-N` job: a requeued job keeps the task and CPU
+  // counts of the size it last ran at, and Slurm would insist on that many nodes (or, with
+  // fewer CPUs than tasks on the nodes, call the job never runnable and hold it).
+  shape.num_tasks = shape.min_cpus = shape.min_nodes;
   shape.req_nodes = nodes.data();
   shape.time_limit = r.time_limit_minutes;
   // Now: Slurm holds a requeued job back for 2 minutes (BeginTime); candidates whose own begin
@@ -227,6 +231,12 @@ ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
     return {false, failure("requeue of " + job_text(job_id))};
   }
   return success();
+}
+
+ActionResult LibslurmActions::hold(std::uint32_t job_id) {
+  job_desc_msg_t desc = blank_desc(job_id);
+  desc.priority = 0;
+  return update(desc, "hold of " + job_text(job_id));
 }
 
 JobView LibslurmActions::describe(std::uint32_t job_id) {

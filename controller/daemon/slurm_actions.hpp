@@ -85,6 +85,8 @@ class SlurmActions {
   virtual ActionResult admit(const AdmitRequest& request) = 0;
   // Back to the queue, held: gaptraind admits it again (it resumes from its checkpoint).
   virtual ActionResult requeue(std::uint32_t job_id) = 0;
+  // Holds a pending job (priority 0, as scontrol hold): an admission Slurm did not start.
+  virtual ActionResult hold(std::uint32_t job_id) = 0;
 };
 
 // The real thing, through libslurm. libslurm must already be initialized (slurm_init: the
@@ -97,6 +99,7 @@ class LibslurmActions final : public SlurmActions {
   ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
   ActionResult admit(const AdmitRequest& request) override;
   ActionResult requeue(std::uint32_t job_id) override;
+  ActionResult hold(std::uint32_t job_id) override;
 
   JobView describe(std::uint32_t job_id);
 };

@@ -44,6 +44,10 @@ class FakeSlurm final : public SlurmActions {
     requeues.push_back(job_id);
     return answer();
   }
+  ActionResult hold(std::uint32_t job_id) override {
+    holds.push_back(job_id);
+    return answer();
+  }
 
   int failures_left = 0;
   std::uint32_t next_satellite = 100;
@@ -53,6 +57,7 @@ class FakeSlurm final : public SlurmActions {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> limits;
   std::vector<AdmitRequest> admits;
   std::vector<std::uint32_t> requeues;
+  std::vector<std::uint32_t> holds;
 
  private:
   ActionResult answer() {
@@ -361,6 +366,27 @@ TEST_F(ResizerTest, AdmitsAHeldJobWithItsFirstLease) {
   // Not admitted again while Slurm starts it.
   resizer.apply(plan_of({ActionKind::admit, 9, {"n3"}, {}, "allocator"}), snapshot, jobs, at(1));
   EXPECT_EQ(slurm.admits.size(), 1U);
+}
+
+TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsHeldAgain) {
+  Job pending;
+  pending.id = 9;
+  pending.state = JobState::pending;
+  pending.partition = "elastic";
+  snapshot.jobs.push_back(pending);  // released, but not started
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(0));
+  EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s - 1)));
+  EXPECT_TRUE(slurm.holds.empty());
+  EXPECT_TRUE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s)));
+  EXPECT_EQ(slurm.holds, (std::vector<std::uint32_t>{9}));
+  EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s + 5)));
+
+  // One that Slurm started is left alone.
+  resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(100));
+  snapshot.jobs.back().state = JobState::running;
+  EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(200)));
+  EXPECT_EQ(slurm.holds.size(), 1U);
 }
 
 }  // namespace

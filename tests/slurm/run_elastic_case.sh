@@ -175,6 +175,11 @@ case_pytorch() {
     poll 300 "cycle $cycle: training back at world size 4" training_world_size_is "$ckpt" 4
     note "cycle $cycle done"
   done
+  # gaptraind learned the curve it had assumed from the reported progress (the costs were
+  # given: --elastic-cost). It measures over 10 s of steady training (a step on every node).
+  poll 120 "job $job's curve learned from its progress" \
+    test "$(query_status "job($job)['curve']['source'] if job($job) else 'gone'")" = learned
+  note "learned: $(query_status "(job($job)['curve']['points'], job($job)['up_cost_s'], job($job)['down_cost_s'])")"
   poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   # World sizes 4, 2 (a regular job took 2 of its nodes), 4 again, twice: shrank and grew back.
   "$py" "$here/../examples/check_progress.py" "$ckpt/progress.jsonl" "$epochs" 1797 4 2 4 2 4 ||
