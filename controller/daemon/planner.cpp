@@ -1,6 +1,7 @@
 #include "planner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -368,6 +369,21 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
 
   // 3. The difference to what every job holds. The allocator never migrates, so a job only
   // keeps a subset (shrink) or gains idle nodes (grow).
+  std::map<std::string, std::int64_t> hole_ends;
+  for (const Hole& hole : holes)
+    if (hole.predicted_end) hole_ends[hole.node] = *hole.predicted_end;
+  const auto first_end = [&](const std::vector<std::string>& nodes) {
+    std::int64_t end = 0;
+    for (const std::string& node : nodes) {
+      const auto it = hole_ends.find(node);
+      if (it != hole_ends.end() && (end == 0 || it->second < end)) end = it->second;
+    }
+    return end;
+  };
+  const auto end_or_never = [&](const std::string& node) {
+    const auto found = hole_ends.find(node);
+    return found == hole_ends.end() ? std::numeric_limits<std::int64_t>::max() : found->second;
+  };
   std::vector<Action> grows;
   for (const ElasticJob& job : staying) {
     const auto it = result.allocation->allocation.find(std::to_string(job.job_id));
@@ -375,11 +391,20 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
         it == result.allocation->allocation.end() ? std::vector<std::string>{} : it->second;
     const std::vector<std::string> added = minus(target, job.nodes);
     const std::vector<std::string> removed = minus(job.nodes, target);
-    if (job.nodes.empty()) {
-      if (!added.empty())
-        grows.push_back(Action{ActionKind::admit, job.job_id, added, {}, "allocator"});
+    if (!added.empty() && job.nodes.empty()) {
+      // Admitted on one node, its batch host, on the longest of the holes; the allocator grows
+      // it into the others as satellites once it runs. A job's own nodes are never shrunk
+      // then, only satellites cancelled: shrinking an exclusive allocation leaks the node's
+      // reservation in Slurm 22.05 (docs/slurm-notes.md).
+      const auto longest = std::max_element(added.begin(), added.end(),
+                                            [&](const std::string& a, const std::string& b) {
+                                              return end_or_never(a) < end_or_never(b);
+                                            });
+      grows.push_back(Action{
+          ActionKind::admit, job.job_id, {*longest}, {}, "allocator", 0, first_end({*longest})});
     } else if (!added.empty()) {
-      grows.push_back(Action{ActionKind::grow, job.job_id, added, {}, "allocator"});
+      grows.push_back(
+          Action{ActionKind::grow, job.job_id, added, {}, "allocator", 0, first_end(added)});
     } else if (!removed.empty()) {
       result.actions.push_back(release(job, {removed.begin(), removed.end()}, "allocator"));
     }

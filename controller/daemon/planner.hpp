@@ -44,6 +44,10 @@ struct Action {
   // Why, for the journal: "regular job 42 is planned on n3" or "allocator".
   std::string reason;
   std::uint32_t waiting_job = 0;  // a reclaim: the regular job waiting for `drain`
+  // grow, admit: when the regular workload takes the first of `nodes` back (the holes'
+  // predicted end, epoch s); 0 when not known. The first time limit must end by then, or
+  // Slurm refuses to start elastic work there ahead of the pending job it is planned for.
+  std::int64_t hole_end = 0;
 };
 
 struct Plan {

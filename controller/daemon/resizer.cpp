@@ -98,12 +98,13 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   if (job == nullptr || managed == jobs.jobs().end()) return false;
   log_started(action, action.nodes);
   const Stopwatch watch;
-  const GrowResult result = slurm_.grow(GrowRequest{.job_id = action.job_id,
-                                                    .partition = job->partition,
-                                                    .add_nodes = action.nodes,
-                                                    .user_id = job->user_id,
-                                                    .group_id = job->group_id,
-                                                    .time_limit_minutes = first_lease_minutes()});
+  const GrowResult result =
+      slurm_.grow(GrowRequest{.job_id = action.job_id,
+                              .partition = job->partition,
+                              .add_nodes = action.nodes,
+                              .user_id = job->user_id,
+                              .group_id = job->group_id,
+                              .time_limit_minutes = first_lease_minutes(action.hole_end, now)});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;
@@ -125,11 +126,21 @@ std::uint32_t Resizer::first_lease_minutes() const {
   return static_cast<std::uint32_t>(std::max(1.0, std::ceil(settings_.lease_s / 60.0)));
 }
 
+std::uint32_t Resizer::first_lease_minutes(std::int64_t hole_end, const Now& now) const {
+  const std::uint32_t lease = first_lease_minutes();
+  if (hole_end <= 0) return lease;
+  // Whole minutes that end before the hole does (at least one: Slurm's smallest limit).
+  const auto minutes = std::max<std::int64_t>(1, (hole_end - now.wall) / 60);
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(lease, minutes));
+}
+
 bool Resizer::admit(const Action& action, const Now& now) {
   log_started(action, action.nodes);
   const Stopwatch watch;
-  const ActionResult result = slurm_.admit(AdmitRequest{
-      .job_id = action.job_id, .nodes = action.nodes, .time_limit_minutes = first_lease_minutes()});
+  const ActionResult result =
+      slurm_.admit(AdmitRequest{.job_id = action.job_id,
+                                .nodes = action.nodes,
+                                .time_limit_minutes = first_lease_minutes(action.hole_end, now)});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;

@@ -136,6 +136,8 @@ class Resizer {
               const std::string& error, const std::vector<std::string>& nodes, const Now& now);
   std::uint32_t lease_minutes(const Job& job, std::uint32_t user_limit, const Now& now) const;
   std::uint32_t first_lease_minutes() const;
+  // The first lease of work started on nodes whose hole ends at `hole_end` (0: unknown).
+  std::uint32_t first_lease_minutes(std::int64_t hole_end, const Now& now) const;
   void keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for, const Now& now);
 
   SlurmActions& slurm_;

@@ -294,13 +294,37 @@ TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
   const Action* admit = action_for(p, 7);
   ASSERT_NE(admit, nullptr);
   EXPECT_EQ(admit->kind, ActionKind::admit);
-  EXPECT_EQ(admit->nodes.size(), 4U);
+  EXPECT_EQ(admit->nodes.size(), 1U);  // its batch host; it grows as satellites once it runs
 
   s.jobs.back().eligible_time = kNow + 600;  // sbatch --begin=now+10minutes
   EXPECT_TRUE(plan(s, find_holes(s), {}, kNow, {}).actions.empty());
   s.jobs.back().requeued = true;  // the 2 minutes Slurm gives a requeued job: not waited for
   p = plan(s, find_holes(s), {}, kNow, {});
   ASSERT_NE(action_for(p, 7), nullptr);
+}
+
+TEST(Planner, AJobIsAdmittedOnItsLongestHoleWithALeaseThatEndsBeforeIt) {
+  // n1..n3 are planned for job 42 in 10 minutes, n4 has no end in sight: the batch host goes
+  // there. A later grow into n1..n3 carries their end, for a lease that ends before it.
+  Snapshot s = cluster(4, {});
+  add_pending_regular(s, 42, kNow + 600, {"n1", "n2", "n3"});
+  for (Node& node : s.nodes)
+    if (node.name != "n4") node.state = NodeState::planned;
+  add_held_elastic(s, 7);
+  const Plan admitted = plan(s, find_holes(s), {}, kNow, {});
+  const Action* admit = action_for(admitted, 7);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->nodes, (Nodes{"n4"}));
+  EXPECT_EQ(admit->hole_end, 0);
+
+  s.jobs.pop_back();
+  s.nodes[3].state = NodeState::allocated;
+  const ElasticJob running = elastic_job(s, 7, {"n4"}, 1, 4);
+  const Plan grown = plan(s, find_holes(s), {running}, kNow, {});
+  const Action* grow = action_for(grown, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->hole_end, kNow + 600);
 }
 
 TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {

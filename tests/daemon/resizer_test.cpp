@@ -141,6 +141,21 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
 }
 
+TEST_F(ResizerTest, TheFirstLeaseEndsBeforeThePredictedHoleEnd) {
+  // Slurm starts no elastic work on a node planned for a pending job if it would still run
+  // then: a hole ending in 150 s gets a 2-minute lease, one ending sooner the 1-minute minimum.
+  run_job({"n1"});
+  Resizer resizer(slurm, settings);
+  Action grow{ActionKind::grow, 7, {"n2"}, {}, "allocator", 0, kWall + 150};
+  resizer.apply(plan_of(grow), snapshot, jobs, at(0));
+  grow.nodes = {"n3"};
+  grow.hole_end = kWall + 30;
+  resizer.apply(plan_of(grow), snapshot, jobs, at(0));
+  ASSERT_EQ(slurm.grows.size(), 2U);
+  EXPECT_EQ(slurm.grows[0].time_limit_minutes, 2U);
+  EXPECT_EQ(slurm.grows[1].time_limit_minutes, 1U);
+}
+
 TEST_F(ResizerTest, ShrinkWaitsForTheLaunchersAckThenKeepsTheBatchHost) {
   run_job({"n1", "n2", "n3"});
   report({"n1", "n2", "n3"});
