@@ -211,8 +211,12 @@ bool Resizer::advance(ElasticJobs& jobs, const Now& now) {
     const bool let_go = std::all_of(drain.drain.begin(), drain.drain.end(), [&](const auto& n) {
       return contains(job.drained, n) || (job.reported_at && !contains(job.running, n));
     });
+    // Only a failed drain backs off a drain: a grow that failed or an admission that Slurm is
+    // starting must not hold up nodes a regular job waits for.
     const auto backoff = backoffs_.find(job_id);
-    const bool backing_off = backoff != backoffs_.end() && now.mono < backoff->second.retry_at;
+    const bool backing_off =
+        backoff != backoffs_.end() && now.mono < backoff->second.retry_at &&
+        (backoff->second.kind == ActionKind::shrink || backoff->second.kind == ActionKind::requeue);
     if ((!let_go && now.mono < drain.deadline) || backing_off) {
       ++it;
       continue;
@@ -396,7 +400,13 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
   for (auto it = admitted_.begin(); it != admitted_.end();) {
     const Job* job = find_job(snapshot, it->first);
     if (job == nullptr || job->state != JobState::pending || job->held) {
-      it = admitted_.erase(it);  // started, ended, or held by someone else
+      // Started, ended, or held by someone else. The admission's backoff is over too: a
+      // reclaim drain must not wait for it.
+      const auto backoff = backoffs_.find(it->first);
+      if (backoff != backoffs_.end() && backoff->second.kind == ActionKind::admit) {
+        backoffs_.erase(backoff);
+      }
+      it = admitted_.erase(it);
       continue;
     }
     if (now.mono < it->second) {

@@ -186,6 +186,19 @@ TEST_F(ResizerTest, ShrinkGoesAheadWhenTheGraceIsOverWithoutAck) {
   EXPECT_EQ(slurm.shrinks.size(), 1U);
 }
 
+TEST_F(ResizerTest, AFailedGrowDoesNotHoldUpAReclaim) {
+  run_job({"n1", "n2"});
+  report({"n1", "n2"});
+  slurm.failures_left = 1;
+  settings.retry_min_s = 5.0;
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot, jobs, at(0));
+  ASSERT_EQ(resizer.backoffs().size(), 1U);  // the grow is retried in 5 s
+  resizer.apply(plan_of(shrink_to({"n1"}, {"n2"}, 42)), snapshot, jobs, at(0.2));
+  EXPECT_TRUE(resizer.advance(jobs, at(0.2 + settings.reclaim_grace_s)));
+  EXPECT_EQ(slurm.shrinks.size(), 1U);
+}
+
 TEST_F(ResizerTest, ReclaimHasTheShortGraceAndHurriesAnAllocatorDrain) {
   run_job({"n1", "n2", "n3"});
   report({"n1", "n2", "n3"});
