@@ -272,7 +272,8 @@ void Daemon::act() {
   changed |= resizer_.hold_unstarted_admissions(snapshot_, at);
   changed |= resizer_.apply(next, snapshot_, elastic_, at);
   changed |= resizer_.advance(elastic_, at);
-  resizer_.keep_leases(snapshot_, elastic_, reclaimed, at);
+  resizer_.keep_leases(snapshot_, elastic_, reclaimed, at,
+                       planned_takeovers(snapshot_, held, config_.elastic_partition));
   // Slurm changed: see it at once (and re-plan with it) rather than at the next interval.
   if (changed) poll_soon();
 }

@@ -30,11 +30,9 @@ bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_i
          job.partition != elastic_partition;
 }
 
-// When the regular workload plans to take each node: the earliest start_time of a pending
-// regular job whose backfill plan names the node.
-std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
-                                                      const std::set<std::uint32_t>& elastic_ids,
-                                                      const std::string& elastic_partition) {
+std::map<std::string, std::int64_t> takeovers_by_ids(const Snapshot& snapshot,
+                                                     const std::set<std::uint32_t>& elastic_ids,
+                                                     const std::string& elastic_partition) {
   std::map<std::string, std::int64_t> takeover;
   for (const Job& job : snapshot.jobs) {
     if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.start_time <= 0) continue;
@@ -268,6 +266,12 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
   return result;
 }
 
+std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
+                                                      const std::vector<ElasticJob>& elastic,
+                                                      const std::string& elastic_partition) {
+  return takeovers_by_ids(snapshot, ids_of(elastic), elastic_partition);
+}
+
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
                                              const std::string& elastic_partition) {
   std::vector<ElasticJob> candidates;
@@ -333,7 +337,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   if (staying.empty()) return result;
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
-  const auto takeover = planned_takeovers(snapshot, ids_of(elastic), settings.elastic_partition);
+  const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partition);
   const auto seconds_left = [&](const std::string& node) -> std::optional<double> {
     const auto it = takeover.find(node);
     if (it == takeover.end()) return std::nullopt;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -83,6 +84,12 @@ struct Reclaim {
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const std::string& elastic_partition,
                          const std::set<std::uint32_t>& served = {});
+
+// When the regular workload plans to take each node back: the earliest start_time of a pending
+// regular job whose backfill plan (sched_nodes) names it. Leases never run past it.
+std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
+                                                      const std::vector<ElasticJob>& elastic,
+                                                      const std::string& elastic_partition);
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
 // with --hold, or requeued by gaptraind), as the allocator's new jobs: no nodes, the node range

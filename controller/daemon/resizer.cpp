@@ -325,14 +325,22 @@ std::uint32_t Resizer::lease_minutes(const Job& job, std::uint32_t user_limit,
 }
 
 void Resizer::keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for,
-                         const Now& now) {
+                         std::int64_t until, const Now& now) {
   const std::uint32_t current = job.time_limit_minutes;  // 0: none
-  const std::uint32_t wanted = lease_minutes(job, user_limit, now);
+  const std::uint32_t lease = lease_minutes(job, user_limit, now);
+  // Too long (no limit, or more than a lease ahead): shortened to the lease. Not to the
+  // takeover, which may be past already: the reclaim releases the node before it.
+  const bool too_long = current == 0 || current > lease;
+  std::uint32_t renewal = lease;
+  if (until > 0) {  // whole minutes from the job's start that end by `until`
+    const std::int64_t fits = std::max<std::int64_t>(0, (until - job.start_time) / 60);
+    renewal = static_cast<std::uint32_t>(std::min<std::int64_t>(renewal, fits));
+  }
   const std::int64_t end =
       current == 0 ? 0 : job.start_time + static_cast<std::int64_t>(current) * 60;
   const double left_s = static_cast<double>(end - now.wall);
-  const bool too_long = current == 0 || current > wanted;
-  const bool renew = !waited_for && current < wanted && left_s < settings_.lease_s / 2.0;
+  const bool renew = !waited_for && current < renewal && left_s < settings_.lease_s / 2.0;
+  const std::uint32_t wanted = too_long ? lease : renewal;
   if (!too_long && !renew) return;
   const auto hold = lease_backoff_until_.find(job.id);
   if (hold != lease_backoff_until_.end() && now.mono < hold->second) return;
@@ -355,7 +363,12 @@ void Resizer::keep_lease(const Job& job, std::uint32_t user_limit, bool waited_f
 }
 
 void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
-                          const std::set<std::string>& reclaimed, const Now& now) {
+                          const std::set<std::string>& reclaimed, const Now& now,
+                          const std::map<std::string, std::int64_t>& takeovers) {
+  const auto takeover = [&](const std::string& node) {
+    const auto it = takeovers.find(node);
+    return it == takeovers.end() ? std::int64_t{0} : it->second;
+  };
   const auto running = [](const Job* job) {
     return job != nullptr && job->state == JobState::running && job->start_time > 0;
   };
@@ -365,11 +378,19 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
     const auto limit = user_limits_.emplace(job_id, job->time_limit_minutes).first;
     const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
                                         [&](const auto& n) { return reclaimed.contains(n); });
-    keep_lease(*job, limit->second, waited_for, now);
+    // The job's own time limit covers its own nodes (its satellites have theirs).
+    std::int64_t until = 0;
+    for (const std::string& node : managed.nodes) {
+      const std::int64_t end = takeover(node);
+      if (end > 0 && !managed.satellites.contains(node) && (until == 0 || end < until)) until = end;
+    }
+    keep_lease(*job, limit->second, waited_for, until, now);
     // Each satellite's own lease, renewed while no regular job waits for its node.
     for (const auto& [node, satellite_id] : managed.satellites) {
       const Job* satellite = find_job(snapshot, satellite_id);
-      if (running(satellite)) keep_lease(*satellite, 0, reclaimed.contains(node), now);
+      if (running(satellite)) {
+        keep_lease(*satellite, 0, reclaimed.contains(node), takeover(node), now);
+      }
     }
   }
 }

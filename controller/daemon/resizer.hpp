@@ -93,9 +93,12 @@ class Resizer {
 
   // Keeps every managed job's time limit about one lease ahead: shortened at once when longer
   // (a fresh job or a user limit), renewed when less than half a lease is left and no regular
-  // job waits for its nodes (`reclaimed`). Never beyond the limit the job was submitted with.
+  // job waits for its nodes (`reclaimed`). Never beyond the limit the job was submitted with,
+  // nor (renewing) beyond the planned takeover of its nodes (`takeovers`, planned_takeovers():
+  // a longer lease would push the backfill plan of the regular job back).
   void keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
-                   const std::set<std::string>& reclaimed, const Now& now);
+                   const std::set<std::string>& reclaimed, const Now& now,
+                   const std::map<std::string, std::int64_t>& takeovers = {});
 
   // Ends satellites whose job no longer runs (it ended or was requeued). True if it did.
   bool release_orphans(const Snapshot& snapshot);
@@ -138,7 +141,9 @@ class Resizer {
   std::uint32_t first_lease_minutes() const;
   // The first lease of work started on nodes whose hole ends at `hole_end` (0: unknown).
   std::uint32_t first_lease_minutes(std::int64_t hole_end, const Now& now) const;
-  void keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for, const Now& now);
+  // `until`: the lease may not be renewed past it (epoch s; 0: no bound).
+  void keep_lease(const Job& job, std::uint32_t user_limit, bool waited_for, std::int64_t until,
+                  const Now& now);
 
   SlurmActions& slurm_;
   ResizerSettings settings_;

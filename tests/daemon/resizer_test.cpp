@@ -376,6 +376,22 @@ TEST_F(ResizerTest, LeaseIsSetRenewedWhileNoRegularJobWaitsAndCappedByTheUsersLi
   EXPECT_EQ(slurm.limits[1].second, 10U);
 }
 
+TEST_F(ResizerTest, ALeaseIsNotRenewedPastThePlannedTakeoverOfTheJobsNodes) {
+  run_job({"n1", "n2"});  // started 60 s ago, no limit of its own
+  Resizer resizer(slurm, settings);
+  resizer.keep_leases(snapshot, jobs, {}, at(0));  // the first lease: 6 minutes
+  slurm.limits.clear();
+  snapshot.jobs[0].time_limit_minutes = 6;
+  // Backfill plans a regular job on n2 at 300 s from now (6 minutes from the job's start):
+  // the lease already ends then, so it is not renewed.
+  resizer.keep_leases(snapshot, jobs, {}, at(200), {{"n2", kWall + 300}});
+  EXPECT_TRUE(slurm.limits.empty());
+  // Planned at 480 s: renewed up to 9 minutes from the start (ends at 480 s), not 10.
+  resizer.keep_leases(snapshot, jobs, {}, at(200), {{"n2", kWall + 480}});
+  ASSERT_EQ(slurm.limits.size(), 1U);
+  EXPECT_EQ(slurm.limits[0].second, 9U);
+}
+
 TEST_F(ResizerTest, LeaseNeverExceedsTheLimitTheJobWasSubmittedWith) {
   run_job({"n1"}, 3);
   Resizer resizer(slurm, settings);
