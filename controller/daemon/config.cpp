@@ -22,8 +22,9 @@ namespace gaptrain::daemon {
 namespace {
 
 constexpr std::array kKnownKeys{
-    "listen",    "munge_socket", "poll_interval_s", "elastic_partition", "log_level",
-    "horizon_s", "lease_s",      "drain_grace_s",   "reclaim_grace_s",   "resize"};
+    "listen",          "munge_socket", "poll_interval_s", "elastic_partition",
+    "log_level",       "horizon_s",    "lease_s",         "drain_grace_s",
+    "reclaim_grace_s", "resize",       "watch_interval_s"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
@@ -145,6 +146,7 @@ DaemonConfig parse_config(std::string_view json_text) {
     if (root.isMember(key)) field = require_seconds(root, key, min, max, field);
   };
   seconds("poll_interval_s", kMinPollS, kMaxPollS, config.poll_interval_s);
+  seconds("watch_interval_s", kMinPollS, kMaxPollS, config.watch_interval_s);
   // A lease is a Slurm time limit: whole minutes, at least one.
   seconds("lease_s", 60.0, 7.0 * 86400.0, config.lease_s);
   seconds("horizon_s", 1.0, 86400.0, config.horizon_s);

@@ -28,6 +28,9 @@ struct DaemonConfig {
   ListenAddress listen;
   std::string munge_socket;  // "" = munged's default socket
   double poll_interval_s = 2.0;
+  // The poll interval while elastic jobs hold nodes: a regular job submitted then is seen (and
+  // its nodes reclaimed) within this long. Submissions trigger no plugin event.
+  double watch_interval_s = 0.5;
   std::string elastic_partition = "elastic";
   LogLevel log_level = LogLevel::info;
   // The allocator's look-ahead: the simulator's sweep on KTH-SP2 found 120 s best.

@@ -167,7 +167,12 @@ void Daemon::poll() {
     if (result.ok) slurm_user_ = uid;
   }
 
-  auto delay = static_cast<std::uint64_t>(config_.poll_interval_s * static_cast<double>(kUsecPerS));
+  // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
+  // soon: it may be waiting for them.
+  const double interval_s = elastic_.jobs().empty()
+                                ? config_.poll_interval_s
+                                : std::min(config_.poll_interval_s, config_.watch_interval_s);
+  auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
   if (!result.ok) {
     if (!poll_failing_) log::warning("cannot poll Slurm", {{"REASON", result.error}});
     poll_failing_ = true;

@@ -37,9 +37,11 @@ TEST(Config, ResizingKeys) {
   EXPECT_DOUBLE_EQ(defaults.lease_s, 300.0);
   EXPECT_DOUBLE_EQ(defaults.drain_grace_s, 10.0);
   EXPECT_DOUBLE_EQ(defaults.reclaim_grace_s, 1.0);
+  EXPECT_DOUBLE_EQ(defaults.watch_interval_s, 0.5);
   const DaemonConfig set = parse_config(
       R"({"resize": false, "horizon_s": 60, "lease_s": 120, "drain_grace_s": 0,
-          "reclaim_grace_s": 0.5})");
+          "reclaim_grace_s": 0.5, "watch_interval_s": 0.25})");
+  EXPECT_DOUBLE_EQ(set.watch_interval_s, 0.25);
   EXPECT_FALSE(set.resize);
   EXPECT_DOUBLE_EQ(set.horizon_s, 60.0);
   EXPECT_DOUBLE_EQ(set.lease_s, 120.0);
@@ -52,6 +54,7 @@ TEST(Config, ResizingKeys) {
       << short_lease.what();
   EXPECT_EQ(error_for(R"({"resize": "yes"})").field(), "resize");
   EXPECT_EQ(error_for(R"({"reclaim_grace_s": 61})").field(), "reclaim_grace_s");
+  EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
 }
 
 TEST(Config, ReadsWhatTheLocalClusterWrites) {
