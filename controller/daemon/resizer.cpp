@@ -83,7 +83,7 @@ bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& job
     if (action.waiting_job == 0 && busy(action.job_id, now)) continue;
     switch (action.kind) {
       case ActionKind::grow: changed |= grow(action, snapshot, jobs, now); break;
-      case ActionKind::admit: changed |= admit(action, now); break;
+      case ActionKind::admit: changed |= admit(action, snapshot, now); break;
       case ActionKind::shrink:
       case ActionKind::requeue: request_drain(action, jobs, now); break;
     }
@@ -134,7 +134,11 @@ std::uint32_t Resizer::first_lease_minutes(std::int64_t hole_end, const Now& now
   return static_cast<std::uint32_t>(std::min<std::int64_t>(lease, minutes));
 }
 
-bool Resizer::admit(const Action& action, const Now& now) {
+bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& now) {
+  // The limit it was submitted with caps its leases; admission replaces it with the first.
+  if (const Job* job = find_job(snapshot, action.job_id)) {
+    user_limits_.emplace(action.job_id, job->time_limit_minutes);
+  }
   log_started(action, action.nodes);
   const Stopwatch watch;
   const ActionResult result =

@@ -130,7 +130,7 @@ class Resizer {
  private:
   bool busy(std::uint32_t job_id, const Now& now) const;
   bool grow(const Action& action, const Snapshot& snapshot, ElasticJobs& jobs, const Now& now);
-  bool admit(const Action& action, const Now& now);
+  bool admit(const Action& action, const Snapshot& snapshot, const Now& now);
   void request_drain(const Action& action, const ElasticJobs& jobs, const Now& now);
   bool finish_drain(std::uint32_t job_id, const PendingDrain& drain, ElasticJobs& jobs,
                     const Now& now);
@@ -149,7 +149,8 @@ class Resizer {
   ResizerSettings settings_;
   std::map<std::uint32_t, PendingDrain> drains_;
   std::map<std::uint32_t, Backoff> backoffs_;
-  // The time limit each managed job was submitted with (0: none), seen before any lease.
+  // The time limit each managed job was submitted with (0: none): seen at admission, or when
+  // first seen running for a job Slurm started itself, before any lease.
   std::map<std::uint32_t, std::uint32_t> user_limits_;
   std::map<std::uint32_t, double> lease_backoff_until_;
   struct Promise {

@@ -412,6 +412,24 @@ TEST_F(ResizerTest, AdmitsAHeldJobWithItsFirstLease) {
   EXPECT_EQ(slurm.admits.size(), 1U);
 }
 
+TEST_F(ResizerTest, AnAdmittedJobsLeaseIsRenewedUpToTheLimitItWasSubmittedWith) {
+  // Job 7 was submitted held with -t 60; admission gives it a 5-minute first lease. Renewals
+  // are capped by the 60 minutes, not by that first lease.
+  run_job({"n1"});
+  Job& job = snapshot.jobs.front();
+  job.state = JobState::pending;
+  job.time_limit_minutes = 60;
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::admit, 7, {"n1"}, {}, "allocator"}), snapshot, jobs, at(0));
+  ASSERT_EQ(slurm.admits.size(), 1U);
+  job.state = JobState::running;
+  job.start_time = kWall;
+  job.time_limit_minutes = slurm.admits[0].time_limit_minutes;  // 5
+  resizer.keep_leases(snapshot, jobs, {}, at(200));             // 100 s left: renewed
+  ASSERT_EQ(slurm.limits.size(), 1U);
+  EXPECT_EQ(slurm.limits[0].second, 9U);  // 200 s run + 300 s lease, in whole minutes
+}
+
 TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsHeldAgain) {
   Job pending;
   pending.id = 9;
