@@ -376,17 +376,15 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   std::map<std::string, std::int64_t> hole_ends;
   for (const Hole& hole : holes)
     if (hole.predicted_end) hole_ends[hole.node] = *hole.predicted_end;
-  const auto first_end = [&](const std::vector<std::string>& nodes) {
-    std::int64_t end = 0;
-    for (const std::string& node : nodes) {
-      const auto it = hole_ends.find(node);
-      if (it != hole_ends.end() && (end == 0 || it->second < end)) end = it->second;
-    }
-    return end;
-  };
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   const auto end_or_never = [&](const std::string& node) {
     const auto found = hole_ends.find(node);
-    return found == hole_ends.end() ? std::numeric_limits<std::int64_t>::max() : found->second;
+    return found == hole_ends.end() ? kNever : found->second;
+  };
+  const auto first_end = [&](const std::vector<std::string>& nodes) {  // 0: none known
+    std::int64_t end = kNever;
+    for (const std::string& node : nodes) end = std::min(end, end_or_never(node));
+    return end == kNever ? 0 : end;
   };
   std::vector<Action> grows;
   for (const ElasticJob& job : staying) {

@@ -425,8 +425,8 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
   for (auto it = admitted_.begin(); it != admitted_.end();) {
     const Job* job = find_job(snapshot, it->first);
     if (job == nullptr || job->state != JobState::pending || job->held) {
-      // Started, ended, or held by someone else. The admission's backoff is over too: a
-      // reclaim drain must not wait for it.
+      // Started, ended, or held by someone else. The admission's backoff (which keeps the
+      // job from being admitted again meanwhile) is over too: the job may grow now.
       const auto backoff = backoffs_.find(it->first);
       if (backoff != backoffs_.end() && backoff->second.kind == ActionKind::admit) {
         backoffs_.erase(backoff);

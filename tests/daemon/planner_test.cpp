@@ -44,14 +44,21 @@ ElasticJob elastic_job(Snapshot& s, std::uint32_t id, const Nodes& nodes, int mi
   return e;
 }
 
-void add_pending_regular(Snapshot& s, std::uint32_t id, std::int64_t start, const Nodes& planned) {
+// A pending job of `partition`, added to the snapshot.
+Job& add_pending(Snapshot& s, std::uint32_t id, const std::string& partition) {
   Job job;
   job.id = id;
   job.state = JobState::pending;
-  job.partition = "regular";
+  job.partition = partition;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+// A regular job backfill planned to start at `start` on `planned`.
+void add_pending_regular(Snapshot& s, std::uint32_t id, std::int64_t start, const Nodes& planned) {
+  Job& job = add_pending(s, id, "regular");
   job.start_time = start;
   job.sched_nodes = planned;
-  s.jobs.push_back(job);
 }
 
 const Action* action_for(const Plan& p, std::uint32_t job_id) {
@@ -189,15 +196,11 @@ TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
 // A regular job that waits for nodes (Slurm's reason Resources), with no backfill plan yet.
 Job& add_waiting_regular(Snapshot& s, std::uint32_t id, std::uint32_t nodes,
                          std::uint32_t priority = 100) {
-  Job job;
-  job.id = id;
-  job.state = JobState::pending;
-  job.partition = "regular";
+  Job& job = add_pending(s, id, "regular");
   job.min_nodes = nodes;
   job.priority = priority;
   job.reason = PendingReason::resources;
-  s.jobs.push_back(job);
-  return s.jobs.back();
+  return job;
 }
 
 TEST(Planner, AJobThatWouldStartWithoutTheElasticJobsGetsTheirNodesAtOnce) {
@@ -275,16 +278,12 @@ TEST(Planner, AJobThatFitsInIdleNodesButIsPlannedLaterIsLeftToSlurm) {
 
 // A held job of the elastic partition (sbatch --hold -p elastic -N 1-4).
 Job& add_held_elastic(Snapshot& s, std::uint32_t id) {
-  Job job;
-  job.id = id;
-  job.state = JobState::pending;
-  job.partition = "elastic";
+  Job& job = add_pending(s, id, "elastic");
   job.held = true;
   job.min_nodes = 1;
   job.max_nodes = 4;
   job.eligible_time = kNow - 10;
-  s.jobs.push_back(job);
-  return s.jobs.back();
+  return job;
 }
 
 TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
