@@ -22,9 +22,9 @@ namespace gaptrain::daemon {
 namespace {
 
 constexpr std::array kKnownKeys{
-    "listen",          "munge_socket", "poll_interval_s", "elastic_partition",
-    "log_level",       "horizon_s",    "lease_s",         "drain_grace_s",
-    "reclaim_grace_s", "resize",       "watch_interval_s"};
+    "listen",          "munge_socket", "poll_interval_s",  "elastic_partition",
+    "log_level",       "horizon_s",    "lease_s",          "drain_grace_s",
+    "reclaim_grace_s", "resize",       "watch_interval_s", "idle_reserve_nodes"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
@@ -63,6 +63,21 @@ double require_seconds(const Json::Value& root, const char* key, double min, dou
     throw InputError(key, "out of range (" + got.str() + "): " + hint);
   }
   return seconds;
+}
+
+// root[key] as a whole number in [0, max]; `fallback` is the default the hint names.
+int require_count(const Json::Value& root, const char* key, int max, int fallback) {
+  const std::string hint = "give a whole number from 0 to " + std::to_string(max) +
+                           ", or remove the key for the default " + std::to_string(fallback);
+  const Json::Value& value = root[key];
+  if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);
+  const double count = value.asDouble();
+  if (!std::isfinite(count) || count != std::floor(count) || count < 0 || count > max) {
+    std::ostringstream got;
+    got << count;
+    throw InputError(key, "out of range (" + got.str() + "): " + hint);
+  }
+  return static_cast<int>(count);
 }
 
 bool is_numeric_host(const std::string& host) {
@@ -152,6 +167,10 @@ DaemonConfig parse_config(std::string_view json_text) {
   seconds("horizon_s", 1.0, 86400.0, config.horizon_s);
   seconds("drain_grace_s", 0.0, 3600.0, config.drain_grace_s);
   seconds("reclaim_grace_s", 0.0, 60.0, config.reclaim_grace_s);
+  if (root.isMember("idle_reserve_nodes")) {
+    config.idle_reserve_nodes =
+        require_count(root, "idle_reserve_nodes", 100000, config.idle_reserve_nodes);
+  }
   if (root.isMember("resize")) {
     if (!root["resize"].isBool()) {
       throw InputError("resize", "must be true (resize elastic jobs) or false (only watch)");

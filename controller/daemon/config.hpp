@@ -40,7 +40,10 @@ struct DaemonConfig {
   double lease_s = 300.0;
   double drain_grace_s = 10.0;   // an allocator shrink waits this long for the job to let go
   double reclaim_grace_s = 1.0;  // a reclaim (a regular job waits) only this long
-  bool resize = true;            // false: watch and plan, change no job ("not applied" logs)
+  // Idle nodes elastic work never starts on: regular jobs submitted meanwhile start there at
+  // once instead of waiting for a reclaim (PlannerSettings::idle_reserve_nodes).
+  int idle_reserve_nodes = 0;
+  bool resize = true;  // false: watch and plan, change no job ("not applied" logs)
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };

@@ -234,6 +234,7 @@ PlannerSettings Daemon::planner_settings() const {
   PlannerSettings settings;
   settings.horizon_s = config_.horizon_s;
   settings.elastic_partition = config_.elastic_partition;
+  settings.idle_reserve_nodes = config_.idle_reserve_nodes;
   return settings;
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "allocator/allocator.hpp"
 
@@ -177,6 +178,11 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     idle_counted.insert(nodes.begin(), nodes.end());
     result.kept_idle.insert(nodes.begin(), nodes.end());
   };
+  // Partitions where a job ahead waits for regular jobs to end. Slurm's main scheduler starts
+  // nothing behind it there; only backfill may, on nodes and times that do not delay it (rule 2
+  // below sees those plans). Reclaiming for a job behind it would hand backfill a node the job
+  // ahead is waiting to collect, and jobs end long before the limits backfill plans with.
+  std::set<std::string> blocked;
   for (const Job* job : waiting) {
     const auto eligible = partition_nodes(snapshot, job->partition);
     const auto allowed = [&](const std::string& node) {
@@ -196,12 +202,16 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     }
 
     // 1. Would it start now if the elastic jobs were not there? Then it gets their nodes now.
-    if (waits_for_nodes(*job)) {
+    if (waits_for_nodes(*job) && !blocked.contains(job->partition)) {
       if (from_idle.size() == need) {
         // It fits in idle nodes alone. Unless backfill plans it for later (it then waits for
         // something a node count does not see: features, memory, licences), Slurm starts it
         // there at its next pass.
-        if (job->start_time <= snapshot.taken_at + kStartSlackS) keep_idle(from_idle);
+        if (job->start_time <= snapshot.taken_at + kStartSlackS) {
+          keep_idle(from_idle);
+        } else {
+          blocked.insert(job->partition);
+        }
         continue;
       }
       std::vector<std::string> from_elastic;
@@ -216,6 +226,7 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
       }
       // It does not fit even then: it waits for regular jobs to end. Backfill may still plan
       // it on elastic nodes, below.
+      blocked.insert(job->partition);
     }
 
     // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it
@@ -293,6 +304,24 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
   return candidates;
 }
 
+std::set<std::string> reserved_holes(const std::vector<Hole>& holes,
+                                     const std::set<std::string>& excluded, int count) {
+  std::vector<const Hole*> open;
+  for (const Hole& hole : holes) {
+    if (!excluded.contains(hole.node)) open.push_back(&hole);
+  }
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+  std::stable_sort(open.begin(), open.end(), [&](const Hole* a, const Hole* b) {
+    return a->predicted_end.value_or(kNever) < b->predicted_end.value_or(kNever);
+  });
+  std::set<std::string> reserved;
+  for (const Hole* hole : open) {
+    if (std::cmp_greater_equal(reserved.size(), count)) break;
+    reserved.insert(hole->node);
+  }
+  return reserved;
+}
+
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served) {
@@ -310,6 +339,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   const Reclaim reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition, served);
   std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
   for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
+  const std::set<std::string> reserved =
+      reserved_holes(holes, reclaimed, settings.idle_reserve_nodes);
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep
   for (const ElasticJob& job : elastic) {
     std::set<std::string> gone;
@@ -349,7 +380,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   problem.objective = settings.objective;
   problem.solver = settings.solver;
   for (const Hole& hole : holes) {
-    if (reclaimed.contains(hole.node)) continue;
+    if (reclaimed.contains(hole.node) || reserved.contains(hole.node)) continue;
     gaptrain::NodeState node;
     node.name = hole.node;
     if (hole.predicted_end)

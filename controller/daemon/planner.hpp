@@ -25,6 +25,9 @@ struct PlannerSettings {
   SolverOptions solver{.time_limit_s = 1.0};
   // Held pending jobs of this partition are admitted by the allocator (ActionKind::admit).
   std::string elastic_partition = "elastic";
+  // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a
+  // small job submitted then starts on at once, without waiting for a reclaim.
+  int idle_reserve_nodes = 0;
 };
 
 enum class ActionKind {
@@ -97,6 +100,12 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
 // time (--begin) is still ahead waits for it.
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
                                              const std::string& elastic_partition);
+
+// The `count` holes kept idle for arriving regular jobs (PlannerSettings::idle_reserve_nodes),
+// none of them in `excluded`: those whose predicted end comes soonest, the least worth to
+// elastic work (an unknown end counts as never), in `holes`' order among equals.
+std::set<std::string> reserved_holes(const std::vector<Hole>& holes,
+                                     const std::set<std::string>& excluded, int count);
 
 // The plan for `snapshot` at time `now` (epoch s). `holes` are find_holes(snapshot); `elastic`
 // are the managed jobs with their nodes as Slurm reports them (batch host first).

@@ -22,6 +22,7 @@ import gzip
 import json
 import math
 import os
+import random
 import re
 import subprocess
 import sys
@@ -274,6 +275,12 @@ def cmd_replay(args):
     elastic_ids = submit_elastic(args, workdir) if args.elastic_jobs > 0 else []
     sampler = Sampler()
     sampler.start()
+    if args.jitter_s > 0:
+        # Each submission a little later (uniform in [0, jitter_s), seeded): how much the
+        # schedule itself amplifies a small perturbation, without any elastic job.
+        rng = random.Random(args.seed)
+        plan = sorted(({**job, "submit_s": job["submit_s"] + rng.uniform(0.0, args.jitter_s)}
+                       for job in plan), key=lambda job: job["submit_s"])
     t0 = time.time()
     submitted = []
     for job in plan:
@@ -663,6 +670,9 @@ def main(argv=None):
     s.add_argument("--grace-s", type=float, default=2.0)
     s.add_argument("--hold", action=argparse.BooleanOptionalAction, default=True,
                    help="submit the elastic jobs held, for gaptraind to admit (default)")
+    s.add_argument("--jitter-s", type=float, default=0.0,
+                   help="submit each regular job up to this much later (uniform, seeded)")
+    s.add_argument("--seed", type=int, default=1)
     s.set_defaults(func=cmd_replay)
 
     s = sub.add_parser("report", help="metrics of a baseline and an elastic pass")

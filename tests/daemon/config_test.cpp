@@ -57,6 +57,17 @@ TEST(Config, ResizingKeys) {
   EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
 }
 
+TEST(Config, TheIdleReserveIsAWholeNumberOfNodes) {
+  EXPECT_EQ(parse_config("{}").idle_reserve_nodes, 0);
+  EXPECT_EQ(parse_config(R"({"idle_reserve_nodes": 2})").idle_reserve_nodes, 2);
+  for (const char* bad : {R"({"idle_reserve_nodes": 1.5})", R"({"idle_reserve_nodes": -1})",
+                          R"({"idle_reserve_nodes": "1"})"}) {
+    const InputError error = error_for(bad);
+    EXPECT_EQ(error.field(), "idle_reserve_nodes") << bad;
+    EXPECT_NE(std::string(error.what()).find("whole number"), std::string::npos) << error.what();
+  }
+}
+
 TEST(Config, ReadsWhatTheLocalClusterWrites) {
   const DaemonConfig config = parse_config(
       R"({"listen": "127.0.0.1:17001", "munge_socket": "/tmp/x/munge.sock",

@@ -250,6 +250,28 @@ TEST(Planner, HigherPriorityJobsAreServedFirst) {
             (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}, {"n1", 41}}));
 }
 
+TEST(Planner, NoNodesAreReclaimedForAJobBehindOneThatWaitsForRegularJobs) {
+  // Job 41 (4 nodes) waits for the regular job on n3..n4 to end: Slurm starts nothing behind it
+  // but what backfill plans. Job 42 (1 node) would start on the elastic n2 if it were free,
+  // and backfill, planning with time limits, might start it there though 41 needs the node.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
+  add_waiting_regular(s, 41, 4, 200);
+  add_waiting_regular(s, 42, 1, 100);
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
+  // Backfill planning job 42 on n2 when the lease ends is what gets it the node.
+  s.jobs.back().start_time = kNow + 240;
+  s.jobs.back().sched_nodes = {"n2"};
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
+  // With job 41 gone, job 42 would start now: it gets n2 at once.
+  s.jobs.erase(std::find_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.id == 41; }));
+  s.jobs.back().start_time = 0;
+  s.jobs.back().sched_nodes.clear();
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
+}
+
 TEST(Planner, IdleNodesAJobWillStartOnAreNotGrownInto) {
   // Job 42 (2 nodes) fits in the idle n2..n4: Slurm starts it at its next pass, so the
   // elastic job grows only into the third idle node.
@@ -324,6 +346,39 @@ TEST(Planner, AJobIsAdmittedOnItsLongestHoleWithALeaseThatEndsBeforeIt) {
   ASSERT_NE(grow, nullptr);
   EXPECT_EQ(grow->kind, ActionKind::grow);
   EXPECT_EQ(grow->hole_end, kNow + 600);
+}
+
+TEST(Planner, TheIdleReserveKeepsTheSoonestEndingHolesFree) {
+  // n2 is planned for job 42 in a minute, n3 in ten, n4 has no end in sight.
+  Snapshot s = cluster(4, {"n1"});
+  add_pending_regular(s, 42, kNow + 60, {"n2"});
+  add_pending_regular(s, 43, kNow + 600, {"n3"});
+  s.nodes[1].state = NodeState::planned;
+  s.nodes[2].state = NodeState::planned;
+  const std::vector<Hole> holes = find_holes(s);
+  EXPECT_EQ(reserved_holes(holes, {}, 0), (std::set<std::string>{}));
+  EXPECT_EQ(reserved_holes(holes, {}, 1), (std::set<std::string>{"n2"}));
+  EXPECT_EQ(reserved_holes(holes, {}, 2), (std::set<std::string>{"n2", "n3"}));
+  EXPECT_EQ(reserved_holes(holes, {"n2"}, 2), (std::set<std::string>{"n3", "n4"}));
+  EXPECT_EQ(reserved_holes(holes, {}, 9).size(), 3U);  // never more than there are
+}
+
+TEST(Planner, ElasticJobsNeverStartOnTheIdleReserve) {
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
+  PlannerSettings settings;
+  settings.idle_reserve_nodes = 1;
+  const Plan grown = plan(s, find_holes(s), {job}, kNow, settings);
+  const Action* grow = action_for(grown, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->nodes, (Nodes{"n3", "n4"}));  // n2 (first among equal ends) stays idle
+
+  // With one idle node left, a held job is not admitted on it.
+  Snapshot full = cluster(4, {"n1", "n2", "n3"});
+  add_held_elastic(full, 8);
+  EXPECT_TRUE(plan(full, find_holes(full), {}, kNow, settings).actions.empty());
+  settings.idle_reserve_nodes = 0;
+  EXPECT_NE(action_for(plan(full, find_holes(full), {}, kNow, settings), 8), nullptr);
 }
 
 TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
