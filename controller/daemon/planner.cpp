@@ -178,11 +178,6 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     idle_counted.insert(nodes.begin(), nodes.end());
     result.kept_idle.insert(nodes.begin(), nodes.end());
   };
-  // Partitions where a job ahead waits for regular jobs to end. Slurm's main scheduler starts
-  // nothing behind it there; only backfill may, on nodes and times that do not delay it (rule 2
-  // below sees those plans). Reclaiming for a job behind it would hand backfill a node the job
-  // ahead is waiting to collect, and jobs end long before the limits backfill plans with.
-  std::set<std::string> blocked;
   for (const Job* job : waiting) {
     const auto eligible = partition_nodes(snapshot, job->partition);
     const auto allowed = [&](const std::string& node) {
@@ -202,16 +197,12 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     }
 
     // 1. Would it start now if the elastic jobs were not there? Then it gets their nodes now.
-    if (waits_for_nodes(*job) && !blocked.contains(job->partition)) {
+    if (waits_for_nodes(*job)) {
       if (from_idle.size() == need) {
         // It fits in idle nodes alone. Unless backfill plans it for later (it then waits for
         // something a node count does not see: features, memory, licences), Slurm starts it
         // there at its next pass.
-        if (job->start_time <= snapshot.taken_at + kStartSlackS) {
-          keep_idle(from_idle);
-        } else {
-          blocked.insert(job->partition);
-        }
+        if (job->start_time <= snapshot.taken_at + kStartSlackS) keep_idle(from_idle);
         continue;
       }
       std::vector<std::string> from_elastic;
@@ -226,7 +217,6 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
       }
       // It does not fit even then: it waits for regular jobs to end. Backfill may still plan
       // it on elastic nodes, below.
-      blocked.insert(job->partition);
     }
 
     // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it

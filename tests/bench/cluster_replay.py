@@ -579,7 +579,12 @@ def format_table(r):
         lines.append(f"gaptraind actions: {r['daemon']['actions'] or 'none'}; reclaims needed: "
                      f"{r['daemon']['reclaims_needed']}, never released: "
                      f"{r['daemon']['reclaim_release_latency_s']['unreleased']}")
-        if r.get("a_a"):
+        jitter = float((r.get("setup") or {}).get("jitter_s", 0) or 0)
+        if r.get("a_a") and jitter > 0:
+            lines.append(f"NOTE: no elastic jobs in the second pass, its submissions up to "
+                         f"{jitter:g} s later: the delays above are how much the schedule "
+                         "amplifies that perturbation")
+        elif r.get("a_a"):
             lines.append("NOTE: no elastic jobs in the second pass: the delays above are the "
                          "run-to-run noise of the cluster")
         elif not r["daemon_resized"]:

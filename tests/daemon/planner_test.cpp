@@ -250,28 +250,6 @@ TEST(Planner, HigherPriorityJobsAreServedFirst) {
             (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}, {"n1", 41}}));
 }
 
-TEST(Planner, NoNodesAreReclaimedForAJobBehindOneThatWaitsForRegularJobs) {
-  // Job 41 (4 nodes) waits for the regular job on n3..n4 to end: Slurm starts nothing behind it
-  // but what backfill plans. Job 42 (1 node) would start on the elastic n2 if it were free,
-  // and backfill, planning with time limits, might start it there though 41 needs the node.
-  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
-  const ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 1, 2);
-  add_waiting_regular(s, 41, 4, 200);
-  add_waiting_regular(s, 42, 1, 100);
-  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
-  // Backfill planning job 42 on n2 when the lease ends is what gets it the node.
-  s.jobs.back().start_time = kNow + 240;
-  s.jobs.back().sched_nodes = {"n2"};
-  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
-            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
-  // With job 41 gone, job 42 would start now: it gets n2 at once.
-  s.jobs.erase(std::find_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.id == 41; }));
-  s.jobs.back().start_time = 0;
-  s.jobs.back().sched_nodes.clear();
-  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
-            (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
-}
-
 TEST(Planner, IdleNodesAJobWillStartOnAreNotGrownInto) {
   // Job 42 (2 nodes) fits in the idle n2..n4: Slurm starts it at its next pass, so the
   // elastic job grows only into the third idle node.
