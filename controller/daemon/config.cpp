@@ -24,7 +24,8 @@ namespace {
 constexpr std::array kKnownKeys{
     "listen",          "munge_socket", "poll_interval_s",  "elastic_partition",
     "log_level",       "horizon_s",    "lease_s",          "drain_grace_s",
-    "reclaim_grace_s", "resize",       "watch_interval_s", "idle_reserve_nodes"};
+    "reclaim_grace_s", "resize",       "watch_interval_s", "idle_reserve_nodes",
+    "state_file"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
@@ -167,6 +168,14 @@ DaemonConfig parse_config(std::string_view json_text) {
   seconds("horizon_s", 1.0, 86400.0, config.horizon_s);
   seconds("drain_grace_s", 0.0, 3600.0, config.drain_grace_s);
   seconds("reclaim_grace_s", 0.0, 60.0, config.reclaim_grace_s);
+  if (root.isMember("state_file")) {
+    config.state_file = require_string(root, "state_file",
+                                       "an absolute path for gaptraind's state, or \"\" for none");
+    if (!config.state_file.empty() && config.state_file.front() != '/') {
+      throw InputError("state_file", "must be an absolute path (or \"\" for none), got \"" +
+                                         config.state_file + "\"");
+    }
+  }
   if (root.isMember("idle_reserve_nodes")) {
     config.idle_reserve_nodes =
         require_count(root, "idle_reserve_nodes", 100000, config.idle_reserve_nodes);

@@ -43,6 +43,9 @@ struct DaemonConfig {
   // Idle nodes elastic work never starts on: regular jobs submitted meanwhile start there at
   // once instead of waiting for a reclaim (PlannerSettings::idle_reserve_nodes).
   int idle_reserve_nodes = 0;
+  // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
+  // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.
+  std::string state_file = "/var/lib/gaptrain/state.json";
   bool resize = true;  // false: watch and plan, change no job ("not applied" logs)
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;

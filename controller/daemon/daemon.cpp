@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <ctime>
+#include <map>
 #include <system_error>
 #include <type_traits>
 #include <variant>
@@ -15,6 +17,7 @@
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
 #include "log.hpp"
+#include "state_file.hpp"
 
 namespace gaptrain::daemon {
 
@@ -203,10 +206,12 @@ void Daemon::poll() {
     }
   }
   holes_ = std::move(holes);
+  if (!state_loaded_) load_state();
   for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
   }
   act();
+  save_state();
 
   if (!ready_) {
     ready_ = true;
@@ -223,6 +228,71 @@ void Daemon::poll() {
     delay = std::min(delay, kCompletingPollUsec);
   }
   arm_poll_timer(delay);
+}
+
+void Daemon::load_state() {
+  state_loaded_ = true;
+  const std::string& path = config_.state_file;
+  if (path.empty()) return;
+  DaemonState state;
+  try {
+    const std::optional<std::string> text = read_file_if_exists(path);
+    if (!text) return;
+    state = decode_state(*text);
+  } catch (const std::system_error& e) {
+    log::warning("cannot read the state file: starting without it",
+                 {{"PATH", path}, {"REASON", e.what()}});
+    return;
+  } catch (const InputError& e) {
+    // Kept aside, not overwritten by the next save: someone may want to look at it.
+    const std::string aside = path + ".unreadable";
+    const bool moved = std::rename(path.c_str(), aside.c_str()) == 0;
+    log::warning("state file unreadable: starting without it",
+                 {{"PATH", path}, {"REASON", e.what()}, {"MOVED_TO", moved ? aside : "-"}});
+    return;
+  }
+  // Jobs that still run are managed again; leases keep their users' limits.
+  for (const SavedJob& saved : state.jobs) {
+    const std::uint32_t id = saved.registration.job_id;
+    const Job* job = find_job(snapshot_, id);
+    if (auto refused = elastic_.add(saved.registration, job, saved.registered_at)) {
+      log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
+      continue;
+    }
+    elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs);
+    const ElasticJob& elastic = elastic_.jobs().at(id);
+    log::info("elastic job restored", {{"JOB_ID", id},
+                                       {"USER", elastic.user},
+                                       {"NODES", join_nodes(elastic.nodes)},
+                                       {"CURVE", to_string(elastic.curve_source)}});
+  }
+  std::map<std::uint32_t, std::uint32_t> limits;
+  for (const auto& [id, minutes] : state.user_limits) {
+    if (find_job(snapshot_, id) != nullptr) limits[id] = minutes;
+  }
+  resizer_.restore_user_limits(limits);
+}
+
+void Daemon::save_state() {
+  const std::string& path = config_.state_file;
+  if (path.empty() || !state_loaded_) return;
+  DaemonState state;
+  for (const auto& [id, job] : elastic_.jobs()) state.jobs.push_back(saved_job(job));
+  state.user_limits = resizer_.user_limits();
+  const std::string text = encode_state(state);
+  if (text == saved_state_) return;
+  try {
+    write_file_atomically(path, text);
+    saved_state_ = text;
+    if (!state_write_error_.empty()) log::info("state file written again", {{"PATH", path}});
+    state_write_error_.clear();
+  } catch (const std::system_error& e) {
+    if (state_write_error_ != e.what()) {
+      log::warning("cannot write the state file: a restart would forget the elastic jobs",
+                   {{"PATH", path}, {"REASON", e.what()}});
+    }
+    state_write_error_ = e.what();
+  }
 }
 
 Now Daemon::now() const {
@@ -446,6 +516,7 @@ std::string Daemon::on_registration(const protocol::JobRegistration& request, ui
                                        {"MIN_NODES", elastic.min_nodes},
                                        {"MAX_NODES", elastic.max_nodes},
                                        {"CURVE", to_string(elastic.curve_source)}});
+  save_state();
   return R"({"ok":true})";
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "cluster.hpp"
@@ -52,6 +53,10 @@ class Daemon {
   void arm_poll_timer(std::uint64_t delay_usec);
   void reload();
   void drain();
+  // The state file (state_file.hpp): read once, at the first successful poll (the jobs it names
+  // must be matched with Slurm's); written whenever what it holds changed.
+  void load_state();
+  void save_state();
 
   std::string handle_line(std::string_view line, const std::string& peer);
   std::string reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
@@ -86,6 +91,9 @@ class Daemon {
   bool ready_ = false;
   bool draining_ = false;
   bool poll_failing_ = false;
+  bool state_loaded_ = false;
+  std::string saved_state_;        // the text last written to the state file
+  std::string state_write_error_;  // the last failure to write it, logged once
 };
 
 }  // namespace gaptrain::daemon

@@ -154,6 +154,23 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   return std::nullopt;
 }
 
+void ElasticJobs::restore_learned(std::uint32_t job_id,
+                                  const std::optional<std::vector<std::pair<int, double>>>& curve,
+                                  const std::optional<std::pair<double, double>>& costs) {
+  const auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return;
+  ElasticJob& job = it->second;
+  if (curve && !curve->empty() && job.curve_source != Source::given) {
+    job.curve = *curve;
+    job.curve_source = Source::learned;
+  }
+  if (costs && job.costs_source != Source::given) {
+    job.up_cost_s = costs->first;
+    job.down_cost_s = costs->second;
+    job.costs_source = Source::learned;
+  }
+}
+
 bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now) {
   const auto it = jobs_.find(report.job_id);
   if (it == jobs_.end()) return false;

@@ -91,6 +91,13 @@ class ElasticJobs {
   void resized(std::uint32_t job_id, std::vector<std::string> nodes,
                std::map<std::string, std::uint32_t> satellites, std::int64_t now);
 
+  // After a restart, for a job add()ed again from the state file (state_file.hpp): what had
+  // been learned of it replaces the assumptions again (the learner itself starts over from its
+  // prior, and refines them from the next reports). Unknown jobs are ignored.
+  void restore_learned(std::uint32_t job_id,
+                       const std::optional<std::vector<std::pair<int, double>>>& curve,
+                       const std::optional<std::pair<double, double>>& costs);
+
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }
 

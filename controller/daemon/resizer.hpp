@@ -123,6 +123,15 @@ class Resizer {
   // The jobs' nodes as the planner should see them: what each keeps after its drain.
   std::vector<ElasticJob> planning_view(const ElasticJobs& jobs) const;
 
+  // The time limit each managed job was submitted with (minutes, 0: none), for the state file;
+  // restore_user_limits() puts them back after a restart, before any lease is kept.
+  const std::map<std::uint32_t, std::uint32_t>& user_limits() const noexcept {
+    return user_limits_;
+  }
+  void restore_user_limits(const std::map<std::uint32_t, std::uint32_t>& limits) {
+    user_limits_.insert(limits.begin(), limits.end());
+  }
+
   const std::map<std::uint32_t, PendingDrain>& drains() const noexcept { return drains_; }
   const std::map<std::uint32_t, Backoff>& backoffs() const noexcept { return backoffs_; }
   const ActionCounts& counts() const noexcept { return counts_; }

@@ -57,6 +57,14 @@ TEST(Config, ResizingKeys) {
   EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
 }
 
+TEST(Config, TheStateFileIsAnAbsolutePathOrNone) {
+  EXPECT_EQ(parse_config("{}").state_file, "/var/lib/gaptrain/state.json");
+  EXPECT_EQ(parse_config(R"({"state_file": ""})").state_file, "");
+  EXPECT_EQ(parse_config(R"({"state_file": "/srv/g/state.json"})").state_file, "/srv/g/state.json");
+  EXPECT_EQ(error_for(R"({"state_file": "state.json"})").field(), "state_file");
+  EXPECT_EQ(error_for(R"({"state_file": 3})").field(), "state_file");
+}
+
 TEST(Config, TheIdleReserveIsAWholeNumberOfNodes) {
   EXPECT_EQ(parse_config("{}").idle_reserve_nodes, 0);
   EXPECT_EQ(parse_config(R"({"idle_reserve_nodes": 2})").idle_reserve_nodes, 2);

@@ -139,6 +139,38 @@ case_admit_held() {
   note "held job $job admitted on $(job_field "$job" NodeList) with TimeLimit $limit"
 }
 
+# gaptraind killed with SIGKILL while it manages an elastic job, then started again: it reads
+# the job's registration back from its state file (the plugin registers a job once), manages
+# it as before (grows it when a regular job ends, gives nodes back at once to a regular job
+# that needs them) and the job was never disturbed.
+case_restart() {
+  local blocker job batch_host pid regular log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "$idle_loop")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  batch_host=$(job_field "$job" BatchHost)
+  [ -s "$GAPTRAIN_CLUSTER_DIR/run/gaptraind-state.json" ] || fail "gaptraind wrote no state file"
+
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  kill -KILL "$pid"
+  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+  note "gaptraind (pid $pid) killed with SIGKILL"
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "the restarted gaptraind restored job $job" \
+    grep -qE "msg=\"elastic job restored\" JOB_ID=$job " "$log"
+  poll 60 "elastic job $job managed again on its 2 nodes" elastic_at "$job" 2
+
+  scancel "$blocker"
+  poll 60 "elastic job $job grown to 8 nodes after the restart" elastic_at "$job" 8
+  no_node_shared
+  regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 60 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+}
+
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
 # progress log shows the steps going on from the checkpoint, several world sizes, every epoch
 # once, and the loss going down (tests/examples/check_progress.py).

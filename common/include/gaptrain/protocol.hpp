@@ -39,6 +39,8 @@ struct JobRegistration {
   std::vector<std::pair<int, double>> curve;  // (nodes, samples/s); empty: learn it online
   std::optional<double> up_cost_s;            // empty: learn it online
   std::optional<double> down_cost_s;
+
+  friend bool operator==(const JobRegistration&, const JobRegistration&) = default;
 };
 
 // From `gaptrain status`: the daemon's view of holes and elastic jobs.
