@@ -37,9 +37,15 @@ Json::Value parse_strict_json(std::string_view text) {
   const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
   Json::Value document;
   std::string errors;
-  if (!reader->parse(text.data(), text.data() + text.size(), &document, &errors)) {
-    throw InputError("", first_parse_error(errors));
+  bool parsed = false;
+  try {
+    parsed = reader->parse(text.data(), text.data() + text.size(), &document, &errors);
+  } catch (const Json::Exception& e) {
+    // jsoncpp throws instead of reporting for some input, e.g. arrays nested deeper than its
+    // stack limit (1000): bad input all the same, and callers expect only InputError.
+    throw InputError("", std::string("invalid JSON: ") + e.what());
   }
+  if (!parsed) throw InputError("", first_parse_error(errors));
   return document;
 }
 

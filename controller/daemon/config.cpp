@@ -22,10 +22,10 @@ namespace gaptrain::daemon {
 namespace {
 
 constexpr std::array kKnownKeys{
-    "listen",          "munge_socket", "poll_interval_s",  "elastic_partition",
-    "log_level",       "horizon_s",    "lease_s",          "drain_grace_s",
-    "reclaim_grace_s", "resize",       "watch_interval_s", "idle_reserve_nodes",
-    "state_file"};
+    "listen",          "munge_socket",  "poll_interval_s",  "elastic_partition",
+    "log_level",       "horizon_s",     "lease_s",          "drain_grace_s",
+    "reclaim_grace_s", "resize",        "watch_interval_s", "idle_reserve_nodes",
+    "state_file",      "metrics_listen"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
@@ -82,6 +82,8 @@ int require_count(const Json::Value& root, const char* key, int max, int fallbac
 }
 
 bool is_numeric_host(const std::string& host) {
+  // inet_pton reads up to the first NUL: "127.0.0.1\0junk" is not an address.
+  if (host.find('\0') != std::string::npos) return false;
   in_addr v4{};
   in6_addr v6{};
   return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
@@ -168,6 +170,21 @@ DaemonConfig parse_config(std::string_view json_text) {
   seconds("horizon_s", 1.0, 86400.0, config.horizon_s);
   seconds("drain_grace_s", 0.0, 3600.0, config.drain_grace_s);
   seconds("reclaim_grace_s", 0.0, 60.0, config.reclaim_grace_s);
+  if (root.isMember("metrics_listen")) {
+    const std::string text = require_string(
+        root, "metrics_listen", "\"HOST:PORT\" to serve Prometheus metrics on, or \"\" for none");
+    if (text.empty()) {
+      config.metrics_listen.reset();
+    } else {
+      try {
+        config.metrics_listen = parse_listen(text);
+      } catch (const InputError& e) {
+        // parse_listen names "listen"; the same problem, under this key.
+        const std::string problem = e.what();
+        throw InputError("metrics_listen", problem.substr(problem.find(": ") + 2));
+      }
+    }
+  }
   if (root.isMember("state_file")) {
     config.state_file = require_string(root, "state_file",
                                        "an absolute path for gaptraind's state, or \"\" for none");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -46,6 +47,8 @@ struct DaemonConfig {
   // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
   // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.
   std::string state_file = "/var/lib/gaptrain/state.json";
+  // Where Prometheus scrapes /metrics (metrics.hpp); empty: not served.
+  std::optional<ListenAddress> metrics_listen;
   bool resize = true;  // false: watch and plan, change no job ("not applied" logs)
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;

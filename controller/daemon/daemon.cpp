@@ -112,6 +112,16 @@ Daemon::Daemon(std::string config_path, DaemonConfig config)
   });
   server_->listen(config_.listen);
   log::info("listening", {{"LISTEN", to_string(config_.listen)}});
+  if (config_.metrics_listen) {
+    try {
+      metrics_.serve(config_.metrics_listen->host, config_.metrics_listen->port);
+    } catch (const std::exception& e) {
+      throw StartError("cannot serve metrics on " + to_string(*config_.metrics_listen) + ": " +
+                       e.what());
+    }
+    log::info("serving metrics",
+              {{"LISTEN", "http://" + to_string(*config_.metrics_listen) + "/metrics"}});
+  }
 
   r = sd_event_add_time(event_, &poll_timer_, CLOCK_MONOTONIC, 1, 0, &Daemon::on_poll_timer, this);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_add_time");
@@ -212,6 +222,9 @@ void Daemon::poll() {
   }
   act();
   save_state();
+  for (const double seconds : resizer_.take_reclaim_latencies()) metrics_.observe_reclaim(seconds);
+  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_.counts(),
+                  events_);
 
   if (!ready_) {
     ready_ = true;
@@ -328,6 +341,7 @@ void Daemon::act() {
   std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
   const Plan next = plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall,
                          planner_settings(), served);
+  if (next.allocation) metrics_.observe_solve(next.allocation->solve_ms / 1000.0);
   if (next.allocation && next.allocation->call_status != CallStatus::ok) {
     log::warning("allocator failed, keeping every job as it is",
                  {{"REASON", next.allocation->message}});
@@ -378,6 +392,10 @@ void Daemon::reload() {
   try {
     DaemonConfig fresh = load_config(config_path_);
     if (fresh.listen != config_.listen) server_->listen(fresh.listen);
+    if (fresh.metrics_listen != config_.metrics_listen) {
+      log::warning("metrics_listen changes at the next restart", {{"CONFIG", config_path_}});
+      fresh.metrics_listen = config_.metrics_listen;
+    }
     config_ = std::move(fresh);
     log::set_threshold(to_log_level(config_.log_level));
     resizer_.set_settings(resizer_settings());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -19,6 +20,7 @@
 #include "elastic_jobs.hpp"
 #include "holes.hpp"
 #include "line_server.hpp"
+#include "metrics.hpp"
 #include "planner.hpp"
 #include "resizer.hpp"
 #include "slurm_actions.hpp"
@@ -26,6 +28,12 @@
 #include "status.hpp"
 
 namespace gaptrain::daemon {
+
+// The daemon cannot start for a reason its message says (e.g. the metrics port is taken).
+class StartError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class Daemon {
  public:
@@ -85,6 +93,7 @@ class Daemon {
   std::vector<Hole> holes_;
   ElasticJobs elastic_;
   EventCounts events_;
+  Metrics metrics_;
   std::optional<std::int64_t> last_poll_;  // epoch of the last successful poll
   std::uint64_t last_poll_mono_ = 0;       // CLOCK_MONOTONIC usec of the last poll attempt
   std::uint64_t last_full_poll_mono_ = 0;

@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
     return daemon.run();
   } catch (const std::system_error& e) {
     std::cerr << "gaptraind: " << e.what() << '\n';
+  } catch (const StartError& e) {
+    std::cerr << "gaptraind: " << e.what() << '\n';
   } catch (const std::exception& e) {
     std::cerr << "gaptraind: internal error: " << e.what() << '\n';
   }

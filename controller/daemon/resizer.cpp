@@ -284,6 +284,7 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
   log_done(kind, job_id, drain.drain, watch.ms());
   succeeded(job_id, kind);
   if (drain.waiting_job != 0) {
+    reclaim_latencies_.push_back(now.mono - drain.requested_at);
     for (const std::string& node : drain.drain) {
       promises_[node] = Promise{drain.waiting_job, now.mono + kPromiseS};
     }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cluster.hpp"
@@ -135,6 +136,8 @@ class Resizer {
   const std::map<std::uint32_t, PendingDrain>& drains() const noexcept { return drains_; }
   const std::map<std::uint32_t, Backoff>& backoffs() const noexcept { return backoffs_; }
   const ActionCounts& counts() const noexcept { return counts_; }
+  // How long each reclaim completed since the last call took, drain request to release (s).
+  std::vector<double> take_reclaim_latencies() { return std::exchange(reclaim_latencies_, {}); }
 
  private:
   bool busy(std::uint32_t job_id, const Now& now) const;
@@ -172,6 +175,7 @@ class Resizer {
   std::map<std::string, Promise> promises_;   // node -> the regular job it was given back for
   std::map<std::uint32_t, double> admitted_;  // job -> when it should be running by (mono)
   ActionCounts counts_;
+  std::vector<double> reclaim_latencies_;
 };
 
 // The resizer's state for `gaptrain status` ("actions"): drains in flight, jobs backing off

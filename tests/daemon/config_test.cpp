@@ -57,6 +57,18 @@ TEST(Config, ResizingKeys) {
   EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
 }
 
+TEST(Config, MetricsAreServedOnlyWhenAskedFor) {
+  EXPECT_FALSE(parse_config("{}").metrics_listen.has_value());
+  EXPECT_FALSE(parse_config(R"({"metrics_listen": ""})").metrics_listen.has_value());
+  const auto at = parse_config(R"({"metrics_listen": "127.0.0.1:9820"})").metrics_listen;
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->port, 9820);
+  const InputError bad = error_for(R"({"metrics_listen": "localhost:9820"})");
+  EXPECT_EQ(bad.field(), "metrics_listen");
+  EXPECT_EQ(std::string(bad.what()).find("metrics_listen: listen"), std::string::npos)
+      << bad.what();
+}
+
 TEST(Config, TheStateFileIsAnAbsolutePathOrNone) {
   EXPECT_EQ(parse_config("{}").state_file, "/var/lib/gaptrain/state.json");
   EXPECT_EQ(parse_config(R"({"state_file": ""})").state_file, "");

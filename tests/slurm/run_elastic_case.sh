@@ -72,6 +72,19 @@ regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB B
   echo "$job"
 }
 
+# A sample of gaptraind's Prometheus metrics (GAPTRAIN_METRICS, from the cluster's env.sh):
+# its value, 0 when the line is absent.
+metric() {  # metric 'NAME{LABELS}'
+  python3 - "${GAPTRAIN_METRICS:?the cluster names no GAPTRAIN_METRICS}" "$1" <<'EOF'
+import sys
+import urllib.request
+
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+values = [line.split()[-1] for line in text.splitlines() if line.startswith(sys.argv[2] + " ")]
+print(int(float(values[0])) if values else 0)
+EOF
+}
+
 # An elastic job starts in the idle nodes, grows when a regular job ends, shrinks at once when a
 # regular job needs its nodes (which starts within 5 s), keeps its batch host, grows back.
 case_grow_and_reclaim() {
@@ -98,6 +111,13 @@ case_grow_and_reclaim() {
   no_node_shared
   grep -qE "msg=\"action done\" ACTION=shrink JOB_ID=$job " "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log" ||
     fail "no shrink of job $job in gaptraind's log"
+  # The same, as Prometheus sees it.
+  (($(metric 'gaptrain_actions_total{action="shrink",result="done"}') >= 1)) ||
+    fail "metrics show no shrink done"
+  (($(metric 'gaptrain_reclaim_seconds_count') >= 1)) || fail "metrics show no reclaim latency"
+  (($(metric 'gaptrain_elastic_jobs_managed') == 1)) || fail "metrics do not show the elastic job"
+  note "metrics: $(metric 'gaptrain_actions_total{action="grow",result="done"}') grows," \
+    "$(metric 'gaptrain_reclaim_seconds_count') reclaims"
 }
 
 # Ten rounds of a regular job taking 1 to 5 nodes from a running elastic job and giving them

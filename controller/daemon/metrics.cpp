@@ -1,0 +1,133 @@
+#include "metrics.hpp"
+
+#include <prometheus/exposer.h>
+#include <prometheus/text_serializer.h>
+
+#include <set>
+
+namespace gaptrain::daemon {
+
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+using prometheus::BuildHistogram;
+
+// Solves take milliseconds to the 1 s limit (solver.time_limit_s); reclaims half a second to
+// the grace and a retry or two.
+const prometheus::Histogram::BucketBoundaries kSolveBuckets{0.001, 0.003, 0.01, 0.03,
+                                                            0.1,   0.3,   1.0,  3.0};
+const prometheus::Histogram::BucketBoundaries kReclaimBuckets{0.1, 0.25, 0.5,  1.0,
+                                                              2.0, 5.0,  10.0, 30.0};
+
+void add_increase(prometheus::Counter& counter, std::uint64_t now, std::uint64_t& seen) {
+  if (now > seen) counter.Increment(static_cast<double>(now - seen));
+  seen = now;
+}
+
+}  // namespace
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      hole_nodes_(BuildGauge()
+                      .Name("gaptrain_hole_nodes")
+                      .Help("Idle nodes (holes) in the cluster")
+                      .Register(*registry_)
+                      .Add({})),
+      elastic_nodes_(BuildGauge()
+                         .Name("gaptrain_elastic_nodes")
+                         .Help("Nodes held by managed elastic jobs, their satellites included")
+                         .Register(*registry_)
+                         .Add({})),
+      managed_jobs_(BuildGauge()
+                        .Name("gaptrain_elastic_jobs_managed")
+                        .Help("Elastic jobs registered with gaptraind and managed by it")
+                        .Register(*registry_)
+                        .Add({})),
+      jobs_(BuildGauge()
+                .Name("gaptrain_jobs")
+                .Help("Slurm jobs by kind (regular or elastic partition) and state")
+                .Register(*registry_)),
+      actions_(BuildCounter()
+                   .Name("gaptrain_actions_total")
+                   .Help("Slurm actions gaptraind made, by action and result")
+                   .Register(*registry_)),
+      requests_(BuildCounter()
+                    .Name("gaptrain_requests_total")
+                    .Help("Protocol requests (plugin, launcher, status) by result")
+                    .Register(*registry_)),
+      requests_accepted_(requests_.Add({{"result", "accepted"}})),
+      requests_rejected_(requests_.Add({{"result", "rejected"}})),
+      solve_seconds_(BuildHistogram()
+                         .Name("gaptrain_solve_seconds")
+                         .Help("The allocator's solve time per plan")
+                         .Register(*registry_)
+                         .Add({}, kSolveBuckets)),
+      reclaim_seconds_(BuildHistogram()
+                           .Name("gaptrain_reclaim_seconds")
+                           .Help("From a reclaim's drain request to its nodes' release")
+                           .Register(*registry_)
+                           .Add({}, kReclaimBuckets)) {
+  for (const char* kind : {"regular", "elastic"}) {
+    for (const char* state : {"pending", "running"}) jobs_.Add({{"kind", kind}, {"state", state}});
+  }
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::serve(const std::string& host, std::uint16_t port) {
+  const std::string address =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  exposer_->RegisterCollectable(registry_);
+}
+
+prometheus::Counter& Metrics::action_counter(const std::string& action, const std::string& result) {
+  return actions_.Add({{"action", action}, {"result", result}});
+}
+
+void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
+                     const ElasticJobs& elastic, const std::string& elastic_partition,
+                     const ActionCounts& actions, const EventCounts& events) {
+  hole_nodes_.Set(static_cast<double>(holes.size()));
+  std::set<std::string> held;
+  for (const auto& [id, job] : elastic.jobs()) held.insert(job.nodes.begin(), job.nodes.end());
+  elastic_nodes_.Set(static_cast<double>(held.size()));
+  managed_jobs_.Set(static_cast<double>(elastic.jobs().size()));
+
+  std::map<std::pair<std::string, std::string>, int> counts;
+  for (const char* kind : {"regular", "elastic"}) {
+    for (const char* state : {"pending", "running"}) counts[{kind, state}] = 0;
+  }
+  for (const Job& job : snapshot.jobs) {
+    if (job.state != JobState::pending && job.state != JobState::running) continue;
+    const std::string kind = job.partition == elastic_partition ? "elastic" : "regular";
+    ++counts[{kind, job.state == JobState::pending ? "pending" : "running"}];
+  }
+  for (const auto& [key, count] : counts) {
+    jobs_.Add({{"kind", key.first}, {"state", key.second}}).Set(static_cast<double>(count));
+  }
+
+  for (const auto& [result, by_kind] : {std::pair{std::string("done"), &actions.done},
+                                        std::pair{std::string("failed"), &actions.failed}}) {
+    for (const auto& [kind, count] : *by_kind) {
+      add_increase(action_counter(kind, result), count, actions_seen_[{kind, result}]);
+    }
+  }
+  add_increase(requests_accepted_, events.accepted, events_seen_.accepted);
+  add_increase(requests_rejected_, events.rejected, events_seen_.rejected);
+}
+
+void Metrics::observe_solve(double seconds) {
+  solve_seconds_.Observe(seconds);
+}
+
+void Metrics::observe_reclaim(double seconds) {
+  reclaim_seconds_.Observe(seconds);
+}
+
+std::string Metrics::text() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace gaptrain::daemon

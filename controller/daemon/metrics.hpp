@@ -1,0 +1,81 @@
+// gaptraind's Prometheus metrics (prometheus-cpp), served on `metrics_listen` when it is set.
+// The event loop updates them after every poll and action; the exposer's own thread answers
+// scrapes (prometheus-cpp's metrics are safe to read while they are written).
+//   gaptrain_hole_nodes                      idle nodes (holes) now
+//   gaptrain_elastic_nodes                   nodes held by managed elastic jobs (satellites too)
+//   gaptrain_jobs{kind,state}                Slurm's jobs: kind regular|elastic, state
+//   pending|running gaptrain_elastic_jobs_managed            elastic jobs registered and managed
+//   gaptrain_actions_total{action,result}    resizes and leases: grow|shrink|requeue|admit|lease,
+//                                            done|failed
+//   gaptrain_requests_total{result}          protocol requests: accepted|rejected
+//   gaptrain_solve_seconds                   the allocator's solve time per plan (histogram)
+//   gaptrain_reclaim_seconds                 a reclaim's drain requested -> nodes released
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster.hpp"
+#include "elastic_jobs.hpp"
+#include "holes.hpp"
+#include "resizer.hpp"
+#include "status.hpp"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace gaptrain::daemon {
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Serves the registry at http://LISTEN/metrics (LISTEN as config.hpp's listen: a numeric
+  // HOST:PORT). Throws std::runtime_error when it cannot bind.
+  void serve(const std::string& host, std::uint16_t port);
+
+  // The model after a poll: holes, elastic nodes, jobs by kind and state, and the counters of
+  // actions and requests (which only grow: the increase since the last update is added).
+  void update(const Snapshot& snapshot, const std::vector<Hole>& holes, const ElasticJobs& elastic,
+              const std::string& elastic_partition, const ActionCounts& actions,
+              const EventCounts& events);
+  void observe_solve(double seconds);
+  void observe_reclaim(double seconds);
+
+  // The registry in Prometheus' text format (what a scrape returns), for tests.
+  std::string text() const;
+
+ private:
+  prometheus::Counter& action_counter(const std::string& action, const std::string& result);
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Gauge& hole_nodes_;
+  prometheus::Gauge& elastic_nodes_;
+  prometheus::Gauge& managed_jobs_;
+  prometheus::Family<prometheus::Gauge>& jobs_;
+  prometheus::Family<prometheus::Counter>& actions_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Counter& requests_accepted_;
+  prometheus::Counter& requests_rejected_;
+  prometheus::Histogram& solve_seconds_;
+  prometheus::Histogram& reclaim_seconds_;
+  // What the counters have been told so far, to add increases only.
+  std::map<std::pair<std::string, std::string>, std::uint64_t> actions_seen_;
+  EventCounts events_seen_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+}  // namespace gaptrain::daemon

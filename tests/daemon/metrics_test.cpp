@@ -1,0 +1,73 @@
+#include "metrics.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gaptrain::daemon {
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
+  Snapshot snapshot;
+  for (const char* name : {"n1", "n2", "n3", "n4"}) {
+    snapshot.nodes.push_back({name, NodeState::idle, 0});
+  }
+  Job elastic_job;
+  elastic_job.id = 7;
+  elastic_job.state = JobState::running;
+  elastic_job.partition = "elastic";
+  elastic_job.nodes = {"n1", "n2"};
+  elastic_job.batch_host = "n1";
+  snapshot.jobs.push_back(elastic_job);
+  Job waiting;
+  waiting.id = 8;
+  waiting.state = JobState::pending;
+  waiting.partition = "regular";
+  snapshot.jobs.push_back(waiting);
+
+  ElasticJobs elastic;
+  protocol::JobRegistration r;
+  r.job_id = 7;
+  r.max_nodes = 4;
+  ASSERT_FALSE(elastic.add(r, &elastic_job, 0));
+  std::vector<Hole> holes(2);
+  holes[0].node = "n3";
+  holes[1].node = "n4";
+  ActionCounts actions;
+  actions.done["grow"] = 3;
+  actions.failed["shrink"] = 1;
+  EventCounts events{.accepted = 5, .rejected = 2};
+
+  Metrics metrics;
+  metrics.update(snapshot, holes, elastic, "elastic", actions, events);
+  metrics.observe_solve(0.02);
+  metrics.observe_reclaim(0.6);
+  std::string text = metrics.text();
+  EXPECT_TRUE(has_line(text, "gaptrain_hole_nodes 2")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_elastic_nodes 2")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_elastic_jobs_managed 1")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="regular",state="pending"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="elastic",state="running"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_actions_total{action="grow",result="done"} 3)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_actions_total{action="shrink",result="failed"} 1)"))
+      << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_requests_total{result="rejected"} 2)")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_solve_seconds_count 1")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_reclaim_seconds_bucket{le="1"} 1)")) << text;
+
+  // Counts are totals since start: a second update adds the increase, not the total again.
+  actions.done["grow"] = 4;
+  events.accepted = 6;
+  snapshot.jobs.pop_back();
+  metrics.update(snapshot, {}, elastic, "elastic", actions, events);
+  text = metrics.text();
+  EXPECT_TRUE(has_line(text, R"(gaptrain_actions_total{action="grow",result="done"} 4)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_requests_total{result="accepted"} 6)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="regular",state="pending"} 0)")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_hole_nodes 0")) << text;
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
