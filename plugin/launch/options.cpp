@@ -79,6 +79,12 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
     err << "gaptrain-launch: --controller: expected HOST:PORT, got \"" << controller << "\"\n";
     return std::nullopt;
   }
+  // CLI::Range lets NaN through (every comparison with it is false).
+  if (!std::isfinite(grace_s)) {
+    err << "gaptrain-launch: --grace-s: expected seconds between 0 and 3600, got " << grace_s
+        << "\n";
+    return std::nullopt;
+  }
   options.controller = *endpoint;
   options.munge_socket = munge_socket;
   options.poll = std::chrono::milliseconds(poll_ms);

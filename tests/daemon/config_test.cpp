@@ -57,6 +57,12 @@ TEST(Config, ResizingKeys) {
   EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
 }
 
+TEST(Config, NestingTooDeepForTheParserIsABadFileNotACrash) {
+  // jsoncpp throws its own exception past 1000 levels (found by tests/fuzz).
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  EXPECT_THROW(parse_config(deep), InputError);
+}
+
 TEST(Config, MetricsAreServedOnlyWhenAskedFor) {
   EXPECT_FALSE(parse_config("{}").metrics_listen.has_value());
   EXPECT_FALSE(parse_config(R"({"metrics_listen": ""})").metrics_listen.has_value());
@@ -114,7 +120,9 @@ TEST(Config, UnknownKeyIsNamedWithTheKnownOnes) {
 TEST(Config, BadListenIsNamed) {
   for (const char* bad : {R"({"listen": "localhost:6820"})", R"({"listen": "127.0.0.1"})",
                           R"({"listen": "127.0.0.1:0"})", R"({"listen": "127.0.0.1:70000"})",
-                          R"({"listen": "127.0.0.1:68x"})", R"({"listen": 6820})"}) {
+                          R"({"listen": "127.0.0.1:68x"})", R"({"listen": 6820})",
+                          // inet_pton stops at the NUL: found by tests/fuzz
+                          R"({"listen": "127.0.0.1\u0000junk:6820"})"}) {
     const InputError e = error_for(bad);
     EXPECT_EQ(e.field(), "listen") << bad;
   }

@@ -77,6 +77,8 @@ TEST(LaunchOptions, RefusesBadValues) {
   EXPECT_FALSE(parse({"--"}, env).options);  // no command
   EXPECT_FALSE(parse({"--poll-ms", "0", "--", "true"}, env).options);
   EXPECT_FALSE(parse({"--grace-s", "-1", "--", "true"}, env).options);
+  // CLI11's range check lets NaN through (found by tests/fuzz).
+  EXPECT_FALSE(parse({"--grace-s", "nan", "--", "true"}, env).options);
   const Parsed bad = parse({"--controller", "nowhere", "--", "true"});
   EXPECT_FALSE(bad.options);
   EXPECT_EQ(bad.exit_code, 2);

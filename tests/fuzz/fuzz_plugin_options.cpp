@@ -1,0 +1,86 @@
+// The SPANK plugin's parsers (plugin/options.cpp, plugin/plugin_args.cpp): the whole input goes
+// to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_curve_csv()
+// (an --elastic-curve file), curve_from_compact() (GAPTRAIN_CURVE), and, split at whitespace
+// as plugstack.conf splits them, to parse_plugin_args(). Bad options must be an
+// plugin::OptionError; plugin arguments never fail; what is accepted must keep the promises
+// of options.hpp / plugin_args.hpp, and a curve must survive curve_to_compact() exactly.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "fuzz_check.hpp"
+#include "options.hpp"
+#include "plugin_args.hpp"
+
+namespace plugin = gaptrain::plugin;
+using gaptrain::fuzz::check;
+using gaptrain::fuzz::must_succeed;
+
+namespace {
+
+void check_curve(const plugin::Curve& curve) {
+  int previous = 0;
+  for (const auto& [nodes, rate] : curve) {
+    check(nodes > previous, "curve node counts not increasing from 1");
+    check(std::isfinite(rate) && rate > 0.0, "curve rate not a positive number");
+    previous = nodes;
+  }
+  const plugin::Curve again =
+      must_succeed([&] { return plugin::curve_from_compact(plugin::curve_to_compact(curve)); },
+                   "curve_from_compact(curve_to_compact(curve)) failed");
+  check(again == curve, "the curve does not survive curve_to_compact() exactly");
+}
+
+std::vector<std::string_view> split_whitespace(std::string_view text) {
+  std::vector<std::string_view> words;
+  std::size_t pos = text.find_first_not_of(" \t\n");
+  while (pos != std::string_view::npos) {
+    const std::size_t end = text.find_first_of(" \t\n", pos);
+    words.push_back(text.substr(pos, end == std::string_view::npos ? end : end - pos));
+    pos = text.find_first_not_of(" \t\n", end);
+  }
+  return words;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = gaptrain::fuzz::as_text(data, size);
+
+  try {
+    const plugin::Costs costs = plugin::parse_costs(text);
+    check(std::isfinite(costs.up_s) && costs.up_s >= 0.0 && std::isfinite(costs.down_s) &&
+              costs.down_s >= 0.0,
+          "--elastic-cost accepted a negative or non-finite cost");
+  } catch (const plugin::OptionError&) {
+  }
+
+  try {
+    const plugin::NodeRange range = plugin::parse_node_range(text);
+    check(range.min >= 1 && range.min <= range.max, "--elastic accepted a range not 1<=MIN<=MAX");
+  } catch (const plugin::OptionError&) {
+  }
+
+  try {
+    const plugin::Curve curve = plugin::parse_curve_csv(text, "fuzz.csv");
+    check(!curve.empty(), "parse_curve_csv() accepted no points");
+    check_curve(curve);
+  } catch (const plugin::OptionError&) {
+  }
+
+  try {
+    check_curve(plugin::curve_from_compact(text));
+  } catch (const plugin::OptionError&) {
+  }
+
+  const plugin::ParsedArgs parsed = plugin::parse_plugin_args(split_whitespace(text));
+  const long timeout_ms = static_cast<long>(parsed.config.timeout.count());
+  check(timeout_ms >= 1 && timeout_ms <= plugin::kMaxTimeoutMs, "timeout_ms out of bounds");
+  if (parsed.config.controller) {
+    check(!parsed.config.controller->host.empty() && parsed.config.controller->port != 0,
+          "controller= accepted an empty host or port 0");
+  }
+  return 0;
+}

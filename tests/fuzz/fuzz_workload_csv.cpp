@@ -1,0 +1,99 @@
+// The simulator's CSV parsers (controller/simulator/workload_io.cpp, `gaptrain simulate
+// --node-events/--jobs/--curves`): the whole input goes to each of parse_node_events() (and an
+// accepted log on to trace_from_node_events()), parse_jobs() and parse_curves(). Bad input must
+// be a gaptrain::InputError; what is accepted must keep the promises of workload_io.hpp and
+// trace.hpp.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz_check.hpp"
+#include "gaptrain/input_error.hpp"
+#include "simulator/node_event_trace.hpp"
+#include "simulator/workload_io.hpp"
+
+namespace sim = gaptrain::sim;
+using gaptrain::fuzz::check;
+
+namespace {
+
+void node_events(std::string_view text) {
+  std::vector<sim::NodeEventRow> rows;
+  try {
+    rows = sim::parse_node_events(text, "events.csv");
+  } catch (const gaptrain::InputError&) {
+    return;
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    check(std::isfinite(rows[i].time_s), "node event time not finite");
+    check(!rows[i].node.empty(), "node event without a node");
+    check(i == 0 || rows[i - 1].time_s <= rows[i].time_s, "node events out of time order");
+  }
+  sim::HoleTrace trace;
+  try {
+    trace = sim::trace_from_node_events(rows);
+  } catch (const gaptrain::InputError&) {
+    return;
+  }
+  for (std::size_t i = 0; i < trace.steps.size(); ++i) {
+    const sim::TraceStep& step = trace.steps[i];
+    check(i == 0 || trace.steps[i - 1].time_s < step.time_s, "trace steps not strictly increasing");
+    check(step.time_s <= trace.end_s, "a trace step after the trace's end");
+    for (const sim::NodeUpdate& update : step.updates) {
+      check(update.node >= 0 && static_cast<std::size_t>(update.node) < trace.node_names.size(),
+            "trace update names no node");
+    }
+  }
+}
+
+void jobs(std::string_view text) {
+  std::vector<sim::JobSpec> specs;
+  try {
+    specs = sim::parse_jobs(text, "jobs.csv");
+  } catch (const gaptrain::InputError&) {
+    return;
+  }
+  std::set<std::string> ids;
+  for (const sim::JobSpec& job : specs) {
+    check(ids.insert(job.id).second, "job id used twice");
+    check(!job.model.empty(), "job without a model");
+    check(job.min_nodes >= 1 && job.min_nodes <= job.max_nodes, "job node range not 1<=min<=max");
+    check(std::isfinite(job.work_samples) && job.work_samples > 0.0, "job work not > 0");
+    check(std::isfinite(job.up_cost_s) && job.up_cost_s >= 0.0 && std::isfinite(job.down_cost_s) &&
+              job.down_cost_s >= 0.0,
+          "job cost not >= 0");
+    check(std::isfinite(job.submit_s) && job.submit_s >= 0.0, "job submit time not >= 0");
+  }
+}
+
+void curves(std::string_view text) {
+  sim::CurveTable table;
+  try {
+    table = sim::parse_curves(text, "curves.csv");
+  } catch (const gaptrain::InputError&) {
+    return;
+  }
+  check(!table.empty(), "no curves accepted");
+  for (const auto& [model, curve] : table) {
+    int previous = 0;
+    for (const gaptrain::ScalingCurve::Point& point : curve.points()) {
+      check(point.nodes > previous, "curve node counts not increasing from 1");
+      check(std::isfinite(point.samples_per_s) && point.samples_per_s >= 0.0,
+            "curve rate not >= 0");
+      previous = point.nodes;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = gaptrain::fuzz::as_text(data, size);
+  node_events(text);
+  jobs(text);
+  curves(text);
+  return 0;
+}
