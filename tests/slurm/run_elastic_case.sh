@@ -191,6 +191,74 @@ case_restart() {
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
 }
 
+# gaptraind killed with SIGKILL in the middle of a reclaim's shrink: the regular job waits for
+# nodes the elastic job is draining (its launcher is stopped, so no ack comes and the drain
+# waits for its grace), gaptraind dies, starts again, and carries the reclaim out from Slurm's
+# view: the regular job starts, the elastic job keeps its batch host, no node is held twice and
+# no satellite is left behind.
+case_restart_mid_shrink() {
+  local job batch_host pid regular config=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
+  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  job=$(submit_elastic "$idle_loop")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  batch_host=$(job_field "$job" BatchHost)
+  # A long reclaim grace and a launcher that cannot ack: the drain lasts, gaptraind dies in it.
+  cp "$config" "$work/gaptraind.json.orig"
+  cleanup_steps+=("cp '$work/gaptraind.json.orig' '$config'; kill -HUP \$(cut -d' ' -f1 '$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid')")
+  python3 - "$config" <<'EOF'
+import json, sys
+config = json.load(open(sys.argv[1]))
+config["reclaim_grace_s"] = 20.0
+json.dump(config, open(sys.argv[1], "w"))
+EOF
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  kill -HUP "$pid"
+  poll 30 "gaptraind reloaded" grep -q 'msg="configuration reloaded"' "$log"
+  scancel --batch --signal=STOP "$job"
+  cleanup_steps+=("scancel --batch --signal=CONT $job")
+
+  regular=$(submit -p regular -N 3 -t 2 --wrap 'sleep 5')
+  poll 30 "a drain of job $job requested for regular job $regular" \
+    grep -qE "msg=\"drain requested\" ACTION=shrink JOB_ID=$job .*regular job $regular " "$log"
+  kill -KILL "$pid"
+  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+  grep -qE "msg=\"action done\" ACTION=shrink JOB_ID=$job " "$log" &&
+    fail "the shrink completed before gaptraind was killed: not a mid-shrink restart"
+  note "gaptraind killed with SIGKILL while job $job drained nodes for regular job $regular"
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "regular job $regular RUNNING after the restart" job_state_is "$regular" RUNNING
+  no_node_shared
+  # The launcher goes on. (Slurm shows the job RESIZING while the shrink of its own nodes -
+  # Slurm started it on 8 - is not acknowledged by its stopped batch step.)
+  scancel --batch --signal=CONT "$job"
+  poll 30 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  scontrol show hostnames "$(job_field "$job" NodeList)" | grep -qx "$batch_host" ||
+    fail "elastic job $job lost its batch host $batch_host"
+  cp "$work/gaptraind.json.orig" "$config"
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  kill -HUP "$pid"
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 90 "elastic job $job back on 8 nodes" elastic_at "$job" 8
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+}
+
+# The launcher (the elastic job's batch script) dies: Slurm ends the job, gaptraind releases its
+# satellites, and every node is free again for the regular workload.
+case_launcher_dies() {
+  local job regular
+  job=$(submit_elastic "$idle_loop")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  scancel --batch --signal=KILL "$job"
+  poll 60 "elastic job $job ended" job_ended "$job"
+  poll 60 "no satellite of job $job left" bash -c "! squeue -h -o %j | grep -qx 'gaptrain:$job'"
+  regular=$(submit -p regular -N 8 -t 2 --wrap 'sleep 1')
+  poll 60 "an 8-node regular job $regular RUNNING" job_state_is "$regular" RUNNING
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  note "job $job's launcher killed: the job ended, its satellites were released, 8 nodes free"
+}
+
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
 # progress log shows the steps going on from the checkpoint, several world sizes, every epoch
 # once, and the loss going down (tests/examples/check_progress.py).
