@@ -189,7 +189,9 @@ void LineServer::read_some(Connection& c) {
     const bool eof = n == 0;
     c.in.append(buffer.data(), static_cast<std::size_t>(n));
     const auto newline = c.in.find('\n');
-    if (newline == std::string::npos && c.in.size() > limits_.max_line) {
+    // Over the cap whether or not its end came in the same read.
+    const std::size_t line_length = newline == std::string::npos ? c.in.size() : newline;
+    if (line_length > limits_.max_line) {
       const std::string reason =
           "request line longer than " + std::to_string(limits_.max_line) + " bytes";
       refusal_(c.peer, reason);
