@@ -4,6 +4,7 @@
 #include <systemd/sd-daemon.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -106,7 +107,10 @@ Daemon::Daemon(std::string config_path, DaemonConfig config)
       [this](const std::string& peer, const std::string& reason) {
         ++events_.rejected;
         log::warning("request rejected", {{"UID", "unknown"}, {"REASON", reason}, {"PEER", peer}});
+        note_rejection(peer);
       });
+  server_->set_accept_filter(
+      [this](const std::string& peer) { return limiter_.allowed(peer_address(peer), now().mono); });
   server_->on_idle([this] {
     if (draining_) sd_event_exit(event_, 0);
   });
@@ -422,6 +426,14 @@ void Daemon::drain() {
   if (server_->connections() == 0) sd_event_exit(event_, 0);
 }
 
+void Daemon::note_rejection(const std::string& peer) {
+  const std::string address = peer_address(peer);
+  if (limiter_.rejected(address, now().mono)) {
+    log::warning("peer blocked: too many refused requests",
+                 {{"PEER", address}, {"BLOCK_S", std::lround(RejectionLimits{}.block_s)}});
+  }
+}
+
 std::string Daemon::reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
                            const std::string& reason) {
   ++events_.rejected;
@@ -438,12 +450,14 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
     try {
       opened = munge::open(line, config_.munge_socket);
     } catch (const munge::MungeError& e) {
+      note_rejection(peer);
       return reject(peer, std::nullopt, "unknown", std::string("not authenticated: ") + e.what());
     }
     protocol::Request request;
     try {
       request = protocol::decode(opened.payload);
     } catch (const InputError& e) {
+      note_rejection(peer);
       return reject(peer, opened.uid, "unknown", std::string("bad request: ") + e.what());
     }
     const RequestKind kind = kind_of(request);
@@ -465,6 +479,7 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
     }
     // Until slurmctld told us who SlurmUser is, only root may send node events.
     if (auto refused = authorize(kind, opened.uid, slurm_user_.value_or(0), std::nullopt)) {
+      note_rejection(peer);  // a forged node event
       return reject(peer, opened.uid, type, *refused);
     }
     if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {

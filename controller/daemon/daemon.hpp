@@ -22,6 +22,7 @@
 #include "line_server.hpp"
 #include "metrics.hpp"
 #include "planner.hpp"
+#include "rejection_limiter.hpp"
 #include "resizer.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_source.hpp"
@@ -67,6 +68,11 @@ class Daemon {
   void save_state();
 
   std::string handle_line(std::string_view line, const std::string& peer);
+  // Counts a refused request of `peer` (rejection_limiter.hpp); logs when its host is blocked.
+  // Only what no legitimate sender does: transport refusals, failed authentication, requests
+  // that do not decode, node events from other than root/SlurmUser. A launcher reporting
+  // before its job registered is refused again and again, and must not block its node.
+  void note_rejection(const std::string& peer);
   std::string reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
                      const std::string& reason);
   void on_node_event(bool freed, std::uint32_t job_id, const std::string& node, uid_t uid,
@@ -94,6 +100,7 @@ class Daemon {
   ElasticJobs elastic_;
   EventCounts events_;
   Metrics metrics_;
+  RejectionLimiter limiter_;
   std::optional<std::int64_t> last_poll_;  // epoch of the last successful poll
   std::uint64_t last_poll_mono_ = 0;       // CLOCK_MONOTONIC usec of the last poll attempt
   std::uint64_t last_full_poll_mono_ = 0;

@@ -140,6 +140,7 @@ void LineServer::accept_all() {
     connection->server = this;
     connection->fd = fd;
     connection->peer = peer_name(address);
+    if (accept_filter_ && !accept_filter_(connection->peer)) continue;  // closed by ~Connection
     if (sd_event_add_io(event_, &connection->io, fd, EPOLLIN, &LineServer::on_io,
                         connection.get()) < 0 ||
         sd_event_add_time(event_, &connection->deadline, CLOCK_MONOTONIC,

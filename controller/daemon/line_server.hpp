@@ -45,6 +45,9 @@ class LineServer {
   // Closes the listening socket; connections already accepted are still served.
   void stop_listening();
   std::size_t connections() const noexcept { return connections_.size(); }
+  // Connections from a peer ("ADDR:PORT") the filter refuses are closed at once, unread.
+  using AcceptFilter = std::function<bool(const std::string& peer)>;
+  void set_accept_filter(AcceptFilter filter) { accept_filter_ = std::move(filter); }
   // Called whenever the last open connection closes (for draining on SIGTERM).
   void on_idle(std::function<void()> callback) { on_idle_ = std::move(callback); }
 
@@ -62,6 +65,7 @@ class LineServer {
   sd_event* event_;
   Handler handler_;
   Refusal refusal_;
+  AcceptFilter accept_filter_;
   Limits limits_;
   int listen_fd_ = -1;
   sd_event_source* listen_source_ = nullptr;

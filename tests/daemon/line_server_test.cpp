@@ -66,12 +66,14 @@ class LineServerTest : public ::testing::Test {
   ~LineServerTest() override { sd_event_unref(event_); }
 
   // Serves with `limits` while `client` runs in a thread; returns its result.
-  std::string serve(LineServer::Limits limits, const std::string& request) {
+  std::string serve(LineServer::Limits limits, const std::string& request,
+                    LineServer::AcceptFilter filter = {}) {
     LineServer server(
         event_,
         [](std::string_view line, const std::string&) { return "echo " + std::string(line); },
         [this](const std::string&, const std::string& reason) { refusals_.push_back(reason); },
         limits);
+    if (filter) server.set_accept_filter(std::move(filter));
     const std::uint16_t port = free_port();
     server.listen(ListenAddress{"127.0.0.1", port});
     std::atomic<bool> done{false};
@@ -96,6 +98,16 @@ class LineServerTest : public ::testing::Test {
 TEST_F(LineServerTest, ALineIsAnswered) {
   EXPECT_EQ(serve({}, "hello\n"), "echo hello\n");
   EXPECT_TRUE(refusals_.empty());
+}
+
+TEST_F(LineServerTest, APeerTheFilterRefusesIsClosedUnanswered) {
+  std::string seen;
+  const std::string reply = serve({}, "hello\n", [&](const std::string& peer) {
+    seen = peer;
+    return false;
+  });
+  EXPECT_EQ(reply, "");
+  EXPECT_EQ(seen.rfind("127.0.0.1:", 0), 0U) << seen;
 }
 
 TEST_F(LineServerTest, ALineOverTheCapIsRefusedUnread) {
