@@ -159,6 +159,22 @@ case_admit_held() {
   note "held job $job admitted on $(job_field "$job" NodeList) with TimeLimit $limit"
 }
 
+# A training that ignores SIGTERM (the drain request) does not keep a regular job waiting:
+# after the reclaim grace its satellites' tasks are killed at once, not after slurmd's KillWait.
+case_stubborn_step() {
+  local blocker job batch_host regular
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "bash -c 'trap \"\" TERM; while true; do sleep 1; done'")
+  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  batch_host=$(job_field "$job" BatchHost)
+  scancel "$blocker"
+  poll 60 "elastic job $job grown to 8 nodes (6 satellites)" elastic_at "$job" 8
+  regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 60 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+}
+
 # gaptraind killed with SIGKILL while it manages an elastic job, then started again: it reads
 # the job's registration back from its state file (the plugin registers a job once), manages
 # it as before (grows it when a regular job ends, gives nodes back at once to a regular job
