@@ -253,6 +253,11 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
   } else {
     out << "Slurm polled " << format_duration(now - last_poll.asInt64()) << " ago.\n";
   }
+  const Json::Value& slurm_error = status["slurm_error"];
+  if (slurm_error.isString()) {
+    out << "Slurm does not answer (gaptraind retries and resizes nothing meanwhile): "
+        << slurm_error.asString() << "\n";
+  }
   return out.str();
 }
 

@@ -54,6 +54,16 @@ const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
   return it == snapshot.jobs.end() ? nullptr : &*it;
 }
 
+JobIndex::JobIndex(const Snapshot& snapshot) {
+  // try_emplace keeps the first of duplicate ids, the one find_job returns.
+  for (const Job& job : snapshot.jobs) by_id_.try_emplace(job.id, &job);
+}
+
+const Job* JobIndex::find(std::uint32_t id) const {
+  const auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
 std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,
                                                      std::string_view partitions) {
   if (snapshot.partitions.empty()) return std::nullopt;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace gaptrain::daemon {
@@ -102,6 +103,17 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
+
+// find_job for many look-ups in one snapshot (one per satellite of every elastic job): indexed
+// once rather than searched each time. Valid while `snapshot` is unchanged.
+class JobIndex {
+ public:
+  explicit JobIndex(const Snapshot& snapshot);
+  const Job* find(std::uint32_t id) const;
+
+ private:
+  std::unordered_map<std::uint32_t, const Job*> by_id_;
+};
 
 // The nodes a job of `partitions` (Slurm's comma-separated list for a pending job) may run on:
 // the union of theirs, in the snapshot's order. nullopt when the snapshot lists no partitions

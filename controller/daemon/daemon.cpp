@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <set>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <variant>
@@ -34,6 +36,14 @@ constexpr std::uint64_t kCompletingPollUsec = 250000;
 // Polls normally pass Slurm's last update times (cheap "no change" answers); every this often a
 // full load guards against a change that did not bump them (backfill's plan updates).
 constexpr std::uint64_t kFullPollUsec = 10 * kUsecPerS;
+
+// sd_event_now() is the time the loop woke up: the same all through one callback.
+std::uint64_t mono_now_uncached() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * kUsecPerS +
+         static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
+}
 
 std::int64_t wall_now() {
   return static_cast<std::int64_t>(std::time(nullptr));
@@ -83,10 +93,12 @@ std::string end_text(const std::optional<std::int64_t>& end) {
 
 }  // namespace
 
-Daemon::Daemon(std::string config_path, DaemonConfig config)
+Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm,
+               SlurmActions& actions)
     : config_path_(std::move(config_path)),
       config_(std::move(config)),
-      resizer_(slurm_actions_, resizer_settings()) {
+      slurm_(slurm),
+      resizer_(actions, resizer_settings()) {
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -164,6 +176,7 @@ int Daemon::on_signal(sd_event_source* /*source*/, const signalfd_siginfo* info,
 }
 
 void Daemon::poll() {
+  const std::uint64_t started = mono_now_uncached();
   const std::uint64_t mono = mono_now(event_);
   // Backfill re-plans pending jobs (start_time, sched_nodes) without bumping the job table's
   // update time: while a regular job waits and elastic jobs hold nodes, every poll is a full
@@ -177,7 +190,7 @@ void Daemon::poll() {
       last_full_poll_mono_ == 0 || regular_waiting || mono - last_full_poll_mono_ >= kFullPollUsec;
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
-  SlurmSource::Result result = slurm_.poll(snapshot_, now, full);
+  SlurmQueries::Result result = slurm_.poll(snapshot_, now, full);
   if (result.ok && !slurm_user_) {
     uid_t uid = 0;
     result = slurm_.load_slurm_user(uid);
@@ -193,6 +206,7 @@ void Daemon::poll() {
   if (!result.ok) {
     if (!poll_failing_) log::warning("cannot poll Slurm", {{"REASON", result.error}});
     poll_failing_ = true;
+    poll_error_ = result.error;
     sd_notifyf(0, "STATUS=Cannot poll Slurm: %s", result.error.c_str());
     arm_poll_timer(delay);
     return;
@@ -203,19 +217,22 @@ void Daemon::poll() {
   last_poll_ = now;
 
   std::vector<Hole> holes = find_holes(snapshot_, holes_);
+  // Indexed by node, not searched: thousands of holes on each side after a burst of job ends.
+  std::map<std::string_view, const Hole*> before;
+  for (const Hole& hole : holes_) before.emplace(hole.node, &hole);
+  std::set<std::string_view> after;
   for (const Hole& hole : holes) {
-    const auto old = std::find_if(holes_.begin(), holes_.end(),
-                                  [&](const Hole& h) { return h.node == hole.node; });
-    if (old == holes_.end()) {
+    after.insert(hole.node);
+    const auto old = before.find(hole.node);
+    if (old == before.end()) {
       log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-    } else if (old->predicted_end != hole.predicted_end) {
+    } else if (old->second->predicted_end != hole.predicted_end) {
       log::debug("hole end changed",
                  {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
     }
   }
   for (const Hole& hole : holes_) {
-    if (std::none_of(holes.begin(), holes.end(),
-                     [&](const Hole& h) { return h.node == hole.node; })) {
+    if (!after.contains(hole.node)) {
       log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
     }
   }
@@ -224,11 +241,17 @@ void Daemon::poll() {
   for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
   }
+  last_solve_ms_.reset();
   act();
   save_state();
   for (const double seconds : resizer_.take_reclaim_latencies()) metrics_.observe_reclaim(seconds);
   metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_.counts(),
                   events_);
+
+  if (poll_observer_) {
+    const auto poll_usec = static_cast<double>(mono_now_uncached() - started);
+    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_});
+  }
 
   if (!ready_) {
     ready_ = true;
@@ -345,7 +368,10 @@ void Daemon::act() {
   std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
   const Plan next = plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall,
                          planner_settings(), served);
-  if (next.allocation) metrics_.observe_solve(next.allocation->solve_ms / 1000.0);
+  if (next.allocation) {
+    metrics_.observe_solve(next.allocation->solve_ms / 1000.0);
+    last_solve_ms_ = next.allocation->solve_ms;
+  }
   if (next.allocation && next.allocation->call_status != CallStatus::ok) {
     log::warning("allocator failed, keeping every job as it is",
                  {{"REASON", next.allocation->message}});
@@ -469,6 +495,9 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(resizer_, now().mono);
+      // While slurmctld does not answer, the view above is the last one it gave.
+      reply["status"]["slurm_error"] =
+          poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
       return compact(reply);
     }
     if (kind == RequestKind::job_registration) {

@@ -1,12 +1,16 @@
 // gaptraind's core loop: validated config -> built objects -> sd-event loop. Owns the live
-// model (snapshot, holes, elastic jobs), the Slurm adapter and the transport; handles signals
-// inside the loop (SIGTERM/SIGINT drain and exit 0, SIGHUP reloads the config) and talks to
-// systemd (READY=1 once listening and the first poll succeeded, watchdog pings, STATUS=).
+// model (snapshot, holes, elastic jobs) and the transport; asks and changes Slurm through the
+// interfaces it is given (libslurm in gaptraind, a simulated cluster in the load generator);
+// handles signals inside the loop (SIGTERM/SIGINT drain and exit 0, SIGHUP reloads the config)
+// and talks to systemd (READY=1 once listening and the first poll succeeded, watchdog pings,
+// STATUS=).
 #pragma once
 
 #include <systemd/sd-event.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -25,7 +29,7 @@
 #include "rejection_limiter.hpp"
 #include "resizer.hpp"
 #include "slurm_actions.hpp"
-#include "slurm_source.hpp"
+#include "slurm_queries.hpp"
 #include "status.hpp"
 
 namespace gaptrain::daemon {
@@ -36,16 +40,30 @@ class StartError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What one successful poll did, for an observer (the load generator's measurements).
+struct PollReport {
+  std::size_t nodes = 0;
+  std::size_t holes = 0;
+  double poll_ms = 0.0;            // the whole poll: Slurm, model, plan, actions, state file
+  std::optional<double> solve_ms;  // the allocator's, when it ran
+};
+
 class Daemon {
  public:
-  // Binds the listening socket; throws std::system_error when it cannot.
-  Daemon(std::string config_path, DaemonConfig config);
+  // Binds the listening socket; throws std::system_error when it cannot. `slurm` and `actions`
+  // must outlive the daemon; its event loop is the calling thread's default sd-event loop.
+  Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions);
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
 
   // Runs until SIGTERM/SIGINT; returns the exit status.
   int run();
+
+  // Called on the loop's thread at the end of every successful poll.
+  void set_poll_observer(std::function<void(const PollReport&)> observer) {
+    poll_observer_ = std::move(observer);
+  }
 
  private:
   static int on_poll_timer(sd_event_source* source, std::uint64_t usec, void* self);
@@ -88,8 +106,7 @@ class Daemon {
   DaemonConfig config_;
   sd_event* event_ = nullptr;
   std::unique_ptr<LineServer> server_;
-  SlurmSource slurm_;
-  LibslurmActions slurm_actions_;
+  SlurmQueries& slurm_;
   Resizer resizer_;
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
@@ -107,9 +124,12 @@ class Daemon {
   bool ready_ = false;
   bool draining_ = false;
   bool poll_failing_ = false;
+  std::string poll_error_;  // why the last poll failed, while polls fail (shown in status)
   bool state_loaded_ = false;
-  std::string saved_state_;        // the text last written to the state file
-  std::string state_write_error_;  // the last failure to write it, logged once
+  std::string saved_state_;              // the text last written to the state file
+  std::string state_write_error_;        // the last failure to write it, logged once
+  std::optional<double> last_solve_ms_;  // the allocator's time in the last act()
+  std::function<void(const PollReport&)> poll_observer_;
 };
 
 }  // namespace gaptrain::daemon

@@ -12,6 +12,8 @@
 #include "daemon.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/version.hpp"
+#include "slurm_actions.hpp"
+#include "slurm_source.hpp"
 
 int main(int argc, char** argv) {
   using namespace gaptrain::daemon;
@@ -57,7 +59,9 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
 
   try {
-    Daemon daemon(config_path, config);
+    SlurmSource slurm;  // initializes libslurm, which LibslurmActions needs
+    LibslurmActions actions;
+    Daemon daemon(config_path, config, slurm, actions);
     return daemon.run();
   } catch (const std::system_error& e) {
     std::cerr << "gaptraind: " << e.what() << '\n';

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -119,15 +120,16 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     const ElasticJob* job;
     std::int64_t end;  // the elastic job's time limit as Slurm sees it; 0 unknown
   };
+  const JobIndex jobs(snapshot);  // a job grown into hundreds of holes has as many satellites
   std::map<std::string, Holder> holder;  // node -> the elastic job holding it
   for (const ElasticJob& job : elastic) {
-    const Job* slurm_job = find_job(snapshot, job.job_id);
+    const Job* slurm_job = jobs.find(job.job_id);
     if (slurm_job == nullptr) continue;
     for (const std::string& node : job.nodes) {
       // A satellite's node is held until the satellite's own time limit.
       const auto satellite = job.satellites.find(node);
       const Job* allocation =
-          satellite == job.satellites.end() ? slurm_job : find_job(snapshot, satellite->second);
+          satellite == job.satellites.end() ? slurm_job : jobs.find(satellite->second);
       holder[node] = {&job, allocation != nullptr ? allocation->end_time : slurm_job->end_time};
     }
   }
@@ -178,8 +180,15 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
     idle_counted.insert(nodes.begin(), nodes.end());
     result.kept_idle.insert(nodes.begin(), nodes.end());
   };
+  // Each partition's node set once, not once per waiting job: on a 10,000-node machine that is
+  // 10,000 inserts for each of hundreds of jobs, at every poll.
+  std::map<std::string, std::optional<std::set<std::string>>> eligible_in;
   for (const Job* job : waiting) {
-    const auto eligible = partition_nodes(snapshot, job->partition);
+    auto known = eligible_in.find(job->partition);
+    if (known == eligible_in.end()) {
+      known = eligible_in.emplace(job->partition, partition_nodes(snapshot, job->partition)).first;
+    }
+    const std::optional<std::set<std::string>>& eligible = known->second;
     const auto allowed = [&](const std::string& node) {
       return !eligible || eligible->contains(node);
     };

@@ -377,8 +377,9 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
   const auto running = [](const Job* job) {
     return job != nullptr && job->state == JobState::running && job->start_time > 0;
   };
+  const JobIndex index(snapshot);
   for (const auto& [job_id, managed] : jobs.jobs()) {
-    const Job* job = find_job(snapshot, job_id);
+    const Job* job = index.find(job_id);
     if (!running(job)) continue;
     const auto limit = user_limits_.emplace(job_id, job->time_limit_minutes).first;
     const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
@@ -392,7 +393,7 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
     keep_lease(*job, limit->second, waited_for, until, now);
     // Each satellite's own lease, renewed while no regular job waits for its node.
     for (const auto& [node, satellite_id] : managed.satellites) {
-      const Job* satellite = find_job(snapshot, satellite_id);
+      const Job* satellite = index.find(satellite_id);
       if (running(satellite)) {
         keep_lease(*satellite, 0, reclaimed.contains(node), takeover(node), now);
       }
@@ -402,10 +403,11 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
 
 bool Resizer::release_orphans(const Snapshot& snapshot) {
   std::vector<std::uint32_t> orphans;
+  const JobIndex index(snapshot);
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
     if (!owner_id || !holds_nodes(job)) continue;
-    const Job* owner = find_job(snapshot, *owner_id);
+    const Job* owner = index.find(*owner_id);
     if (owner == nullptr || !holds_nodes(*owner)) orphans.push_back(job.id);
   }
   if (orphans.empty()) return false;
@@ -460,7 +462,8 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
 void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(drains_, [&](const auto& entry) { return !jobs.contains(entry.first); });
   // Backoffs and user limits outlive a requeue (the job is pending, then registers again).
-  const auto gone = [&](const auto& entry) { return find_job(snapshot, entry.first) == nullptr; };
+  const JobIndex index(snapshot);  // satellites have lease backoffs too: hundreds of look-ups
+  const auto gone = [&](const auto& entry) { return index.find(entry.first) == nullptr; };
   std::erase_if(backoffs_, gone);
   std::erase_if(user_limits_, gone);
   std::erase_if(lease_backoff_until_, gone);

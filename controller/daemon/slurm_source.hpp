@@ -12,13 +12,13 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "cluster.hpp"
+#include "slurm_queries.hpp"
 
 namespace gaptrain::daemon {
 
-class SlurmSource {
+class SlurmSource final : public SlurmQueries {
  public:
   // Initializes libslurm from SLURM_CONF or /etc/slurm/slurm.conf (slurm_init).
   SlurmSource();
@@ -26,17 +26,11 @@ class SlurmSource {
   SlurmSource(const SlurmSource&) = delete;
   SlurmSource& operator=(const SlurmSource&) = delete;
 
-  struct Result {
-    bool ok = false;
-    std::string error;  // why not, when !ok (Slurm's message)
-  };
-
-  // Refreshes `snapshot` (taken_at = now). `full`: ignore the cached update times (a periodic
-  // safety net in case a change did not bump them). On failure `snapshot` is left as it was.
-  Result poll(Snapshot& snapshot, std::int64_t now, bool full);
+  // SlurmQueries. poll() passes the cached update times unless `full`.
+  Result poll(Snapshot& snapshot, std::int64_t now, bool full) override;
 
   // SlurmUser's uid, from slurmctld's configuration (slurm_load_ctl_conf).
-  Result load_slurm_user(uid_t& uid);
+  Result load_slurm_user(uid_t& uid) override;
 
  private:
   struct Cache;

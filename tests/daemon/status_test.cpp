@@ -125,5 +125,15 @@ TEST(StatusTable, ShowsHoleEndsAndWhetherCurvesAreAssumed) {
   EXPECT_NE(table.find("3 accepted, 1 rejected"), std::string::npos) << table;
 }
 
+TEST(StatusTable, SaysWhenSlurmDoesNotAnswer) {
+  Json::Value status = status_json({}, {}, {}, {}, kNow - 40);
+  EXPECT_EQ(cli::format_status(status, kNow).find("does not answer"), std::string::npos);
+  status["slurm_error"] = "Unable to contact slurm controller (connect failure)";
+  const std::string table = cli::format_status(status, kNow);
+  EXPECT_NE(table.find("Slurm polled 40s ago"), std::string::npos) << table;
+  EXPECT_NE(table.find("does not answer"), std::string::npos) << table;
+  EXPECT_NE(table.find("connect failure"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon
