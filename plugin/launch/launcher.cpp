@@ -162,7 +162,21 @@ void Launcher::reconcile_and_act() {
   }
   const Actions actions = reconcile(views, desired_, finishing_);
   acks_ = actions.drained;
-  for (const std::string& node : actions.forget) steps_.erase(node);
+  for (const std::string& node : actions.forget) {
+    if (steps_.at(node).phase == StepPhase::done) {
+      say("the step on " + node + " ended because its node left the job (a node failure), " +
+          "not because the training finished");
+    }
+    steps_.erase(node);
+  }
+  // Only steps that ended on nodes still in the job say the training is over.
+  const bool finished_somewhere = std::any_of(steps_.begin(), steps_.end(), [](const auto& entry) {
+    return entry.second.phase == StepPhase::done;
+  });
+  if (finishing_ && !finished_somewhere) {
+    say("the training goes on");
+    finishing_ = false;
+  }
   for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
   update_hostfile();
   for (const std::string& node : actions.start) start_step(node);

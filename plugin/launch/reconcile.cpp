@@ -43,8 +43,13 @@ Actions reconcile(const std::vector<StepView>& steps,
       case StepPhase::waiting:
         if (finishing || !wanted(step.node)) actions.forget.push_back(step.node);
         break;
-      case StepPhase::stopping:
-      case StepPhase::done: break;
+      case StepPhase::done:
+        // Slurm takes a failed node out of a --no-kill job, and srun then exits 0 for its step
+        // ("Node failure"): a step that ended on a node no longer in the job was lost with it,
+        // not a finished training.
+        if (!contains(instruction.nodes, step.node)) actions.forget.push_back(step.node);
+        break;
+      case StepPhase::stopping: break;
     }
   }
   for (const std::string& node : instruction.drain) {

@@ -14,7 +14,8 @@ enum class StepPhase {
   running,   // its srun is alive
   stopping,  // asked to stop (drained, or its node left the job); its srun is still alive
   waiting,   // it failed and waits out its restart backoff
-  done,      // it exited 0: the training finished there, it is never restarted
+  done,      // it exited 0: the training finished there (unless its node leaves the job: then
+             // the node failed), it is never restarted
 };
 
 struct StepView {
@@ -24,9 +25,11 @@ struct StepView {
 };
 
 struct Actions {
-  std::vector<std::string> start;    // start (or restart) a step on these nodes, in this order
-  std::vector<std::string> stop;     // stop these running steps
-  std::vector<std::string> forget;   // drop these waiting steps: their node is not wanted now
+  std::vector<std::string> start;  // start (or restart) a step on these nodes, in this order
+  std::vector<std::string> stop;   // stop these running steps
+  // Drop these steps: waiting ones whose node is not wanted now, done ones whose node left the
+  // job (lost with a failed node, so the training did not finish).
+  std::vector<std::string> forget;
   std::vector<std::string> drained;  // drain requests with no live step left: report as acks
 };
 

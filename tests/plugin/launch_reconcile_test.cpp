@@ -80,6 +80,18 @@ TEST(LaunchReconcile, FinishingStartsNothing) {
   EXPECT_TRUE(reconcile({{"n1", StepPhase::done}}, instruction({"n1"}), false).start.empty());
 }
 
+TEST(LaunchReconcile, AStepThatEndedOnANodeGoneFromTheJobIsForgotten) {
+  // Slurm took the failed n3 out of the job; srun exited 0 for its step ("Node failure").
+  const std::vector<StepView> steps = {
+      {"n1", StepPhase::running}, {"n2", StepPhase::done}, {"n3", StepPhase::done}};
+  const Actions a = reconcile(steps, instruction({"n1", "n2"}), true);
+  EXPECT_EQ(a.forget, (Nodes{"n3"}));
+  EXPECT_TRUE(a.start.empty());
+  // Back in the job later (a satellite on the repaired node): a fresh step starts there.
+  EXPECT_EQ(reconcile({{"n1", StepPhase::running}}, instruction({"n1", "n3"}), false).start,
+            (Nodes{"n3"}));
+}
+
 TEST(LaunchReconcile, DrainOfANodeWithoutAStepIsAckedAtOnce) {
   const Actions a =
       reconcile({{"n1", StepPhase::running}}, instruction({"n1", "n2"}, {"n2"}), false);

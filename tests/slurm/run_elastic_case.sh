@@ -47,11 +47,22 @@ no_node_shared() {
 
 # A job running as a gaptrain-launch batch script: -N 1-8, cheap rescales (so one node's gain
 # is worth a rescale to the allocator), whatever CMD.
-submit_elastic() {  # submit_elastic CMD
-  submit -p elastic -N 1-8 --elastic=1-8 --elastic-cost=1:1 -t 30 \
-    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $1"
+submit_elastic() {  # submit_elastic CMD [SBATCH-ARGS...]
+  local cmd=$1
+  shift
+  submit -p elastic -N 1-8 --elastic=1-8 --elastic-cost=1:1 -t 30 "$@" \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $cmd"
 }
 idle_loop="bash -c 'while true; do sleep 1; done'"
+
+# An elastic job running the idle loop with a step on each of the 8 nodes; prints its id.
+elastic_on_all_nodes() {  # elastic_on_all_nodes [SBATCH-ARGS...]
+  local job
+  job=$(submit_elastic "$idle_loop" "$@")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  echo "$job"
+}
 
 # A regular job of NODES nodes for SECONDS: it must start within max_start_s of its submission,
 # on nodes no elastic job holds, while the elastic job keeps its batch host.
@@ -70,6 +81,16 @@ regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB B
   scontrol show hostnames "$(job_field "$3" NodeList)" | grep -qx "$4" ||
     fail "elastic job $3 lost its batch host $4: $(job_field "$3" NodeList)"
   echo "$job"
+}
+
+# A regular job of NODES nodes takes them from JOB for SECONDS (starting within 5 s) and gives
+# them back: JOB grows back to 8 nodes and was never requeued.
+lend_nodes_and_grow_back() {  # lend_nodes_and_grow_back NODES SECONDS JOB BATCH_HOST
+  local regular
+  regular=$(regular_starts_quickly "$1" "$2" "$3" "$4")
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 90 "elastic job $3 back on 8 nodes" elastic_at "$3" 8
+  [ "$(job_field "$3" Restarts)" = 0 ] || fail "elastic job $3 was requeued"
 }
 
 # A sample of gaptraind's Prometheus metrics (GAPTRAIN_METRICS, from the cluster's env.sh):
@@ -125,9 +146,7 @@ case_grow_and_reclaim() {
 # its batch host and its training steps, and returns to 8 nodes each time.
 case_ten_cycles() {
   local job batch_host cycle regular nodes
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  job=$(elastic_on_all_nodes)
   batch_host=$(job_field "$job" BatchHost)
   for cycle in $(seq 1 10); do
     nodes=$((cycle % 5 + 1))
@@ -180,7 +199,7 @@ case_stubborn_step() {
 # it as before (grows it when a regular job ends, gives nodes back at once to a regular job
 # that needs them) and the job was never disturbed.
 case_restart() {
-  local blocker job batch_host pid regular log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  local blocker job batch_host pid log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
   blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
   poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
   job=$(submit_elastic "$idle_loop")
@@ -201,10 +220,7 @@ case_restart() {
   scancel "$blocker"
   poll 60 "elastic job $job grown to 8 nodes after the restart" elastic_at "$job" 8
   no_node_shared
-  regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
-  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
-  poll 60 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
-  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+  lend_nodes_and_grow_back 4 3 "$job" "$batch_host"
 }
 
 # gaptraind killed with SIGKILL in the middle of a reclaim's shrink: the regular job waits for
@@ -215,9 +231,7 @@ case_restart() {
 case_restart_mid_shrink() {
   local job batch_host pid regular config=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
   local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  job=$(elastic_on_all_nodes)
   batch_host=$(job_field "$job" BatchHost)
   # A long reclaim grace and a launcher that cannot ack: the drain lasts, gaptraind dies in it.
   cp "$config" "$work/gaptraind.json.orig"
@@ -263,9 +277,7 @@ EOF
 # satellites, and every node is free again for the regular workload.
 case_launcher_dies() {
   local job regular
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 90 "elastic job $job on all 8 nodes" elastic_at "$job" 8
+  job=$(elastic_on_all_nodes)
   scancel --batch --signal=KILL "$job"
   poll 60 "elastic job $job ended" job_ended "$job"
   poll 60 "no satellite of job $job left" bash -c "! squeue -h -o %j | grep -qx 'gaptrain:$job'"
@@ -273,6 +285,75 @@ case_launcher_dies() {
   poll 60 "an 8-node regular job $regular RUNNING" job_state_is "$regular" RUNNING
   poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
   note "job $job's launcher killed: the job ended, its satellites were released, 8 nodes free"
+}
+
+# gaptrain status shows TEXT. Its long timeout: gaptraind's Slurm calls run on its event loop,
+# and while slurmctld is down each poll blocks for libslurm's retries (MessageTimeout).
+status_says() { "$GAPTRAIN_CLI" status --timeout 60 | grep -q "$1"; }  # status_says TEXT
+
+# slurmctld stops (SIGTERM, as for an upgrade) under an elastic job on 8 nodes and starts again
+# on its saved state: gaptraind rides it out (its polls fail, `gaptrain status` says so, it
+# retries and does not exit), the job is all there and managed again, and a regular job that
+# needs its nodes starts within 5 s.
+case_slurmctld_restart() {
+  local job batch_host pid log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  local cluster=("$here/../../scripts/local-cluster")
+  job=$(elastic_on_all_nodes)
+  batch_host=$(job_field "$job" BatchHost)
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+
+  cleanup_steps+=("'${cluster[0]}' start-slurmctld --dir '$GAPTRAIN_CLUSTER_DIR' 2>/dev/null")
+  "${cluster[@]}" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  note "slurmctld stopped"
+  poll 60 "gaptraind seeing slurmctld gone" grep -q 'msg="cannot poll Slurm"' "$log"
+  poll 120 "gaptrain status saying Slurm does not answer" status_says "Slurm does not answer"
+  "${cluster[@]}" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
+    fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
+  note "slurmctld started again"
+  poll 60 "gaptraind polling Slurm again" grep -q 'msg="polling Slurm again"' "$log"
+  kill -0 "$pid" 2>/dev/null || fail "gaptraind (pid $pid) exited while slurmctld was down"
+  [ "$(query_status "s['slurm_error']")" = None ] || fail "gaptrain status still shows a Slurm error"
+  job_state_is "$job" RUNNING || fail "elastic job $job is not running after the restart"
+  poll 60 "elastic job $job managed on its 8 nodes after the restart" elastic_at "$job" 8
+  no_node_shared
+  lend_nodes_and_grow_back 5 3 "$job" "$batch_host"
+}
+
+# The slurmd of one of an elastic job's nodes (not its batch host) dies (SIGKILL). Slurm marks
+# the node down once it stops answering (SlurmdTimeout) and, the job being submitted with
+# --no-kill, takes the node out of it; gaptraind drops the node from the job, which trains on
+# with the rest and keeps its batch host; regular jobs still get nodes within 5 s; when slurmd is
+# back the job grows onto the node again.
+case_slurmd_dies() {
+  local job batch_host victim regular log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  local cluster=("$here/../../scripts/local-cluster")
+  # --no-kill: Slurm takes a failed node out of the job instead of requeueing the whole job.
+  job=$(elastic_on_all_nodes --no-kill)
+  batch_host=$(job_field "$job" BatchHost)
+  victim=$(query_status "[n for n in job($job)['nodes'] if n != '$batch_host'][-1]")
+  cleanup_steps+=("'${cluster[0]}' start-slurmd --dir '$GAPTRAIN_CLUSTER_DIR' --node $victim 2>/dev/null")
+
+  "${cluster[@]}" kill-slurmd --dir "$GAPTRAIN_CLUSTER_DIR" --node "$victim" 2>/dev/null
+  note "the slurmd of $victim (a satellite node of job $job) killed with SIGKILL"
+  # SlurmdTimeout is 30 s in the local cluster: Slurm needs up to a minute or two to notice.
+  poll 180 "node $victim down in Slurm" bash -c "sinfo -h -n $victim -o %t | grep -q down"
+  poll 60 "elastic job $job on the 7 live nodes" elastic_at "$job" 7
+  scontrol show hostnames "$(job_field "$job" NodeList)" | grep -qx "$batch_host" ||
+    fail "elastic job $job lost its batch host $batch_host"
+  query_status "job($job)['nodes']" | grep -qx "$victim" &&
+    fail "gaptraind still counts the dead node $victim in job $job"
+  no_node_shared
+  regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  scontrol show hostnames "$(job_field "$regular" NodeList)" | grep -qx "$victim" &&
+    fail "regular job $regular ran on the dead node $victim"
+
+  "${cluster[@]}" start-slurmd --dir "$GAPTRAIN_CLUSTER_DIR" --node "$victim" 2>/dev/null
+  poll 120 "node $victim back in service" bash -c "sinfo -h -n $victim -o %t | grep -qv down"
+  poll 120 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+  note "gaptraind: $(grep -cE "JOB_ID=$job .*$victim|$victim.*JOB_ID=$job" "$log") log lines name job $job and $victim"
 }
 
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
