@@ -38,6 +38,10 @@ elastic_at() {  # elastic_at JOB N
     [ "$(query_status "len(set(job($1)['running'])) if job($1) else -1")" = "$2" ]
 }
 
+step_runs_on() {  # step_runs_on JOB NODE: gaptraind sees a step of elastic job JOB on NODE
+  query_status "job($1)['running'] if job($1) else []" | grep -qx "$2"
+}
+
 # Nodes of every running job and allocation, one a line: no node may appear twice.
 no_node_shared() {
   local shared
@@ -271,6 +275,46 @@ EOF
   poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
   poll 90 "elastic job $job back on 8 nodes" elastic_at "$job" 8
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+}
+
+# gaptraind killed with SIGKILL in the middle of a grow: the grow had made one of its satellite
+# allocations (made here by hand, as gaptraind does, while gaptraind is dead: a grow takes a few
+# ms, too short to kill it in reliably) and recorded nothing. After the restart that satellite
+# is the job's (a step of it runs there), the job grows into the other free nodes, no node is
+# held by two jobs or by a satellite nobody uses, and regular jobs still get their nodes.
+case_restart_mid_grow() {
+  local blocker job batch_host pid node satellite log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "$idle_loop")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  batch_host=$(job_field "$job" BatchHost)
+
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  kill -KILL "$pid"
+  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+  scancel "$blocker"
+  poll 60 "regular job $blocker ended" job_ended "$blocker"
+  poll 60 "its nodes idle" bash -c "[ \$(sinfo -h -N -p elastic -t idle -o %N | wc -l) -ge 6 ]"
+  node=$(sinfo -h -N -p elastic -t idle -o %N | sort -V | head -n 1)
+  salloc --no-shell -J "gaptrain:$job" -p elastic -N 1 -w "$node" -t 5 --immediate=10 \
+    >"$work/salloc.log" 2>&1 || fail "salloc of a satellite on $node failed: $(cat "$work/salloc.log")"
+  satellite=$(squeue -h -n "gaptrain:$job" -o %i)
+  [ -n "$satellite" ] || fail "no satellite allocation of job $job on $node"
+  note "gaptraind killed; a grow's first satellite ($satellite on $node) made, nothing recorded"
+
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "the restarted gaptraind restored job $job" \
+    grep -qE "msg=\"elastic job restored\" JOB_ID=$job " "$log"
+  poll 60 "a step of job $job running in satellite $satellite on $node" step_runs_on "$job" "$node"
+  poll 90 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+  [ "$(squeue -h -n "gaptrain:$job" -o %i | wc -l)" = 6 ] ||
+    fail "job $job should hold its 6 other nodes through 6 satellites: $(squeue -h -o '%i %j %N' | tr '\n' ';')"
+  squeue -h -n "gaptrain:$job" -o %i | grep -qx "$satellite" ||
+    fail "the satellite $satellite made before the restart is gone"
+  lend_nodes_and_grow_back 4 3 "$job" "$batch_host"
 }
 
 # The launcher (the elastic job's batch script) dies: Slurm ends the job, gaptraind releases its
