@@ -87,6 +87,31 @@ regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB B
   echo "$job"
 }
 
+# A regular job runs on 6 nodes (its id set in the caller's `blocker`) and an elastic job running
+# CMD (default: the idle loop) in the 2 left (its id set in the caller's `job`), a step on each.
+elastic_beside_blocker() {  # elastic_beside_blocker [CMD]
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "${1:-$idle_loop}")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+}
+
+# gaptraind killed with SIGKILL (its pid set in the caller's `pid`); returns once it is gone.
+kill_gaptraind() {
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  kill -KILL "$pid"
+  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+}
+
+# gaptraind started again as the cluster first started it; returns once it restored JOB from
+# its state file.
+restart_gaptraind_restoring() {  # restart_gaptraind_restoring JOB
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "the restarted gaptraind restored job $1" \
+    grep -qE "msg=\"elastic job restored\" JOB_ID=$1 " "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log"
+}
+
 # A regular job of NODES nodes takes them from JOB for SECONDS (starting within 5 s) and gives
 # them back: JOB grows back to 8 nodes and was never requeued.
 lend_nodes_and_grow_back() {  # lend_nodes_and_grow_back NODES SECONDS JOB BATCH_HOST
@@ -114,11 +139,7 @@ EOF
 # regular job needs its nodes (which starts within 5 s), keeps its batch host, grows back.
 case_grow_and_reclaim() {
   local blocker job batch_host regular t0
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  elastic_beside_blocker
   no_node_shared
   batch_host=$(job_field "$job" BatchHost)
   note "elastic job $job started on $(job_field "$job" NodeList), batch host $batch_host"
@@ -186,10 +207,7 @@ case_admit_held() {
 # after the reclaim grace its satellites' tasks are killed at once, not after slurmd's KillWait.
 case_stubborn_step() {
   local blocker job batch_host regular
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "bash -c 'trap \"\" TERM; while true; do sleep 1; done'")
-  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  elastic_beside_blocker "bash -c 'trap \"\" TERM; while true; do sleep 1; done'"
   batch_host=$(job_field "$job" BatchHost)
   scancel "$blocker"
   poll 60 "elastic job $job grown to 8 nodes (6 satellites)" elastic_at "$job" 8
@@ -203,22 +221,14 @@ case_stubborn_step() {
 # it as before (grows it when a regular job ends, gives nodes back at once to a regular job
 # that needs them) and the job was never disturbed.
 case_restart() {
-  local blocker job batch_host pid log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  local blocker job batch_host pid
+  elastic_beside_blocker
   batch_host=$(job_field "$job" BatchHost)
   [ -s "$GAPTRAIN_CLUSTER_DIR/run/gaptraind-state.json" ] || fail "gaptraind wrote no state file"
 
-  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
-  kill -KILL "$pid"
-  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+  kill_gaptraind
   note "gaptraind (pid $pid) killed with SIGKILL"
-  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
-  poll 60 "the restarted gaptraind restored job $job" \
-    grep -qE "msg=\"elastic job restored\" JOB_ID=$job " "$log"
+  restart_gaptraind_restoring "$job"
   poll 60 "elastic job $job managed again on its 2 nodes" elastic_at "$job" 2
 
   scancel "$blocker"
@@ -283,17 +293,11 @@ EOF
 # is the job's (a step of it runs there), the job grows into the other free nodes, no node is
 # held by two jobs or by a satellite nobody uses, and regular jobs still get their nodes.
 case_restart_mid_grow() {
-  local blocker job batch_host pid node satellite log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "$idle_loop")
-  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 60 "elastic job $job on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  local blocker job batch_host pid node satellite
+  elastic_beside_blocker
   batch_host=$(job_field "$job" BatchHost)
 
-  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
-  kill -KILL "$pid"
-  poll 30 "gaptraind (pid $pid) gone" bash -c "! kill -0 $pid 2>/dev/null"
+  kill_gaptraind
   scancel "$blocker"
   poll 60 "regular job $blocker ended" job_ended "$blocker"
   poll 60 "its nodes idle" bash -c "[ \$(sinfo -h -N -p elastic -t idle -o %N | wc -l) -ge 6 ]"
@@ -304,9 +308,7 @@ case_restart_mid_grow() {
   [ -n "$satellite" ] || fail "no satellite allocation of job $job on $node"
   note "gaptraind killed; a grow's first satellite ($satellite on $node) made, nothing recorded"
 
-  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
-  poll 60 "the restarted gaptraind restored job $job" \
-    grep -qE "msg=\"elastic job restored\" JOB_ID=$job " "$log"
+  restart_gaptraind_restoring "$job"
   poll 60 "a step of job $job running in satellite $satellite on $node" step_runs_on "$job" "$node"
   poll 90 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
   no_node_shared
