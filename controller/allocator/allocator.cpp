@@ -13,6 +13,7 @@
 #include "allocator/lagrangian.hpp"
 #include "allocator/milp.hpp"
 #include "allocator/option_milp.hpp"
+#include "allocator/shortfall_search.hpp"
 #include "allocator/single_class_dp.hpp"
 
 namespace gaptrain {
@@ -181,6 +182,86 @@ void raise_incumbent(const ClassedProblem& problem, OptionLists& lists,
   }
 }
 
+// The shortfall search keeps at most this many states (8 bytes each once passed, 24 while
+// current); past it the GLPK path below takes over.
+constexpr std::size_t kShortfallStateBudget = 4'000'000;
+
+CountSolution proven_optimal(std::vector<std::vector<int>> counts, double bound) {
+  CountSolution proven;
+  proven.call_status = CallStatus::ok;
+  proven.model_status = ModelStatus::optimal;
+  proven.best_bound = bound;
+  proven.counts = std::move(counts);
+  return proven;
+}
+
+struct SearchOutcome {
+  std::optional<CountSolution> solution;  // proven optimal within the tolerance
+  double bound = 0.0;                     // otherwise: no allocation is worth more than this
+};
+
+// Exact search for the best allocation by total shortfall (shortfall_search.hpp), deepening:
+// first among allocations short of the bound by at most the tolerance, then 4 times that, up to
+// the incumbent's own shortfall. A cutoff with no allocation lowers the bound to L - cutoff; the
+// first one with allocations has the optimum among them. Small cutoffs keep the option lists
+// short, and optima here fall short of the bound by little (the relaxation's integrality gap).
+SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposition& d,
+                                  const Incumbent& incumbent, double tolerance,
+                                  std::size_t option_budget,
+                                  std::chrono::steady_clock::time_point deadline) {
+  SearchOutcome out{std::nullopt, d.bound};
+  const double gap = d.bound - incumbent.value;
+  const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
+  double cutoff = tolerance;
+  while (std::chrono::steady_clock::now() < deadline) {
+    cutoff = std::min(cutoff, gap - tolerance);
+    std::optional<OptionLists> lists =
+        list_options(problem, d, incumbent, cutoff, option_budget, deadline);
+    if (!lists) return out;
+    ShortfallProblem search;
+    search.capacity = lists->residual;
+    search.price = d.price;
+    search.cutoff = cutoff + slack;
+    for (std::size_t i = 0; i < lists->open.size(); ++i) {
+      const JobOptions& job = lists->open[i];
+      const double best = d.responses[lists->open_jobs[i]].best;
+      ShortfallOptions options;
+      options.counts = job.counts;
+      for (std::size_t o = 0; o < job.counts.size(); ++o) {
+        double priced = job.value[o];
+        for (std::size_t c = 0; c < d.price.size(); ++c) priced -= d.price[c] * job.counts[o][c];
+        options.shortfall.push_back(best - priced);
+      }
+      search.jobs.push_back(std::move(options));
+    }
+    const bool fits = std::all_of(search.capacity.begin(), search.capacity.end(),
+                                  [](int left) { return left >= 0; });
+    ShortfallResult result;
+    result.outcome = ShortfallResult::Outcome::none;  // settled jobs alone overbook a class
+    if (fits) result = least_shortfall(search, kShortfallStateBudget, deadline);
+    if (result.outcome == ShortfallResult::Outcome::gave_up) return out;
+    if (result.outcome == ShortfallResult::Outcome::found) {
+      std::vector<std::vector<int>> counts = std::move(lists->settled);
+      for (std::size_t i = 0; i < lists->open_jobs.size(); ++i) {
+        counts[lists->open_jobs[i]] =
+            lists->open[i].counts[static_cast<std::size_t>(result.choice[i])];
+      }
+      // The least shortfall found is the optimum's: L minus it bounds every allocation.
+      const double bound = std::max(d.bound - result.shortfall, total_value(problem, counts));
+      if (total_value(problem, counts) < incumbent.value) counts = incumbent.counts;  // rounding
+      out.solution = proven_optimal(std::move(counts), bound);
+      return out;
+    }
+    out.bound = d.bound - cutoff;
+    if (cutoff >= gap - tolerance) break;  // nothing better than the incumbent by more
+    cutoff *= 4.0;
+  }
+  if (out.bound - incumbent.value <= tolerance) {
+    out.solution = proven_optimal(incumbent.counts, out.bound);
+  }
+  return out;
+}
+
 // Exact solve. The Lagrangian relaxation gives a bound L and an incumbent Z; an allocation worth
 // at least Z is at most L minus every job's shortfall from its best priced option, so only
 // options short by at most L - Z can be optimal. Most jobs keep one such option and are settled;
@@ -200,6 +281,16 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   Incumbent incumbent{d.incumbent, d.incumbent_value};
   const auto budget = static_cast<std::size_t>(options.max_core_options);
   const double tolerance = options.mip_gap * std::max(1.0, std::abs(d.bound));
+  double bound = d.bound;
+  if (d.bound - incumbent.value > tolerance && problem.class_count() > 1) {
+    // Half the time left: when the search gives up, GLPK's path below still gets a fair share.
+    const auto now = std::chrono::steady_clock::now();
+    const auto search_deadline = now + (deadline - now) / 2;
+    SearchOutcome searched =
+        search_by_shortfall(problem, d, incumbent, tolerance, budget, search_deadline);
+    if (searched.solution) return std::move(*searched.solution);
+    bound = searched.bound;  // the search gave up (too many states, or time): GLPK's turn
+  }
   // Near-ties decide the optimum: the optimal allocation's options are short by L - OPT in
   // total, which is tiny next to L - Z when Z is rough. So a narrow list first.
   double narrow_gap = std::max(tolerance, 1e-9 * std::max(1.0, std::abs(d.bound)));
@@ -233,18 +324,12 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
       const double value = total_value(problem, exact.counts);
       if (value < incumbent.value) exact.counts = incumbent.counts;
       exact.best_bound =
-          exact.model_status == ModelStatus::optimal ? std::max(value, incumbent.value) : d.bound;
+          exact.model_status == ModelStatus::optimal ? std::max(value, incumbent.value) : bound;
       return exact;
     }
   }
-  if (d.bound - incumbent.value <= tolerance) {
-    CountSolution proven;
-    proven.call_status = CallStatus::ok;
-    proven.model_status = ModelStatus::optimal;
-    proven.best_bound = d.bound;
-    proven.counts = std::move(incumbent.counts);
-    return proven;
-  }
+  if (bound - incumbent.value <= tolerance)
+    return proven_optimal(std::move(incumbent.counts), bound);
   // The lists stayed too long (solver.max_core_options): the compact model takes the whole
   // problem with the time left, and answers only if it beats the incumbent.
   CountSolution compact;
@@ -258,7 +343,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   stopped.model_status = ModelStatus::time_limit;
   stopped.message = "time limit reached before the gap was closed";
   stopped.counts = std::move(incumbent.counts);
-  stopped.best_bound = std::min(d.bound, compact.counts.empty() ? d.bound : compact.best_bound);
+  stopped.best_bound = std::min(bound, compact.counts.empty() ? bound : compact.best_bound);
   return stopped;
 }
 
