@@ -200,8 +200,43 @@ struct SearchOutcome {
   double bound = 0.0;                     // otherwise: no allocation is worth more than this
 };
 
+// The open jobs of `lists` as a shortfall search (shortfall_search.hpp) at the bound's prices.
+ShortfallProblem shortfall_problem(const OptionLists& lists, const Decomposition& d,
+                                   double cutoff) {
+  ShortfallProblem search;
+  search.capacity = lists.residual;
+  search.price = d.price;
+  search.cutoff = cutoff;
+  for (std::size_t i = 0; i < lists.open.size(); ++i) {
+    const JobOptions& job = lists.open[i];
+    const double best = d.responses[lists.open_jobs[i]].best;
+    ShortfallOptions options;
+    options.counts = job.counts;
+    for (std::size_t o = 0; o < job.counts.size(); ++o) {
+      double priced = job.value[o];
+      for (std::size_t c = 0; c < d.price.size(); ++c) priced -= d.price[c] * job.counts[o][c];
+      options.shortfall.push_back(best - priced);
+    }
+    search.jobs.push_back(std::move(options));
+  }
+  return search;
+}
+
+// Every job's counts: the settled ones', and the open ones' as the search chose.
+std::vector<std::vector<int>> chosen_counts(OptionLists& lists, const std::vector<int>& choice) {
+  std::vector<std::vector<int>> counts = std::move(lists.settled);
+  for (std::size_t i = 0; i < lists.open_jobs.size(); ++i) {
+    counts[lists.open_jobs[i]] = lists.open[i].counts[static_cast<std::size_t>(choice[i])];
+  }
+  return counts;
+}
+
+bool fits(const std::vector<int>& left) {
+  return std::all_of(left.begin(), left.end(), [](int n) { return n >= 0; });
+}
+
 // Exact search for the best allocation by total shortfall (shortfall_search.hpp), deepening:
-// first among allocations short of the bound by at most the tolerance, then 4 times that, up to
+// first among allocations short of the bound by at most the tolerance, then twice that, up to
 // the incumbent's own shortfall. A cutoff with no allocation lowers the bound to L - cutoff; the
 // first one with allocations has the optimum among them. Small cutoffs keep the option lists
 // short, and optima here fall short of the bound by little (the relaxation's integrality gap).
@@ -211,50 +246,35 @@ SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposi
                                   std::chrono::steady_clock::time_point deadline) {
   SearchOutcome out{std::nullopt, d.bound};
   const double gap = d.bound - incumbent.value;
+  if (gap <= tolerance) {
+    out.solution = proven_optimal(incumbent.counts, d.bound);
+    return out;
+  }
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
-  double cutoff = tolerance;
-  while (std::chrono::steady_clock::now() < deadline) {
-    cutoff = std::min(cutoff, gap - tolerance);
+  for (double cutoff = std::min(tolerance, gap - tolerance);
+       std::chrono::steady_clock::now() < deadline;
+       cutoff = std::min(2.0 * cutoff, gap - tolerance)) {
     std::optional<OptionLists> lists =
         list_options(problem, d, incumbent, cutoff, option_budget, deadline);
     if (!lists) return out;
-    ShortfallProblem search;
-    search.capacity = lists->residual;
-    search.price = d.price;
-    search.cutoff = cutoff + slack;
-    for (std::size_t i = 0; i < lists->open.size(); ++i) {
-      const JobOptions& job = lists->open[i];
-      const double best = d.responses[lists->open_jobs[i]].best;
-      ShortfallOptions options;
-      options.counts = job.counts;
-      for (std::size_t o = 0; o < job.counts.size(); ++o) {
-        double priced = job.value[o];
-        for (std::size_t c = 0; c < d.price.size(); ++c) priced -= d.price[c] * job.counts[o][c];
-        options.shortfall.push_back(best - priced);
-      }
-      search.jobs.push_back(std::move(options));
-    }
-    const bool fits = std::all_of(search.capacity.begin(), search.capacity.end(),
-                                  [](int left) { return left >= 0; });
     ShortfallResult result;
     result.outcome = ShortfallResult::Outcome::none;  // settled jobs alone overbook a class
-    if (fits) result = least_shortfall(search, kShortfallStateBudget, deadline);
+    if (fits(lists->residual)) {
+      result = least_shortfall(shortfall_problem(*lists, d, cutoff + slack), kShortfallStateBudget,
+                               deadline);
+    }
     if (result.outcome == ShortfallResult::Outcome::gave_up) return out;
     if (result.outcome == ShortfallResult::Outcome::found) {
-      std::vector<std::vector<int>> counts = std::move(lists->settled);
-      for (std::size_t i = 0; i < lists->open_jobs.size(); ++i) {
-        counts[lists->open_jobs[i]] =
-            lists->open[i].counts[static_cast<std::size_t>(result.choice[i])];
-      }
+      std::vector<std::vector<int>> counts = chosen_counts(*lists, result.choice);
       // The least shortfall found is the optimum's: L minus it bounds every allocation.
-      const double bound = std::max(d.bound - result.shortfall, total_value(problem, counts));
-      if (total_value(problem, counts) < incumbent.value) counts = incumbent.counts;  // rounding
-      out.solution = proven_optimal(std::move(counts), bound);
+      const double value = total_value(problem, counts);
+      const double bound = std::max(d.bound - result.shortfall, value);
+      out.solution = proven_optimal(value < incumbent.value ? incumbent.counts : std::move(counts),
+                                    bound);  // (the incumbent only on rounding)
       return out;
     }
     out.bound = d.bound - cutoff;
     if (cutoff >= gap - tolerance) break;  // nothing better than the incumbent by more
-    cutoff *= 4.0;
   }
   if (out.bound - incumbent.value <= tolerance) {
     out.solution = proven_optimal(incumbent.counts, out.bound);
