@@ -133,13 +133,16 @@ ClassedProblem open_subproblem(const ClassedProblem& problem, const OptionLists&
   return open;
 }
 
+// Whether nodes left per class (negative: overbooked) show that nothing is overbooked.
+bool fits(const std::vector<int>& left) {
+  return std::all_of(left.begin(), left.end(), [](int n) { return n >= 0; });
+}
+
 CountSolution solve_lists(const ClassedProblem& problem, OptionLists& lists,
                           const SolverOptions& options,
                           std::chrono::steady_clock::time_point deadline) {
-  const bool fits =
-      std::all_of(lists.residual.begin(), lists.residual.end(), [](int left) { return left >= 0; });
   CountSolution solution;
-  if (lists.open.empty() && fits) {  // every job settled: nothing left for GLPK
+  if (lists.open.empty() && fits(lists.residual)) {  // every job settled: nothing left for GLPK
     solution.call_status = CallStatus::ok;
     solution.model_status = ModelStatus::optimal;
     solution.counts = std::move(lists.settled);
@@ -231,25 +234,18 @@ std::vector<std::vector<int>> chosen_counts(OptionLists& lists, const std::vecto
   return counts;
 }
 
-bool fits(const std::vector<int>& left) {
-  return std::all_of(left.begin(), left.end(), [](int n) { return n >= 0; });
-}
-
 // Exact search for the best allocation by total shortfall (shortfall_search.hpp), deepening:
 // first among allocations short of the bound by at most the tolerance, then twice that, up to
 // the incumbent's own shortfall. A cutoff with no allocation lowers the bound to L - cutoff; the
 // first one with allocations has the optimum among them. Small cutoffs keep the option lists
 // short, and optima here fall short of the bound by little (the relaxation's integrality gap).
+// Expects the incumbent to fall short of the bound by more than `tolerance`.
 SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposition& d,
                                   const Incumbent& incumbent, double tolerance,
                                   std::size_t option_budget,
                                   std::chrono::steady_clock::time_point deadline) {
   SearchOutcome out{std::nullopt, d.bound};
   const double gap = d.bound - incumbent.value;
-  if (gap <= tolerance) {
-    out.solution = proven_optimal(incumbent.counts, d.bound);
-    return out;
-  }
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
   for (double cutoff = std::min(tolerance, gap - tolerance);
        std::chrono::steady_clock::now() < deadline;

@@ -106,8 +106,7 @@ class SuffixBounds {
  public:
   // Stops early, leaving complete() false, once `deadline` passes (the tables cost
   // jobs x classes x capacity, a second at 10,000 nodes with hundreds of open jobs).
-  SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
-               const std::vector<std::vector<std::vector<int>>>& stage_counts,
+  SuffixBounds(const std::vector<std::vector<Candidate>>& stages, const KeyLayout& layout,
                const std::vector<int>& capacity, const std::vector<double>& price,
                std::chrono::steady_clock::time_point deadline)
       : capacity_(capacity) {
@@ -127,7 +126,7 @@ class SuffixBounds {
       for (std::size_t c = 0; c < classes; ++c) {
         cheapest.assign(static_cast<std::size_t>(capacity[c]) + 1, kInfinity);
         for (const Candidate& option : stages[s]) {
-          const auto m = static_cast<std::size_t>(stage_counts[s][option.option][c]);
+          const auto m = static_cast<std::size_t>(layout.field(option.key, c));
           cheapest[m] = std::min(cheapest[m], option.shortfall);
         }
         for (std::size_t m = 0; m < cheapest.size(); ++m) {
@@ -240,16 +239,14 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t sta
   if (!layout) return result;  // usage vectors too wide to pack: gave up
   const std::vector<std::size_t> order = search_order(problem);
   std::vector<std::vector<Candidate>> stages;
-  std::vector<std::vector<std::vector<int>>> stage_counts;
   for (const std::size_t j : order) {
     stages.push_back(candidates_of(problem.jobs[j], *layout, problem.capacity, problem.cutoff));
-    stage_counts.push_back(problem.jobs[j].counts);
     if (stages.back().empty()) {  // the job has no option within the cutoff
       result.outcome = ShortfallResult::Outcome::none;
       return result;
     }
   }
-  const SuffixBounds bounds(stages, stage_counts, problem.capacity, problem.price, deadline);
+  const SuffixBounds bounds(stages, *layout, problem.capacity, problem.price, deadline);
   if (!bounds.complete()) return result;
 
   std::vector<Stage> history(stages.size() + 1);
