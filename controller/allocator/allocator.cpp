@@ -185,9 +185,10 @@ void raise_incumbent(const ClassedProblem& problem, OptionLists& lists,
   }
 }
 
-// The shortfall search keeps at most this many states (8 bytes each once passed, 24 while
-// current); past it the GLPK path below takes over.
-constexpr std::size_t kShortfallStateBudget = 4'000'000;
+// The shortfall search visits or keeps at most this many partial allocations (about 50 bytes
+// each remembered by the depth-first search; 8 bytes each once passed, 24 while current, in the
+// dynamic programme); past it the GLPK path below takes over.
+constexpr std::size_t kShortfallBudget = 4'000'000;
 
 CountSolution proven_optimal(std::vector<std::vector<int>> counts, double bound) {
   CountSolution proven;
@@ -236,9 +237,10 @@ std::vector<std::vector<int>> chosen_counts(OptionLists& lists, const std::vecto
 
 // Exact search for the best allocation by total shortfall (shortfall_search.hpp), deepening:
 // first among allocations short of the bound by at most the tolerance, then twice that, up to
-// the incumbent's own shortfall. A cutoff with no allocation lowers the bound to L - cutoff; the
-// first one with allocations has the optimum among them. Small cutoffs keep the option lists
-// short, and optima here fall short of the bound by little (the relaxation's integrality gap).
+// the incumbent's own shortfall. Each search proves a lower bound on the least shortfall (all of
+// the cutoff when it finds no allocation), which the next starts from; the first that finds one
+// has it within the tolerance of the optimum. Small cutoffs keep the option lists short, and
+// optima here fall short of the bound by little (the relaxation's integrality gap).
 // Expects the incumbent to fall short of the bound by more than `tolerance`.
 SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposition& d,
                                   const Incumbent& incumbent, double tolerance,
@@ -247,6 +249,7 @@ SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposi
   SearchOutcome out{std::nullopt, d.bound};
   const double gap = d.bound - incumbent.value;
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
+  double proven = 0.0;  // no allocation falls short of the bound by less
   for (double cutoff = std::min(tolerance, gap - tolerance);
        std::chrono::steady_clock::now() < deadline;
        cutoff = std::min(2.0 * cutoff, gap - tolerance)) {
@@ -255,21 +258,24 @@ SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposi
     if (!lists) return out;
     ShortfallResult result;
     result.outcome = ShortfallResult::Outcome::none;  // settled jobs alone overbook a class
+    result.lower_bound = cutoff;
     if (fits(lists->residual)) {
-      result = least_shortfall(shortfall_problem(*lists, d, cutoff + slack), kShortfallStateBudget,
-                               deadline);
+      ShortfallProblem search = shortfall_problem(*lists, d, cutoff + slack);
+      search.tolerance = tolerance;
+      search.lower_bound = proven;
+      result = least_shortfall(search, kShortfallBudget, deadline);
     }
-    if (result.outcome == ShortfallResult::Outcome::gave_up) return out;
+    proven = std::max(proven, std::min(result.lower_bound, cutoff));
+    out.bound = d.bound - proven;
+    if (result.outcome == ShortfallResult::Outcome::gave_up) break;
     if (result.outcome == ShortfallResult::Outcome::found) {
       std::vector<std::vector<int>> counts = chosen_counts(*lists, result.choice);
-      // The least shortfall found is the optimum's: L minus it bounds every allocation.
       const double value = total_value(problem, counts);
-      const double bound = std::max(d.bound - result.shortfall, value);
-      out.solution = proven_optimal(value < incumbent.value ? incumbent.counts : std::move(counts),
-                                    bound);  // (the incumbent only on rounding)
+      out.solution =
+          proven_optimal(value < incumbent.value ? incumbent.counts : std::move(counts),
+                         std::max(out.bound, value));  // (the incumbent only on rounding)
       return out;
     }
-    out.bound = d.bound - cutoff;
     if (cutoff >= gap - tolerance) break;  // nothing better than the incumbent by more
   }
   if (out.bound - incumbent.value <= tolerance) {

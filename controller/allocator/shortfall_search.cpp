@@ -1,11 +1,15 @@
 #include "allocator/shortfall_search.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "allocator/suffix_bounds.hpp"
+#include "allocator/usage_key.hpp"
 
 namespace gaptrain {
 
@@ -13,47 +17,8 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// A state's usage vector packed into one integer, a bit field per class. Each field has room
-// for twice its capacity, so adding an option's (fitting) counts never carries into the next
-// field before the capacity check sees it.
-class KeyLayout {
- public:
-  static std::optional<KeyLayout> fit(const std::vector<int>& capacity) {
-    KeyLayout layout;
-    int bits = 0;
-    for (const int c : capacity) {
-      const auto width = static_cast<int>(std::bit_width(2U * static_cast<unsigned>(c) + 1U));
-      layout.shift_.push_back(bits);
-      layout.mask_.push_back((std::uint64_t{1} << width) - 1);
-      bits += width;
-      if (bits > 64) return std::nullopt;
-    }
-    return layout;
-  }
-  std::uint64_t pack(const std::vector<int>& counts) const {
-    std::uint64_t key = 0;
-    for (std::size_t c = 0; c < counts.size(); ++c) {
-      key |= static_cast<std::uint64_t>(counts[c]) << shift_[c];
-    }
-    return key;
-  }
-  int field(std::uint64_t key, std::size_t c) const {
-    return static_cast<int>((key >> shift_[c]) & mask_[c]);
-  }
-
- private:
-  std::vector<int> shift_;
-  std::vector<std::uint64_t> mask_;
-};
-
-// One job's options in the search's terms, cheapest first (so a state stops at the first option
-// that overshoots the cutoff).
-struct Candidate {
-  std::uint64_t key;
-  double shortfall;
-  std::uint32_t option;  // index in the job's input options
-};
-
+// One job's options that fit and fall within the cutoff, cheapest first (so a partial
+// allocation stops at the first option that overshoots).
 std::vector<Candidate> candidates_of(const ShortfallOptions& job, const KeyLayout& layout,
                                      const std::vector<int>& capacity, double cutoff) {
   std::vector<Candidate> out;
@@ -98,77 +63,6 @@ std::vector<std::size_t> search_order(const ShortfallProblem& problem) {
                    [&](std::size_t a, std::size_t b) { return patterns[a] > patterns[b]; });
   return order;
 }
-
-// bound(s, c, r): the least shortfall jobs s.. of the order can reach with r nodes of class c
-// left, counting class c's unused nodes at its price and ignoring the other classes' limits (a
-// relaxation, so a lower bound on what any completion adds).
-class SuffixBounds {
- public:
-  // Stops early, leaving complete() false, once `deadline` passes (the tables cost
-  // jobs x classes x capacity, a second at 10,000 nodes with hundreds of open jobs).
-  SuffixBounds(const std::vector<std::vector<Candidate>>& stages, const KeyLayout& layout,
-               const std::vector<int>& capacity, const std::vector<double>& price,
-               std::chrono::steady_clock::time_point deadline)
-      : capacity_(capacity) {
-    const std::size_t classes = capacity.size();
-    offset_.resize(classes + 1, 0);
-    for (std::size_t c = 0; c < classes; ++c) {
-      offset_[c + 1] = offset_[c] + static_cast<std::size_t>(capacity[c]) + 1;
-    }
-    width_ = offset_.back();
-    table_.assign((stages.size() + 1) * width_, kInfinity);
-    for (std::size_t c = 0; c < classes; ++c) {
-      for (int r = 0; r <= capacity[c]; ++r) at(stages.size(), c, r) = price[c] * r;
-    }
-    std::vector<double> cheapest;  // per count m of class c: the job's least shortfall
-    for (std::size_t s = stages.size(); s-- > 0;) {
-      if (std::chrono::steady_clock::now() >= deadline) return;
-      for (std::size_t c = 0; c < classes; ++c) {
-        cheapest.assign(static_cast<std::size_t>(capacity[c]) + 1, kInfinity);
-        for (const Candidate& option : stages[s]) {
-          const auto m = static_cast<std::size_t>(layout.field(option.key, c));
-          cheapest[m] = std::min(cheapest[m], option.shortfall);
-        }
-        for (std::size_t m = 0; m < cheapest.size(); ++m) {
-          if (cheapest[m] == kInfinity) continue;
-          for (int r = static_cast<int>(m); r <= capacity[c]; ++r) {
-            const double via = cheapest[m] + at(s + 1, c, r - static_cast<int>(m));
-            at(s, c, r) = std::min(at(s, c, r), via);
-          }
-        }
-      }
-    }
-    complete_ = true;
-  }
-
-  bool complete() const { return complete_; }
-
-  // The largest of the per-class bounds for jobs s.. with `key`'s usage taken, or infinity when
-  // the usage exceeds a class.
-  double after(std::size_t s, std::uint64_t key, const KeyLayout& layout) const {
-    double bound = 0.0;
-    for (std::size_t c = 0; c < capacity_.size(); ++c) {
-      const int left = capacity_[c] - layout.field(key, c);
-      if (left < 0) return kInfinity;
-      bound = std::max(bound, at(s, c, left));
-    }
-    return bound;
-  }
-
- private:
-  double& at(std::size_t s, std::size_t c, int r) {
-    return table_[s * width_ + offset_[c] + static_cast<std::size_t>(r)];
-  }
-  double at(std::size_t s, std::size_t c, int r) const {
-    return table_[s * width_ + offset_[c] + static_cast<std::size_t>(r)];
-  }
-
-  std::vector<int> capacity_;
-  std::vector<std::size_t> offset_;
-  std::size_t width_ = 0;
-  std::vector<double> table_;
-  bool complete_ = false;
-};
 
 // The states after one job: usage key, shortfall so far, and the way back (previous state,
 // option taken). Keys are found through an open-addressing hash index.
@@ -230,25 +124,167 @@ class StateIndex {
   std::size_t mask_ = 0;
 };
 
-}  // namespace
+// Everything both searches share: the jobs in search order as candidate lists, and the bounds.
+struct Prepared {
+  KeyLayout layout;
+  std::vector<std::size_t> order;              // job of each stage
+  std::vector<std::vector<Candidate>> stages;  // per stage: the job's candidates
+};
 
-ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t state_budget,
-                                std::chrono::steady_clock::time_point deadline) {
-  ShortfallResult result;
-  const std::optional<KeyLayout> layout = KeyLayout::fit(problem.capacity);
-  if (!layout) return result;  // usage vectors too wide to pack: gave up
-  const std::vector<std::size_t> order = search_order(problem);
-  std::vector<std::vector<Candidate>> stages;
-  for (const std::size_t j : order) {
-    stages.push_back(candidates_of(problem.jobs[j], *layout, problem.capacity, problem.cutoff));
-    if (stages.back().empty()) {  // the job has no option within the cutoff
-      result.outcome = ShortfallResult::Outcome::none;
-      return result;
+// Total shortfall of a complete allocation: its shortfall so far plus the unused nodes at their
+// price (summed as SuffixBounds sums its last row, so the two agree to the bit).
+double with_unused(double shortfall, std::uint64_t key, const ShortfallProblem& problem,
+                   const KeyLayout& layout) {
+  double unused = 0.0;
+  for (std::size_t c = 0; c < problem.capacity.size(); ++c) {
+    unused += problem.price[c] * (problem.capacity[c] - layout.field(key, c));
+  }
+  return shortfall + unused;
+}
+
+// Depth-first search with iterative deepening (IDA*) on shortfall + bound. A pass with limit
+// `limit` explores every partial allocation within it, children in order of that sum, and
+// remembers the (stage, usage) pairs it left without success together with the least shortfall
+// they were reached with: arriving there again with no less shortfall cannot succeed either.
+// An exhausted pass proves the least total exceeds the limit, and the least sum it pruned is
+// the next lower bound.
+class DeepeningSearch {
+ public:
+  DeepeningSearch(const ShortfallProblem& problem, const Prepared& prepared,
+                  const SuffixBounds& bounds, std::size_t budget,
+                  std::chrono::steady_clock::time_point deadline)
+      : problem_(problem),
+        prepared_(prepared),
+        bounds_(bounds),
+        budget_(budget),
+        deadline_(deadline),
+        failed_(prepared.stages.size()),
+        children_(prepared.stages.size()),
+        pick_(prepared.stages.size()) {}
+
+  // Passes from `lower` (a proven lower bound) until an allocation within the tolerance of the
+  // lower bound is found, the cutoff is passed, or the budget or deadline stops it. Fills
+  // `result` but `choice` and `nodes`.
+  //
+  // A pass's limit is the lower bound plus a window that doubles with every pass that finds
+  // nothing (a dense spread of shortfalls would otherwise take one pass per tolerance). A pass
+  // that finds an allocation further than the tolerance from the lower bound keeps it and the
+  // next pass looks for one better by more than the tolerance, its window back to the smallest.
+  void run(double lower, ShortfallResult& result) {
+    const double tolerance = problem_.tolerance;
+    double window = tolerance;
+    bool have_best = false;
+    double best = kInfinity;
+    while (true) {
+      if (have_best && best - lower <= tolerance) {
+        result.outcome = ShortfallResult::Outcome::found;
+        result.shortfall = best;
+        result.lower_bound = std::min(lower, best);
+        return;
+      }
+      double limit = std::min(problem_.cutoff, lower + window);
+      if (have_best) limit = std::min(limit, best - tolerance);
+      limit_ = limit;
+      next_ = kInfinity;
+      for (auto& failed : failed_) failed.clear();
+      const bool found = descend(0, 0, 0.0);
+      result.nodes = nodes_;
+      if (found) {
+        have_best = true;
+        best = found_;
+        best_pick_ = pick_;
+        window = tolerance;
+        continue;
+      }
+      if (stopped_) {
+        result.outcome = ShortfallResult::Outcome::gave_up;
+        result.lower_bound = lower;
+        return;
+      }
+      lower = std::max(limit, next_);
+      if (!have_best && limit >= problem_.cutoff) {
+        result.outcome = ShortfallResult::Outcome::none;
+        result.lower_bound = problem_.cutoff;
+        return;
+      }
+      window *= 2.0;
     }
   }
-  const SuffixBounds bounds(stages, *layout, problem.capacity, problem.price, deadline);
-  if (!bounds.complete()) return result;
 
+  // Per stage, the candidate the found allocation took.
+  const std::vector<std::uint32_t>& picks() const { return best_pick_; }
+
+ private:
+  bool descend(std::size_t s, std::uint64_t key, double shortfall) {
+    if (++nodes_ > budget_ ||
+        ((nodes_ & 0x3ff) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
+      stopped_ = true;
+      return false;
+    }
+    const std::vector<std::vector<Candidate>>& stages = prepared_.stages;
+    if (s == stages.size()) {
+      const double total = with_unused(shortfall, key, problem_, prepared_.layout);
+      if (total <= limit_) {
+        found_ = total;
+        return true;
+      }
+      next_ = std::min(next_, total);
+      return false;
+    }
+    std::unordered_map<std::uint64_t, double>& failed = failed_[s];
+    if (const auto seen = failed.find(key); seen != failed.end() && seen->second <= shortfall) {
+      return false;
+    }
+    std::vector<std::pair<double, std::uint32_t>>& children = children_[s];
+    children.clear();
+    for (std::uint32_t o = 0; o < stages[s].size(); ++o) {
+      const Candidate& option = stages[s][o];
+      const double taken = shortfall + option.shortfall;
+      if (taken > limit_) {  // and every later option
+        next_ = std::min(next_, taken);
+        break;
+      }
+      const double least = taken + bounds_.after(s + 1, key + option.key);
+      if (least <= limit_) {
+        children.emplace_back(least, o);
+      } else {
+        next_ = std::min(next_, least);
+      }
+    }
+    std::sort(children.begin(), children.end());
+    for (const auto& [least, o] : children) {
+      pick_[s] = o;
+      const Candidate& option = stages[s][o];
+      if (descend(s + 1, key + option.key, shortfall + option.shortfall)) return true;
+      if (stopped_) return false;
+    }
+    const auto [entry, fresh] = failed.try_emplace(key, shortfall);
+    if (!fresh) entry->second = std::min(entry->second, shortfall);
+    return false;
+  }
+
+  const ShortfallProblem& problem_;
+  const Prepared& prepared_;
+  const SuffixBounds& bounds_;
+  const std::size_t budget_;
+  const std::chrono::steady_clock::time_point deadline_;
+  std::vector<std::unordered_map<std::uint64_t, double>> failed_;  // per stage: usage -> least
+  std::vector<std::vector<std::pair<double, std::uint32_t>>> children_;  // per stage: scratch
+  std::vector<std::uint32_t> pick_;       // per stage: the path being explored
+  std::vector<std::uint32_t> best_pick_;  // per stage: the best allocation found
+  double limit_ = 0.0;
+  double next_ = kInfinity;  // least shortfall + bound pruned in this pass
+  double found_ = 0.0;
+  std::size_t nodes_ = 0;
+  bool stopped_ = false;
+};
+
+// Breadth-first dynamic programme over class usage: after each job, one state per usage with
+// its least shortfall, so it is exact however many allocations tie; memory is its limit.
+void dynamic_programme(const ShortfallProblem& problem, const Prepared& prepared,
+                       const SuffixBounds& bounds, std::size_t state_budget,
+                       std::chrono::steady_clock::time_point deadline, ShortfallResult& result) {
+  const std::vector<std::vector<Candidate>>& stages = prepared.stages;
   std::vector<Stage> history(stages.size() + 1);
   history[0] = {{0}, {0.0}, {0}, {0}};
   StateIndex index;
@@ -257,16 +293,16 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t sta
     Stage& to = history[s + 1];
     index.reset(from.key.size());
     for (std::uint32_t i = 0; i < from.key.size(); ++i) {
-      if ((i & 0xf) == 0 && std::chrono::steady_clock::now() >= deadline) return result;
+      if ((i & 0xf) == 0 && std::chrono::steady_clock::now() >= deadline) return;
       for (const Candidate& option : stages[s]) {
         const double shortfall = from.shortfall[i] + option.shortfall;
         if (shortfall > problem.cutoff) break;  // and every later option
         const std::uint64_t key = from.key[i] + option.key;
-        if (shortfall + bounds.after(s + 1, key, *layout) > problem.cutoff) continue;
+        if (shortfall + bounds.after(s + 1, key) > problem.cutoff) continue;
         const auto next = static_cast<std::uint32_t>(to.key.size());
         const std::uint32_t slot = index.find_or_add(key, next);
         if (slot == StateIndex::kEmpty) {
-          if (result.states + to.key.size() >= state_budget) return result;
+          if (result.states + to.key.size() >= state_budget) return;
           to.key.push_back(key);
           to.shortfall.push_back(shortfall);
           to.parent.push_back(i);
@@ -285,19 +321,16 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t sta
     }
     if (to.key.empty()) {
       result.outcome = ShortfallResult::Outcome::none;
-      return result;
+      result.lower_bound = problem.cutoff;
+      return;
     }
   }
 
-  // Unused nodes count at their price: the total shortfall of each complete allocation.
   const Stage& last = history.back();
   std::size_t best = 0;
   double best_total = kInfinity;
   for (std::size_t i = 0; i < last.key.size(); ++i) {
-    double total = last.shortfall[i];
-    for (std::size_t c = 0; c < problem.capacity.size(); ++c) {
-      total += problem.price[c] * (problem.capacity[c] - layout->field(last.key[i], c));
-    }
+    const double total = with_unused(last.shortfall[i], last.key[i], problem, prepared.layout);
     if (total < best_total) {
       best_total = total;
       best = i;
@@ -305,16 +338,63 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t sta
   }
   if (best_total > problem.cutoff) {
     result.outcome = ShortfallResult::Outcome::none;
-    return result;
+    result.lower_bound = problem.cutoff;
+    return;
   }
   result.outcome = ShortfallResult::Outcome::found;
   result.shortfall = best_total;
+  result.lower_bound = best_total;
   result.choice.assign(problem.jobs.size(), 0);
   std::size_t state = best;
   for (std::size_t s = stages.size(); s-- > 0;) {
-    result.choice[order[s]] = static_cast<int>(history[s + 1].option[state]);
+    result.choice[prepared.order[s]] = static_cast<int>(history[s + 1].option[state]);
     state = history[s + 1].parent[state];
   }
+}
+
+}  // namespace
+
+ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t budget,
+                                std::chrono::steady_clock::time_point deadline) {
+  ShortfallResult result;
+  result.lower_bound = problem.lower_bound;
+  std::optional<KeyLayout> layout = KeyLayout::fit(problem.capacity);
+  if (!layout) return result;  // usage vectors too wide to pack: gave up
+  Prepared prepared{std::move(*layout), search_order(problem), {}};
+  for (const std::size_t j : prepared.order) {
+    prepared.stages.push_back(
+        candidates_of(problem.jobs[j], prepared.layout, problem.capacity, problem.cutoff));
+    if (prepared.stages.back().empty()) {  // the job has no option within the cutoff
+      result.outcome = ShortfallResult::Outcome::none;
+      result.lower_bound = problem.cutoff;
+      return result;
+    }
+  }
+  const SuffixBounds bounds(prepared.stages, prepared.layout, problem.capacity, problem.price,
+                            deadline);
+  if (!bounds.complete()) return result;
+  const double root = std::max(problem.lower_bound, bounds.after(0, 0));
+  if (root > problem.cutoff) {
+    result.outcome = ShortfallResult::Outcome::none;
+    result.lower_bound = problem.cutoff;
+    return result;
+  }
+
+  DeepeningSearch search(problem, prepared, bounds, budget, deadline);
+  search.run(root, result);
+  if (result.outcome == ShortfallResult::Outcome::found) {
+    result.choice.assign(problem.jobs.size(), 0);
+    for (std::size_t s = 0; s < prepared.stages.size(); ++s) {
+      result.choice[prepared.order[s]] =
+          static_cast<int>(prepared.stages[s][search.picks()[s]].option);
+    }
+    return result;
+  }
+  if (result.outcome == ShortfallResult::Outcome::none ||
+      std::chrono::steady_clock::now() >= deadline) {
+    return result;
+  }
+  dynamic_programme(problem, prepared, bounds, budget, deadline, result);
   return result;
 }
 

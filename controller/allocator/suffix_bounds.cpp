@@ -1,0 +1,189 @@
+#include "allocator/suffix_bounds.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+namespace gaptrain {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Pools of every combination of scarce classes are built up to this many scarce classes (11
+// pools); past it only the pool of all scarce classes.
+constexpr std::size_t kMostScarceForEveryPool = 4;
+
+// Options compared against at most this many of the stage's least-shortfall options when
+// their shortfalls are split (any reference keeps the bound valid; the nearest makes it tight).
+constexpr std::size_t kMostReferences = 64;
+
+// Per option (row-major, options x classes): its shortfall above the stage's least, split over
+// the classes. The reference is the least-shortfall option nearest to it, the scarce classes
+// counting most; the excess goes to the scarce classes in proportion to how far the option is
+// from the reference there, or to the largest class when the two agree on every scarce class.
+// The shares add up to the excess, at most the shortfall: all the split bound needs.
+std::vector<double> split_shortfalls(const std::vector<Candidate>& stage, const KeyLayout& layout,
+                                     std::size_t largest) {
+  const std::size_t classes = layout.classes();
+  std::vector<double> shares(stage.size() * classes, 0.0);
+  double least = kInfinity;
+  for (const Candidate& option : stage) least = std::min(least, option.shortfall);
+  const double tie = 1e-9 * std::max(1.0, std::abs(least));
+  std::vector<std::size_t> references;
+  for (std::size_t o = 0; o < stage.size() && references.size() < kMostReferences; ++o) {
+    if (stage[o].shortfall <= least + tie) references.push_back(o);
+  }
+  const auto apart = [&](std::size_t a, std::size_t b, std::size_t c) {
+    return std::abs(layout.field(stage[a].key, c) - layout.field(stage[b].key, c));
+  };
+  for (std::size_t o = 0; o < stage.size(); ++o) {
+    const double excess = stage[o].shortfall - least;
+    if (excess <= tie) continue;
+    std::size_t nearest = references.front();
+    double nearest_distance = kInfinity;
+    for (const std::size_t ref : references) {
+      double distance = 0.0;
+      for (std::size_t c = 0; c < classes; ++c)
+        distance += apart(o, ref, c) * (c == largest ? 1e-3 : 1.0);
+      if (distance < nearest_distance) {
+        nearest_distance = distance;
+        nearest = ref;
+      }
+    }
+    int spread = 0;
+    for (std::size_t c = 0; c < classes; ++c) {
+      if (c != largest) spread += apart(o, nearest, c);
+    }
+    double* share = &shares[o * classes];
+    if (spread == 0) {
+      share[largest] = excess;
+      continue;
+    }
+    for (std::size_t c = 0; c < classes; ++c) {
+      if (c != largest) share[c] = excess * apart(o, nearest, c) / spread;
+    }
+  }
+  return shares;
+}
+
+// The pools the group bounds take: every combination of two or more scarce classes (all when
+// there are many), and all classes together.
+std::vector<std::vector<std::size_t>> pools(std::size_t classes, std::size_t largest) {
+  std::vector<std::size_t> scarce;
+  for (std::size_t c = 0; c < classes; ++c) {
+    if (c != largest) scarce.push_back(c);
+  }
+  std::vector<std::vector<std::size_t>> out;
+  if (scarce.size() <= kMostScarceForEveryPool) {
+    for (unsigned mask = 1; mask < (1U << scarce.size()); ++mask) {
+      if (std::popcount(mask) < 2) continue;
+      std::vector<std::size_t> members;
+      for (std::size_t i = 0; i < scarce.size(); ++i) {
+        if (mask >> i & 1U) members.push_back(scarce[i]);
+      }
+      out.push_back(std::move(members));
+    }
+  } else {
+    out.push_back(scarce);
+  }
+  if (classes >= 2) {
+    scarce.push_back(largest);
+    out.push_back(std::move(scarce));
+  }
+  return out;
+}
+
+}  // namespace
+
+SuffixBounds::Table SuffixBounds::empty_table(std::size_t stages, int capacity, double price) {
+  Table table;
+  table.capacity = capacity;
+  table.least.assign((stages + 1) * (static_cast<std::size_t>(capacity) + 1), kInfinity);
+  double* last = table.row(stages);
+  for (int r = 0; r <= capacity; ++r) last[r] = price * r;
+  return table;
+}
+
+void SuffixBounds::fill_row(Table& table, std::size_t s, const std::vector<double>& cheapest) {
+  double* row = table.row(s);
+  const double* next = table.row(s + 1);
+  for (int m = 0; m <= table.capacity; ++m) {
+    const double cost = cheapest[static_cast<std::size_t>(m)];
+    if (cost == kInfinity) continue;
+    for (int r = m; r <= table.capacity; ++r) row[r] = std::min(row[r], cost + next[r - m]);
+  }
+}
+
+SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
+                           const KeyLayout& layout, const std::vector<int>& capacity,
+                           const std::vector<double>& price,
+                           std::chrono::steady_clock::time_point deadline)
+    : layout_(layout), capacity_(capacity) {
+  const std::size_t classes = capacity.size();
+  const std::size_t n = stages.size();
+  for (std::size_t c = 0; c < classes; ++c) {
+    single_.push_back(empty_table(n, capacity[c], price[c]));
+    split_.push_back(empty_table(n, capacity[c], price[c]));
+  }
+  const auto largest = static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
+                                                capacity.begin());
+  for (std::vector<std::size_t>& members : pools(classes, largest)) {
+    int pooled = 0;
+    double cheapest_price = kInfinity;
+    for (const std::size_t c : members) {
+      pooled += capacity[c];
+      cheapest_price = std::min(cheapest_price, price[c]);
+    }
+    groups_.push_back({std::move(members), empty_table(n, pooled, cheapest_price)});
+  }
+
+  std::vector<double> cheapest;  // per node count: the stage's least cost
+  const auto fill = [&](Table& table, std::size_t s, const auto& count_of, const auto& cost_of) {
+    cheapest.assign(static_cast<std::size_t>(table.capacity) + 1, kInfinity);
+    for (std::size_t o = 0; o < stages[s].size(); ++o) {
+      double& least = cheapest[static_cast<std::size_t>(count_of(stages[s][o].key))];
+      least = std::min(least, cost_of(o));
+    }
+    fill_row(table, s, cheapest);
+  };
+  for (std::size_t s = n; s-- > 0;) {
+    if (std::chrono::steady_clock::now() >= deadline) return;
+    const std::vector<Candidate>& stage = stages[s];
+    const std::vector<double> shares = split_shortfalls(stage, layout, largest);
+    for (std::size_t c = 0; c < classes; ++c) {
+      const auto count = [&](std::uint64_t key) { return layout.field(key, c); };
+      fill(single_[c], s, count, [&](std::size_t o) { return stage[o].shortfall; });
+      fill(split_[c], s, count, [&](std::size_t o) { return shares[o * classes + c]; });
+    }
+    for (Group& group : groups_) {
+      const auto pooled = [&](std::uint64_t key) {
+        int sum = 0;
+        for (const std::size_t c : group.members) sum += layout.field(key, c);
+        return sum;
+      };
+      fill(group.table, s, pooled, [&](std::size_t o) { return stage[o].shortfall; });
+    }
+  }
+  complete_ = true;
+}
+
+double SuffixBounds::after(std::size_t s, std::uint64_t key) const {
+  double bound = 0.0;
+  double split = 0.0;
+  for (std::size_t c = 0; c < capacity_.size(); ++c) {
+    const int left = capacity_[c] - layout_.field(key, c);
+    if (left < 0) return kInfinity;
+    bound = std::max(bound, single_[c].row(s)[left]);
+    split += split_[c].row(s)[left];
+  }
+  for (const Group& group : groups_) {
+    int left = 0;
+    for (const std::size_t c : group.members) left += capacity_[c] - layout_.field(key, c);
+    bound = std::max(bound, group.table.row(s)[left]);
+  }
+  return std::max(bound, split);
+}
+
+}  // namespace gaptrain

@@ -1,0 +1,64 @@
+// Lower bounds on the shortfall the jobs still to be decided must add, for the shortfall search
+// (shortfall_search.hpp; docs/allocator.md, "Solving", step 4).
+//
+// Each bound relaxes the problem to something a one-dimensional table answers exactly, and the
+// search takes the largest:
+// * per class: only that class's capacity binds, its unused nodes priced at its price;
+// * per group of classes: the group's classes pooled into one (an option uses the sum of its
+//   counts there), unused nodes priced at the group's cheapest price;
+// * split: every option's shortfall split into per-class shares that add up to at most the
+//   shortfall, and per class the least sum of shares plus that class's unused nodes at its
+//   price; the bound is the sum over classes. It sees that the jobs together must pay to fill
+//   every class, where the others see one class or one pool at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "allocator/usage_key.hpp"
+
+namespace gaptrain {
+
+class SuffixBounds {
+ public:
+  // Stops early, leaving complete() false, once `deadline` passes (the tables cost
+  // jobs x classes x capacity, a good part of a second at 10,000 nodes with hundreds of jobs).
+  SuffixBounds(const std::vector<std::vector<Candidate>>& stages, const KeyLayout& layout,
+               const std::vector<int>& capacity, const std::vector<double>& price,
+               std::chrono::steady_clock::time_point deadline);
+
+  bool complete() const { return complete_; }
+
+  // A lower bound on what jobs s.. of the stages add once `key`'s usage is taken, unused nodes
+  // included, or infinity when the usage exceeds a class.
+  double after(std::size_t s, std::uint64_t key) const;
+
+ private:
+  // Least shortfall per (stage, nodes left) for one class or pool: row s of `least` is filled
+  // from row s + 1 given `cheapest`, the stage's least cost per node count.
+  struct Table {
+    int capacity = 0;
+    std::vector<double> least;  // (stages + 1) x (capacity + 1)
+    double* row(std::size_t s) { return &least[s * (static_cast<std::size_t>(capacity) + 1)]; }
+    const double* row(std::size_t s) const {
+      return &least[s * (static_cast<std::size_t>(capacity) + 1)];
+    }
+  };
+  struct Group {
+    std::vector<std::size_t> members;  // classes pooled
+    Table table;
+  };
+
+  static Table empty_table(std::size_t stages, int capacity, double price);
+  static void fill_row(Table& table, std::size_t s, const std::vector<double>& cheapest);
+
+  KeyLayout layout_;
+  std::vector<int> capacity_;
+  std::vector<Table> single_;  // per class
+  std::vector<Table> split_;   // per class, over shares
+  std::vector<Group> groups_;
+  bool complete_ = false;
+};
+
+}  // namespace gaptrain
