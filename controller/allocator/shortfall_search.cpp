@@ -17,6 +17,9 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+// The depth-first search visits at most this many partial allocations per one it may remember.
+constexpr std::size_t kVisitsPerRemembered = 8;
+
 // One job's options that fit and fall within the cutoff, cheapest first (so a partial
 // allocation stops at the first option that overshoots).
 std::vector<Candidate> candidates_of(const ShortfallOptions& job, const KeyLayout& layout,
@@ -187,6 +190,7 @@ class DeepeningSearch {
       limit_ = limit;
       next_ = kInfinity;
       for (auto& failed : failed_) failed.clear();
+      remembered_ = 0;
       const bool found = descend(0, 0, 0.0);
       result.nodes = nodes_;
       if (found) {
@@ -199,6 +203,7 @@ class DeepeningSearch {
       if (stopped_) {
         result.outcome = ShortfallResult::Outcome::gave_up;
         result.lower_bound = lower;
+        if (have_best) result.shortfall = best;
         return;
       }
       lower = std::max(limit, next_);
@@ -211,12 +216,12 @@ class DeepeningSearch {
     }
   }
 
-  // Per stage, the candidate the found allocation took.
+  // Per stage, the candidate the best allocation found took (empty when none was found).
   const std::vector<std::uint32_t>& picks() const { return best_pick_; }
 
  private:
   bool descend(std::size_t s, std::uint64_t key, double shortfall) {
-    if (++nodes_ > budget_ ||
+    if (++nodes_ > kVisitsPerRemembered * budget_ ||
         ((nodes_ & 0x3ff) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
       stopped_ = true;
       return false;
@@ -258,8 +263,12 @@ class DeepeningSearch {
       if (descend(s + 1, key + option.key, shortfall + option.shortfall)) return true;
       if (stopped_) return false;
     }
-    const auto [entry, fresh] = failed.try_emplace(key, shortfall);
-    if (!fresh) entry->second = std::min(entry->second, shortfall);
+    if (const auto entry = failed.find(key); entry != failed.end()) {
+      entry->second = std::min(entry->second, shortfall);
+    } else if (remembered_ < budget_) {  // past the budget the pass goes on forgetting
+      failed.emplace(key, shortfall);
+      ++remembered_;
+    }
     return false;
   }
 
@@ -276,6 +285,7 @@ class DeepeningSearch {
   double next_ = kInfinity;  // least shortfall + bound pruned in this pass
   double found_ = 0.0;
   std::size_t nodes_ = 0;
+  std::size_t remembered_ = 0;  // failures remembered in this pass
   bool stopped_ = false;
 };
 
@@ -354,8 +364,12 @@ void dynamic_programme(const ShortfallProblem& problem, const Prepared& prepared
 
 }  // namespace
 
-ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t budget,
-                                std::chrono::steady_clock::time_point deadline) {
+namespace {
+
+enum class Method { deepening_then_states, states };
+
+ShortfallResult search(const ShortfallProblem& problem, Method method, std::size_t budget,
+                       std::chrono::steady_clock::time_point deadline) {
   ShortfallResult result;
   result.lower_bound = problem.lower_bound;
   std::optional<KeyLayout> layout = KeyLayout::fit(problem.capacity);
@@ -380,22 +394,35 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t bud
     return result;
   }
 
-  DeepeningSearch search(problem, prepared, bounds, budget, deadline);
-  search.run(root, result);
-  if (result.outcome == ShortfallResult::Outcome::found) {
-    result.choice.assign(problem.jobs.size(), 0);
-    for (std::size_t s = 0; s < prepared.stages.size(); ++s) {
-      result.choice[prepared.order[s]] =
-          static_cast<int>(prepared.stages[s][search.picks()[s]].option);
+  if (method == Method::deepening_then_states) {
+    DeepeningSearch deepening(problem, prepared, bounds, budget, deadline);
+    deepening.run(root, result);
+    if (!deepening.picks().empty()) {  // found, or the best allocation before giving up
+      result.choice.assign(problem.jobs.size(), 0);
+      for (std::size_t s = 0; s < prepared.stages.size(); ++s) {
+        result.choice[prepared.order[s]] =
+            static_cast<int>(prepared.stages[s][deepening.picks()[s]].option);
+      }
     }
-    return result;
-  }
-  if (result.outcome == ShortfallResult::Outcome::none ||
-      std::chrono::steady_clock::now() >= deadline) {
-    return result;
+    if (result.outcome != ShortfallResult::Outcome::gave_up ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return result;
+    }
   }
   dynamic_programme(problem, prepared, bounds, budget, deadline, result);
   return result;
+}
+
+}  // namespace
+
+ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t budget,
+                                std::chrono::steady_clock::time_point deadline) {
+  return search(problem, Method::deepening_then_states, budget, deadline);
+}
+
+ShortfallResult least_shortfall_by_states(const ShortfallProblem& problem, std::size_t state_budget,
+                                          std::chrono::steady_clock::time_point deadline) {
+  return search(problem, Method::states, state_budget, deadline);
 }
 
 }  // namespace gaptrain

@@ -40,7 +40,8 @@ struct ShortfallResult {
   enum class Outcome {
     found,    // `choice` is <= cutoff and within the tolerance of the least total shortfall
     none,     // no allocation has total shortfall <= cutoff
-    gave_up,  // past the budget or the deadline: only `lower_bound` is proven
+    gave_up,  // past the budget or the deadline: only `lower_bound` is proven, and `choice`
+              // holds the best allocation found, if any (its shortfall in `shortfall`)
   };
   Outcome outcome = Outcome::gave_up;
   double shortfall = 0.0;    // of `choice`, when found
@@ -50,9 +51,15 @@ struct ShortfallResult {
   std::size_t states = 0;    // states the dynamic programme kept, summed over jobs
 };
 
-// Each stage gives up once it would visit (depth-first) or keep (dynamic programme) more than
-// `budget` partial allocations; both give up when `deadline` passes.
+// `budget` bounds the memory: the partial allocations the depth-first search remembers (it visits
+// at most eight times as many before handing over) and the states the dynamic programme keeps
+// (past them it gives up). Both give up when `deadline` passes.
 ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t budget,
                                 std::chrono::steady_clock::time_point deadline);
+
+// The dynamic programme alone (what least_shortfall falls back to), exact whatever the
+// tolerance: for tests and measurements.
+ShortfallResult least_shortfall_by_states(const ShortfallProblem& problem, std::size_t state_budget,
+                                          std::chrono::steady_clock::time_point deadline);
 
 }  // namespace gaptrain
