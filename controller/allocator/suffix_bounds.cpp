@@ -169,21 +169,24 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
   complete_ = true;
 }
 
-double SuffixBounds::after(std::size_t s, std::uint64_t key) const {
+double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) const {
   double bound = 0.0;
-  double split = 0.0;
+  double split = 0.0;  // every term is >= 0, so each partial sum is a bound too
   for (std::size_t c = 0; c < capacity_.size(); ++c) {
     const int left = capacity_[c] - layout_.field(key, c);
     if (left < 0) return kInfinity;
     bound = std::max(bound, single_[c].row(s)[left]);
     split += split_[c].row(s)[left];
   }
+  bound = std::max(bound, split);
+  if (bound > enough) return bound;
   for (const Group& group : groups_) {
     int left = 0;
     for (const std::size_t c : group.members) left += capacity_[c] - layout_.field(key, c);
     bound = std::max(bound, group.table.row(s)[left]);
+    if (bound > enough) return bound;
   }
-  return std::max(bound, split);
+  return bound;
 }
 
 }  // namespace gaptrain

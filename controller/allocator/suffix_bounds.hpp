@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "allocator/usage_key.hpp"
@@ -31,8 +32,11 @@ class SuffixBounds {
   bool complete() const { return complete_; }
 
   // A lower bound on what jobs s.. of the stages add once `key`'s usage is taken, unused nodes
-  // included, or infinity when the usage exceeds a class.
-  double after(std::size_t s, std::uint64_t key) const;
+  // included, or infinity when the usage exceeds a class. Once the bound is known to exceed
+  // `enough` it returns early with a smaller bound that still exceeds `enough` (all a pruning
+  // search needs, and half the work when most candidates are pruned).
+  double after(std::size_t s, std::uint64_t key,
+               double enough = std::numeric_limits<double>::infinity()) const;
 
  private:
   // Least shortfall per (stage, nodes left) for one class or pool: row s of `least` is filled
