@@ -38,9 +38,11 @@ std::vector<Candidate> candidates_of(const ShortfallOptions& job, const KeyLayou
   return out;
 }
 
-// Jobs whose options differ in the scarce classes first: deciding them early lets the bound of
-// the remaining (mostly interchangeable) jobs prune. "Scarce" is every class but the largest.
-std::vector<std::size_t> search_order(const ShortfallProblem& problem) {
+// Jobs by how many patterns their options have in the scarce classes (every class but the
+// largest): most first, so that deciding them early lets the bound of the remaining (mostly
+// interchangeable) jobs prune, or fewest first, so that the jobs left at the deep end can fill
+// whatever the others leave.
+std::vector<std::size_t> search_order(const ShortfallProblem& problem, bool most_patterns_first) {
   const std::size_t classes = problem.capacity.size();
   const auto largest =
       static_cast<std::size_t>(std::max_element(problem.capacity.begin(), problem.capacity.end()) -
@@ -61,8 +63,9 @@ std::vector<std::size_t> search_order(const ShortfallProblem& problem) {
   }
   std::vector<std::size_t> order(problem.jobs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return patterns[a] > patterns[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return most_patterns_first ? patterns[a] > patterns[b] : patterns[a] < patterns[b];
+  });
   return order;
 }
 
@@ -220,76 +223,73 @@ class FailureMemo {
 // they were reached with: arriving there again with no less shortfall cannot succeed either.
 // An exhausted pass proves the least total exceeds the limit, and the least sum it pruned is
 // the next lower bound.
+// What the runs of the portfolio below prove and find together.
+struct Proof {
+  double lower = 0.0;       // no allocation falls short by less
+  double best = kInfinity;  // the least total shortfall found
+  std::vector<int> choice;  // per job: the option of that allocation
+};
+
 class DeepeningSearch {
  public:
   DeepeningSearch(const ShortfallProblem& problem, const Prepared& prepared,
-                  const SuffixBounds& bounds, std::size_t budget,
+                  const SuffixBounds& bounds, FailureMemo& failed,
                   std::chrono::steady_clock::time_point deadline)
       : problem_(problem),
         prepared_(prepared),
         bounds_(bounds),
-        budget_(budget),
         deadline_(deadline),
-        failed_(budget),
+        failed_(failed),
         children_(prepared.stages.size()),
         pick_(prepared.stages.size()) {}
 
-  // Passes from `lower` (a proven lower bound) until an allocation within the tolerance of the
-  // lower bound is found, the cutoff is passed, or the budget or deadline stops it. Fills
-  // `result` but `choice` and `nodes`.
+  enum class End {
+    found,    // `proof.best` is within the tolerance of `proof.lower`
+    none,     // nothing within the cutoff
+    stopped,  // past `visits` or the deadline
+  };
+
+  // Passes from `proof.lower` until an allocation within the tolerance of the lower bound is
+  // known, the cutoff is passed, or `visits` visits or the deadline stop it; raises
+  // `proof.lower` with every exhausted pass and lowers `proof.best` with every allocation found.
   //
   // A pass's limit is the lower bound plus a window that doubles with every pass that finds
-  // nothing (a dense spread of shortfalls would otherwise take one pass per tolerance). A pass
-  // that finds an allocation further than the tolerance from the lower bound keeps it and the
-  // next pass looks for one better by more than the tolerance, its window back to the smallest.
-  void run(double lower, ShortfallResult& result) {
+  // nothing (a dense spread of shortfalls would otherwise take one pass per tolerance). Once an
+  // allocation further than the tolerance from the lower bound is known, a pass looks for one
+  // better by more than the tolerance, its window back to the smallest.
+  End run(Proof& proof, std::size_t visits) {
     const double tolerance = problem_.tolerance;
     double window = tolerance;
-    bool have_best = false;
-    double best = kInfinity;
+    stop_at_ = nodes_ + visits;
+    stopped_ = false;
     while (true) {
-      if (have_best && best - lower <= tolerance) {
-        result.outcome = ShortfallResult::Outcome::found;
-        result.shortfall = best;
-        result.lower_bound = std::min(lower, best);
-        return;
-      }
-      double limit = std::min(problem_.cutoff, lower + window);
-      if (have_best) limit = std::min(limit, best - tolerance);
+      if (proof.best - proof.lower <= tolerance) return End::found;
+      const double limit =
+          std::min({problem_.cutoff, proof.lower + window, proof.best - tolerance});
       limit_ = limit;
       next_ = kInfinity;
       failed_.clear();
-      const bool found = descend(0, 0, 0.0);
-      result.nodes = nodes_;
-      if (found) {
-        have_best = true;
-        best = found_;
-        best_pick_ = pick_;
+      if (descend(0, 0, 0.0)) {
+        proof.best = found_;
+        proof.choice.assign(problem_.jobs.size(), 0);
+        for (std::size_t s = 0; s < pick_.size(); ++s) {
+          proof.choice[prepared_.order[s]] = static_cast<int>(prepared_.stages[s][pick_[s]].option);
+        }
         window = tolerance;
         continue;
       }
-      if (stopped_) {
-        result.outcome = ShortfallResult::Outcome::gave_up;
-        result.lower_bound = lower;
-        if (have_best) result.shortfall = best;
-        return;
-      }
-      lower = std::max(limit, next_);
-      if (!have_best && limit >= problem_.cutoff) {
-        result.outcome = ShortfallResult::Outcome::none;
-        result.lower_bound = problem_.cutoff;
-        return;
-      }
+      if (stopped_) return End::stopped;
+      proof.lower = std::max(proof.lower, std::max(limit, next_));
+      if (proof.best == kInfinity && limit >= problem_.cutoff) return End::none;
       window *= 2.0;
     }
   }
 
-  // Per stage, the candidate the best allocation found took (empty when none was found).
-  const std::vector<std::uint32_t>& picks() const { return best_pick_; }
+  std::size_t nodes() const { return nodes_; }
 
  private:
   bool descend(std::size_t s, std::uint64_t key, double shortfall) {
-    if (++nodes_ > kVisitsPerRemembered * budget_ ||
+    if (++nodes_ > stop_at_ ||
         ((nodes_ & 0x3ff) == 0 && std::chrono::steady_clock::now() >= deadline_)) {
       stopped_ = true;
       return false;
@@ -346,16 +346,15 @@ class DeepeningSearch {
   const ShortfallProblem& problem_;
   const Prepared& prepared_;
   const SuffixBounds& bounds_;
-  const std::size_t budget_;
   const std::chrono::steady_clock::time_point deadline_;
-  FailureMemo failed_;
+  FailureMemo& failed_;  // shared by the runs, cleared by each pass
   std::vector<std::vector<std::pair<double, std::uint32_t>>> children_;  // per stage: scratch
-  std::vector<std::uint32_t> pick_;       // per stage: the path being explored
-  std::vector<std::uint32_t> best_pick_;  // per stage: the best allocation found
+  std::vector<std::uint32_t> pick_;  // per stage: the path being explored
   double limit_ = 0.0;
   double next_ = kInfinity;  // least shortfall + bound pruned in this pass
   double found_ = 0.0;
   std::size_t nodes_ = 0;
+  std::size_t stop_at_ = 0;  // visits after which this run stops
   bool stopped_ = false;
 };
 
@@ -440,26 +439,44 @@ namespace {
 
 enum class Method { deepening_then_states, states };
 
+// The jobs in one order, and the bounds that go with it.
+struct Way {
+  Prepared prepared;
+  std::optional<SuffixBounds> bounds;
+};
+
+// The depth-first search's first run may visit this many partial allocations; each round over
+// the orders doubles it.
+constexpr std::size_t kFirstSlice = std::size_t{1} << 16;
+
 ShortfallResult search(const ShortfallProblem& problem, Method method, std::size_t budget,
                        std::chrono::steady_clock::time_point deadline) {
   ShortfallResult result;
   result.lower_bound = problem.lower_bound;
-  std::optional<KeyLayout> layout = KeyLayout::fit(problem.capacity);
+  const std::optional<KeyLayout> layout = KeyLayout::fit(problem.capacity);
   if (!layout) return result;  // usage vectors too wide to pack: gave up
-  Prepared prepared{std::move(*layout), search_order(problem), {}};
-  for (const std::size_t j : prepared.order) {
-    prepared.stages.push_back(
-        candidates_of(problem.jobs[j], prepared.layout, problem.capacity, problem.cutoff));
-    if (prepared.stages.back().empty()) {  // the job has no option within the cutoff
-      result.outcome = ShortfallResult::Outcome::none;
-      result.lower_bound = problem.cutoff;
-      return result;
+  std::vector<Way> ways;
+  ways.reserve(2);  // the searches below hold references into it
+  // The jobs in one order, with their bounds. False when that ends the search: a job has no
+  // option within the cutoff (none), or the deadline passed while the bounds were made.
+  const auto add_way = [&](std::vector<std::size_t> order) {
+    Prepared prepared{*layout, std::move(order), {}};
+    for (const std::size_t j : prepared.order) {
+      prepared.stages.push_back(
+          candidates_of(problem.jobs[j], prepared.layout, problem.capacity, problem.cutoff));
+      if (prepared.stages.back().empty()) {
+        result.outcome = ShortfallResult::Outcome::none;
+        result.lower_bound = problem.cutoff;
+        return false;
+      }
     }
-  }
-  const SuffixBounds bounds(prepared.stages, prepared.layout, problem.capacity, problem.price,
-                            deadline);
-  if (!bounds.complete()) return result;
-  const double root = std::max(problem.lower_bound, bounds.after(0, 0));
+    Way& way = ways.emplace_back(Way{std::move(prepared), std::nullopt});
+    way.bounds.emplace(way.prepared.stages, way.prepared.layout, problem.capacity, problem.price,
+                       deadline);
+    return way.bounds->complete();
+  };
+  if (!add_way(search_order(problem, true))) return result;
+  const double root = std::max(problem.lower_bound, ways.front().bounds->after(0, 0));
   if (root > problem.cutoff) {
     result.outcome = ShortfallResult::Outcome::none;
     result.lower_bound = problem.cutoff;
@@ -467,21 +484,56 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
   }
 
   if (method == Method::deepening_then_states) {
-    DeepeningSearch deepening(problem, prepared, bounds, budget, deadline);
-    deepening.run(root, result);
-    if (!deepening.picks().empty()) {  // found, or the best allocation before giving up
-      result.choice.assign(problem.jobs.size(), 0);
-      for (std::size_t s = 0; s < prepared.stages.size(); ++s) {
-        result.choice[prepared.order[s]] =
-            static_cast<int>(prepared.stages[s][deepening.picks()[s]].option);
+    // Which order proves an instance fast differs by orders of magnitude from one instance to
+    // the next (docs/benchmarks.md), so when the first run stops, runs alternate between the
+    // two orders with doubling visit budgets, each starting from what the others proved and
+    // found.
+    FailureMemo failed(budget);
+    std::vector<DeepeningSearch> searches;
+    searches.reserve(2);
+    searches.emplace_back(problem, ways.front().prepared, *ways.front().bounds, failed, deadline);
+    Proof proof{root, kInfinity, {}};
+    const std::size_t most = kVisitsPerRemembered * budget;
+    auto end = DeepeningSearch::End::stopped;
+    bool first_run = true;
+    for (std::size_t slice = std::min(kFirstSlice, most);; slice = std::min(2 * slice, most)) {
+      for (std::size_t i = 0; i < searches.size(); ++i) {
+        end = searches[i].run(proof, slice);
+        if (end != DeepeningSearch::End::stopped) break;
+        if (std::exchange(first_run, false)) {
+          std::vector<std::size_t> other = search_order(problem, false);
+          if (other == ways.front().prepared.order) continue;
+          if (!add_way(std::move(other))) break;
+          proof.lower = std::max(proof.lower, ways.back().bounds->after(0, 0));
+          searches.emplace_back(problem, ways.back().prepared, *ways.back().bounds, failed,
+                                deadline);
+        }
+      }
+      if (end != DeepeningSearch::End::stopped || slice == most ||
+          std::chrono::steady_clock::now() >= deadline) {
+        break;
       }
     }
-    if (result.outcome != ShortfallResult::Outcome::gave_up ||
-        std::chrono::steady_clock::now() >= deadline) {
+    for (const DeepeningSearch& run : searches) result.nodes += run.nodes();
+    if (!proof.choice.empty()) {  // found, or the best allocation before giving up
+      result.choice = std::move(proof.choice);
+      result.shortfall = proof.best;
+    }
+    if (end == DeepeningSearch::End::found) {
+      result.outcome = ShortfallResult::Outcome::found;
+      result.lower_bound = std::min(proof.lower, proof.best);
       return result;
     }
+    if (end == DeepeningSearch::End::none) {
+      result.outcome = ShortfallResult::Outcome::none;
+      result.lower_bound = problem.cutoff;
+      return result;
+    }
+    result.lower_bound = proof.lower;
+    if (std::chrono::steady_clock::now() >= deadline) return result;
   }
-  dynamic_programme(problem, prepared, bounds, budget, deadline, result);
+  const Way& way = ways.front();
+  dynamic_programme(problem, way.prepared, *way.bounds, budget, deadline, result);
   return result;
 }
 
