@@ -38,6 +38,10 @@ elastic_at() {  # elastic_at JOB N
     [ "$(query_status "len(set(job($1)['running'])) if job($1) else -1")" = "$2" ]
 }
 
+curve_source_is() {  # curve_source_is JOB SOURCE: gaptraind's curve of JOB comes from SOURCE
+  [ "$(query_status "job($1)['curve']['source'] if job($1) else 'gone'")" = "$2" ]
+}
+
 step_runs_on() {  # step_runs_on JOB NODE: gaptraind sees a step of elastic job JOB on NODE
   query_status "job($1)['running'] if job($1) else []" | grep -qx "$2"
 }
@@ -443,8 +447,8 @@ case_pytorch() {
   done
   # gaptraind learned the curve it had assumed from the reported progress (the costs were
   # given: --elastic-cost). It measures over 10 s of steady training (a step on every node).
-  poll 120 "job $job's curve learned from its progress" \
-    test "$(query_status "job($job)['curve']['source'] if job($job) else 'gone'")" = learned
+  # (A function, not `test "$(...)"`: poll must ask again each time, not test one answer.)
+  poll 120 "job $job's curve learned from its progress" curve_source_is "$job" learned
   note "learned: $(query_status "(job($job)['curve']['points'], job($job)['up_cost_s'], job($job)['down_cost_s'])")"
   poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   # World sizes 4, 2 (a regular job took 2 of its nodes), 4 again, twice: shrank and grew back.

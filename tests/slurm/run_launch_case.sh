@@ -26,6 +26,7 @@ submit_args=(-D "$work" -o "$work/job.out")
 job_context() { echo "its output: $(cat "$work/job.out" 2>/dev/null)"; }
 
 lines_in() { [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; }
+lines_matching() { [ -f "$1" ] && [ "$(grep -c -- "$2" "$1")" -ge "$3" ]; }  # FILE REGEX N
 
 # The elastic job's samples_done and whether reported_at is set, as "SAMPLES REPORTED".
 elastic_progress() {
@@ -105,7 +106,7 @@ case_launch_scancel() {
   poll 60 "both steps up" lines_in "$out" 2
   scancel "$job"
   poll 60 "job $job CANCELLED" job_state_is "$job" CANCELLED
-  poll 30 "both steps to see SIGTERM" test "$(grep -c ' TERM$' "$out")" -eq 2
+  poll 30 "both steps to see SIGTERM" lines_matching "$out" ' TERM$' 2
   note "$(tr '\n' ';' <"$out")"
 }
 
