@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace gaptrain {
 
@@ -14,6 +16,13 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Pools of every combination of scarce classes are built up to this many scarce classes (11
 // pools); past it only the pool of all scarce classes.
 constexpr std::size_t kMostScarceForEveryPool = 4;
+
+// The pair tables take at most this many cells in all (8 bytes each: 64 MiB) and this much
+// work to fill (cells times the options of a stage, summed): on 1,000 nodes x 1,000 jobs with
+// hole ends, three pairs of scarce classes of 50-80 nodes take 3-5 million cells and 20-40 ms;
+// at 5,000 nodes one pair would take 19 million cells and seconds.
+constexpr std::size_t kMostPairCells = std::size_t{1} << 23;
+constexpr std::size_t kMostPairWork = std::size_t{1} << 28;
 
 // Options compared against at most this many of the stage's least-shortfall options when
 // their shortfalls are split (any reference keeps the bound valid; the nearest makes it tight).
@@ -68,13 +77,47 @@ std::vector<double> split_shortfalls(const std::vector<Candidate>& stage, const 
   return shares;
 }
 
-// The pools the group bounds take: every combination of two or more scarce classes (all when
-// there are many), and all classes together.
-std::vector<std::vector<std::size_t>> pools(std::size_t classes, std::size_t largest) {
+std::vector<std::size_t> scarce_classes(std::size_t classes, std::size_t largest) {
   std::vector<std::size_t> scarce;
   for (std::size_t c = 0; c < classes; ++c) {
     if (c != largest) scarce.push_back(c);
   }
+  return scarce;
+}
+
+// The pairs of scarce classes whose exact two-class tables fit the budgets, smallest first.
+std::vector<std::pair<std::size_t, std::size_t>> affordable_pairs(
+    const std::vector<std::vector<Candidate>>& stages, const std::vector<int>& capacity,
+    std::size_t largest) {
+  const std::vector<std::size_t> scarce = scarce_classes(capacity.size(), largest);
+  std::size_t options = 0;
+  for (const std::vector<Candidate>& stage : stages) options += stage.size();
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t i = 0; i < scarce.size(); ++i) {
+    for (std::size_t k = i + 1; k < scarce.size(); ++k) pairs.emplace_back(scarce[i], scarce[k]);
+  }
+  const auto per_stage = [&](const std::pair<std::size_t, std::size_t>& pair) {
+    return (static_cast<std::size_t>(capacity[pair.first]) + 1) *
+           (static_cast<std::size_t>(capacity[pair.second]) + 1);
+  };
+  std::sort(pairs.begin(), pairs.end(),
+            [&](const auto& x, const auto& y) { return per_stage(x) < per_stage(y); });
+  std::size_t cells = 0;
+  std::size_t work = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (const auto& pair : pairs) {
+    cells += (stages.size() + 1) * per_stage(pair);
+    work += options * per_stage(pair);
+    if (cells > kMostPairCells || work > kMostPairWork) break;
+    out.push_back(pair);
+  }
+  return out;
+}
+
+// The pools the group bounds take: every combination of two or more scarce classes (all when
+// there are many), and all classes together.
+std::vector<std::vector<std::size_t>> pools(std::size_t classes, std::size_t largest) {
+  std::vector<std::size_t> scarce = scarce_classes(classes, largest);
   std::vector<std::vector<std::size_t>> out;
   if (scarce.size() <= kMostScarceForEveryPool) {
     for (unsigned mask = 1; mask < (1U << scarce.size()); ++mask) {
@@ -116,6 +159,62 @@ void SuffixBounds::fill_row(Table& table, std::size_t s, const std::vector<doubl
   }
 }
 
+SuffixBounds::PairTable SuffixBounds::empty_pair(std::size_t stages, std::size_t a, std::size_t b,
+                                                 const std::vector<int>& capacity,
+                                                 const std::vector<double>& price) {
+  PairTable table;
+  table.a = a;
+  table.b = b;
+  table.capacity_a = capacity[a];
+  table.capacity_b = capacity[b];
+  table.least.assign((stages + 1) * table.cells_per_stage(), kInfinity);
+  double* last = table.row(stages);
+  const std::size_t width = static_cast<std::size_t>(table.capacity_b) + 1;
+  for (int ra = 0; ra <= table.capacity_a; ++ra) {
+    for (int rb = 0; rb <= table.capacity_b; ++rb) {
+      // Summed in class order, as the search sums a complete allocation's unused nodes, so
+      // that this never exceeds that sum by a rounding.
+      last[static_cast<std::size_t>(ra) * width + static_cast<std::size_t>(rb)] =
+          a < b ? price[a] * ra + price[b] * rb : price[b] * rb + price[a] * ra;
+    }
+  }
+  return table;
+}
+
+void SuffixBounds::fill_pair_row(PairTable& table, std::size_t s,
+                                 const std::vector<Candidate>& stage, const KeyLayout& layout) {
+  // The stage's least shortfall per (nodes of a, nodes of b): options often share them.
+  struct Use {
+    int a, b;
+    double shortfall;
+  };
+  std::vector<Use> uses;
+  uses.reserve(stage.size());
+  for (const Candidate& option : stage) {
+    uses.push_back(
+        {layout.field(option.key, table.a), layout.field(option.key, table.b), option.shortfall});
+  }
+  std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
+    return std::tie(x.a, x.b, x.shortfall) < std::tie(y.a, y.b, y.shortfall);
+  });
+  uses.erase(std::unique(uses.begin(), uses.end(),
+                         [](const Use& x, const Use& y) { return x.a == y.a && x.b == y.b; }),
+             uses.end());
+  const auto width = static_cast<std::size_t>(table.capacity_b) + 1;
+  double* row = table.row(s);
+  const double* next = table.row(s + 1);
+  for (const Use& use : uses) {
+    if (use.a > table.capacity_a || use.b > table.capacity_b) continue;
+    for (int ra = use.a; ra <= table.capacity_a; ++ra) {
+      double* to = row + static_cast<std::size_t>(ra) * width;
+      const double* from = next + static_cast<std::size_t>(ra - use.a) * width;
+      for (std::size_t rb = static_cast<std::size_t>(use.b); rb < width; ++rb) {
+        to[rb] = std::min(to[rb], use.shortfall + from[rb - static_cast<std::size_t>(use.b)]);
+      }
+    }
+  }
+}
+
 SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
                            const KeyLayout& layout, const std::vector<int>& capacity,
                            const std::vector<double>& price,
@@ -129,7 +228,18 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
   }
   const auto largest = static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
                                                 capacity.begin());
+  for (const auto& [a, b] : affordable_pairs(stages, capacity, largest)) {
+    pairs_.push_back(empty_pair(n, a, b, capacity, price));
+  }
+  const auto has_pair_table = [&](const std::vector<std::size_t>& members) {
+    return members.size() == 2 &&
+           std::any_of(pairs_.begin(), pairs_.end(), [&](const PairTable& pair) {
+             return pair.a == members[0] && pair.b == members[1];
+           });
+  };
   for (std::vector<std::size_t>& members : pools(classes, largest)) {
+    // The pair's table bounds at least what pooling the two gives.
+    if (has_pair_table(members)) continue;
     int pooled = 0;
     double cheapest_price = kInfinity;
     for (const std::size_t c : members) {
@@ -165,6 +275,7 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
       };
       fill(group.table, s, pooled, [&](std::size_t o) { return stage[o].shortfall; });
     }
+    for (PairTable& pair : pairs_) fill_pair_row(pair, s, stage, layout);
   }
   complete_ = true;
 }
@@ -184,6 +295,13 @@ double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) cons
     int left = 0;
     for (const std::size_t c : group.members) left += capacity_[c] - layout_.field(key, c);
     bound = std::max(bound, group.table.row(s)[left]);
+    if (bound > enough) return bound;
+  }
+  for (const PairTable& pair : pairs_) {
+    const auto left_a = static_cast<std::size_t>(capacity_[pair.a] - layout_.field(key, pair.a));
+    const auto left_b = static_cast<std::size_t>(capacity_[pair.b] - layout_.field(key, pair.b));
+    bound = std::max(
+        bound, pair.row(s)[left_a * (static_cast<std::size_t>(pair.capacity_b) + 1) + left_b]);
     if (bound > enough) return bound;
   }
   return bound;

@@ -9,7 +9,11 @@
 // * split: every option's shortfall split into per-class shares that add up to at most the
 //   shortfall, and per class the least sum of shares plus that class's unused nodes at its
 //   price; the bound is the sum over classes. It sees that the jobs together must pay to fill
-//   every class, where the others see one class or one pool at a time.
+//   every class, where the others see one class or one pool at a time;
+// * per pair of scarce classes: both capacities bind at once (a table per stage over the nodes
+//   left in each), unused nodes of both priced. It sees what no one-dimensional table can:
+//   that the options filling one class exactly must also fit the other. Built only while the
+//   tables stay small (docs/allocator.md): scarce classes of tens of nodes, not hundreds.
 #pragma once
 
 #include <chrono>
@@ -53,15 +57,32 @@ class SuffixBounds {
     std::vector<std::size_t> members;  // classes pooled
     Table table;
   };
+  // Least shortfall per (stage, nodes left in class a, nodes left in class b).
+  struct PairTable {
+    std::size_t a = 0, b = 0;
+    int capacity_a = 0, capacity_b = 0;
+    std::vector<double> least;  // (stages + 1) x (capacity_a + 1) x (capacity_b + 1)
+    std::size_t cells_per_stage() const {
+      return (static_cast<std::size_t>(capacity_a) + 1) *
+             (static_cast<std::size_t>(capacity_b) + 1);
+    }
+    double* row(std::size_t s) { return &least[s * cells_per_stage()]; }
+    const double* row(std::size_t s) const { return &least[s * cells_per_stage()]; }
+  };
 
   static Table empty_table(std::size_t stages, int capacity, double price);
   static void fill_row(Table& table, std::size_t s, const std::vector<double>& cheapest);
+  static PairTable empty_pair(std::size_t stages, std::size_t a, std::size_t b,
+                              const std::vector<int>& capacity, const std::vector<double>& price);
+  static void fill_pair_row(PairTable& table, std::size_t s, const std::vector<Candidate>& stage,
+                            const KeyLayout& layout);
 
   KeyLayout layout_;
   std::vector<int> capacity_;
   std::vector<Table> single_;  // per class
   std::vector<Table> split_;   // per class, over shares
   std::vector<Group> groups_;
+  std::vector<PairTable> pairs_;
   bool complete_ = false;
 };
 
