@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -249,13 +250,21 @@ SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposi
   SearchOutcome out{std::nullopt, d.bound};
   const double gap = d.bound - incumbent.value;
   const double slack = 1e-9 * std::max(1.0, std::abs(d.bound));
-  double proven = 0.0;  // no allocation falls short of the bound by less
-  for (double cutoff = std::min(tolerance, gap - tolerance);
-       std::chrono::steady_clock::now() < deadline;
-       cutoff = std::min(2.0 * cutoff, gap - tolerance)) {
+  double proven = 0.0;    // no allocation falls short of the bound by less
+  double searched = 0.0;  // the largest cutoff searched: nothing within it (beyond `proven`)
+  double too_long = std::numeric_limits<double>::infinity();  // least cutoff past the budget
+  double cutoff = std::min(tolerance, gap - tolerance);
+  while (std::chrono::steady_clock::now() < deadline) {
     std::optional<OptionLists> lists =
         list_options(problem, d, incumbent, cutoff, option_budget, deadline);
-    if (!lists) return out;
+    if (!lists) {
+      // Too many options within this cutoff (or no time): one halfway from the last searched
+      // still proves more, and finds the optimum when its shortfall lies below it.
+      too_long = cutoff;
+      cutoff = searched + (cutoff - searched) / 2.0;
+      if (cutoff - searched <= tolerance) break;
+      continue;
+    }
     ShortfallResult result;
     result.outcome = ShortfallResult::Outcome::none;  // settled jobs alone overbook a class
     result.lower_bound = cutoff;
@@ -285,6 +294,8 @@ SearchOutcome search_by_shortfall(const ClassedProblem& problem, const Decomposi
       return out;
     }
     if (cutoff >= gap - tolerance) break;  // nothing better than the incumbent by more
+    searched = cutoff;
+    cutoff = std::min({2.0 * cutoff, gap - tolerance, searched + (too_long - searched) / 2.0});
   }
   if (out.bound - incumbent.value <= tolerance) {
     out.solution = proven_optimal(incumbent.counts, out.bound);
