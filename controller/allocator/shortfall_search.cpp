@@ -459,7 +459,7 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
   ways.reserve(2);  // the searches below hold references into it
   // The jobs in one order, with their bounds. False when that ends the search: a job has no
   // option within the cutoff (none), or the deadline passed while the bounds were made.
-  const auto add_way = [&](std::vector<std::size_t> order) {
+  const auto add_way = [&](std::vector<std::size_t> order, bool with_pairs) {
     Prepared prepared{*layout, std::move(order), {}};
     for (const std::size_t j : prepared.order) {
       prepared.stages.push_back(
@@ -473,9 +473,11 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
     Way& way = ways.emplace_back(Way{std::move(prepared), std::nullopt});
     way.bounds.emplace(way.prepared.stages, way.prepared.layout, problem.capacity, problem.price,
                        deadline);
-    return way.bounds->complete();
+    return way.bounds->complete() &&
+           (!with_pairs ||
+            way.bounds->add_pair_tables(way.prepared.stages, problem.price, deadline));
   };
-  if (!add_way(search_order(problem, true))) return result;
+  if (!add_way(search_order(problem, true), false)) return result;
   const double root = std::max(problem.lower_bound, ways.front().bounds->after(0, 0));
   if (root > problem.cutoff) {
     result.outcome = ShortfallResult::Outcome::none;
@@ -501,9 +503,13 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
         end = searches[i].run(proof, slice);
         if (end != DeepeningSearch::End::stopped) break;
         if (std::exchange(first_run, false)) {
+          // A hard instance: the pair tables pay for themselves from here on.
+          Way& first = ways.front();
+          if (!first.bounds->add_pair_tables(first.prepared.stages, problem.price, deadline)) break;
+          proof.lower = std::max(proof.lower, first.bounds->after(0, 0));
           std::vector<std::size_t> other = search_order(problem, false);
-          if (other == ways.front().prepared.order) continue;
-          if (!add_way(std::move(other))) break;
+          if (other == first.prepared.order) continue;
+          if (!add_way(std::move(other), true)) break;
           proof.lower = std::max(proof.lower, ways.back().bounds->after(0, 0));
           searches.emplace_back(problem, ways.back().prepared, *ways.back().bounds, failed,
                                 deadline);

@@ -17,12 +17,12 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // pools); past it only the pool of all scarce classes.
 constexpr std::size_t kMostScarceForEveryPool = 4;
 
-// The pair tables take at most this many cells in all (8 bytes each: 64 MiB) and this much
-// work to fill (cells times the options of a stage, summed): on 1,000 nodes x 1,000 jobs with
-// hole ends, three pairs of scarce classes of 50-80 nodes take 3-5 million cells and 20-40 ms;
-// at 5,000 nodes one pair would take 19 million cells and seconds.
-constexpr std::size_t kMostPairCells = std::size_t{1} << 23;
-constexpr std::size_t kMostPairWork = std::size_t{1} << 28;
+// The pair tables (two per pair of scarce classes) take at most this many cells in all (4 bytes
+// each: 64 MiB) and this much work to fill (cells times the options of a stage, summed): on
+// 1,000 nodes x 1,000 jobs with hole ends, three pairs of scarce classes of 50-80 nodes take
+// 6-9 million cells and 40-80 ms; at 5,000 nodes one pair would take 38 million and seconds.
+constexpr std::size_t kMostPairCells = std::size_t{1} << 24;
+constexpr std::size_t kMostPairWork = std::size_t{1} << 29;
 
 // Options compared against at most this many of the stage's least-shortfall options when
 // their shortfalls are split (any reference keeps the bound valid; the nearest makes it tight).
@@ -106,8 +106,8 @@ std::vector<std::pair<std::size_t, std::size_t>> affordable_pairs(
   std::size_t work = 0;
   std::vector<std::pair<std::size_t, std::size_t>> out;
   for (const auto& pair : pairs) {
-    cells += (stages.size() + 1) * per_stage(pair);
-    work += options * per_stage(pair);
+    cells += 2 * (stages.size() + 1) * per_stage(pair);
+    work += 2 * options * per_stage(pair);
     if (cells > kMostPairCells || work > kMostPairWork) break;
     out.push_back(pair);
   }
@@ -159,62 +159,6 @@ void SuffixBounds::fill_row(Table& table, std::size_t s, const std::vector<doubl
   }
 }
 
-SuffixBounds::PairTable SuffixBounds::empty_pair(std::size_t stages, std::size_t a, std::size_t b,
-                                                 const std::vector<int>& capacity,
-                                                 const std::vector<double>& price) {
-  PairTable table;
-  table.a = a;
-  table.b = b;
-  table.capacity_a = capacity[a];
-  table.capacity_b = capacity[b];
-  table.least.assign((stages + 1) * table.cells_per_stage(), kInfinity);
-  double* last = table.row(stages);
-  const std::size_t width = static_cast<std::size_t>(table.capacity_b) + 1;
-  for (int ra = 0; ra <= table.capacity_a; ++ra) {
-    for (int rb = 0; rb <= table.capacity_b; ++rb) {
-      // Summed in class order, as the search sums a complete allocation's unused nodes, so
-      // that this never exceeds that sum by a rounding.
-      last[static_cast<std::size_t>(ra) * width + static_cast<std::size_t>(rb)] =
-          a < b ? price[a] * ra + price[b] * rb : price[b] * rb + price[a] * ra;
-    }
-  }
-  return table;
-}
-
-void SuffixBounds::fill_pair_row(PairTable& table, std::size_t s,
-                                 const std::vector<Candidate>& stage, const KeyLayout& layout) {
-  // The stage's least shortfall per (nodes of a, nodes of b): options often share them.
-  struct Use {
-    int a, b;
-    double shortfall;
-  };
-  std::vector<Use> uses;
-  uses.reserve(stage.size());
-  for (const Candidate& option : stage) {
-    uses.push_back(
-        {layout.field(option.key, table.a), layout.field(option.key, table.b), option.shortfall});
-  }
-  std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
-    return std::tie(x.a, x.b, x.shortfall) < std::tie(y.a, y.b, y.shortfall);
-  });
-  uses.erase(std::unique(uses.begin(), uses.end(),
-                         [](const Use& x, const Use& y) { return x.a == y.a && x.b == y.b; }),
-             uses.end());
-  const auto width = static_cast<std::size_t>(table.capacity_b) + 1;
-  double* row = table.row(s);
-  const double* next = table.row(s + 1);
-  for (const Use& use : uses) {
-    if (use.a > table.capacity_a || use.b > table.capacity_b) continue;
-    for (int ra = use.a; ra <= table.capacity_a; ++ra) {
-      double* to = row + static_cast<std::size_t>(ra) * width;
-      const double* from = next + static_cast<std::size_t>(ra - use.a) * width;
-      for (std::size_t rb = static_cast<std::size_t>(use.b); rb < width; ++rb) {
-        to[rb] = std::min(to[rb], use.shortfall + from[rb - static_cast<std::size_t>(use.b)]);
-      }
-    }
-  }
-}
-
 SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
                            const KeyLayout& layout, const std::vector<int>& capacity,
                            const std::vector<double>& price,
@@ -228,18 +172,7 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
   }
   const auto largest = static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
                                                 capacity.begin());
-  for (const auto& [a, b] : affordable_pairs(stages, capacity, largest)) {
-    pairs_.push_back(empty_pair(n, a, b, capacity, price));
-  }
-  const auto has_pair_table = [&](const std::vector<std::size_t>& members) {
-    return members.size() == 2 &&
-           std::any_of(pairs_.begin(), pairs_.end(), [&](const PairTable& pair) {
-             return pair.a == members[0] && pair.b == members[1];
-           });
-  };
   for (std::vector<std::size_t>& members : pools(classes, largest)) {
-    // The pair's table bounds at least what pooling the two gives.
-    if (has_pair_table(members)) continue;
     int pooled = 0;
     double cheapest_price = kInfinity;
     for (const std::size_t c : members) {
@@ -275,9 +208,123 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
       };
       fill(group.table, s, pooled, [&](std::size_t o) { return stage[o].shortfall; });
     }
-    for (PairTable& pair : pairs_) fill_pair_row(pair, s, stage, layout);
   }
   complete_ = true;
+}
+
+namespace {
+
+// The largest float not above `x`.
+float float_at_most(double x) {
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity())
+                                    : f;
+}
+
+// One stage's least cost per (nodes of a, nodes of b): options often share them.
+struct PairUse {
+  int a, b;
+  double cost;
+};
+
+// Row s of a pair table from row s + 1 (`next`), given the stage's uses: the least in double
+// (`scratch`), stored as the largest float not above it.
+void fill_pair_row(int capacity_a, int capacity_b, const std::vector<PairUse>& uses,
+                   const float* next, std::vector<double>& scratch, float* row) {
+  const auto width = static_cast<std::size_t>(capacity_b) + 1;
+  scratch.assign((static_cast<std::size_t>(capacity_a) + 1) * width, kInfinity);
+  for (const PairUse& use : uses) {
+    for (int ra = use.a; ra <= capacity_a; ++ra) {
+      double* to = scratch.data() + static_cast<std::size_t>(ra) * width;
+      const float* from = next + static_cast<std::size_t>(ra - use.a) * width;
+      const auto skip = static_cast<std::size_t>(use.b);
+      for (std::size_t rb = skip; rb < width; ++rb) {
+        to[rb] = std::min(to[rb], use.cost + static_cast<double>(from[rb - skip]));
+      }
+    }
+  }
+  for (std::size_t i = 0; i < scratch.size(); ++i) row[i] = float_at_most(scratch[i]);
+}
+
+}  // namespace
+
+bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
+                                   const std::vector<double>& price,
+                                   std::chrono::steady_clock::time_point deadline) {
+  const std::size_t classes = capacity_.size();
+  const std::size_t n = stages.size();
+  const auto largest = static_cast<std::size_t>(
+      std::max_element(capacity_.begin(), capacity_.end()) - capacity_.begin());
+  const std::vector<std::size_t> scarce = scarce_classes(classes, largest);
+  std::vector<std::vector<double>> shares(n);  // as the split tables took them
+  for (std::size_t s = 0; s < n; ++s) shares[s] = split_shortfalls(stages[s], layout_, largest);
+  std::vector<PairUse> uses;
+  const auto uses_of = [&](const PairTable& table, std::size_t s) {
+    uses.clear();
+    for (std::size_t o = 0; o < stages[s].size(); ++o) {
+      const Candidate& option = stages[s][o];
+      double cost = option.shortfall;
+      for (const std::size_t c : table.others) cost -= shares[s][o * classes + c];
+      uses.push_back(
+          {layout_.field(option.key, table.a), layout_.field(option.key, table.b), cost});
+    }
+    std::sort(uses.begin(), uses.end(), [](const PairUse& x, const PairUse& y) {
+      return std::tie(x.a, x.b, x.cost) < std::tie(y.a, y.b, y.cost);
+    });
+    uses.erase(
+        std::unique(uses.begin(), uses.end(),
+                    [](const PairUse& x, const PairUse& y) { return x.a == y.a && x.b == y.b; }),
+        uses.end());
+  };
+  // The unused nodes of a and b at their prices, summed in class order as the search sums a
+  // complete allocation's, so that this never exceeds that sum by a rounding.
+  const auto fill_last = [&](const PairTable& table, float* row) {
+    for (int ra = 0; ra <= table.capacity_a; ++ra) {
+      for (int rb = 0; rb <= table.capacity_b; ++rb) {
+        row[table.cell(ra, rb)] = float_at_most(price[table.a] * ra + price[table.b] * rb);
+      }
+    }
+  };
+  std::vector<double> scratch;
+  for (const auto& [a, b] : affordable_pairs(stages, capacity_, largest)) {
+    PairTable exact;
+    exact.a = a;
+    exact.b = b;
+    exact.capacity_a = capacity_[a];
+    exact.capacity_b = capacity_[b];
+    PairTable less_shares = exact;
+    for (const std::size_t c : scarce) {
+      if (c != a && c != b) less_shares.others.push_back(c);
+    }
+    for (PairTable* table : {&exact, &less_shares}) {
+      if (table == &less_shares && table->others.empty()) break;  // the same as `exact`
+      const std::size_t cells = table->cells_per_stage();
+      table->least.resize((n + 1) * cells);
+      fill_last(*table, &table->least[n * cells]);
+      for (std::size_t s = n; s-- > 0;) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        uses_of(*table, s);
+        fill_pair_row(table->capacity_a, table->capacity_b, uses, &table->least[(s + 1) * cells],
+                      scratch, &table->least[s * cells]);
+      }
+      pairs_.push_back(std::move(*table));
+    }
+  }
+  // An exact pair table bounds at least what pooling its two classes does.
+  std::erase_if(groups_, [&](const Group& group) {
+    return group.members.size() == 2 &&
+           std::any_of(pairs_.begin(), pairs_.end(), [&](const PairTable& pair) {
+             return pair.others.empty() && pair.a == group.members[0] && pair.b == group.members[1];
+           });
+  });
+  return true;
+}
+
+double SuffixBounds::split_sum(std::size_t s, std::uint64_t key,
+                               const std::vector<std::size_t>& classes) const {
+  double sum = 0.0;
+  for (const std::size_t c : classes) sum += split_[c].row(s)[capacity_[c] - layout_.field(key, c)];
+  return sum;
 }
 
 double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) const {
@@ -298,10 +345,9 @@ double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) cons
     if (bound > enough) return bound;
   }
   for (const PairTable& pair : pairs_) {
-    const auto left_a = static_cast<std::size_t>(capacity_[pair.a] - layout_.field(key, pair.a));
-    const auto left_b = static_cast<std::size_t>(capacity_[pair.b] - layout_.field(key, pair.b));
-    bound = std::max(
-        bound, pair.row(s)[left_a * (static_cast<std::size_t>(pair.capacity_b) + 1) + left_b]);
+    const double least = pair.row(s)[pair.cell(capacity_[pair.a] - layout_.field(key, pair.a),
+                                               capacity_[pair.b] - layout_.field(key, pair.b))];
+    bound = std::max(bound, least + split_sum(s, key, pair.others));
     if (bound > enough) return bound;
   }
   return bound;

@@ -35,6 +35,14 @@ class SuffixBounds {
 
   bool complete() const { return complete_; }
 
+  // Adds the pair tables of the pairs the budgets allow, of both kinds (whole shortfall, and
+  // less the other scarce classes' shares: which is larger differs between states). They cost
+  // more than all the other tables together, so the search adds them only once it finds the
+  // instance hard. False when `deadline` passed first (the tables made by then are kept).
+  bool add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
+                       const std::vector<double>& price,
+                       std::chrono::steady_clock::time_point deadline);
+
   // A lower bound on what jobs s.. of the stages add once `key`'s usage is taken, unused nodes
   // included, or infinity when the usage exceeds a class. Once the bound is known to exceed
   // `enough` it returns early with a smaller bound that still exceeds `enough` (all a pruning
@@ -57,25 +65,29 @@ class SuffixBounds {
     std::vector<std::size_t> members;  // classes pooled
     Table table;
   };
-  // Least shortfall per (stage, nodes left in class a, nodes left in class b).
+  // Least cost per (stage, nodes left in class a, nodes left in class b). An option costs its
+  // shortfall less its split shares in `others` (none: the whole shortfall), and the bound adds
+  // those classes' split tables: the pair's table then carries only what the others' tables
+  // cannot see. Floats rounded down: half the memory, still a lower bound, and far finer than
+  // the search's tolerance.
   struct PairTable {
     std::size_t a = 0, b = 0;
     int capacity_a = 0, capacity_b = 0;
-    std::vector<double> least;  // (stages + 1) x (capacity_a + 1) x (capacity_b + 1)
+    std::vector<std::size_t> others;
+    std::vector<float> least;  // (stages + 1) x (capacity_a + 1) x (capacity_b + 1)
+    std::size_t width() const { return static_cast<std::size_t>(capacity_b) + 1; }
     std::size_t cells_per_stage() const {
-      return (static_cast<std::size_t>(capacity_a) + 1) *
-             (static_cast<std::size_t>(capacity_b) + 1);
+      return (static_cast<std::size_t>(capacity_a) + 1) * width();
     }
-    double* row(std::size_t s) { return &least[s * cells_per_stage()]; }
-    const double* row(std::size_t s) const { return &least[s * cells_per_stage()]; }
+    std::size_t cell(int left_a, int left_b) const {
+      return static_cast<std::size_t>(left_a) * width() + static_cast<std::size_t>(left_b);
+    }
+    const float* row(std::size_t s) const { return &least[s * cells_per_stage()]; }
   };
-
   static Table empty_table(std::size_t stages, int capacity, double price);
   static void fill_row(Table& table, std::size_t s, const std::vector<double>& cheapest);
-  static PairTable empty_pair(std::size_t stages, std::size_t a, std::size_t b,
-                              const std::vector<int>& capacity, const std::vector<double>& price);
-  static void fill_pair_row(PairTable& table, std::size_t s, const std::vector<Candidate>& stage,
-                            const KeyLayout& layout);
+  // Split tables' bound over `classes` given the usage in `key` (nodes left per class).
+  double split_sum(std::size_t s, std::uint64_t key, const std::vector<std::size_t>& classes) const;
 
   KeyLayout layout_;
   std::vector<int> capacity_;
