@@ -86,7 +86,10 @@ std::optional<OptionLists> list_options(const ClassedProblem& problem, const Dec
         !listed || for_each_option_above(
                        problem, j, d.price, d.responses[j].best - gap - slack,
                        [&](std::span<const int> counts, double) {
-                         if (budget == 0 || std::chrono::steady_clock::now() >= deadline) {
+                         // (The clock every 256 options: reading it was 3% of a 100-node
+                         // solve.)
+                         if (budget == 0 || ((budget & 0xff) == 0 &&
+                                             std::chrono::steady_clock::now() >= deadline)) {
                            return false;  // too long a list, or no time left to solve it
                          }
                          --budget;

@@ -48,18 +48,22 @@ std::vector<std::size_t> search_order(const ShortfallProblem& problem, bool most
       static_cast<std::size_t>(std::max_element(problem.capacity.begin(), problem.capacity.end()) -
                                problem.capacity.begin());
   std::vector<std::size_t> patterns(problem.jobs.size());
+  // Per option a 64-bit FNV-1a hash of its counts in the scarce classes, sorted to count the
+  // distinct ones (this runs at every cutoff, on thousands of options: sorting vectors was 9% of
+  // a 100-node solve). Two patterns sharing a hash would only nudge this order, never exactness.
+  std::vector<std::uint64_t> hashes;
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    std::vector<std::vector<int>> scarce;
+    hashes.clear();
     for (const std::vector<int>& counts : problem.jobs[j].counts) {
-      std::vector<int> part;
+      std::uint64_t h = 0xcbf29ce484222325ULL;
       for (std::size_t c = 0; c < classes; ++c) {
-        if (c != largest) part.push_back(counts[c]);
+        if (c != largest) h = (h ^ static_cast<std::uint32_t>(counts[c])) * 0x100000001b3ULL;
       }
-      scarce.push_back(std::move(part));
+      hashes.push_back(h);
     }
-    std::sort(scarce.begin(), scarce.end());
+    std::sort(hashes.begin(), hashes.end());
     patterns[j] =
-        static_cast<std::size_t>(std::unique(scarce.begin(), scarce.end()) - scarce.begin());
+        static_cast<std::size_t>(std::unique(hashes.begin(), hashes.end()) - hashes.begin());
   }
   std::vector<std::size_t> order(problem.jobs.size());
   std::iota(order.begin(), order.end(), 0);
