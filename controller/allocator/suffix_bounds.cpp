@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "allocator/float_bound.hpp"
+
 namespace gaptrain {
 
 namespace {
@@ -23,6 +25,14 @@ constexpr std::size_t kMostScarceForEveryPool = 4;
 // 6-9 million cells and 40-80 ms; at 5,000 nodes one pair would take 38 million and seconds.
 constexpr std::size_t kMostPairCells = std::size_t{1} << 24;
 constexpr std::size_t kMostPairWork = std::size_t{1} << 29;
+
+// The residue table (residue_table.hpp): every class modulo 4, built within these cells and
+// this work (4 classes: 256 cells a stage; 7 classes would take 16,384). Modulo 8 is tighter in
+// principle but its 4,096 cells a stage cost more time than they save (measured:
+// docs/benchmarks.md), and tables with one class exact beside the residues of the others, too.
+constexpr int kResidueModulus = 4;
+constexpr std::size_t kMostResidueCells = std::size_t{1} << 22;
+constexpr std::size_t kMostResidueWork = std::size_t{1} << 28;
 
 // Options compared against at most this many of the stage's least-shortfall options when
 // their shortfalls are split (any reference keeps the bound valid; the nearest makes it tight).
@@ -214,13 +224,6 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
 
 namespace {
 
-// The largest float not above `x`.
-float float_at_most(double x) {
-  const auto f = static_cast<float>(x);
-  return static_cast<double>(f) > x ? std::nextafter(f, -std::numeric_limits<float>::infinity())
-                                    : f;
-}
-
 // One stage's least cost per (nodes of a, nodes of b): options often share them.
 struct PairUse {
   int a, b;
@@ -248,9 +251,9 @@ void fill_pair_row(int capacity_a, int capacity_b, const std::vector<PairUse>& u
 
 }  // namespace
 
-bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
-                                   const std::vector<double>& price,
-                                   std::chrono::steady_clock::time_point deadline) {
+bool SuffixBounds::add_joint_tables(const std::vector<std::vector<Candidate>>& stages,
+                                    const std::vector<double>& price,
+                                    std::chrono::steady_clock::time_point deadline) {
   const std::size_t classes = capacity_.size();
   const std::size_t n = stages.size();
   const auto largest = static_cast<std::size_t>(
@@ -310,6 +313,7 @@ bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& st
       pairs_.push_back(std::move(*table));
     }
   }
+  if (!add_residue_table(stages, price, deadline)) return false;
   // An exact pair table bounds at least what pooling its two classes does.
   std::erase_if(groups_, [&](const Group& group) {
     return group.members.size() == 2 &&
@@ -318,6 +322,20 @@ bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& st
            });
   });
   return true;
+}
+
+bool SuffixBounds::add_residue_table(const std::vector<std::vector<Candidate>>& stages,
+                                     const std::vector<double>& price,
+                                     std::chrono::steady_clock::time_point deadline) {
+  std::size_t options = 0;
+  for (const std::vector<Candidate>& stage : stages) options += stage.size();
+  const std::size_t per_stage = ResidueTable::cells_per_stage(capacity_.size(), kResidueModulus);
+  if ((stages.size() + 1) * per_stage > kMostResidueCells ||
+      options * per_stage > kMostResidueWork) {
+    return true;  // too many classes for it
+  }
+  residue_ = ResidueTable::build(stages, layout_, capacity_, price, kResidueModulus, deadline);
+  return residue_.has_value();
 }
 
 double SuffixBounds::split_sum(std::size_t s, std::uint64_t key,
@@ -342,6 +360,10 @@ double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) cons
     int left = 0;
     for (const std::size_t c : group.members) left += capacity_[c] - layout_.field(key, c);
     bound = std::max(bound, group.table.row(s)[left]);
+    if (bound > enough) return bound;
+  }
+  if (residue_) {
+    bound = std::max(bound, residue_->after(s, key));
     if (bound > enough) return bound;
   }
   for (const PairTable& pair : pairs_) {

@@ -19,8 +19,10 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "allocator/residue_table.hpp"
 #include "allocator/usage_key.hpp"
 
 namespace gaptrain {
@@ -35,13 +37,14 @@ class SuffixBounds {
 
   bool complete() const { return complete_; }
 
-  // Adds the pair tables of the pairs the budgets allow, of both kinds (whole shortfall, and
-  // less the other scarce classes' shares: which is larger differs between states). They cost
-  // more than all the other tables together, so the search adds them only once it finds the
+  // Adds the tables that see several classes at once: the pair tables of the pairs the budgets
+  // allow, of both kinds (whole shortfall, and less the other scarce classes' shares: which is
+  // larger differs between states), and the residue table (residue_table.hpp). They cost more
+  // than all the other tables together, so the search adds them only once it finds the
   // instance hard. False when `deadline` passed first (the tables made by then are kept).
-  bool add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
-                       const std::vector<double>& price,
-                       std::chrono::steady_clock::time_point deadline);
+  bool add_joint_tables(const std::vector<std::vector<Candidate>>& stages,
+                        const std::vector<double>& price,
+                        std::chrono::steady_clock::time_point deadline);
 
   // A lower bound on what jobs s.. of the stages add once `key`'s usage is taken, unused nodes
   // included, or infinity when the usage exceeds a class. Once the bound is known to exceed
@@ -86,6 +89,9 @@ class SuffixBounds {
   };
   static Table empty_table(std::size_t stages, int capacity, double price);
   static void fill_row(Table& table, std::size_t s, const std::vector<double>& cheapest);
+  bool add_residue_table(const std::vector<std::vector<Candidate>>& stages,
+                         const std::vector<double>& price,
+                         std::chrono::steady_clock::time_point deadline);
   // Split tables' bound over `classes` given the usage in `key` (nodes left per class).
   double split_sum(std::size_t s, std::uint64_t key, const std::vector<std::size_t>& classes) const;
 
@@ -95,6 +101,7 @@ class SuffixBounds {
   std::vector<Table> split_;   // per class, over shares
   std::vector<Group> groups_;
   std::vector<PairTable> pairs_;
+  std::optional<ResidueTable> residue_;
   bool complete_ = false;
 };
 
