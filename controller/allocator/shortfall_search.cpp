@@ -479,7 +479,7 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
                        deadline);
     return way.bounds->complete() &&
            (!with_pairs ||
-            way.bounds->add_joint_tables(way.prepared.stages, problem.price, deadline));
+            way.bounds->add_pair_tables(way.prepared.stages, problem.price, deadline));
   };
   if (!add_way(search_order(problem, true), false)) return result;
   const double root = std::max(problem.lower_bound, ways.front().bounds->after(0, 0));
@@ -509,8 +509,7 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
         if (std::exchange(first_run, false)) {
           // A hard instance: the pair tables pay for themselves from here on.
           Way& first = ways.front();
-          if (!first.bounds->add_joint_tables(first.prepared.stages, problem.price, deadline))
-            break;
+          if (!first.bounds->add_pair_tables(first.prepared.stages, problem.price, deadline)) break;
           proof.lower = std::max(proof.lower, first.bounds->after(0, 0));
           std::vector<std::size_t> other = search_order(problem, false);
           if (other == first.prepared.order) continue;

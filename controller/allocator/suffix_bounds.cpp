@@ -219,7 +219,7 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
       fill(group.table, s, pooled, [&](std::size_t o) { return stage[o].shortfall; });
     }
   }
-  complete_ = true;
+  complete_ = add_residue_table(stages, price, deadline);
 }
 
 namespace {
@@ -251,9 +251,9 @@ void fill_pair_row(int capacity_a, int capacity_b, const std::vector<PairUse>& u
 
 }  // namespace
 
-bool SuffixBounds::add_joint_tables(const std::vector<std::vector<Candidate>>& stages,
-                                    const std::vector<double>& price,
-                                    std::chrono::steady_clock::time_point deadline) {
+bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
+                                   const std::vector<double>& price,
+                                   std::chrono::steady_clock::time_point deadline) {
   const std::size_t classes = capacity_.size();
   const std::size_t n = stages.size();
   const auto largest = static_cast<std::size_t>(
@@ -313,7 +313,6 @@ bool SuffixBounds::add_joint_tables(const std::vector<std::vector<Candidate>>& s
       pairs_.push_back(std::move(*table));
     }
   }
-  if (!add_residue_table(stages, price, deadline)) return false;
   // An exact pair table bounds at least what pooling its two classes does.
   std::erase_if(groups_, [&](const Group& group) {
     return group.members.size() == 2 &&

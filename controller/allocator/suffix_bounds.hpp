@@ -1,7 +1,7 @@
 // Lower bounds on the shortfall the jobs still to be decided must add, for the shortfall search
 // (shortfall_search.hpp; docs/allocator.md, "Solving", step 4).
 //
-// Each bound relaxes the problem to something a one-dimensional table answers exactly, and the
+// Each bound relaxes the problem to something a table per stage answers exactly, and the
 // search takes the largest:
 // * per class: only that class's capacity binds, its unused nodes priced at its price;
 // * per group of classes: the group's classes pooled into one (an option uses the sum of its
@@ -13,7 +13,9 @@
 // * per pair of scarce classes: both capacities bind at once (a table per stage over the nodes
 //   left in each), unused nodes of both priced. It sees what no one-dimensional table can:
 //   that the options filling one class exactly must also fit the other. Built only while the
-//   tables stay small (docs/allocator.md): scarce classes of tens of nodes, not hundreds.
+//   tables stay small (docs/allocator.md): scarce classes of tens of nodes, not hundreds;
+// * residues: every class's nodes left modulo 4 (residue_table.hpp): what the jobs cannot fill
+//   together, all classes at once.
 #pragma once
 
 #include <chrono>
@@ -37,14 +39,13 @@ class SuffixBounds {
 
   bool complete() const { return complete_; }
 
-  // Adds the tables that see several classes at once: the pair tables of the pairs the budgets
-  // allow, of both kinds (whole shortfall, and less the other scarce classes' shares: which is
-  // larger differs between states), and the residue table (residue_table.hpp). They cost more
-  // than all the other tables together, so the search adds them only once it finds the
+  // Adds the pair tables of the pairs the budgets allow, of both kinds (whole shortfall, and
+  // less the other scarce classes' shares: which is larger differs between states). They cost
+  // more than all the other tables together, so the search adds them only once it finds the
   // instance hard. False when `deadline` passed first (the tables made by then are kept).
-  bool add_joint_tables(const std::vector<std::vector<Candidate>>& stages,
-                        const std::vector<double>& price,
-                        std::chrono::steady_clock::time_point deadline);
+  bool add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
+                       const std::vector<double>& price,
+                       std::chrono::steady_clock::time_point deadline);
 
   // A lower bound on what jobs s.. of the stages add once `key`'s usage is taken, unused nodes
   // included, or infinity when the usage exceeds a class. Once the bound is known to exceed
