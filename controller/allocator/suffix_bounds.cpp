@@ -31,6 +31,11 @@ constexpr std::size_t kMostPairWork = std::size_t{1} << 29;
 // principle but its 4,096 cells a stage cost more time than they save (measured:
 // docs/benchmarks.md), and tables with one class exact beside the residues of the others, too.
 constexpr int kResidueModulus = 4;
+// With fewer jobs to decide the residue table comes with the pair tables, once the search proves
+// hard: a handful of jobs takes the search a few visits, and the table (every option sorted by
+// its residues, at every cutoff) cost more than it saved (100 nodes x 10 jobs instance 12:
+// 4.8 -> 5.5 ms).
+constexpr std::size_t kLeastStagesForEarlyResidues = 32;
 constexpr std::size_t kMostResidueCells = std::size_t{1} << 22;
 constexpr std::size_t kMostResidueWork = std::size_t{1} << 28;
 
@@ -219,7 +224,8 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
       fill(group.table, s, pooled, [&](std::size_t o) { return stage[o].shortfall; });
     }
   }
-  complete_ = add_residue_table(stages, price, deadline);
+  complete_ =
+      stages.size() < kLeastStagesForEarlyResidues || add_residue_table(stages, price, deadline);
 }
 
 namespace {
@@ -254,6 +260,7 @@ void fill_pair_row(int capacity_a, int capacity_b, const std::vector<PairUse>& u
 bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
                                    const std::vector<double>& price,
                                    std::chrono::steady_clock::time_point deadline) {
+  if (!residue_ && !add_residue_table(stages, price, deadline)) return false;
   const std::size_t classes = capacity_.size();
   const std::size_t n = stages.size();
   const auto largest = static_cast<std::size_t>(

@@ -40,9 +40,10 @@ class SuffixBounds {
   bool complete() const { return complete_; }
 
   // Adds the pair tables of the pairs the budgets allow, of both kinds (whole shortfall, and
-  // less the other scarce classes' shares: which is larger differs between states). They cost
-  // more than all the other tables together, so the search adds them only once it finds the
-  // instance hard. False when `deadline` passed first (the tables made by then are kept).
+  // less the other scarce classes' shares: which is larger differs between states), and the
+  // residue table where the constructor left it out (few jobs). They cost more than all the
+  // other tables together, so the search adds them only once it finds the instance hard. False
+  // when `deadline` passed first (the tables made by then are kept).
   bool add_pair_tables(const std::vector<std::vector<Candidate>>& stages,
                        const std::vector<double>& price,
                        std::chrono::steady_clock::time_point deadline);
