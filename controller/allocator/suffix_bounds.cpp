@@ -92,6 +92,18 @@ std::vector<double> split_shortfalls(const std::vector<Candidate>& stage, const 
   return shares;
 }
 
+// The class with the most nodes (the first such): every other class is scarce.
+std::size_t largest_class(const std::vector<int>& capacity) {
+  return static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
+                                  capacity.begin());
+}
+
+std::size_t option_count(const std::vector<std::vector<Candidate>>& stages) {
+  std::size_t options = 0;
+  for (const std::vector<Candidate>& stage : stages) options += stage.size();
+  return options;
+}
+
 std::vector<std::size_t> scarce_classes(std::size_t classes, std::size_t largest) {
   std::vector<std::size_t> scarce;
   for (std::size_t c = 0; c < classes; ++c) {
@@ -105,8 +117,7 @@ std::vector<std::pair<std::size_t, std::size_t>> affordable_pairs(
     const std::vector<std::vector<Candidate>>& stages, const std::vector<int>& capacity,
     std::size_t largest) {
   const std::vector<std::size_t> scarce = scarce_classes(capacity.size(), largest);
-  std::size_t options = 0;
-  for (const std::vector<Candidate>& stage : stages) options += stage.size();
+  const std::size_t options = option_count(stages);
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   for (std::size_t i = 0; i < scarce.size(); ++i) {
     for (std::size_t k = i + 1; k < scarce.size(); ++k) pairs.emplace_back(scarce[i], scarce[k]);
@@ -185,8 +196,7 @@ SuffixBounds::SuffixBounds(const std::vector<std::vector<Candidate>>& stages,
     single_.push_back(empty_table(n, capacity[c], price[c]));
     split_.push_back(empty_table(n, capacity[c], price[c]));
   }
-  const auto largest = static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
-                                                capacity.begin());
+  const std::size_t largest = largest_class(capacity);
   for (std::vector<std::size_t>& members : pools(classes, largest)) {
     int pooled = 0;
     double cheapest_price = kInfinity;
@@ -263,8 +273,7 @@ bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& st
   if (!residue_ && !add_residue_table(stages, price, deadline)) return false;
   const std::size_t classes = capacity_.size();
   const std::size_t n = stages.size();
-  const auto largest = static_cast<std::size_t>(
-      std::max_element(capacity_.begin(), capacity_.end()) - capacity_.begin());
+  const std::size_t largest = largest_class(capacity_);
   const std::vector<std::size_t> scarce = scarce_classes(classes, largest);
   std::vector<std::vector<double>> shares(n);  // as the split tables took them
   for (std::size_t s = 0; s < n; ++s) shares[s] = split_shortfalls(stages[s], layout_, largest);
@@ -333,8 +342,7 @@ bool SuffixBounds::add_pair_tables(const std::vector<std::vector<Candidate>>& st
 bool SuffixBounds::add_residue_table(const std::vector<std::vector<Candidate>>& stages,
                                      const std::vector<double>& price,
                                      std::chrono::steady_clock::time_point deadline) {
-  std::size_t options = 0;
-  for (const std::vector<Candidate>& stage : stages) options += stage.size();
+  const std::size_t options = option_count(stages);
   const std::size_t per_stage = ResidueTable::cells_per_stage(capacity_.size(), kResidueModulus);
   if ((stages.size() + 1) * per_stage > kMostResidueCells ||
       options * per_stage > kMostResidueWork) {

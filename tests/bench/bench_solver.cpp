@@ -42,29 +42,13 @@ constexpr double kAllocatorTimeLimitS = 1.0;
 constexpr int kNodeModelInstances = 3;
 constexpr double kNodeModelTimeLimitS = 60.0;
 
-// Instances for (nodes, jobs, with hole ends), generated once. The two hole variants of a size
-// share seeds, so they differ only in the hole ends.
+// Instances for (nodes, jobs, with hole ends), generated once (support::bench_grid_params).
 const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes) {
   static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   for (int i = 0; i < kInstancesPerSize; ++i) {
-    support::InstanceParams params;
-    params.seed = static_cast<std::uint64_t>(nodes) * 1'000'003U +
-                  static_cast<std::uint64_t>(jobs) * 1'009U + static_cast<std::uint64_t>(i);
-    params.nodes = nodes;
-    params.jobs = jobs;
-    params.held_fraction = 0.5;
-    params.new_job_fraction = 0.2;
-    params.hole_end_fraction = holes ? 0.2 : 0.0;
-    params.distinct_hole_ends = 3;
-    params.hole_end_min_s = 10.0;
-    params.hole_end_max_s = 590.0;
-    params.horizon_s = 600.0;
-    params.objective = gaptrain::Objective::throughput;
-    params.curves = support::CurveSource::real;
-    params.costs = support::CostSource::bftrainer;
-    params.max_nodes_cap = 64;
+    support::InstanceParams params = support::bench_grid_params(nodes, jobs, holes, i);
     params.solver.time_limit_s = kAllocatorTimeLimitS;
     problems.push_back(support::random_problem(params));
   }

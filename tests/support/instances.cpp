@@ -219,6 +219,26 @@ AllocationProblem random_problem(const InstanceParams& params) {
   return problem;
 }
 
+InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index) {
+  InstanceParams params;
+  params.seed = static_cast<std::uint64_t>(nodes) * 1'000'003U +
+                static_cast<std::uint64_t>(jobs) * 1'009U + static_cast<std::uint64_t>(index);
+  params.nodes = nodes;
+  params.jobs = jobs;
+  params.held_fraction = 0.5;
+  params.new_job_fraction = 0.2;
+  params.hole_end_fraction = holes ? 0.2 : 0.0;
+  params.distinct_hole_ends = 3;
+  params.hole_end_min_s = 10.0;
+  params.hole_end_max_s = 590.0;
+  params.horizon_s = 600.0;
+  params.objective = Objective::throughput;
+  params.curves = CurveSource::real;
+  params.costs = CostSource::bftrainer;
+  params.max_nodes_cap = 64;
+  return params;
+}
+
 int distinct_availabilities(const AllocationProblem& problem) {
   std::set<double> values;
   for (const NodeState& node : problem.nodes) {

@@ -60,6 +60,13 @@ struct InstanceParams {
 // hole-end fields give the same nodes, jobs and holdings.
 AllocationProblem random_problem(const InstanceParams& params);
 
+// The parameters of bench_solver's grid instance `index` of a size (docs/benchmarks.md): the
+// measured curves, half the nodes held, 20% of the jobs new, BFTrainer's costs, and with
+// `holes` 20% of the nodes carrying one of 3 hole ends in [10, 590] s. The two hole variants
+// of a size share seeds, so they differ only in the hole ends. The solver options are left at
+// their defaults for the caller to set.
+InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index);
+
 // Number of distinct availabilities min(hole_end, horizon) (unknown = horizon) over the nodes:
 // when it is <= solver.max_hole_classes, no hole end is rounded.
 int distinct_availabilities(const AllocationProblem& problem);

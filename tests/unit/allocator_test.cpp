@@ -463,22 +463,7 @@ TEST(Allocator, ReturnsAFeasibleAllocationWhenTheTimeLimitIsTiny) {
 // GLPK's core of 164 jobs took the whole second). `core_jobs` is 0 only when the search
 // proved it.
 TEST(Allocator, SearchesANarrowerCutoffWhenTheOptionListsPassTheBudget) {
-  constexpr int kNodes = 2000;
-  constexpr int kJobs = 200;
-  InstanceParams params;
-  params.seed = std::uint64_t{kNodes} * 1'000'003U + std::uint64_t{kJobs} * 1'009U + 11U;
-  params.nodes = kNodes;
-  params.jobs = kJobs;
-  params.held_fraction = 0.5;
-  params.new_job_fraction = 0.2;
-  params.hole_end_fraction = 0.2;
-  params.distinct_hole_ends = 3;
-  params.hole_end_min_s = 10.0;
-  params.hole_end_max_s = 590.0;
-  params.horizon_s = 600.0;
-  params.curves = test_support::CurveSource::real;
-  params.costs = test_support::CostSource::bftrainer;
-  params.max_nodes_cap = 64;
+  InstanceParams params = test_support::bench_grid_params(2000, 200, true, 11);
   params.solver.time_limit_s = 30.0;  // ample: a third of a second here, and no timed assertion
   const AllocationProblem problem = random_problem(params);
   const AllocationResult r = allocate(problem);

@@ -85,24 +85,38 @@ double least_by_enumeration(const Instance& instance) {
   }
 }
 
-// The bound before any job is decided, over the options that fit (as the search lists them),
-// or infinity when a job has none.
-double root_bound(const Instance& instance) {
-  const std::optional<KeyLayout> layout = KeyLayout::fit(instance.capacity);
-  EXPECT_TRUE(layout.has_value());
+// Whether an option fits the capacities on its own (the search lists only those).
+bool fits(const Instance& instance, const std::vector<int>& counts) {
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    if (counts[c] > instance.capacity[c]) return false;
+  }
+  return true;
+}
+
+// Per job, its options that fit, in the search's terms (a job may be left with none).
+std::vector<std::vector<Candidate>> stages_of(const Instance& instance, const KeyLayout& layout) {
   std::vector<std::vector<Candidate>> stages;
   for (std::size_t j = 0; j < instance.counts.size(); ++j) {
     stages.emplace_back();
     for (std::size_t o = 0; o < instance.counts[j].size(); ++o) {
       const std::vector<int>& counts = instance.counts[j][o];
-      bool fits = true;
-      for (std::size_t c = 0; c < counts.size(); ++c)
-        fits = fits && counts[c] <= instance.capacity[c];
-      if (!fits) continue;
-      stages.back().push_back(
-          {layout->pack(counts), instance.shortfall[j][o], static_cast<std::uint32_t>(o)});
+      if (fits(instance, counts)) {
+        stages.back().push_back(
+            {layout.pack(counts), instance.shortfall[j][o], static_cast<std::uint32_t>(o)});
+      }
     }
-    if (stages.back().empty()) return std::numeric_limits<double>::infinity();
+  }
+  return stages;
+}
+
+// The bound before any job is decided, over the options that fit (as the search lists them),
+// or infinity when a job has none.
+double root_bound(const Instance& instance) {
+  const std::optional<KeyLayout> layout = KeyLayout::fit(instance.capacity);
+  EXPECT_TRUE(layout.has_value());
+  const std::vector<std::vector<Candidate>> stages = stages_of(instance, *layout);
+  for (const std::vector<Candidate>& stage : stages) {
+    if (stage.empty()) return std::numeric_limits<double>::infinity();
   }
   SuffixBounds bounds(stages, *layout, instance.capacity, instance.price, kLater);
   EXPECT_TRUE(bounds.complete());
@@ -165,10 +179,8 @@ double least_over_choices(const Instance& instance, Cost cost) {
     double total = 0.0;
     for (std::size_t j = 0; j < choice.size(); ++j) {
       const std::vector<int>& counts = instance.counts[j][choice[j]];
-      for (std::size_t c = 0; c < used.size(); ++c) {
-        if (counts[c] > instance.capacity[c]) return;
-        used[c] += counts[c];
-      }
+      if (!fits(instance, counts)) return;
+      for (std::size_t c = 0; c < used.size(); ++c) used[c] += counts[c];
       total += instance.shortfall[j][choice[j]];
     }
     least = std::min(least, total + cost(used));
@@ -201,20 +213,7 @@ TEST(ResidueTable, IsTheModuloFourRelaxationAndSeesWhatOneClassCannot) {
     if (least == std::numeric_limits<double>::infinity()) continue;
     const std::optional<KeyLayout> layout = KeyLayout::fit(instance.capacity);
     ASSERT_TRUE(layout.has_value());
-    std::vector<std::vector<Candidate>> stages;
-    for (std::size_t j = 0; j < instance.counts.size(); ++j) {
-      stages.emplace_back();
-      for (std::size_t o = 0; o < instance.counts[j].size(); ++o) {
-        const std::vector<int>& counts = instance.counts[j][o];
-        bool fits = true;
-        for (std::size_t c = 0; c < counts.size(); ++c)
-          fits = fits && counts[c] <= instance.capacity[c];
-        if (fits) {
-          stages.back().push_back(
-              {layout->pack(counts), instance.shortfall[j][o], static_cast<std::uint32_t>(o)});
-        }
-      }
-    }
+    const std::vector<std::vector<Candidate>> stages = stages_of(instance, *layout);
     const std::optional<ResidueTable> table =
         ResidueTable::build(stages, *layout, instance.capacity, instance.price, 4, kLater);
     ASSERT_TRUE(table.has_value());
