@@ -40,29 +40,30 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
 
   // The batch host is the given one, or the held node with the longest hole (see classify()).
   const ClassedProblem classed = classify(problem);
+  // One pass over the nodes for all jobs: at 10,000 nodes x 1,000 jobs a pass per job took 20 ms.
+  std::vector<int> given(problem.jobs.size(), 0);
+  std::vector<bool> gained(problem.jobs.size(), false);
+  std::vector<bool> lost(problem.jobs.size(), false);
+  for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
+    const int holder = classed.holder[n];
+    const int taker = owner[n];
+    if (taker >= 0) ++given[static_cast<std::size_t>(taker)];
+    if (taker >= 0 && taker != holder) gained[static_cast<std::size_t>(taker)] = true;
+    if (holder >= 0 && taker != holder) lost[static_cast<std::size_t>(holder)] = true;
+  }
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const ElasticJob& job = problem.jobs[j];
     const auto me = static_cast<int>(j);
-    int given = 0;
-    bool gained = false;
-    bool lost = false;
-    for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-      const bool held = classed.holder[n] == me;
-      const bool owned = owner[n] == me;
-      given += owned ? 1 : 0;
-      gained |= owned && !held;
-      lost |= held && !owned;
-    }
-    const std::string who = "job \"" + job.id + "\"";
-    if (given > 0 && (given < job.min_nodes || given > job.max_nodes)) {
-      return who + " given " + std::to_string(given) + " nodes, outside {0} u [" +
+    const auto who = [&job] { return "job \"" + job.id + "\""; };
+    if (given[j] > 0 && (given[j] < job.min_nodes || given[j] > job.max_nodes)) {
+      return who() + " given " + std::to_string(given[j]) + " nodes, outside {0} u [" +
              std::to_string(job.min_nodes) + ", " + std::to_string(job.max_nodes) + "]";
     }
-    if (gained && lost) return who + " both gains and loses nodes";
+    if (gained[j] && lost[j]) return who() + " both gains and loses nodes";
     const int host = classed.batch_host_node[j];
-    if (given > 0 && host >= 0 && owner[static_cast<std::size_t>(host)] != me) {
-      return who + " loses its batch host \"" + problem.nodes[static_cast<std::size_t>(host)].name +
-             "\"";
+    if (given[j] > 0 && host >= 0 && owner[static_cast<std::size_t>(host)] != me) {
+      return who() + " loses its batch host \"" +
+             problem.nodes[static_cast<std::size_t>(host)].name + "\"";
     }
   }
   return std::nullopt;
