@@ -44,9 +44,7 @@ std::vector<Candidate> candidates_of(const ShortfallOptions& job, const KeyLayou
 // whatever the others leave.
 std::vector<std::size_t> search_order(const ShortfallProblem& problem, bool most_patterns_first) {
   const std::size_t classes = problem.capacity.size();
-  const auto largest =
-      static_cast<std::size_t>(std::max_element(problem.capacity.begin(), problem.capacity.end()) -
-                               problem.capacity.begin());
+  const std::size_t largest = largest_class(problem.capacity);
   std::vector<std::size_t> patterns(problem.jobs.size());
   // Per option a 64-bit FNV-1a hash of its counts in the scarce classes, sorted to count the
   // distinct ones (this runs at every cutoff, on thousands of options: sorting vectors was 9% of

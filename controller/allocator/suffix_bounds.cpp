@@ -92,12 +92,7 @@ std::vector<double> split_shortfalls(const std::vector<Candidate>& stage, const 
   return shares;
 }
 
-// The class with the most nodes (the first such): every other class is scarce.
-std::size_t largest_class(const std::vector<int>& capacity) {
-  return static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
-                                  capacity.begin());
-}
-
+// Options over all stages.
 std::size_t option_count(const std::vector<std::vector<Candidate>>& stages) {
   std::size_t options = 0;
   for (const std::vector<Candidate>& stage : stages) options += stage.size();

@@ -2,6 +2,7 @@
 // search (shortfall_search.hpp) adds usages with one integer addition and finds states by key.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -25,6 +26,13 @@ class KeyLayout {
   std::vector<int> shift_;
   std::vector<std::uint64_t> mask_;
 };
+
+// The class with the most nodes (the first of equals): the search's order and its bounds treat
+// every other class as scarce.
+inline std::size_t largest_class(const std::vector<int>& capacity) {
+  return static_cast<std::size_t>(std::max_element(capacity.begin(), capacity.end()) -
+                                  capacity.begin());
+}
 
 // One job's option in the search's terms.
 struct Candidate {
