@@ -13,6 +13,7 @@
 #include "allocator/job_value.hpp"
 #include "allocator/lagrangian.hpp"
 #include "allocator/milp.hpp"
+#include "allocator/option_filter.hpp"
 #include "allocator/option_milp.hpp"
 #include "allocator/shortfall_search.hpp"
 #include "allocator/single_class_dp.hpp"
@@ -25,38 +26,6 @@ struct Incumbent {
   std::vector<std::vector<int>> counts;
   double value = 0.0;
 };
-
-// Removes every option for which another one uses no more nodes of any class and is worth at
-// least as much: swapping it in keeps any allocation feasible and no worse, so the optimum stays
-// (and the MILP loses most of its columns when there are several classes).
-// The filter compares every option with the kept ones: quadratic, so only for short lists.
-constexpr std::size_t kMostOptionsToFilter = 2000;
-
-void drop_dominated(JobOptions& options) {
-  std::vector<std::size_t> order(options.counts.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return options.value[a] > options.value[b];
-  });
-  JobOptions kept;
-  for (std::size_t o : order) {
-    const std::vector<int>& counts = options.counts[o];
-    int dominated_by = -1;
-    for (std::size_t k = 0; k < kept.counts.size() && dominated_by < 0; ++k) {
-      if (std::equal(kept.counts[k].begin(), kept.counts[k].end(), counts.begin(),
-                     [](int mine, int theirs) { return mine <= theirs; })) {
-        dominated_by = static_cast<int>(k);
-      }
-    }
-    if (dominated_by < 0) {
-      dominated_by = static_cast<int>(kept.counts.size());
-      kept.counts.push_back(counts);
-      kept.value.push_back(options.value[o]);
-    }
-    if (static_cast<int>(o) == options.start) kept.start = dominated_by;
-  }
-  options = std::move(kept);
-}
 
 // Jobs whose choice is still open with their options, and the settled rest.
 struct OptionLists {
