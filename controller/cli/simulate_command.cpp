@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli11.hpp"
@@ -57,6 +58,7 @@ Output (stdout or --json): one JSON object, the summary of DESIGN.md section 5
   the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
   (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.
   --plot FILE.svg: nodes over time, per job and idle, for a browser.
+  FILE - is stdout, for one of them at a time: the summary goes there unless --json names a file.
 
 Exit status:
   0  the replay ran
@@ -150,16 +152,34 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
 }
 
 // Outputs are opened before the replay, so a typo in a path costs nothing.
+// Where --json, --log or --plot writes: a file, or standard output for "-".
 struct OutputFile {
   std::string path;
-  std::ofstream stream;
+  std::ofstream file;
+  bool to_stdout = false;
+  std::ostream& stream() { return to_stdout ? std::cout : file; }
 };
+
+constexpr std::string_view kStdout = "-";
 
 std::optional<OutputFile> open_output(const std::string& path) {
   if (path.empty()) return std::nullopt;
-  OutputFile out{path, std::ofstream(path, std::ios::binary | std::ios::trunc)};
-  if (!out.stream) throw InputError(path, "cannot open for writing");
+  if (path == kStdout) return OutputFile{"standard output", std::ofstream(), true};
+  OutputFile out{path, std::ofstream(path, std::ios::binary | std::ios::trunc), false};
+  if (!out.file) throw InputError(path, "cannot open for writing");
   return out;
+}
+
+// The summary goes to stdout unless --json names a file; at most one output may go there.
+void check_one_stdout_output(const SimulateArgs& args) {
+  const bool summary = args.json_path.empty() || args.json_path == kStdout;
+  const bool log = args.log_path == kStdout;
+  const bool plot = args.plot_path == kStdout;
+  if (summary + log + plot > 1) {
+    throw InputError(log ? "--log" : "--plot",
+                     "only one output can go to standard output (-), and the summary goes there "
+                     "unless --json names a file");
+  }
 }
 
 // A one-line bar on stderr, redrawn when the replay moves by half a percent.
@@ -261,6 +281,7 @@ int run_simulate(const SimulateArgs& args) {
                        "--jobs and --curves go together (or leave both out for the example mix)");
     in = load_inputs(args);
     options = sim_options(args);
+    check_one_stdout_output(args);
     json_out = open_output(args.json_path);
     log_out = open_output(args.log_path);
     plot_out = open_output(args.plot_path);
@@ -280,13 +301,13 @@ int run_simulate(const SimulateArgs& args) {
             : static_cast<int>(in.trace.node_names.size());
     plot.emplace(options.start_s, window_end, shown_nodes);
   }
-  if (log_out) write_log_header(log_out->stream);
+  if (log_out) write_log_header(log_out->stream());
   const bool show_progress = isatty(STDERR_FILENO) == 1;
   std::optional<ProgressBar> bar;
   if (show_progress)
     bar.emplace(std::string(sim::to_string(options.policy)), options.start_s, window_end);
   const sim::StepObserver observer = [&](const sim::StepRecord& record) {
-    if (log_out) write_log_line(log_out->stream, record, options.start_s);
+    if (log_out) write_log_line(log_out->stream(), record, options.start_s);
     if (plot) plot->add(record);
     if (bar) bar->update(record.time_s);
   };
@@ -330,15 +351,15 @@ int run_simulate(const SimulateArgs& args) {
     }
   };
   if (plot) {
-    plot_out->stream << plot->render_svg(jobs, "gaptrain simulate: " + in.trace_name + ", policy " +
-                                                   args.policy +
-                                                   (args.learn ? " (learned curves)" : ""));
-    check(plot_out->stream, plot_out->path);
+    plot_out->stream() << plot->render_svg(jobs, "gaptrain simulate: " + in.trace_name +
+                                                     ", policy " + args.policy +
+                                                     (args.learn ? " (learned curves)" : ""));
+    check(plot_out->stream(), plot_out->path);
   }
-  if (log_out) check(log_out->stream, log_out->path);
+  if (log_out) check(log_out->stream(), log_out->path);
   if (json_out) {
-    json_out->stream << text << '\n';
-    check(json_out->stream, json_out->path);
+    json_out->stream() << text << '\n';
+    check(json_out->stream(), json_out->path);
   } else {
     std::cout << text << '\n';
     check(std::cout, "the summary to stdout");
@@ -418,10 +439,13 @@ Command add_simulate_command(CLI::App& parent) {
   app->add_flag("--oracle", args->with_oracle,
                 "Also run the oracle on the same window and report oracle_samples (on the KTH "
                 "year it takes several times the policy's time)");
-  app->add_option("--json", args->json_path, "Write the summary here instead of stdout")
+  app->add_option("--json", args->json_path,
+                  "Write the summary here instead of stdout (- is stdout)")
       ->type_name("FILE");
-  app->add_option("--log", args->log_path, "Write a CSV line per event here")->type_name("FILE");
-  app->add_option("--plot", args->plot_path, "Write an SVG timeline here")->type_name("FILE.svg");
+  app->add_option("--log", args->log_path, "Write a CSV line per event here (- is stdout)")
+      ->type_name("FILE");
+  app->add_option("--plot", args->plot_path, "Write an SVG timeline here (- is stdout)")
+      ->type_name("FILE.svg");
   app->add_flag("--pretty", args->pretty, "Indent the summary JSON");
   return Command{app, [args] { return run_simulate(*args); }};
 }

@@ -6,6 +6,8 @@
 #                                                     and the three outputs are consistent
 #   run_simulate_case.sh bad GAPTRAIN EXPECT ARGS...  exit 2, nothing on stdout, one line on
 #                                                     stderr holding EXPECT
+#   run_simulate_case.sh stdout GAPTRAIN ARGS...      `--json -` puts the summary on stdout and
+#                                                     `--log -` the CSV log, with no file named -
 #   run_simulate_case.sh help GAPTRAIN                `simulate --help` names every option
 set -euo pipefail
 
@@ -78,6 +80,19 @@ PY
     [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty"
     [[ "$(wc -l <"$tmp/stderr")" -eq 1 ]] || fail "stderr is not exactly one line"
     [[ "$(<"$tmp/stderr")" == *"$expect"* ]] || fail "stderr does not contain: $expect"
+    ;;
+  stdout)
+    cd "$tmp"  # a file named - would land here
+    run "$@" --json -
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --json -)"
+    python3 -c 'import json, sys; assert json.load(sys.stdin)["useful_samples"] > 0' \
+      <"$tmp/stdout" || fail "--json -: stdout is not the summary"
+    run "$@" --json "$tmp/summary.json" --log -
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --log -)"
+    [[ "$(head -n 1 "$tmp/stdout")" == time_s,idle_nodes,* ]] || fail "--log -: stdout is not the log"
+    python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/summary.json" ||
+      fail "--log -: the summary did not go to --json's file"
+    [[ ! -e "$tmp/-" ]] || fail "a file named - was written"
     ;;
   help)
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
