@@ -57,9 +57,13 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
                             double mip_gap, SimplexMethod method,
                             std::chrono::steady_clock::time_point deadline) {
   GlpkOutcome outcome;
-  if (std::chrono::steady_clock::now() >= deadline) {
+  // Building and scaling GLPK's copy of the model cannot be interrupted and takes about 0.5 us
+  // per row and column (65 ms for the 79,209 rows and 56,318 columns of a 10,000 x 1,000 compact
+  // model, 16 ms for 25,700 columns); with less than twice that left, do not start.
+  const auto setup = std::chrono::nanoseconds(1000LL * (model.rows() + model.columns()));
+  if (std::chrono::steady_clock::now() + setup >= deadline) {
     // GLPK's time limit is checked between iterations, and a relaxation can take long before the
-    // first check: past the deadline, do not start at all.
+    // first check: without the time to set it up, do not start at all.
     outcome.call_status = CallStatus::ok;
     outcome.model_status = ModelStatus::time_limit;
     outcome.message = "time limit reached before the MILP was solved";
