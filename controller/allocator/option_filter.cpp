@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace gaptrain {
@@ -76,13 +77,14 @@ void drop_dominated(JobOptions& options) {
     int dominated_by = dominator(o);
     if (dominated_by < 0) {
       dominated_by = static_cast<int>(kept.counts.size());
-      kept.counts.push_back(options.counts[o]);
-      kept.value.push_back(options.value[o]);
       if (words) {
         kept_words.push_back((*words)[o]);
       } else {
         kept_counts.insert(kept_counts.end(), options.counts[o].begin(), options.counts[o].end());
       }
+      // Each option is visited once, so its counts can move (`options` is replaced below).
+      kept.counts.push_back(std::move(options.counts[o]));
+      kept.value.push_back(options.value[o]);
     }
     if (static_cast<int>(o) == options.start) kept.start = dominated_by;
   }
