@@ -99,6 +99,7 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
 
   SearchState state;
   state.start = &start;
+  state.deadline = deadline;
   glp_iocp search;
   glp_init_iocp(&search);
   search.msg_lev = GLP_MSG_OFF;
@@ -106,7 +107,6 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
   search.tm_lim = milliseconds_until(deadline);
   search.cb_func = on_search_event;
   search.cb_info = &state;
-  state.deadline = deadline;
   const int search_rc = glp_intopt(lp.get(), &search);
   const int mip_status = glp_mip_status(lp.get());
   outcome.call_status = CallStatus::ok;
