@@ -22,15 +22,17 @@ namespace gaptrain::daemon {
 namespace {
 
 constexpr std::array kKnownKeys{
-    "listen",          "munge_socket",  "poll_interval_s",  "elastic_partition",
-    "log_level",       "horizon_s",     "lease_s",          "drain_grace_s",
-    "reclaim_grace_s", "resize",        "watch_interval_s", "idle_reserve_nodes",
-    "state_file",      "metrics_listen"};
+    "listen",          "munge_socket",   "poll_interval_s",  "elastic_partition",
+    "log_level",       "horizon_s",      "lease_s",          "drain_grace_s",
+    "reclaim_grace_s", "resize",         "watch_interval_s", "idle_reserve_nodes",
+    "state_file",      "metrics_listen", "max_connections",  "max_connections_per_peer"};
 
 // Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
 // events trigger immediate polls anyway); above an hour holes would be seen far too late.
 constexpr double kMinPollS = 0.1;
 constexpr double kMaxPollS = 3600.0;
+// Each connection is a file descriptor; more than this many at once is a misconfiguration.
+constexpr int kMaxConnections = 65536;
 
 std::string known_keys() {
   std::string list;
@@ -196,6 +198,18 @@ DaemonConfig parse_config(std::string_view json_text) {
   if (root.isMember("idle_reserve_nodes")) {
     config.idle_reserve_nodes =
         require_count(root, "idle_reserve_nodes", 100000, config.idle_reserve_nodes);
+  }
+  for (const auto& [key, field] :
+       {std::pair{"max_connections", &config.max_connections},
+        std::pair{"max_connections_per_peer", &config.max_connections_per_peer}}) {
+    if (root.isMember(key)) *field = require_count(root, key, kMaxConnections, *field);
+    if (*field < 1) throw InputError(key, "must be at least 1 (a daemon that takes no request)");
+  }
+  if (config.max_connections_per_peer > config.max_connections) {
+    throw InputError("max_connections_per_peer",
+                     "is " + std::to_string(config.max_connections_per_peer) +
+                         ", more than max_connections (" + std::to_string(config.max_connections) +
+                         "): lower it, or one host could take every connection");
   }
   if (root.isMember("resize")) {
     if (!root["resize"].isBool()) {

@@ -50,6 +50,11 @@ struct DaemonConfig {
   // Where Prometheus scrapes /metrics (metrics.hpp); empty: not served.
   std::optional<ListenAddress> metrics_listen;
   bool resize = true;  // false: watch and plan, change no job ("not applied" logs)
+  // Connections open at once, all peers together and from one address: below the file
+  // descriptor limit (systemd's default soft limit is 1024), and one host's flood (or its
+  // many slurmd) cannot take every slot from the plugins of the others.
+  int max_connections = 512;
+  int max_connections_per_peer = 64;
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };

@@ -36,6 +36,9 @@ constexpr std::uint64_t kCompletingPollUsec = 250000;
 // Polls normally pass Slurm's last update times (cheap "no change" answers); every this often a
 // full load guards against a change that did not bump them (backfill's plan updates).
 constexpr std::uint64_t kFullPollUsec = 10 * kUsecPerS;
+// A registration of a job not seen running waits for a poll; such polls are at least this far
+// apart, so that registrations of unknown jobs, however many, cost slurmctld one poll a second.
+constexpr std::uint64_t kRegistrationPollSpacingUsec = kUsecPerS;
 
 // sd_event_now() is the time the loop woke up: the same all through one callback.
 std::uint64_t mono_now_uncached() {
@@ -98,7 +101,8 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
     : config_path_(std::move(config_path)),
       config_(std::move(config)),
       slurm_(slurm),
-      resizer_(actions, resizer_settings()) {
+      actions_(actions) {
+  resizer_.emplace(actions_, resizer_settings());
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -113,14 +117,25 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
   // Pings systemd at half of WatchdogSec while the loop turns; a no-op outside systemd.
   sd_event_set_watchdog(event_, 1);
 
+  const auto worker_failed = [](const std::string& what) {
+    log::error("internal error in a worker task", {{"REASON", what}});
+  };
+  slurm_worker_ = std::make_unique<Worker>(event_, worker_failed);
+  auth_worker_ = std::make_unique<Worker>(event_, worker_failed);
+
   server_ = std::make_unique<LineServer>(
       event_,
-      [this](std::string_view line, const std::string& peer) { return handle_line(line, peer); },
+      [this](std::string_view line, const std::string& peer, LineServer::ConnectionId id) {
+        handle_line(line, peer, id);
+      },
       [this](const std::string& peer, const std::string& reason) {
         ++events_.rejected;
         log::warning("request rejected", {{"UID", "unknown"}, {"REASON", reason}, {"PEER", peer}});
         note_rejection(peer);
-      });
+      },
+      LineServer::Limits{});
+  server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
+                                 static_cast<std::size_t>(config_.max_connections_per_peer));
   server_->set_accept_filter(
       [this](const std::string& peer) { return limiter_.allowed(peer_address(peer), now().mono); });
   server_->on_idle([this] {
@@ -144,6 +159,9 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
 }
 
 Daemon::~Daemon() {
+  // The workers first: their threads end (after the Slurm call that runs) before the rest goes.
+  slurm_worker_.reset();
+  auth_worker_.reset();
   server_.reset();
   sd_event_source_disable_unref(poll_timer_);
   for (sd_event_source* source : signal_sources_) sd_event_source_disable_unref(source);
@@ -176,7 +194,12 @@ int Daemon::on_signal(sd_event_source* /*source*/, const signalfd_siginfo* info,
 }
 
 void Daemon::poll() {
-  const std::uint64_t started = mono_now_uncached();
+  if (cycle_running_) {  // never two at once: the one that runs is followed by another
+    poll_soon();
+    return;
+  }
+  cycle_running_ = true;
+  cycle_started_ = mono_now_uncached();
   const std::uint64_t mono = mono_now(event_);
   // Backfill re-plans pending jobs (start_time, sched_nodes) without bumping the job table's
   // update time: while a regular job waits and elastic jobs hold nodes, every poll is a full
@@ -190,31 +213,54 @@ void Daemon::poll() {
       last_full_poll_mono_ == 0 || regular_waiting || mono - last_full_poll_mono_ >= kFullPollUsec;
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
-  SlurmQueries::Result result = slurm_.poll(snapshot_, now, full);
-  if (result.ok && !slurm_user_) {
-    uid_t uid = 0;
-    result = slurm_.load_slurm_user(uid);
-    if (result.ok) slurm_user_ = uid;
-  }
+  // The registrations that came before this poll started are answered by it.
+  if (!awaiting_poll_.empty()) last_registration_poll_mono_ = mono;
+  awaiting_answer_ = std::exchange(awaiting_poll_, {});
+  slurm_worker_->post([this, &slurm = slurm_, snapshot = snapshot_, now, full, mono,
+                       ask_user = !slurm_user_]() mutable -> Worker::Done {
+    SlurmQueries::Result result = slurm.poll(snapshot, now, full);
+    std::optional<uid_t> slurm_user;
+    if (result.ok && ask_user) {
+      uid_t uid = 0;
+      result = slurm.load_slurm_user(uid);
+      if (result.ok) slurm_user = uid;
+    }
+    return [this, result = std::move(result), snapshot = std::move(snapshot), slurm_user, now, full,
+            mono]() mutable {
+      polled(std::move(result), std::move(snapshot), slurm_user, now, full, mono);
+    };
+  });
+}
 
+void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot, std::optional<uid_t> slurm_user,
+                    std::int64_t now, bool full, std::uint64_t mono) {
+  if (slurm_user) slurm_user_ = slurm_user;
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
   // soon: it may be waiting for them.
   const double interval_s = elastic_.jobs().empty()
                                 ? config_.poll_interval_s
                                 : std::min(config_.poll_interval_s, config_.watch_interval_s);
-  auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
+  const auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
   if (!result.ok) {
     if (!poll_failing_) log::warning("cannot poll Slurm", {{"REASON", result.error}});
     poll_failing_ = true;
     poll_error_ = result.error;
     sd_notifyf(0, "STATUS=Cannot poll Slurm: %s", result.error.c_str());
-    arm_poll_timer(delay);
+    // Not the registrations' fault: refused without counting against their hosts.
+    for (const WaitingRegistration& waiting : std::exchange(awaiting_answer_, {})) {
+      server_->reply(waiting.id, reject(waiting.peer, waiting.uid, "register",
+                                        "Slurm cannot be asked about job " +
+                                            std::to_string(waiting.request.job_id) + " now (" +
+                                            result.error + "): register it again later"));
+    }
+    end_cycle(delay);
     return;
   }
   if (poll_failing_) log::info("polling Slurm again");
   poll_failing_ = false;
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
+  snapshot_ = std::move(snapshot);
 
   std::vector<Hole> holes = find_holes(snapshot_, holes_);
   // Indexed by node, not searched: thousands of holes on each side after a burst of job ends.
@@ -241,33 +287,12 @@ void Daemon::poll() {
   for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
   }
+  // Registered now, they are planned by the act() below.
+  for (const WaitingRegistration& waiting : std::exchange(awaiting_answer_, {})) {
+    on_registration(waiting.request, waiting.uid, waiting.peer, waiting.id, true);
+  }
   last_solve_ms_.reset();
   act();
-  save_state();
-  for (const double seconds : resizer_.take_reclaim_latencies()) metrics_.observe_reclaim(seconds);
-  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_.counts(),
-                  events_);
-
-  if (poll_observer_) {
-    const auto poll_usec = static_cast<double>(mono_now_uncached() - started);
-    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_});
-  }
-
-  if (!ready_) {
-    ready_ = true;
-    sd_notify(0, "READY=1");
-    log::info("ready", {{"NODES", snapshot_.nodes.size()}});
-  }
-  sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs", snapshot_.nodes.size(),
-             holes_.size(), elastic_.jobs().size());
-
-  // A drain completes by its deadline even when no launcher reports (the poll runs act()).
-  if (!resizer_.drains().empty() ||
-      std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
-                  [](const Node& n) { return n.state == NodeState::completing; })) {
-    delay = std::min(delay, kCompletingPollUsec);
-  }
-  arm_poll_timer(delay);
 }
 
 void Daemon::load_state() {
@@ -310,7 +335,7 @@ void Daemon::load_state() {
   for (const auto& [id, minutes] : state.user_limits) {
     if (find_job(snapshot_, id) != nullptr) limits[id] = minutes;
   }
-  resizer_.restore_user_limits(limits);
+  resizer_->restore_user_limits(limits);
 }
 
 void Daemon::save_state() {
@@ -318,7 +343,7 @@ void Daemon::save_state() {
   if (path.empty() || !state_loaded_) return;
   DaemonState state;
   for (const auto& [id, job] : elastic_.jobs()) state.jobs.push_back(saved_job(job));
-  state.user_limits = resizer_.user_limits();
+  state.user_limits = resizer_->user_limits();
   const std::string text = encode_state(state);
   if (text == saved_state_) return;
   try {
@@ -356,46 +381,132 @@ ResizerSettings Daemon::resizer_settings() const {
   return settings;
 }
 
+// What act() did on the worker: the copies it changed, and the allocator's answer.
+struct Daemon::ActOutcome {
+  ElasticJobs elastic;
+  Resizer resizer;
+  std::optional<AllocationResult> allocation;
+  bool changed = false;  // Slurm was changed
+};
+
 void Daemon::act() {
   const Now at = now();
-  resizer_.forget_except(elastic_, snapshot_);
-  std::vector<ElasticJob> held;
-  for (const auto& [id, job] : elastic_.jobs()) held.push_back(job);
-  const std::set<std::uint32_t> served = resizer_.served(snapshot_, at);
-  const auto reclaim = nodes_to_reclaim(snapshot_, held, config_.elastic_partition, served);
-  std::vector<Hole> growable = holes_;
-  const std::set<std::string> promised = resizer_.promised(snapshot_, at);
-  std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
-  const Plan next = plan(snapshot_, growable, resizer_.planning_view(elastic_), at.wall,
-                         planner_settings(), served);
-  if (next.allocation) {
-    metrics_.observe_solve(next.allocation->solve_ms / 1000.0);
-    last_solve_ms_ = next.allocation->solve_ms;
-  }
-  if (next.allocation && next.allocation->call_status != CallStatus::ok) {
-    log::warning("allocator failed, keeping every job as it is",
-                 {{"REASON", next.allocation->message}});
-  }
-  if (!config_.resize) {
-    for (const Action& action : next.actions) {
-      log::debug("action not applied (resize is off)", {{"ACTION", to_string(action.kind)},
-                                                        {"JOB_ID", action.job_id},
-                                                        {"NODES", join_nodes(action.nodes)},
-                                                        {"REASON", action.reason}});
+  acting_ = true;
+  // Copies, handed over: the loop keeps its own to answer status meanwhile, and holds back
+  // what would change them (hold_while_acting) until the outcome replaces them.
+  slurm_worker_->post([this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_,
+                       holes = holes_, settings = planner_settings(), resize = config_.resize,
+                       partition = config_.elastic_partition]() mutable -> Worker::Done {
+    try {
+      resizer.forget_except(elastic, snapshot);
+      std::vector<ElasticJob> held;
+      for (const auto& [id, job] : elastic.jobs()) held.push_back(job);
+      const std::set<std::uint32_t> served = resizer.served(snapshot, at);
+      const auto reclaim = nodes_to_reclaim(snapshot, held, partition, served);
+      std::vector<Hole> growable = holes;
+      const std::set<std::string> promised = resizer.promised(snapshot, at);
+      std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
+      const Plan next =
+          plan(snapshot, growable, resizer.planning_view(elastic), at.wall, settings, served);
+      bool changed = false;
+      if (!resize) {
+        for (const Action& action : next.actions) {
+          log::debug("action not applied (resize is off)", {{"ACTION", to_string(action.kind)},
+                                                            {"JOB_ID", action.job_id},
+                                                            {"NODES", join_nodes(action.nodes)},
+                                                            {"REASON", action.reason}});
+        }
+      } else {
+        std::set<std::string> reclaimed;
+        for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
+        resizer.hurry(reclaim.nodes, at);
+        changed = resizer.release_orphans(snapshot);
+        changed |= resizer.hold_unstarted_admissions(snapshot, at);
+        changed |= resizer.apply(next, snapshot, elastic, at);
+        changed |= resizer.advance(elastic, at);
+        resizer.keep_leases(snapshot, elastic, reclaimed, at,
+                            planned_takeovers(snapshot, held, partition));
+      }
+      return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer), next.allocation,
+                                         changed}]() mutable { acted(std::move(outcome)); };
+    } catch (const std::exception& e) {
+      // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
+      return [this, what = std::string(e.what())] { cycle_failed(what); };
     }
-    return;
+  });
+}
+
+void Daemon::acted(ActOutcome outcome) {
+  acting_ = false;
+  elastic_ = std::move(outcome.elastic);
+  resizer_.emplace(std::move(outcome.resizer));
+  if (outcome.allocation) {
+    metrics_.observe_solve(outcome.allocation->solve_ms / 1000.0);
+    last_solve_ms_ = outcome.allocation->solve_ms;
+    if (outcome.allocation->call_status != CallStatus::ok) {
+      log::warning("allocator failed, keeping every job as it is",
+                   {{"REASON", outcome.allocation->message}});
+    }
   }
-  std::set<std::string> reclaimed;
-  for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
-  resizer_.hurry(reclaim.nodes, at);
-  bool changed = resizer_.release_orphans(snapshot_);
-  changed |= resizer_.hold_unstarted_admissions(snapshot_, at);
-  changed |= resizer_.apply(next, snapshot_, elastic_, at);
-  changed |= resizer_.advance(elastic_, at);
-  resizer_.keep_leases(snapshot_, elastic_, reclaimed, at,
-                       planned_takeovers(snapshot_, held, config_.elastic_partition));
+  save_state();
+  for (const double seconds : resizer_->take_reclaim_latencies()) {
+    metrics_.observe_reclaim(seconds);
+  }
+  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_->counts(),
+                  events_);
+
+  if (poll_observer_) {
+    const auto poll_usec = static_cast<double>(mono_now_uncached() - cycle_started_);
+    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_});
+  }
+
+  if (!ready_) {
+    ready_ = true;
+    sd_notify(0, "READY=1");
+    log::info("ready", {{"NODES", snapshot_.nodes.size()}});
+  }
+  sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs", snapshot_.nodes.size(),
+             holes_.size(), elastic_.jobs().size());
+
+  const double interval_s = elastic_.jobs().empty()
+                                ? config_.poll_interval_s
+                                : std::min(config_.poll_interval_s, config_.watch_interval_s);
+  auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
+  // A drain completes by its deadline even when no launcher reports (the poll runs act()).
+  if (!resizer_->drains().empty() ||
+      std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+                  [](const Node& n) { return n.state == NodeState::completing; })) {
+    delay = std::min(delay, kCompletingPollUsec);
+  }
+  end_cycle(delay);
   // Slurm changed: see it at once (and re-plan with it) rather than at the next interval.
-  if (changed) poll_soon();
+  if (outcome.changed) poll_soon();
+}
+
+void Daemon::end_cycle(std::uint64_t delay_usec) {
+  cycle_running_ = false;
+  std::uint64_t scheduled = 0;
+  int enabled = SD_EVENT_OFF;
+  sd_event_source_get_time(poll_timer_, &scheduled);
+  sd_event_source_get_enabled(poll_timer_, &enabled);
+  // A poll asked for while this one ran (poll_soon) keeps its earlier time.
+  const std::uint64_t when = mono_now(event_) + delay_usec;
+  if (enabled == SD_EVENT_OFF || scheduled > when) arm_poll_timer(delay_usec);
+  if (const auto wanted = std::exchange(poll_wanted_at_, std::nullopt))
+    poll_no_sooner_than(*wanted);
+  for (auto& request : std::exchange(held_requests_, {})) request();
+}
+
+void Daemon::cycle_failed(const std::string& what) {
+  log::error("internal error planning or acting, keeping every job as it is", {{"REASON", what}});
+  acting_ = false;
+  end_cycle(static_cast<std::uint64_t>(config_.poll_interval_s * static_cast<double>(kUsecPerS)));
+}
+
+bool Daemon::hold_while_acting(std::function<void()> request) {
+  if (!acting_) return false;
+  held_requests_.push_back(std::move(request));
+  return true;
 }
 
 void Daemon::arm_poll_timer(std::uint64_t delay_usec) {
@@ -405,9 +516,17 @@ void Daemon::arm_poll_timer(std::uint64_t delay_usec) {
 }
 
 void Daemon::poll_soon() {
+  poll_no_sooner_than(last_poll_mono_ + kMinPollSpacingUsec);
+}
+
+void Daemon::poll_no_sooner_than(std::uint64_t not_before) {
   if (draining_) return;
+  if (cycle_running_) {  // end_cycle() asks again
+    poll_wanted_at_ = std::min(poll_wanted_at_.value_or(not_before), not_before);
+    return;
+  }
   const std::uint64_t now = mono_now(event_);
-  const std::uint64_t when = std::max(now, last_poll_mono_ + kMinPollSpacingUsec);
+  const std::uint64_t when = std::max(now, not_before);
   std::uint64_t scheduled = 0;
   int enabled = SD_EVENT_OFF;
   sd_event_source_get_time(poll_timer_, &scheduled);
@@ -428,7 +547,10 @@ void Daemon::reload() {
     }
     config_ = std::move(fresh);
     log::set_threshold(to_log_level(config_.log_level));
-    resizer_.set_settings(resizer_settings());
+    server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
+                                   static_cast<std::size_t>(config_.max_connections_per_peer));
+    // An act() running keeps the settings it started with; the next one has these.
+    resizer_->set_settings(resizer_settings());
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {
@@ -470,58 +592,82 @@ std::string Daemon::reject(const std::string& peer, std::optional<uid_t> uid, st
   return error_reply(reason);
 }
 
-std::string Daemon::handle_line(std::string_view line, const std::string& peer) {
-  try {
-    munge::Opened opened;
+void Daemon::handle_line(std::string_view line, const std::string& peer,
+                         LineServer::ConnectionId id) {
+  // munged is a socket round trip away, and may hang: the credential is opened off the loop.
+  auth_worker_->post([this, credential = std::string(line), socket = config_.munge_socket, peer,
+                      id]() -> Worker::Done {
+    std::optional<munge::Opened> opened;
+    std::string error;
     try {
-      opened = munge::open(line, config_.munge_socket);
+      opened = munge::open(credential, socket);
     } catch (const munge::MungeError& e) {
+      error = e.what();
+    }
+    return [this, opened = std::move(opened), error = std::move(error), peer, id] {
+      on_request(opened ? &*opened : nullptr, error, peer, id);
+    };
+  });
+}
+
+void Daemon::on_request(const munge::Opened* opened, const std::string& munge_error,
+                        const std::string& peer, LineServer::ConnectionId id) {
+  const auto answer = [&](std::string reply) { server_->reply(id, std::move(reply)); };
+  try {
+    if (opened == nullptr) {
       note_rejection(peer);
-      return reject(peer, std::nullopt, "unknown", std::string("not authenticated: ") + e.what());
+      return answer(reject(peer, std::nullopt, "unknown", "not authenticated: " + munge_error));
     }
     protocol::Request request;
     try {
-      request = protocol::decode(opened.payload);
+      request = protocol::decode(opened->payload);
     } catch (const InputError& e) {
       note_rejection(peer);
-      return reject(peer, opened.uid, "unknown", std::string("bad request: ") + e.what());
+      return answer(reject(peer, opened->uid, "unknown", std::string("bad request: ") + e.what()));
     }
     const RequestKind kind = kind_of(request);
     const std::string_view type = protocol::type_name(request);
+    const uid_t uid = opened->uid;
 
     if (kind == RequestKind::status) {
       // Status requests are not counted as events: a monitoring loop would drown the count.
       Json::Value reply(Json::objectValue);
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
-      reply["status"]["actions"] = actions_json(resizer_, now().mono);
+      reply["status"]["actions"] = actions_json(*resizer_, now().mono);
       // While slurmctld does not answer, the view above is the last one it gave.
       reply["status"]["slurm_error"] =
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
-      return compact(reply);
+      return answer(compact(reply));
     }
     if (kind == RequestKind::job_registration) {
-      return on_registration(std::get<protocol::JobRegistration>(request), opened.uid, peer);
+      return on_registration(std::get<protocol::JobRegistration>(request), uid, peer, id, false);
     }
     if (kind == RequestKind::launcher_report) {
-      return on_launcher_report(std::get<protocol::LauncherReport>(request), opened.uid, peer);
+      auto report = std::get<protocol::LauncherReport>(request);
+      if (hold_while_acting([this, report, uid, peer, id] {
+            server_->reply(id, on_launcher_report(report, uid, peer));
+          })) {
+        return;
+      }
+      return answer(on_launcher_report(report, uid, peer));
     }
     // Until slurmctld told us who SlurmUser is, only root may send node events.
-    if (auto refused = authorize(kind, opened.uid, slurm_user_.value_or(0), std::nullopt)) {
+    if (auto refused = authorize(kind, uid, slurm_user_.value_or(0), std::nullopt)) {
       note_rejection(peer);  // a forged node event
-      return reject(peer, opened.uid, type, *refused);
+      return answer(reject(peer, uid, type, *refused));
     }
     if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {
-      on_node_event(true, freed->job_id, freed->node, opened.uid, false);
+      on_node_event(true, freed->job_id, freed->node, uid, false);
     } else if (const auto* taken = std::get_if<protocol::NodeTaken>(&request)) {
-      on_node_event(false, taken->job_id, taken->node, opened.uid, taken->elastic);
+      on_node_event(false, taken->job_id, taken->node, uid, taken->elastic);
     }
     ++events_.accepted;
-    return R"({"ok":true})";
+    return answer(R"({"ok":true})");
   } catch (const std::exception& e) {
     // Never let one request take the daemon down; the client learns it failed.
     log::error("internal error handling a request", {{"REASON", e.what()}, {"PEER", peer}});
-    return error_reply(std::string("internal error: ") + e.what());
+    return answer(error_reply(std::string("internal error: ") + e.what()));
   }
 }
 
@@ -551,22 +697,31 @@ void Daemon::on_node_event(bool freed, std::uint32_t job_id, const std::string& 
   poll_soon();
 }
 
-std::string Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid,
-                                    const std::string& peer) {
+void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid,
+                             const std::string& peer, LineServer::ConnectionId id, bool polled) {
+  if (hold_while_acting([this, request, uid, peer, id, polled] {
+        on_registration(request, uid, peer, id, polled);
+      })) {
+    return;
+  }
   const Job* job = find_job(snapshot_, request.job_id);
-  if (job == nullptr || job->state != JobState::running) {
-    // The job may have started after the last poll: ask Slurm now rather than refuse it.
-    poll();
-    job = find_job(snapshot_, request.job_id);
+  if (!polled && (job == nullptr || job->state != JobState::running)) {
+    // The job may have started after the last poll: the next poll tells, rather than one run
+    // here for each registration (any user could make gaptraind hammer slurmctld).
+    awaiting_poll_.push_back({request, uid, peer, id});
+    poll_no_sooner_than(std::max(last_poll_mono_ + kMinPollSpacingUsec,
+                                 last_registration_poll_mono_ + kRegistrationPollSpacingUsec));
+    return;
   }
   const std::optional<uid_t> owner =
       job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
-  if (auto refused =
-          authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner)) {
-    return reject(peer, uid, "register", *refused);
-  }
-  if (auto refused = elastic_.add(request, job, wall_now())) {
-    return reject(peer, uid, "register", *refused);
+  std::optional<std::string> refused =
+      authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
+  if (!refused) refused = elastic_.add(request, job, wall_now());
+  if (refused) {
+    note_rejection(peer);  // each one may have cost a poll: limited like any other refusal
+    server_->reply(id, reject(peer, uid, "register", *refused));
+    return;
   }
   const ElasticJob& elastic = elastic_.jobs().at(request.job_id);
   ++events_.accepted;
@@ -579,7 +734,7 @@ std::string Daemon::on_registration(const protocol::JobRegistration& request, ui
                                        {"MAX_NODES", elastic.max_nodes},
                                        {"CURVE", to_string(elastic.curve_source)}});
   save_state();
-  return R"({"ok":true})";
+  server_->reply(id, R"({"ok":true})");
 }
 
 std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, uid_t uid,
@@ -604,8 +759,8 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
-  // Acks complete drains at once: a regular job may be waiting for the shrink.
-  if (config_.resize && resizer_.advance(elastic_, now())) poll_soon();
+  // Acks complete drains at once (act() on the worker does): a regular job may be waiting.
+  if (config_.resize && resizer_->drains().contains(report.job_id)) poll_soon();
   const ElasticJob& job = elastic_.jobs().at(report.job_id);
   // Not counted as an event: like status, a steady stream would drown the plugin's count.
   if (first) {
@@ -618,7 +773,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   // those of them it is asked to let go, and the satellites its steps run in.
   protocol::LaunchInstruction instruction;
   instruction.nodes = job.nodes;
-  instruction.drain = resizer_.draining(report.job_id);
+  instruction.drain = resizer_->draining(report.job_id);
   instruction.allocations = job.satellites;
   return protocol::encode_reply(instruction);
 }

@@ -1,6 +1,10 @@
 // gaptraind's core loop: validated config -> built objects -> sd-event loop. Owns the live
 // model (snapshot, holes, elastic jobs) and the transport; asks and changes Slurm through the
-// interfaces it is given (libslurm in gaptraind, a simulated cluster in the load generator);
+// interfaces it is given (libslurm in gaptraind, a simulated cluster in the load generator).
+// Nothing that may block runs on the loop's thread (worker.hpp): Slurm's queries and actions
+// and the allocator run on one worker, one poll at a time, with the model handed over by value
+// and back; munge decoding runs on another. The loop answers status and plugin events at once
+// whatever Slurm does;
 // handles signals inside the loop (SIGTERM/SIGINT drain and exit 0, SIGHUP reloads the config)
 // and talks to systemd (READY=1 once listening and the first poll succeeded, watchdog pings,
 // STATUS=).
@@ -22,6 +26,8 @@
 #include "cluster.hpp"
 #include "config.hpp"
 #include "elastic_jobs.hpp"
+#include "gaptrain/munge_envelope.hpp"
+#include "gaptrain/protocol.hpp"
 #include "holes.hpp"
 #include "line_server.hpp"
 #include "metrics.hpp"
@@ -31,6 +37,7 @@
 #include "slurm_actions.hpp"
 #include "slurm_queries.hpp"
 #include "status.hpp"
+#include "worker.hpp"
 
 namespace gaptrain::daemon {
 
@@ -69,14 +76,27 @@ class Daemon {
   static int on_poll_timer(sd_event_source* source, std::uint64_t usec, void* self);
   static int on_signal(sd_event_source* source, const signalfd_siginfo* info, void* self);
 
+  // Starts a poll on the Slurm worker, unless one (or its act()) runs: then one follows it.
   void poll();
-  // Plans from the fresh model and carries the plan out (resizer.hpp); after every poll.
+  // On the loop, with the worker's answer: the model takes the new snapshot, then act().
+  void polled(SlurmQueries::Result result, Snapshot snapshot, std::optional<uid_t> slurm_user,
+              std::int64_t now, bool full, std::uint64_t mono);
+  // Plans from the fresh model and carries the plan out (resizer.hpp) on the Slurm worker,
+  // on copies of the elastic jobs and the resizer that come back with the outcome.
   void act();
+  struct ActOutcome;
+  void acted(ActOutcome outcome);
+  // act() threw (a bug): the cycle ends with the model as it was.
+  void cycle_failed(const std::string& what);
+  // The end of a poll (and its act): the next one is timed, requests held meanwhile run.
+  void end_cycle(std::uint64_t delay_usec);
   Now now() const;
   PlannerSettings planner_settings() const;
   ResizerSettings resizer_settings() const;
   // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
   void poll_soon();
+  // The same, not before `not_before` (CLOCK_MONOTONIC usec).
+  void poll_no_sooner_than(std::uint64_t not_before);
   void arm_poll_timer(std::uint64_t delay_usec);
   void reload();
   void drain();
@@ -85,7 +105,10 @@ class Daemon {
   void load_state();
   void save_state();
 
-  std::string handle_line(std::string_view line, const std::string& peer);
+  // A request line: its munge credential is opened on the auth worker, then on_request().
+  void handle_line(std::string_view line, const std::string& peer, LineServer::ConnectionId id);
+  void on_request(const munge::Opened* opened, const std::string& munge_error,
+                  const std::string& peer, LineServer::ConnectionId id);
   // Counts a refused request of `peer` (rejection_limiter.hpp); logs when its host is blocked.
   // Only what no legitimate sender does: transport refusals, failed authentication, requests
   // that do not decode, node events from other than root/SlurmUser. A launcher reporting
@@ -95,19 +118,26 @@ class Daemon {
                      const std::string& reason);
   void on_node_event(bool freed, std::uint32_t job_id, const std::string& node, uid_t uid,
                      bool elastic);
-  std::string on_registration(const protocol::JobRegistration& request, uid_t uid,
-                              const std::string& peer);
+  // A registration of a job the model does not show running waits for the next poll that
+  // starts after it (shared by every registration waiting: one poll for any number of them).
+  // `polled`: that poll has run, so what the model says is final.
+  void on_registration(const protocol::JobRegistration& request, uid_t uid, const std::string& peer,
+                       LineServer::ConnectionId id, bool polled);
   // Answers a job's launcher with its nodes (protocol::LaunchInstruction) and records the
   // progress it reports.
   std::string on_launcher_report(const protocol::LauncherReport& report, uid_t uid,
                                  const std::string& peer);
+  // What changes the elastic jobs waits while act() works on their copy (it would be lost).
+  bool hold_while_acting(std::function<void()> request);
 
   std::string config_path_;
   DaemonConfig config_;
   sd_event* event_ = nullptr;
   std::unique_ptr<LineServer> server_;
   SlurmQueries& slurm_;
-  Resizer resizer_;
+  SlurmActions& actions_;
+  // Replaced by act()'s outcome; the loop's copy is read meanwhile (status).
+  std::optional<Resizer> resizer_;
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 
@@ -130,6 +160,25 @@ class Daemon {
   std::string state_write_error_;        // the last failure to write it, logged once
   std::optional<double> last_solve_ms_;  // the allocator's time in the last act()
   std::function<void(const PollReport&)> poll_observer_;
+
+  struct WaitingRegistration {
+    protocol::JobRegistration request;
+    uid_t uid = 0;
+    std::string peer;
+    LineServer::ConnectionId id = 0;
+  };
+  std::vector<WaitingRegistration> awaiting_poll_;    // for a poll not started yet
+  std::vector<WaitingRegistration> awaiting_answer_;  // for the poll that runs
+  std::vector<std::function<void()>> held_requests_;  // while acting_
+  bool cycle_running_ = false;  // a poll, or its act(), is on the Slurm worker
+  bool acting_ = false;         // act() works on copies of elastic_ and resizer_
+  std::uint64_t cycle_started_ = 0;
+  std::uint64_t last_registration_poll_mono_ = 0;
+  // A poll asked for while one ran, and the earliest it may start: armed when that one ends.
+  std::optional<std::uint64_t> poll_wanted_at_;
+  // Last, so they stop (and their threads end) before what their tasks' answers touch goes.
+  std::unique_ptr<Worker> slurm_worker_;
+  std::unique_ptr<Worker> auth_worker_;
 };
 
 }  // namespace gaptrain::daemon

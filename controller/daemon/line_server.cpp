@@ -11,19 +11,26 @@
 #include <cstring>
 #include <system_error>
 
+#include "line_framing.hpp"
+#include "rejection_limiter.hpp"
+
 namespace gaptrain::daemon {
 
 struct LineServer::Connection {
+  enum class Phase { reading, handling, replying };
   LineServer* server = nullptr;
+  ConnectionId id = 0;
   int fd = -1;
   std::string peer;
+  std::string address;  // the peer's, counted in per_peer_
   sd_event_source* io = nullptr;
   sd_event_source* deadline = nullptr;
-  std::string in;
+  LineFramer framer;
+  Phase phase = Phase::reading;
   std::string out;
   std::size_t written = 0;
-  bool replying = false;
 
+  explicit Connection(std::size_t max_line) : framer(max_line) {}
   ~Connection() {
     sd_event_source_disable_unref(io);
     sd_event_source_disable_unref(deadline);
@@ -48,10 +55,26 @@ std::string peer_name(const sockaddr_storage& address) {
   return "unknown";
 }
 
-std::uint64_t now_plus(sd_event* event, std::chrono::milliseconds delay) {
+std::uint64_t mono_now(sd_event* event) {
   std::uint64_t now = 0;
   sd_event_now(event, CLOCK_MONOTONIC, &now);
-  return now + static_cast<std::uint64_t>(delay.count()) * 1000U;
+  return now;
+}
+
+std::uint64_t now_plus(sd_event* event, std::chrono::milliseconds delay) {
+  return mono_now(event) + static_cast<std::uint64_t>(delay.count()) * 1000U;
+}
+
+// Out of file descriptors or kernel memory: accepting again at once would fail the same way.
+bool out_of_resources(int error) {
+  return error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM;
+}
+
+// One best-effort line to a connection refused at accept, so its client learns why rather than
+// seeing a bare close. Never waits: a full socket buffer just loses the line.
+void send_refusal(int fd, std::string_view reason) {
+  const std::string line = error_reply(reason) + "\n";
+  [[maybe_unused]] const ssize_t sent = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
 }
 
 }  // namespace
@@ -71,10 +94,24 @@ LineServer::LineServer(sd_event* event, Handler handler, Refusal refusal, Limits
       refusal_(std::move(refusal)),
       limits_(limits) {}
 
+LineServer::LineServer(sd_event* event, ImmediateHandler handler, Refusal refusal, Limits limits)
+    : LineServer(
+          event,
+          [this, immediate = std::move(handler)](std::string_view line, const std::string& peer,
+                                                 ConnectionId id) {
+            reply(id, immediate(line, peer));
+          },
+          std::move(refusal), limits) {}
+
 LineServer::~LineServer() {
   connections_.clear();
   stop_listening();
   sd_event_unref(event_);
+}
+
+void LineServer::set_connection_limits(std::size_t total, std::size_t per_peer) {
+  limits_.max_connections = total;
+  limits_.max_connections_per_peer = per_peer;
 }
 
 void LineServer::listen(const ListenAddress& address) {
@@ -119,6 +156,7 @@ void LineServer::listen(const ListenAddress& address) {
 
 void LineServer::stop_listening() {
   listen_source_ = sd_event_source_disable_unref(listen_source_);
+  accept_resume_ = sd_event_source_disable_unref(accept_resume_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
   listen_fd_ = -1;
 }
@@ -129,95 +167,163 @@ int LineServer::on_accept(sd_event_source* /*source*/, int /*fd*/, std::uint32_t
   return 0;
 }
 
+int LineServer::on_accept_resume(sd_event_source* /*source*/, std::uint64_t /*usec*/, void* self) {
+  auto& server = *static_cast<LineServer*>(self);
+  server.accept_resume_ = sd_event_source_disable_unref(server.accept_resume_);
+  if (server.listen_source_ != nullptr) {
+    sd_event_source_set_enabled(server.listen_source_, SD_EVENT_ON);
+    server.accept_all();
+  }
+  return 0;
+}
+
+void LineServer::pause_accepting() {
+  // The listening socket stays readable while connections wait in its backlog: with accepting
+  // on, the loop would wake for it again at once, forever. Those connections wait instead
+  // (their clients time out, or are served once descriptors are free again).
+  if (accept_resume_ != nullptr) return;
+  ++accept_pauses_;
+  sd_event_source_set_enabled(listen_source_, SD_EVENT_OFF);
+  if (sd_event_add_time(event_, &accept_resume_, CLOCK_MONOTONIC,
+                        now_plus(event_, limits_.accept_pause), 0, &LineServer::on_accept_resume,
+                        this) < 0) {
+    accept_resume_ = nullptr;
+    sd_event_source_set_enabled(listen_source_, SD_EVENT_ON);  // better spinning than deaf
+  }
+}
+
 void LineServer::accept_all() {
-  for (;;) {
+  while (listen_fd_ >= 0) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
     const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN: all taken; other errors (EMFILE...): retried on next wakeup
-    auto connection = std::make_unique<Connection>();
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO) continue;
+      if (out_of_resources(errno)) pause_accepting();
+      return;  // EAGAIN: all taken
+    }
+    auto connection = std::make_unique<Connection>(limits_.max_line);
     connection->server = this;
     connection->fd = fd;
     connection->peer = peer_name(address);
     if (accept_filter_ && !accept_filter_(connection->peer)) continue;  // closed by ~Connection
+    connection->address = peer_address(connection->peer);
+    // Per peer below the total: a flood from one address cannot take every slot, and the
+    // plugins on other hosts are still served.
+    std::size_t& from_peer = per_peer_[connection->address];
+    if (from_peer >= limits_.max_connections_per_peer ||
+        connections_.size() >= limits_.max_connections) {
+      if (from_peer == 0) per_peer_.erase(connection->address);
+      ++over_cap_;
+      send_refusal(fd, from_peer >= limits_.max_connections_per_peer
+                           ? "too many connections from " + connection->address +
+                                 " at once: retry when earlier requests are answered"
+                           : std::string("gaptraind has too many connections at once: retry "
+                                         "in a moment"));
+      continue;
+    }
     if (sd_event_add_io(event_, &connection->io, fd, EPOLLIN, &LineServer::on_io,
                         connection.get()) < 0 ||
         sd_event_add_time(event_, &connection->deadline, CLOCK_MONOTONIC,
                           now_plus(event_, limits_.read_deadline), 0, &LineServer::on_deadline,
                           connection.get()) < 0) {
+      if (from_peer == 0) per_peer_.erase(connection->address);
       continue;  // the Connection's destructor closes fd
     }
-    connections_[fd] = std::move(connection);
+    ++from_peer;
+    connection->id = next_id_++;
+    connections_[connection->id] = std::move(connection);
   }
 }
 
 int LineServer::on_io(sd_event_source* /*source*/, int /*fd*/, std::uint32_t /*events*/,
                       void* connection) {
   auto& c = *static_cast<Connection*>(connection);
-  if (c.replying) {
-    c.server->write_some(c);
-  } else {
-    c.server->read_some(c);
+  switch (c.phase) {
+    case Connection::Phase::reading: c.server->read_some(c); break;
+    case Connection::Phase::replying: c.server->write_some(c); break;
+    case Connection::Phase::handling: break;  // not watched meanwhile
   }
   return 0;
 }
 
-int LineServer::on_deadline(sd_event_source* /*source*/, std::uint64_t /*usec*/, void* connection) {
+int LineServer::on_deadline(sd_event_source* /*source*/, std::uint64_t usec, void* connection) {
   auto& c = *static_cast<Connection*>(connection);
   LineServer& server = *c.server;
-  if (c.replying) {  // the client does not read its reply: nothing more to say to it
-    server.close(c.fd);
-    return 0;
+  switch (c.phase) {
+    case Connection::Phase::replying:  // the client does not read its reply: nothing more to say
+      server.close(c.id);
+      return 0;
+    case Connection::Phase::handling:  // not the client's doing: answered, never counted
+      server.respond(
+          c, error_reply("gaptraind is busy and did not answer within " +
+                         std::to_string(server.limits_.reply_deadline.count()) + " ms: try again"));
+      return 0;
+    case Connection::Phase::reading: break;
   }
+  // What arrived while the loop was busy elsewhere counts as in time: read it before judging.
+  if (!server.read_some(c)) return 0;
   const std::string reason = "no complete request line within " +
                              std::to_string(server.limits_.read_deadline.count()) + " ms";
-  server.refusal_(c.peer, reason);
+  // A deadline that fired more than a whole read deadline late says the loop was held up, not
+  // that this client was slow: it is cut off, but not counted against its address.
+  const auto late_usec = mono_now(server.event_) - usec;
+  if (late_usec <= static_cast<std::uint64_t>(server.limits_.read_deadline.count()) * 1000U) {
+    server.refusal_(c.peer, reason);
+  }
   server.respond(c, error_reply(reason));
   return 0;
 }
 
-void LineServer::read_some(Connection& c) {
+bool LineServer::read_some(Connection& c) {
   std::array<char, 8192> buffer{};
   for (;;) {
     const ssize_t n = ::recv(c.fd, buffer.data(), buffer.size(), 0);
     if (n < 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
       if (errno == EINTR) continue;
-      close(c.fd);
-      return;
+      close(c.id);
+      return false;
     }
-    const bool eof = n == 0;
-    c.in.append(buffer.data(), static_cast<std::size_t>(n));
-    const auto newline = c.in.find('\n');
-    // Over the cap whether or not its end came in the same read.
-    const std::size_t line_length = newline == std::string::npos ? c.in.size() : newline;
-    if (line_length > limits_.max_line) {
-      const std::string reason =
-          "request line longer than " + std::to_string(limits_.max_line) + " bytes";
-      refusal_(c.peer, reason);
-      respond(c, error_reply(reason));
-      return;
-    }
-    if (newline != std::string::npos || (eof && !c.in.empty())) {
-      // A client that half-closes without the final '\n' still gets its answer.
-      std::string_view line(c.in.data(), newline == std::string::npos ? c.in.size() : newline);
-      if (line.ends_with('\r')) line.remove_suffix(1);
-      respond(c, handler_(line, c.peer));
-      return;
-    }
-    if (eof) {
-      close(c.fd);
-      return;
+    const LineFramer::State state =
+        n == 0 ? c.framer.finish()
+               : c.framer.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    switch (state) {
+      case LineFramer::State::incomplete: continue;
+      case LineFramer::State::empty: close(c.id); return false;
+      case LineFramer::State::too_long: {
+        const std::string reason =
+            "request line longer than " + std::to_string(limits_.max_line) + " bytes";
+        refusal_(c.peer, reason);
+        respond(c, error_reply(reason));
+        return false;
+      }
+      case LineFramer::State::line: {
+        c.phase = Connection::Phase::handling;
+        sd_event_source_set_enabled(c.io, SD_EVENT_OFF);
+        sd_event_source_set_time(c.deadline, now_plus(event_, limits_.reply_deadline));
+        sd_event_source_set_enabled(c.deadline, SD_EVENT_ONESHOT);
+        // The handler may reply at once, which may close the connection: c is not used after.
+        handler_(c.framer.line(), c.peer, c.id);
+        return false;
+      }
     }
   }
 }
 
+void LineServer::reply(ConnectionId id, std::string reply) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end() || it->second->phase != Connection::Phase::handling) return;
+  respond(*it->second, std::move(reply));
+}
+
 void LineServer::respond(Connection& c, std::string reply) {
-  c.replying = true;
+  c.phase = Connection::Phase::replying;
   c.out = std::move(reply) + "\n";
   c.written = 0;
   sd_event_source_set_io_events(c.io, EPOLLOUT);
+  sd_event_source_set_enabled(c.io, SD_EVENT_ON);
   sd_event_source_set_time(c.deadline, now_plus(event_, limits_.write_deadline));
   sd_event_source_set_enabled(c.deadline, SD_EVENT_ONESHOT);
   write_some(c);
@@ -234,11 +340,15 @@ void LineServer::write_some(Connection& c) {
     }
     c.written += static_cast<std::size_t>(n);
   }
-  close(c.fd);
+  close(c.id);
 }
 
-void LineServer::close(int fd) {
-  connections_.erase(fd);
+void LineServer::close(ConnectionId id) {
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  const auto peer = per_peer_.find(it->second->address);
+  if (peer != per_peer_.end() && --peer->second == 0) per_peer_.erase(peer);
+  connections_.erase(it);
   if (connections_.empty() && on_idle_) on_idle_();
 }
 
