@@ -27,6 +27,7 @@ struct LineServer::Connection {
   sd_event_source* deadline = nullptr;
   LineFramer framer;
   Phase phase = Phase::reading;
+  bool extended = false;  // its read deadline fired late once and was given again
   std::string out;
   std::size_t written = 0;
 
@@ -149,9 +150,20 @@ void LineServer::listen(const ListenAddress& address) {
     ::close(fd);
     throw std::system_error(-r, std::generic_category(), where);
   }
+  // Made now, off: when descriptors run out it could not be (its timerfd is one).
+  sd_event_source* resume = nullptr;
+  const int t = sd_event_add_time(event_, &resume, CLOCK_MONOTONIC, 0, 0,
+                                  &LineServer::on_accept_resume, this);
+  if (t < 0) {
+    sd_event_source_disable_unref(source);
+    ::close(fd);
+    throw std::system_error(-t, std::generic_category(), where);
+  }
+  sd_event_source_set_enabled(resume, SD_EVENT_OFF);
   stop_listening();
   listen_fd_ = fd;
   listen_source_ = source;
+  accept_resume_ = resume;
 }
 
 void LineServer::stop_listening() {
@@ -169,11 +181,8 @@ int LineServer::on_accept(sd_event_source* /*source*/, int /*fd*/, std::uint32_t
 
 int LineServer::on_accept_resume(sd_event_source* /*source*/, std::uint64_t /*usec*/, void* self) {
   auto& server = *static_cast<LineServer*>(self);
-  server.accept_resume_ = sd_event_source_disable_unref(server.accept_resume_);
-  if (server.listen_source_ != nullptr) {
-    sd_event_source_set_enabled(server.listen_source_, SD_EVENT_ON);
-    server.accept_all();
-  }
+  sd_event_source_set_enabled(server.listen_source_, SD_EVENT_ON);
+  server.accept_all();
   return 0;
 }
 
@@ -181,15 +190,10 @@ void LineServer::pause_accepting() {
   // The listening socket stays readable while connections wait in its backlog: with accepting
   // on, the loop would wake for it again at once, forever. Those connections wait instead
   // (their clients time out, or are served once descriptors are free again).
-  if (accept_resume_ != nullptr) return;
   ++accept_pauses_;
   sd_event_source_set_enabled(listen_source_, SD_EVENT_OFF);
-  if (sd_event_add_time(event_, &accept_resume_, CLOCK_MONOTONIC,
-                        now_plus(event_, limits_.accept_pause), 0, &LineServer::on_accept_resume,
-                        this) < 0) {
-    accept_resume_ = nullptr;
-    sd_event_source_set_enabled(listen_source_, SD_EVENT_ON);  // better spinning than deaf
-  }
+  sd_event_source_set_time(accept_resume_, now_plus(event_, limits_.accept_pause));
+  sd_event_source_set_enabled(accept_resume_, SD_EVENT_ONESHOT);
 }
 
 void LineServer::accept_all() {
@@ -264,14 +268,18 @@ int LineServer::on_deadline(sd_event_source* /*source*/, std::uint64_t usec, voi
   }
   // What arrived while the loop was busy elsewhere counts as in time: read it before judging.
   if (!server.read_some(c)) return 0;
+  // A deadline that fires more than a whole read deadline late says the loop was held up, not
+  // that this client was slow: it gets its read deadline again, from now, once.
+  const auto allowance = static_cast<std::uint64_t>(server.limits_.read_deadline.count()) * 1000U;
+  if (!c.extended && mono_now(server.event_) - usec > allowance) {
+    c.extended = true;
+    sd_event_source_set_time(c.deadline, now_plus(server.event_, server.limits_.read_deadline));
+    sd_event_source_set_enabled(c.deadline, SD_EVENT_ONESHOT);
+    return 0;
+  }
   const std::string reason = "no complete request line within " +
                              std::to_string(server.limits_.read_deadline.count()) + " ms";
-  // A deadline that fired more than a whole read deadline late says the loop was held up, not
-  // that this client was slow: it is cut off, but not counted against its address.
-  const auto late_usec = mono_now(server.event_) - usec;
-  if (late_usec <= static_cast<std::uint64_t>(server.limits_.read_deadline.count()) * 1000U) {
-    server.refusal_(c.peer, reason);
-  }
+  server.refusal_(c.peer, reason);
   server.respond(c, error_reply(reason));
   return 0;
 }

@@ -1,0 +1,322 @@
+// gaptraind's loop stays responsive whatever Slurm does (issue 18, findings 3 and 4): the real
+// Daemon (sd-event loop, LineServer on loopback, munge authentication through a private munged)
+// runs on a thread against a Slurm whose polls wait on a gate the test holds closed, as a
+// slurmctld that is down or slow makes libslurm wait. Nothing here asserts how long anything
+// took: a client timeout well below a blocked poll tells "answered" from "stuck".
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <json/reader.h>
+#include <json/value.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon.hpp"
+#include "gaptrain/munge_envelope.hpp"
+#include "gaptrain/protocol.hpp"
+#include "private_munged.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Two idle nodes; polls wait while the gate is closed. Counts polls.
+class GatedSlurm final : public SlurmQueries, public SlurmActions {
+ public:
+  GatedSlurm() {
+    cluster_.nodes = {{"n1", NodeState::idle, 0}, {"n2", NodeState::idle, 0}};
+    cluster_.partitions = {{"elastic", {"n1", "n2"}}, {"regular", {"n1", "n2"}}};
+  }
+
+  Result poll(Snapshot& snapshot, std::int64_t now, bool /*full*/) override {
+    std::unique_lock lock(mutex_);
+    ++polls_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return open_; });
+    snapshot = cluster_;
+    snapshot.taken_at = now;
+    return {true, ""};
+  }
+  Result load_slurm_user(uid_t& uid) override {
+    uid = 0;
+    return {true, ""};
+  }
+  ActionResult shrink(const ShrinkRequest&) override { return refused(); }
+  GrowResult grow(const GrowRequest&) override { return {false, "not in this test", {}}; }
+  ActionResult release(const std::vector<std::uint32_t>&) override { return refused(); }
+  ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return refused(); }
+  ActionResult admit(const AdmitRequest&) override { return refused(); }
+  ActionResult requeue(std::uint32_t) override { return refused(); }
+  ActionResult hold(std::uint32_t) override { return refused(); }
+
+  void set_gate(bool open) {
+    const std::lock_guard lock(mutex_);
+    open_ = open;
+    changed_.notify_all();
+  }
+  void add_job(Job job) {
+    const std::lock_guard lock(mutex_);
+    cluster_.jobs.push_back(std::move(job));
+  }
+  std::uint64_t polls() {
+    const std::lock_guard lock(mutex_);
+    return polls_;
+  }
+  // Whether `count` polls have started within 30 s.
+  bool wait_for_polls(std::uint64_t count) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return polls_ >= count; });
+  }
+
+ private:
+  static ActionResult refused() { return {false, "not in this test"}; }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  Snapshot cluster_;
+  bool open_ = true;
+  std::uint64_t polls_ = 0;
+};
+
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+struct Answer {
+  std::optional<std::string> reply;  // empty: none within the timeout
+  double ms = 0.0;                   // connect to reply
+};
+
+class DaemonLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = bench::PrivateMunged::unavailable()) GTEST_SKIP() << *why;
+    // Before any thread starts: the daemon's loop reads them from a signalfd.
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    std::string dir = "/tmp/gaptrain-loop-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    dir_ = dir;
+    // munged runs as user munge: it must reach its directory below this one.
+    std::filesystem::permissions(
+        dir_, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                  std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                  std::filesystem::perms::others_exec);
+    munged_ = std::make_unique<bench::PrivateMunged>(dir_ + "/munge");
+    config_.listen = ListenAddress{"127.0.0.1", free_port()};
+    config_.munge_socket = munged_->socket();
+    config_.state_file = "";
+    config_.poll_interval_s = 3600.0;  // only the polls the test causes
+    config_.resize = false;
+    config_.log_level = LogLevel::warning;
+    loop_ = std::thread([this] {
+      try {
+        Daemon gaptraind("(test)", config_, slurm_, slurm_);
+        started_ = true;
+        gaptraind.run();
+      } catch (const std::exception& e) {
+        start_error_ = e.what();
+        started_ = true;
+      }
+    });
+    ASSERT_TRUE(slurm_.wait_for_polls(1));
+    // Ready once status shows the first poll.
+    const auto give_up = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < give_up && status_value("last_poll").isNull()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(start_error_.empty()) << start_error_;
+    ASSERT_FALSE(status_value("last_poll").isNull()) << "the daemon did not come up";
+  }
+
+  void TearDown() override {
+    if (!loop_.joinable()) return;
+    slurm_.set_gate(true);
+    ::kill(::getpid(), SIGTERM);  // drains, and its loop ends
+    loop_.join();
+    munged_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Sends `payload` sealed by munge (as this process's user, root) from `source` and waits up to
+  // `timeout` for the reply line.
+  Answer send(const std::string& payload, const char* source, std::chrono::milliseconds timeout) {
+    const std::string line = munge::seal(payload, munged_->socket()) + "\n";
+    const auto start = Clock::now();
+    Answer answer;
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &local.sin_addr);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(config_.listen.port);
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0 &&
+        ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size())) {
+      std::string reply;
+      char buffer[4096];
+      for (;;) {
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0) break;
+        reply.append(buffer, static_cast<std::size_t>(n));
+        if (reply.ends_with('\n')) {
+          answer.reply = reply;
+          break;
+        }
+      }
+    }
+    ::close(fd);
+    answer.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return answer;
+  }
+
+  // A field of `gaptrain status`'s answer, asked from 127.0.0.2 (not the address the tests
+  // flood); null when there was no answer within 5 s.
+  Json::Value status_value(const std::string& field) {
+    const Answer answer = send(protocol::encode(protocol::StatusRequest{}), "127.0.0.2",
+                               std::chrono::milliseconds(5000));
+    Json::Value reply;
+    if (!answer.reply || !Json::Reader().parse(*answer.reply, reply)) return Json::nullValue;
+    return reply["status"][field];
+  }
+
+  std::string node_freed() {
+    protocol::NodeFreed event;
+    event.job_id = 1;
+    event.node = "n1";
+    return protocol::encode(event);
+  }
+
+  std::string dir_;
+  std::unique_ptr<bench::PrivateMunged> munged_;
+  GatedSlurm slurm_;
+  DaemonConfig config_;
+  std::thread loop_;
+  std::atomic<bool> started_{false};
+  std::string start_error_;
+};
+
+TEST_F(DaemonLoopTest, StatusAndPluginEventsAreAnsweredWhileAPollWaitsForSlurm) {
+  slurm_.set_gate(false);
+  // A plugin event makes the daemon poll; the poll now waits as on a slurmctld that is down.
+  const Answer first = send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000));
+  ASSERT_TRUE(first.reply) << "the first event got no answer";
+  EXPECT_NE(first.reply->find(R"("ok":true)"), std::string::npos) << *first.reply;
+  ASSERT_TRUE(slurm_.wait_for_polls(2)) << "the event did not start a poll";
+
+  const Answer status = send(protocol::encode(protocol::StatusRequest{}), "127.0.0.1",
+                             std::chrono::milliseconds(5000));
+  ASSERT_TRUE(status.reply) << "no status answer while the poll waits";
+  EXPECT_NE(status.reply->find(R"("ok":true)"), std::string::npos) << *status.reply;
+  const Answer event = send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000));
+  ASSERT_TRUE(event.reply) << "no answer to a plugin event while the poll waits";
+  EXPECT_NE(event.reply->find(R"("ok":true)"), std::string::npos) << *event.reply;
+  EXPECT_EQ(slurm_.polls(), 2U) << "a second poll started beside the one that waits";
+  std::cout << "while a poll waits: status answered in " << status.ms << " ms, a plugin event in "
+            << event.ms << " ms\n";
+  slurm_.set_gate(true);
+}
+
+TEST_F(DaemonLoopTest, ARegistrationBeforeItsJobIsSeenIsRegisteredByTheNextPoll) {
+  Job job;
+  job.id = 42;
+  job.user = "root";
+  job.partition = "elastic";
+  job.state = JobState::running;
+  job.nodes = {"n1"};
+  job.batch_host = "n1";
+  job.start_time = std::time(nullptr);
+  slurm_.add_job(job);  // started after the last poll: the daemon has not seen it
+  protocol::JobRegistration registration;
+  registration.job_id = 42;
+  registration.user = "root";
+  registration.batch_host = "n1";
+  registration.max_nodes = 2;
+  const Answer answer =
+      send(protocol::encode(registration), "127.0.0.1", std::chrono::milliseconds(10000));
+  ASSERT_TRUE(answer.reply);
+  EXPECT_NE(answer.reply->find(R"("ok":true)"), std::string::npos) << *answer.reply;
+  EXPECT_EQ(status_value("elastic_jobs").size(), 1U);
+}
+
+TEST_F(DaemonLoopTest, RegistrationsOfUnknownJobsCostOnePollHoweverMany) {
+  slurm_.set_gate(false);
+  ASSERT_TRUE(send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000)).reply);
+  ASSERT_TRUE(slurm_.wait_for_polls(2));
+  const std::uint64_t polls_before = slurm_.polls();
+
+  // 1,000 registrations of jobs Slurm does not have, from one user and one host, each waiting
+  // for its answer no longer than the plugin does (50 ms).
+  constexpr int kSenders = 8;
+  constexpr int kEach = 125;
+  std::atomic<int> answered{0};
+  std::vector<std::thread> senders;
+  const auto start = Clock::now();
+  for (int s = 0; s < kSenders; ++s) {
+    senders.emplace_back([&, s] {
+      for (int i = 0; i < kEach; ++i) {
+        protocol::JobRegistration registration;
+        registration.job_id = static_cast<std::uint32_t>(100000 + s * kEach + i);
+        registration.user = "root";
+        registration.batch_host = "n1";
+        if (send(protocol::encode(registration), "127.0.0.1", std::chrono::milliseconds(50))
+                .reply) {
+          ++answered;
+        }
+      }
+    });
+  }
+  for (std::thread& sender : senders) sender.join();
+  const double attack_s = std::chrono::duration<double>(Clock::now() - start).count();
+  // Requests are authenticated in order: once this status is answered, every registration the
+  // daemon took is waiting for the poll.
+  status_value("events");
+  slurm_.set_gate(true);
+
+  const auto give_up = Clock::now() + std::chrono::seconds(60);
+  while (Clock::now() < give_up && status_value("events")["rejected"].asUInt64() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const Json::Value events = status_value("events");
+  EXPECT_GT(events["rejected"].asUInt64(), 0U) << "the registrations were never answered";
+  const std::uint64_t polls = slurm_.polls() - polls_before;
+  std::cout << kSenders * kEach << " registrations in " << attack_s << " s (" << answered
+            << " answered within 50 ms), " << events["rejected"].asUInt64()
+            << " refused after polling; polls they cost: " << polls << "\n";
+  EXPECT_LE(polls, 1U) << "registrations of unknown jobs made the daemon poll " << polls
+                       << " times";
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
