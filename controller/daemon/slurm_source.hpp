@@ -4,8 +4,8 @@
 //
 // Each load passes the last update time Slurm reported, so an unchanged cluster costs one
 // SLURM_NO_CHANGE_IN_DATA round trip per table; the previous answer is kept and reused. Calls
-// block for up to slurm.conf's MessageTimeout when slurmctld is unreachable (the unit's
-// WatchdogSec is well above it).
+// block for up to slurm.conf's MessageTimeout when slurmctld is unreachable: the daemon makes
+// them on its Slurm worker thread (worker.hpp), never on its event loop.
 #pragma once
 
 #include <sys/types.h>

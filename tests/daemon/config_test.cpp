@@ -94,6 +94,25 @@ TEST(Config, TheIdleReserveIsAWholeNumberOfNodes) {
   }
 }
 
+TEST(Config, ConnectionCapsAreWholeAndThePerPeerOneFitsTheTotal) {
+  const DaemonConfig defaults = parse_config("{}");
+  EXPECT_EQ(defaults.max_connections, 512);
+  EXPECT_EQ(defaults.max_connections_per_peer, 64);
+  const DaemonConfig set =
+      parse_config(R"({"max_connections": 100, "max_connections_per_peer": 100})");
+  EXPECT_EQ(set.max_connections, 100);
+  EXPECT_EQ(set.max_connections_per_peer, 100);
+  for (const char* bad : {R"({"max_connections": 0})", R"({"max_connections": 1e9})",
+                          R"({"max_connections": 2.5})", R"({"max_connections": "64"})"}) {
+    EXPECT_EQ(error_for(bad).field(), "max_connections") << bad;
+  }
+  const InputError over = error_for(R"({"max_connections": 10, "max_connections_per_peer": 20})");
+  EXPECT_EQ(over.field(), "max_connections_per_peer");
+  EXPECT_NE(std::string(over.what()).find("more than max_connections"), std::string::npos)
+      << over.what();
+  EXPECT_EQ(error_for(R"({"max_connections_per_peer": 0})").field(), "max_connections_per_peer");
+}
+
 TEST(Config, ReadsWhatTheLocalClusterWrites) {
   const DaemonConfig config = parse_config(
       R"({"listen": "127.0.0.1:17001", "munge_socket": "/tmp/x/munge.sock",
