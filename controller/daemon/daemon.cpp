@@ -440,6 +440,7 @@ void Daemon::acted(ActOutcome outcome) {
   acting_ = false;
   elastic_ = std::move(outcome.elastic);
   resizer_.emplace(std::move(outcome.resizer));
+  resizer_->set_settings(resizer_settings());  // a reload meanwhile changed the loop's copy
   if (outcome.allocation) {
     metrics_.observe_solve(outcome.allocation->solve_ms / 1000.0);
     last_solve_ms_ = outcome.allocation->solve_ms;
@@ -570,6 +571,12 @@ void Daemon::drain() {
   log::info("stopping: finishing open requests", {{"CONNECTIONS", server_->connections()}});
   server_->stop_listening();
   sd_event_source_set_enabled(poll_timer_, SD_EVENT_OFF);
+  // No poll will answer these now: they are told at once rather than at their deadline.
+  for (const WaitingRegistration& waiting : std::exchange(awaiting_poll_, {})) {
+    server_->reply(waiting.id, error_reply("gaptraind is stopping: job " +
+                                           std::to_string(waiting.request.job_id) +
+                                           " is not registered, register it again once it runs"));
+  }
   // Open connections end within their deadlines; the last one to close ends the loop.
   if (server_->connections() == 0) sd_event_exit(event_, 0);
 }
