@@ -197,7 +197,10 @@ void LineServer::pause_accepting() {
 }
 
 void LineServer::accept_all() {
-  while (listen_fd_ >= 0) {
+  // A bounded batch per wakeup (the socket is level-triggered: the rest wake the loop again),
+  // so that a flood of connections does not keep the loop from the connections it has.
+  constexpr int kBatch = 64;
+  for (int accepted = 0; accepted < kBatch && listen_fd_ >= 0; ++accepted) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
     const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length,
@@ -215,16 +218,17 @@ void LineServer::accept_all() {
     connection->address = peer_address(connection->peer);
     // Per peer below the total: a flood from one address cannot take every slot, and the
     // plugins on other hosts are still served.
-    std::size_t& from_peer = per_peer_[connection->address];
-    if (from_peer >= limits_.max_connections_per_peer ||
-        connections_.size() >= limits_.max_connections) {
-      if (from_peer == 0) per_peer_.erase(connection->address);
+    const auto open_from_peer = per_peer_.find(connection->address);
+    const std::size_t from_peer = open_from_peer == per_peer_.end() ? 0 : open_from_peer->second;
+    if (from_peer >= limits_.max_connections_per_peer) {
       ++over_cap_;
-      send_refusal(fd, from_peer >= limits_.max_connections_per_peer
-                           ? "too many connections from " + connection->address +
-                                 " at once: retry when earlier requests are answered"
-                           : std::string("gaptraind has too many connections at once: retry "
-                                         "in a moment"));
+      send_refusal(fd, "too many connections from " + connection->address +
+                           " at once: retry when earlier requests are answered");
+      continue;
+    }
+    if (connections_.size() >= limits_.max_connections) {
+      ++over_cap_;
+      send_refusal(fd, "gaptraind has too many connections at once: retry in a moment");
       continue;
     }
     if (sd_event_add_io(event_, &connection->io, fd, EPOLLIN, &LineServer::on_io,
@@ -232,10 +236,9 @@ void LineServer::accept_all() {
         sd_event_add_time(event_, &connection->deadline, CLOCK_MONOTONIC,
                           now_plus(event_, limits_.read_deadline), 0, &LineServer::on_deadline,
                           connection.get()) < 0) {
-      if (from_peer == 0) per_peer_.erase(connection->address);
       continue;  // the Connection's destructor closes fd
     }
-    ++from_peer;
+    ++per_peer_[connection->address];
     connection->id = next_id_++;
     connections_[connection->id] = std::move(connection);
   }
