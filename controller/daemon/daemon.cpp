@@ -191,10 +191,14 @@ void Daemon::poll() {
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
   SlurmQueries::Result result = slurm_.poll(snapshot_, now, full);
-  if (result.ok && !slurm_user_) {
-    uid_t uid = 0;
-    result = slurm_.load_slurm_user(uid);
-    if (result.ok) slurm_user_ = uid;
+  // Again with every full poll: PrivateData follows an `scontrol reconfigure`.
+  if (result.ok && (!slurm_user_ || full)) {
+    SlurmQueries::Config slurm_config;
+    result = slurm_.load_config(slurm_config);
+    if (result.ok) {
+      slurm_user_ = slurm_config.slurm_user;
+      private_data_ = slurm_config.private_data;
+    }
   }
 
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
@@ -295,7 +299,8 @@ void Daemon::load_state() {
   for (const SavedJob& saved : state.jobs) {
     const std::uint32_t id = saved.registration.job_id;
     const Job* job = find_job(snapshot_, id);
-    if (auto refused = elastic_.add(saved.registration, job, saved.registered_at)) {
+    if (auto refused =
+            elastic_.add(saved.registration, job, config_.elastic_partition, saved.registered_at)) {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
@@ -353,6 +358,7 @@ ResizerSettings Daemon::resizer_settings() const {
   settings.drain_grace_s = config_.drain_grace_s;
   settings.reclaim_grace_s = config_.reclaim_grace_s;
   settings.lease_s = config_.lease_s;
+  settings.elastic_partition = config_.elastic_partition;
   return settings;
 }
 
@@ -491,10 +497,23 @@ std::string Daemon::handle_line(std::string_view line, const std::string& peer) 
 
     if (kind == RequestKind::status) {
       // Status requests are not counted as events: a monitoring loop would drown the count.
+      const StatusViewer viewer{opened.uid, opened.uid == 0 || opened.uid == slurm_user_};
+      if (!viewer.privileged && !status_throttle_.allow(opened.uid, now().mono)) {
+        // Not a rejection (note_rejection): a user's `watch` must not block their host.
+        return error_reply("too many status requests from uid " + std::to_string(opened.uid) +
+                           ": at most " +
+                           std::to_string(std::lround(status_throttle_.limits().per_s)) +
+                           " a second; try again in " +
+                           std::to_string(std::lround(
+                               std::ceil(status_throttle_.wait_s(opened.uid, now().mono)))) +
+                           " s");
+      }
       Json::Value reply(Json::objectValue);
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(resizer_, now().mono);
+      apply_private_data(reply["status"], snapshot_, elastic_,
+                         private_data_.value_or(PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.
       reply["status"]["slurm_error"] =
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
@@ -565,7 +584,7 @@ std::string Daemon::on_registration(const protocol::JobRegistration& request, ui
           authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner)) {
     return reject(peer, uid, "register", *refused);
   }
-  if (auto refused = elastic_.add(request, job, wall_now())) {
+  if (auto refused = elastic_.add(request, job, config_.elastic_partition, wall_now())) {
     return reject(peer, uid, "register", *refused);
   }
   const ElasticJob& elastic = elastic_.jobs().at(request.job_id);

@@ -27,10 +27,12 @@
 #include "metrics.hpp"
 #include "planner.hpp"
 #include "rejection_limiter.hpp"
+#include "request_throttle.hpp"
 #include "resizer.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_queries.hpp"
 #include "status.hpp"
+#include "status_privacy.hpp"
 
 namespace gaptrain::daemon {
 
@@ -111,13 +113,15 @@ class Daemon {
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 
-  std::optional<uid_t> slurm_user_;  // loaded with the first successful poll
+  std::optional<uid_t> slurm_user_;          // loaded with the first successful poll
+  std::optional<PrivateData> private_data_;  // the same; what `gaptrain status` hides
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;
   EventCounts events_;
   Metrics metrics_;
   RejectionLimiter limiter_;
+  RequestThrottle status_throttle_;        // per uid; root and SlurmUser are not throttled
   std::optional<std::int64_t> last_poll_;  // epoch of the last successful poll
   std::uint64_t last_poll_mono_ = 0;       // CLOCK_MONOTONIC usec of the last poll attempt
   std::uint64_t last_full_poll_mono_ = 0;
