@@ -49,7 +49,8 @@ int remaining_ms(Clock::time_point deadline) {
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
 }
 
-// Reads the child's answer until it closes its end or the deadline; false on the deadline.
+// Reads the child's answer until it closes its end (it exits), the deadline (false) or more than
+// a credential's length (the child then ends on EPIPE).
 bool read_answer(int in, Clock::time_point deadline, std::string& answer) {
   char buffer[4096];
   for (;;) {
@@ -65,10 +66,11 @@ bool read_answer(int in, Clock::time_point deadline, std::string& answer) {
   }
 }
 
-// Ends and reaps the child. (Where the loading process reaps every child itself, waitpid finds
-// none: ECHILD, nothing left to do.)
-void end_child(pid_t child) {
-  ::kill(child, SIGKILL);
+// Reaps the child, killed first when it is still sealing (past the deadline); one that closed
+// its pipe has exited already and is not signalled. (Where the loading process reaps every
+// child itself, waitpid finds none: ECHILD, nothing left to do.)
+void end_child(pid_t child, bool still_sealing) {
+  if (still_sealing) ::kill(child, SIGKILL);
   while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
@@ -97,7 +99,7 @@ Sealed seal_within(std::string_view payload, const std::string& socket_path,
     std::string answer;
     const bool answered = read_answer(fds[0], deadline, answer);
     ::close(fds[0]);
-    end_child(child);
+    end_child(child, !answered);
     if (!answered) {
       return {false, "munge: no credential within the message budget (munged at " +
                          (socket_path.empty() ? std::string("its default socket") : socket_path) +
