@@ -191,13 +191,16 @@ void Daemon::poll() {
   last_poll_mono_ = mono;
   const std::int64_t now = wall_now();
   SlurmQueries::Result result = slurm_.poll(snapshot_, now, full);
-  // Again with every full poll: PrivateData follows an `scontrol reconfigure`.
+  // Again with every full poll: PrivateData follows an `scontrol reconfigure`. Needed once;
+  // when a later load fails, the last one stays.
   if (result.ok && (!slurm_user_ || full)) {
     SlurmQueries::Config slurm_config;
-    result = slurm_.load_config(slurm_config);
-    if (result.ok) {
+    const SlurmQueries::Result loaded = slurm_.load_config(slurm_config);
+    if (loaded.ok) {
       slurm_user_ = slurm_config.slurm_user;
       private_data_ = slurm_config.private_data;
+    } else if (!slurm_user_) {
+      result = loaded;
     }
   }
 
