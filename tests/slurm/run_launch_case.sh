@@ -164,8 +164,10 @@ case_launch_register_late() {
   poll 30 "the launcher to find the controller unreachable" \
     grep -qF "controller unreachable" "$work/job.out"
   "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR"
+  local started=$SECONDS
   poll 60 "gaptraind to answer again" controller_answers
   poll 90 "job $job managed by gaptraind" managed "$job"
+  note "job $job managed $((SECONDS - started)) s (whole seconds) after gaptraind was started"
   grep -qF "job registered with the controller again" "$work/job.out" ||
     fail "launcher output: $(cat "$work/job.out")"
   note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
