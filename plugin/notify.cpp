@@ -2,10 +2,12 @@
 
 #include <json/json.h>
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <memory>
 
-#include "gaptrain/munge_envelope.hpp"
+#include "bounded_seal.hpp"
 #include "gaptrain/wire_client.hpp"
 
 namespace gaptrain::plugin {
@@ -32,13 +34,16 @@ Outcome interpret_reply(std::string_view reply) noexcept {
 Outcome notify(const PluginConfig& config, const protocol::Request& request) noexcept {
   try {
     if (!config.controller) return {false, "no controller configured"};
-    std::string credential;
-    try {
-      credential = munge::seal(protocol::encode(request), config.munge_socket);
-    } catch (const munge::MungeError& e) {
-      return {false, e.what()};
-    }
-    const wire::Reply reply = wire::request(*config.controller, credential, config.timeout);
+    // One budget for the whole message, the seal included: a hung munged must not hold up a
+    // prolog, an epilog or a batch step's start any longer than a slow controller may.
+    const auto start = std::chrono::steady_clock::now();
+    const Sealed sealed =
+        seal_within(protocol::encode(request), config.munge_socket, start + config.timeout);
+    if (!sealed.ok) return {false, sealed.text};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        start + config.timeout - std::chrono::steady_clock::now());
+    const wire::Reply reply = wire::request(*config.controller, sealed.text,
+                                            std::max(left, std::chrono::milliseconds(1)));
     if (!reply.delivered) return {false, reply.text};
     return interpret_reply(reply.text);
   } catch (const std::exception& e) {

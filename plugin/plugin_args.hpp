@@ -16,7 +16,7 @@ namespace gaptrain::plugin {
 struct PluginConfig {
   std::optional<wire::Endpoint> controller;  // empty: the plugin is inert
   std::string munge_socket;                  // empty: munged's default socket
-  std::chrono::milliseconds timeout{50};     // per message, connect to reply
+  std::chrono::milliseconds timeout{50};     // per message, munge seal to reply
 };
 
 struct ParsedArgs {

@@ -7,7 +7,8 @@
 //                           gaptrain's control.
 //   launcher                root or the job's owner: the reply tells the job where to run and
 //                           what to drain, and its progress feeds the allocator.
-//   status                  anyone: it shows what squeue/sinfo already show.
+//   status                  anyone, throttled per uid (request_throttle.hpp); what it shows
+//                           follows Slurm's PrivateData (status_privacy.hpp), as squeue/sinfo.
 #pragma once
 
 #include <sys/types.h>

@@ -48,6 +48,11 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
   return id;
 }
 
+bool is_satellite_of(const Job& job, const Job& owner) {
+  return job.id != owner.id && satellite_owner(job.name) == owner.id &&
+         job.user_id == owner.user_id && job.partition == owner.partition;
+}
+
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
   const auto it = std::find_if(snapshot.jobs.begin(), snapshot.jobs.end(),
                                [id](const Job& job) { return job.id == id; });

@@ -87,6 +87,15 @@ struct Reservation {
   std::vector<std::string> nodes;
 };
 
+// What slurm.conf's PrivateData hides from users other than root and SlurmUser, as far as
+// gaptrain shows it (status_privacy.hpp). Not known yet (no answer from slurmctld): all().
+struct PrivateData {
+  bool jobs = false;          // a user sees their own jobs only
+  bool nodes = false;         // a user sees no node states (holes are node states)
+  bool reservations = false;  // a user sees no reservations
+  static PrivateData all() { return {true, true, true}; }
+};
+
 struct Snapshot {
   std::int64_t taken_at = 0;  // when it was polled
   std::vector<Node> nodes;
@@ -100,6 +109,11 @@ struct Snapshot {
 std::string satellite_name(std::uint32_t job_id);
 // The job a satellite allocation belongs to, from its name; empty for any other name.
 std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
+// Whether `job` is a satellite of `owner`. Any user may name a job "gaptrain:<id>", so the name
+// alone proves nothing: a satellite is also the owner's user's (gaptraind allocates it on their
+// behalf) and in the owner's partition (the elastic partition). What fails this is someone
+// else's job: never merged into an elastic job, never cancelled.
+bool is_satellite_of(const Job& job, const Job& owner);
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);

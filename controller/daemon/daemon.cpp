@@ -216,25 +216,37 @@ void Daemon::poll() {
   // The registrations that came before this poll started are answered by it.
   if (!awaiting_poll_.empty()) last_registration_poll_mono_ = mono;
   awaiting_answer_ = std::exchange(awaiting_poll_, {});
-  slurm_worker_->post([this, &slurm = slurm_, snapshot = snapshot_, now, full, mono,
-                       ask_user = !slurm_user_]() mutable -> Worker::Done {
+  // slurmctld's configuration again with every full poll: PrivateData follows an
+  // `scontrol reconfigure`. Needed once; when a later load fails, the last one stays.
+  const bool load_config = !slurm_user_ || full;
+  const bool config_needed = !slurm_user_;
+  slurm_worker_->post([this, &slurm = slurm_, snapshot = snapshot_, now, full, mono, load_config,
+                       config_needed]() mutable -> Worker::Done {
     SlurmQueries::Result result = slurm.poll(snapshot, now, full);
-    std::optional<uid_t> slurm_user;
-    if (result.ok && ask_user) {
-      uid_t uid = 0;
-      result = slurm.load_slurm_user(uid);
-      if (result.ok) slurm_user = uid;
+    std::optional<SlurmQueries::Config> slurm_config;
+    if (result.ok && load_config) {
+      SlurmQueries::Config loaded_config;
+      const SlurmQueries::Result loaded = slurm.load_config(loaded_config);
+      if (loaded.ok) {
+        slurm_config = std::move(loaded_config);
+      } else if (config_needed) {
+        result = loaded;
+      }
     }
-    return [this, result = std::move(result), snapshot = std::move(snapshot), slurm_user, now, full,
-            mono]() mutable {
-      polled(std::move(result), std::move(snapshot), slurm_user, now, full, mono);
+    return [this, result = std::move(result), snapshot = std::move(snapshot),
+            slurm_config = std::move(slurm_config), now, full, mono]() mutable {
+      polled(std::move(result), std::move(snapshot), std::move(slurm_config), now, full, mono);
     };
   });
 }
 
-void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot, std::optional<uid_t> slurm_user,
-                    std::int64_t now, bool full, std::uint64_t mono) {
-  if (slurm_user) slurm_user_ = slurm_user;
+void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
+                    std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
+                    std::uint64_t mono) {
+  if (slurm_config) {
+    slurm_user_ = slurm_config->slurm_user;
+    private_data_ = slurm_config->private_data;
+  }
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
   // soon: it may be waiting for them.
   const double interval_s = elastic_.jobs().empty()
@@ -320,7 +332,8 @@ void Daemon::load_state() {
   for (const SavedJob& saved : state.jobs) {
     const std::uint32_t id = saved.registration.job_id;
     const Job* job = find_job(snapshot_, id);
-    if (auto refused = elastic_.add(saved.registration, job, saved.registered_at)) {
+    if (auto refused =
+            elastic_.add(saved.registration, job, config_.elastic_partition, saved.registered_at)) {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
@@ -378,6 +391,7 @@ ResizerSettings Daemon::resizer_settings() const {
   settings.drain_grace_s = config_.drain_grace_s;
   settings.reclaim_grace_s = config_.reclaim_grace_s;
   settings.lease_s = config_.lease_s;
+  settings.elastic_partition = config_.elastic_partition;
   return settings;
 }
 
@@ -638,10 +652,22 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
 
     if (kind == RequestKind::status) {
       // Status requests are not counted as events: a monitoring loop would drown the count.
+      const StatusViewer viewer{uid, uid == 0 || uid == slurm_user_};
+      if (!viewer.privileged && !status_throttle_.allow(uid, now().mono)) {
+        // Not a rejection (note_rejection): a user's `watch` must not block their host.
+        return answer(error_reply(
+            "too many status requests from uid " + std::to_string(uid) + ": at most " +
+            std::to_string(std::lround(status_throttle_.limits().per_s)) +
+            " a second; try again in " +
+            std::to_string(std::lround(std::ceil(status_throttle_.wait_s(uid, now().mono)))) +
+            " s"));
+      }
       Json::Value reply(Json::objectValue);
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(*resizer_, now().mono);
+      apply_private_data(reply["status"], snapshot_, elastic_,
+                         private_data_.value_or(PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.
       reply["status"]["slurm_error"] =
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
@@ -724,7 +750,7 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
   std::optional<std::string> refused =
       authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
-  if (!refused) refused = elastic_.add(request, job, wall_now());
+  if (!refused) refused = elastic_.add(request, job, config_.elastic_partition, wall_now());
   if (refused) {
     note_rejection(peer);  // each one may have cost a poll: limited like any other refusal
     server_->reply(id, reject(peer, uid, "register", *refused));

@@ -33,10 +33,12 @@
 #include "metrics.hpp"
 #include "planner.hpp"
 #include "rejection_limiter.hpp"
+#include "request_throttle.hpp"
 #include "resizer.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_queries.hpp"
 #include "status.hpp"
+#include "status_privacy.hpp"
 #include "worker.hpp"
 
 namespace gaptrain::daemon {
@@ -79,8 +81,9 @@ class Daemon {
   // Starts a poll on the Slurm worker, unless one (or its act()) runs: then one follows it.
   void poll();
   // On the loop, with the worker's answer: the model takes the new snapshot, then act().
-  void polled(SlurmQueries::Result result, Snapshot snapshot, std::optional<uid_t> slurm_user,
-              std::int64_t now, bool full, std::uint64_t mono);
+  void polled(SlurmQueries::Result result, Snapshot snapshot,
+              std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
+              std::uint64_t mono);
   // Plans from the fresh model and carries the plan out (resizer.hpp) on the Slurm worker,
   // on copies of the elastic jobs and the resizer that come back with the outcome.
   void act();
@@ -141,13 +144,15 @@ class Daemon {
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 
-  std::optional<uid_t> slurm_user_;  // loaded with the first successful poll
+  std::optional<uid_t> slurm_user_;          // loaded with the first successful poll
+  std::optional<PrivateData> private_data_;  // the same; what `gaptrain status` hides
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;
   EventCounts events_;
   Metrics metrics_;
   RejectionLimiter limiter_;
+  RequestThrottle status_throttle_;        // per uid; root and SlurmUser are not throttled
   std::optional<std::int64_t> last_poll_;  // epoch of the last successful poll
   std::uint64_t last_poll_mono_ = 0;       // CLOCK_MONOTONIC usec of the last poll attempt
   std::uint64_t last_full_poll_mono_ = 0;

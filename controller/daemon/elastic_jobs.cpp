@@ -104,11 +104,18 @@ std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
 }
 
 std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
-                                            const Job* job, std::int64_t now) {
+                                            const Job* job, const std::string& elastic_partition,
+                                            std::int64_t now) {
   const std::string id = std::to_string(request.job_id);
   if (job == nullptr) return "job " + id + " is not known to Slurm";
   if (job->state != JobState::running) {
     return "job " + id + " is " + std::string(to_string(job->state)) + ", not running";
+  }
+  if (job->partition != elastic_partition) {
+    // Growing it would hand idle nodes to a job of a regular tier, outside the holes' policy.
+    return "job " + id + " runs in partition " + job->partition +
+           ": only jobs of the elastic partition " + elastic_partition +
+           " are managed (submit with -p " + elastic_partition + ")";
   }
   if (request.min_nodes < 1 || request.max_nodes < request.min_nodes) {
     return "min_nodes " + std::to_string(request.min_nodes) + " and max_nodes " +
@@ -211,7 +218,7 @@ std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
     elastic.satellites.clear();
     for (const Job& satellite : snapshot.jobs) {
-      if (!holds_nodes(satellite) || satellite_owner(satellite.name) != it->first) continue;
+      if (!holds_nodes(satellite) || !is_satellite_of(satellite, *job)) continue;
       for (const std::string& node : satellite.nodes) {
         elastic.satellites[node] = satellite.id;
         elastic.nodes.push_back(node);

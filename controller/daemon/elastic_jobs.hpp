@@ -72,17 +72,18 @@ class ElasticJobs {
  public:
   // Registers (or re-registers: a restarted batch step) `request` for `job`, the job as Slurm
   // sees it (nullptr: unknown). Empty on success; otherwise why it was refused (job not
-  // running, bad node bounds or curve). Authorization is auth.hpp's business, not this.
+  // running, not in `elastic_partition`, bad node bounds or curve). Authorization is auth.hpp's
+  // business, not this.
   std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
-                                 std::int64_t now);
+                                 const std::string& elastic_partition, std::int64_t now);
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be
   // written yet after a step restart). What was assumed of the job is learned from it.
   bool report(const protocol::LauncherReport& report, std::int64_t now);
 
-  // Follows Slurm: refreshes nodes and batch host, forgets jobs that no longer run. Returns the
-  // ids forgotten.
+  // Follows Slurm: refreshes nodes and batch host (and satellites: is_satellite_of), forgets
+  // jobs that no longer run. Returns the ids forgotten.
   std::vector<std::uint32_t> refresh(const Snapshot& snapshot);
 
   // Records what a resize left the job with, ahead of the next poll (so that the launcher is

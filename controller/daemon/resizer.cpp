@@ -406,9 +406,14 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   const JobIndex index(snapshot);
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
-    if (!owner_id || !holds_nodes(job)) continue;
+    if (!owner_id || !holds_nodes(job) || job.partition != settings_.elastic_partition) continue;
+    // Only what provably is a satellite of the ended job (is_satellite_of): anyone may name a
+    // job "gaptrain:<id>". An owner slurmctld no longer lists (gaptraind was down for longer
+    // than MinJobAge) proves nothing: its satellites end at their lease (their time limit).
     const Job* owner = index.find(*owner_id);
-    if (owner == nullptr || !holds_nodes(*owner)) orphans.push_back(job.id);
+    if (owner != nullptr && !holds_nodes(*owner) && is_satellite_of(job, *owner)) {
+      orphans.push_back(job.id);
+    }
   }
   if (orphans.empty()) return false;
   const ActionResult result = slurm_.release(orphans);

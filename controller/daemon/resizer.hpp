@@ -39,6 +39,7 @@ struct ResizerSettings {
   double retry_min_s = 1.0;      // backoff after a failed Slurm call, doubled per failure...
   double retry_max_s = 15.0;     // ...up to this
   double admit_start_s = 10.0;   // an admitted job Slurm has not started by then is held again
+  std::string elastic_partition = "elastic";  // where satellites are (release_orphans)
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.
@@ -101,7 +102,8 @@ class Resizer {
                    const std::set<std::string>& reclaimed, const Now& now,
                    const std::map<std::string, std::int64_t>& takeovers = {});
 
-  // Ends satellites whose job no longer runs (it ended or was requeued). True if it did.
+  // Ends satellites (is_satellite_of, in the elastic partition) whose job no longer runs (it
+  // ended or was requeued). Another user's job named after it is left alone. True if it did.
   bool release_orphans(const Snapshot& snapshot);
 
   // Holds again the admitted jobs Slurm has not started within `admit_start_s` (their nodes

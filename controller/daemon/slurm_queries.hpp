@@ -1,4 +1,4 @@
-// What gaptraind asks Slurm: the cluster as a Snapshot, and who SlurmUser is. One small
+// What gaptraind asks Slurm: the cluster as a Snapshot, and slurmctld's configuration. One small
 // interface so that the daemon can run against a simulated cluster (tests/bench's load
 // generator) as it runs against slurmctld (SlurmSource, the libslurm adapter).
 #pragma once
@@ -25,8 +25,12 @@ class SlurmQueries {
   // safety net in case a change did not bump them). On failure `snapshot` is left as it was.
   virtual Result poll(Snapshot& snapshot, std::int64_t now, bool full) = 0;
 
-  // SlurmUser's uid, from slurmctld's configuration.
-  virtual Result load_slurm_user(uid_t& uid) = 0;
+  // What gaptraind needs of slurmctld's configuration: who SlurmUser is, what PrivateData hides.
+  struct Config {
+    uid_t slurm_user = 0;
+    PrivateData private_data;
+  };
+  virtual Result load_config(Config& config) = 0;
 };
 
 }  // namespace gaptrain::daemon

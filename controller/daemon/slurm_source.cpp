@@ -189,12 +189,15 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
   return {true, {}};
 }
 
-SlurmSource::Result SlurmSource::load_slurm_user(uid_t& uid) {
+SlurmSource::Result SlurmSource::load_config(Config& config) {
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
     return {false, "slurm_load_ctl_conf: " + slurm_error()};
   }
-  uid = static_cast<uid_t>(conf->slurm_user_id);
+  config.slurm_user = static_cast<uid_t>(conf->slurm_user_id);
+  config.private_data.jobs = (conf->private_data & PRIVATE_DATA_JOBS) != 0;
+  config.private_data.nodes = (conf->private_data & PRIVATE_DATA_NODES) != 0;
+  config.private_data.reservations = (conf->private_data & PRIVATE_DATA_RESERVATIONS) != 0;
   slurm_free_ctl_conf(conf);
   return {true, {}};
 }

@@ -1,8 +1,10 @@
 #include "controller_link.hpp"
 
 #include <exception>
+#include <variant>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/json_text.hpp"
 #include "gaptrain/munge_envelope.hpp"
 
 namespace gaptrain::launch {
@@ -38,6 +40,49 @@ ControllerAnswer ask_controller(const wire::Endpoint& controller, const std::str
     answer.why = e.what();
   }
   return answer;
+}
+
+std::optional<std::string> register_job(const wire::Endpoint& controller,
+                                        const std::string& munge_socket,
+                                        const protocol::JobRegistration& registration,
+                                        std::chrono::milliseconds timeout) noexcept {
+  try {
+    std::string credential;
+    try {
+      credential = munge::seal(protocol::encode(registration), munge_socket);
+    } catch (const munge::MungeError& e) {
+      return std::string("munge: ") + e.what();
+    }
+    const wire::Reply reply = wire::request(controller, credential, timeout);
+    if (!reply.delivered) return reply.text;
+    // The daemon answers a registration as any request: {"ok":true} or {"ok":false,"error":...}.
+    const Json::Value answer = parse_strict_json(reply.text);
+    if (!answer.isObject()) return std::string("unexpected reply");
+    if (answer["ok"].isBool() && answer["ok"].asBool()) return std::nullopt;
+    return answer["error"].isString() ? answer["error"].asString()
+                                      : std::string("unexpected reply");
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+std::optional<protocol::JobRegistration> registration_from_env(const std::string& text,
+                                                               std::uint32_t job_id,
+                                                               std::string& why) {
+  why.clear();
+  if (text.empty()) return std::nullopt;
+  try {
+    const protocol::Request request = protocol::decode(text);
+    const auto* registration = std::get_if<protocol::JobRegistration>(&request);
+    if (registration == nullptr || registration->job_id != job_id) {
+      why = "GAPTRAIN_REGISTRATION is not the registration of job " + std::to_string(job_id);
+      return std::nullopt;
+    }
+    return *registration;
+  } catch (const InputError& e) {
+    why = std::string("GAPTRAIN_REGISTRATION: ") + e.what();
+    return std::nullopt;
+  }
 }
 
 }  // namespace gaptrain::launch

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "gaptrain/protocol.hpp"
@@ -24,5 +26,18 @@ struct ControllerAnswer {
 ControllerAnswer ask_controller(const wire::Endpoint& controller, const std::string& munge_socket,
                                 const protocol::LauncherReport& report,
                                 std::chrono::milliseconds timeout) noexcept;
+
+// Sends the job's registration again (registration_retry.hpp). Empty when gaptraind accepted
+// it; otherwise why not (refused or unreachable), one line.
+std::optional<std::string> register_job(const wire::Endpoint& controller,
+                                        const std::string& munge_socket,
+                                        const protocol::JobRegistration& registration,
+                                        std::chrono::milliseconds timeout) noexcept;
+
+// The registration the plugin left in the job's environment (GAPTRAIN_REGISTRATION), when it
+// is one of job `job_id`; otherwise empty with `why` set (`text` empty: nothing to say).
+std::optional<protocol::JobRegistration> registration_from_env(const std::string& text,
+                                                               std::uint32_t job_id,
+                                                               std::string& why);
 
 }  // namespace gaptrain::launch

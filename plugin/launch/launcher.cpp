@@ -140,8 +140,10 @@ void Launcher::report_and_follow() {
           answer.why + "; keeping the current steps and retrying every poll");
     }
     outage_ = answer.why;
+    if (answer.kind == ControllerAnswer::Kind::refused) register_again();
     return;
   }
+  registration_retry_.answered();
   if (outage_) say("controller answering again");
   outage_.reset();
   if (answer.instruction.nodes.empty()) {
@@ -152,6 +154,19 @@ void Launcher::report_and_follow() {
         (answer.instruction.drain.empty() ? "" : ", drain " + join(answer.instruction.drain)));
   }
   desired_ = answer.instruction;
+}
+
+void Launcher::register_again() {
+  if (!job_.registration || !registration_retry_.due(Clock::now())) return;
+  registration_retry_.sent(Clock::now());
+  const milliseconds timeout = std::clamp(options_.poll, milliseconds(100), milliseconds(2000));
+  const std::optional<std::string> refused =
+      register_job(options_.controller, options_.munge_socket, *job_.registration, timeout);
+  if (!refused) {
+    say("job registered with the controller again");
+    return;
+  }
+  say("registering the job again failed: " + *refused);
 }
 
 void Launcher::reconcile_and_act() {

@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "gaptrain/protocol.hpp"
 #include "options.hpp"
 #include "reconcile.hpp"
+#include "registration_retry.hpp"
 
 namespace gaptrain::launch {
 
@@ -23,6 +25,9 @@ struct JobContext {
   std::string batch_host;          // SLURMD_NODENAME: the rendezvous host
   std::vector<std::string> nodes;  // SLURM_JOB_NODELIST expanded, batch host first
   std::string hostfile;            // where GAPTRAIN_HOSTFILE points
+  // What the plugin registered the job with (GAPTRAIN_REGISTRATION), sent again when gaptraind
+  // does not know the job (registration_retry.hpp); empty when the plugin left none.
+  std::optional<protocol::JobRegistration> registration;
 };
 
 class Launcher {
@@ -49,6 +54,8 @@ class Launcher {
   };
 
   void report_and_follow();
+  // gaptraind refused the report: registers the job again when the backoff allows.
+  void register_again();
   void reconcile_and_act();
   void reap_steps(Clock::time_point now);
   void advance_stops(Clock::time_point now);
@@ -68,8 +75,9 @@ class Launcher {
   std::vector<std::string> hostfile_nodes_;  // what the host file holds now
   Clock::time_point next_poll_{};
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
-  bool finishing_ = false;             // a step exited 0: the training is over
-  bool failed_ = false;                // a step failed after finishing began, or for good
+  RegistrationRetry registration_retry_;
+  bool finishing_ = false;  // a step exited 0: the training is over
+  bool failed_ = false;     // a step failed after finishing began, or for good
   int serial_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "controller_link.hpp"
 #include "hostfile.hpp"
 #include "launcher.hpp"
 #include "options.hpp"
@@ -56,6 +57,10 @@ std::optional<JobContext> job_context() {
   for (const std::string& node : nodes) {
     if (node != job.batch_host) job.nodes.push_back(node);
   }
+  std::string why;
+  job.registration = gaptrain::launch::registration_from_env(env_or_empty("GAPTRAIN_REGISTRATION"),
+                                                             job.job_id, why);
+  if (!why.empty()) std::cerr << "gaptrain-launch: " << why << "; not registering the job again\n";
   job.hostfile = env_or_empty("GAPTRAIN_HOSTFILE");
   if (job.hostfile.empty()) {
     char cwd[4096];

@@ -52,8 +52,8 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
     snapshot.taken_at = now;
     return {true, ""};
   }
-  Result load_slurm_user(uid_t& uid) override {
-    uid = 0;
+  Result load_config(Config& config) override {
+    config = Config{};
     return {true, ""};
   }
   ActionResult shrink(const ShrinkRequest&) override { return refused(); }

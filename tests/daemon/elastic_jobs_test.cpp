@@ -34,7 +34,7 @@ protocol::JobRegistration registration(std::uint32_t id) {
 TEST(ElasticJobs, WithoutCurveTheCurveAndCostsAreAssumed) {
   ElasticJobs jobs;
   const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.curve_source, Source::assumed);
   EXPECT_EQ(e.costs_source, Source::assumed);
@@ -54,7 +54,7 @@ TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
   r.curve = {{1, 100.0}, {2, 190.0}};
   r.up_cost_s = 18.0;
   r.down_cost_s = 12.0;
-  ASSERT_FALSE(jobs.add(r, &job, kNow));
+  ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.curve_source, Source::given);
   EXPECT_EQ(e.costs_source, Source::given);
@@ -64,23 +64,24 @@ TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
 
 TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
   ElasticJobs jobs;
-  EXPECT_NE(jobs.add(registration(5), nullptr, kNow)->find("not known"), std::string::npos);
+  EXPECT_NE(jobs.add(registration(5), nullptr, "elastic", kNow)->find("not known"),
+            std::string::npos);
   Job job = running_job(5);
   job.state = JobState::pending;
-  EXPECT_NE(jobs.add(registration(5), &job, kNow)->find("pending"), std::string::npos);
+  EXPECT_NE(jobs.add(registration(5), &job, "elastic", kNow)->find("pending"), std::string::npos);
   job.state = JobState::running;
   protocol::JobRegistration r = registration(5);
   r.min_nodes = 3;
   r.max_nodes = 2;
-  EXPECT_TRUE(jobs.add(r, &job, kNow));
+  EXPECT_TRUE(jobs.add(r, &job, "elastic", kNow));
   r = registration(5);
   r.curve = {{2, 10.0}, {1, 5.0}};
-  const auto bad_curve = jobs.add(r, &job, kNow);
+  const auto bad_curve = jobs.add(r, &job, "elastic", kNow);
   ASSERT_TRUE(bad_curve);
   EXPECT_NE(bad_curve->find("curve[1]"), std::string::npos) << *bad_curve;
   r = registration(5);
   r.up_cost_s = -1.0;
-  EXPECT_NE(jobs.add(r, &job, kNow)->find("up_cost_s"), std::string::npos);
+  EXPECT_NE(jobs.add(r, &job, "elastic", kNow)->find("up_cost_s"), std::string::npos);
   EXPECT_TRUE(jobs.jobs().empty());
 }
 
@@ -88,8 +89,8 @@ TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
   ElasticJobs jobs;
   const Job five = running_job(5);
   const Job six = running_job(6);
-  ASSERT_FALSE(jobs.add(registration(5), &five, kNow));
-  ASSERT_FALSE(jobs.add(registration(6), &six, kNow));
+  ASSERT_FALSE(jobs.add(registration(5), &five, "elastic", kNow));
+  ASSERT_FALSE(jobs.add(registration(6), &six, "elastic", kNow));
   Snapshot s;
   s.taken_at = kNow + 10;
   s.jobs.push_back(running_job(5));
@@ -108,7 +109,7 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   Job job = running_job(5);
   job.nodes = {"n1", "n2"};
   job.batch_host = "n2";
-  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1"}));
   Snapshot s;
   s.jobs.push_back(job);
@@ -126,6 +127,48 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n4", 9}}));
 }
 
+// A job named "gaptrain:5" is job 5's satellite only when it is job 5's user's and in its
+// partition: another user's job of that name is not merged into job 5 (its node would be given
+// to job 5's launcher), nor is a job of the same user in another partition.
+TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  Snapshot s;
+  s.jobs.push_back(job);
+  Job satellite = running_job(9);
+  satellite.name = satellite_name(5);
+  satellite.nodes = {"n3"};
+  s.jobs.push_back(satellite);
+  Job other_user = satellite;
+  other_user.id = 10;
+  other_user.user_id = 1002;
+  other_user.nodes = {"n4"};
+  s.jobs.push_back(other_user);
+  Job other_partition = satellite;
+  other_partition.id = 11;
+  other_partition.partition = "regular";
+  other_partition.nodes = {"n5"};
+  s.jobs.push_back(other_partition);
+  jobs.refresh(s);
+  EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n3", 9}}));
+}
+
+// Only jobs of the elastic partition are managed: a regular-tier job that registers would be
+// grown into the holes and shrunk for nobody.
+TEST(ElasticJobs, AJobOutsideTheElasticPartitionIsRefused) {
+  ElasticJobs jobs;
+  Job job = running_job(5);
+  job.partition = "regular";
+  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(*refused,
+            "job 5 runs in partition regular: only jobs of the elastic partition elastic are "
+            "managed (submit with -p elastic)");
+  EXPECT_FALSE(jobs.contains(5));
+}
+
 // The launcher's report of a job running a step on `nodes` with `samples` done.
 protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nodes,
                                   double samples) {
@@ -139,7 +182,7 @@ protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nod
 TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   // Not steady yet: only n1 runs a step.
   ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 0), kNow));
   ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 500), kNow + 20));
@@ -172,7 +215,7 @@ TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
   r.curve = {{1, 10.0}, {4, 35.0}};
   r.up_cost_s = 5.0;
   r.down_cost_s = 4.0;
-  ASSERT_FALSE(jobs.add(r, &job, kNow));
+  ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).learner);
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow));
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 5000), kNow + 20));
@@ -192,7 +235,7 @@ TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);
   EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0}, kNow));  // not registered
-  ASSERT_FALSE(jobs.add(registration(5), &job, kNow));
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
   ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0}, kNow + 1));
   const ElasticJob& e = jobs.jobs().at(5);

@@ -31,7 +31,7 @@ TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
   protocol::JobRegistration r;
   r.job_id = 7;
   r.max_nodes = 4;
-  ASSERT_FALSE(elastic.add(r, &elastic_job, 0));
+  ASSERT_FALSE(elastic.add(r, &elastic_job, "elastic", 0));
   std::vector<Hole> holes(2);
   holes[0].node = "n3";
   holes[1].node = "n4";

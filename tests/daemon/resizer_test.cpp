@@ -96,7 +96,7 @@ class ResizerTest : public ::testing::Test {
     registration.job_id = 7;
     registration.min_nodes = 1;
     registration.max_nodes = 8;
-    ASSERT_FALSE(jobs.add(registration, &snapshot.jobs.front(), kWall));
+    ASSERT_FALSE(jobs.add(registration, &snapshot.jobs.front(), "elastic", kWall));
   }
 
   // The launcher's report: steps running on `running`, `drained` acked.
@@ -313,23 +313,50 @@ TEST_F(ResizerTest, ShrinkReleasesSatellitesAndShrinksTheJobOnlyForItsOwnNodes) 
   EXPECT_EQ(job_nodes(), Nodes{"n1"});
 }
 
+// A satellite of job 7 as gaptraind makes them: job 7's user, the elastic partition.
+Job satellite_of_job_7(std::uint32_t id, const std::string& node) {
+  Job satellite;
+  satellite.id = id;
+  satellite.name = satellite_name(7);
+  satellite.user_id = 1000;
+  satellite.group_id = 100;
+  satellite.partition = "elastic";
+  satellite.state = JobState::running;
+  satellite.nodes = {node};
+  return satellite;
+}
+
 TEST_F(ResizerTest, SatellitesOfAJobThatNoLongerRunsAreReleased) {
   run_job({"n1"});
-  Job satellite;
-  satellite.id = 100;
-  satellite.name = satellite_name(7);
-  satellite.state = JobState::running;
-  satellite.nodes = {"n2"};
-  Job stranger = satellite;
-  stranger.id = 101;
+  Job stranger = satellite_of_job_7(101, "n3");
   stranger.name = "gaptrain:x";
-  snapshot.jobs.push_back(satellite);
+  snapshot.jobs.push_back(satellite_of_job_7(100, "n2"));
   snapshot.jobs.push_back(stranger);
   Resizer resizer(slurm, settings);
   EXPECT_FALSE(resizer.release_orphans(snapshot)) << "job 7 runs";
   snapshot.jobs[0].state = JobState::pending;  // requeued
   EXPECT_TRUE(resizer.release_orphans(snapshot));
   EXPECT_EQ(slurm.releases, std::vector<std::vector<std::uint32_t>>{{100}});
+}
+
+// Anyone may name a job "gaptrain:7": only job 7's user's job in the elastic partition is its
+// satellite. Another user's, or one in another partition, is never cancelled; nor is anything
+// when Slurm no longer lists job 7 (nothing shows whose its satellites were).
+TEST_F(ResizerTest, JobsNamedAfterAJobButNotItsSatellitesAreNeverReleased) {
+  run_job({"n1"});
+  snapshot.jobs[0].state = JobState::finished;
+  Job other_user = satellite_of_job_7(100, "n2");
+  other_user.user_id = 1001;
+  Job other_partition = satellite_of_job_7(101, "n3");
+  other_partition.partition = "regular";
+  snapshot.jobs.push_back(other_user);
+  snapshot.jobs.push_back(other_partition);
+  Resizer resizer(slurm, settings);
+  EXPECT_FALSE(resizer.release_orphans(snapshot));
+  snapshot.jobs.erase(snapshot.jobs.begin());  // job 7 purged from slurmctld
+  snapshot.jobs.push_back(satellite_of_job_7(102, "n4"));
+  EXPECT_FALSE(resizer.release_orphans(snapshot));
+  EXPECT_TRUE(slurm.releases.empty());
 }
 
 TEST_F(ResizerTest, RequeueAfterTheDrainAndTheJobLeavesThePlanning) {

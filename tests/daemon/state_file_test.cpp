@@ -58,9 +58,9 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   with_curve.curve = {{1, 10.0}, {4, 37.5}};
   with_curve.up_cost_s = 12.0;
   with_curve.down_cost_s = 3.0;
-  ASSERT_FALSE(jobs.add(with_curve, &given, kNow));
+  ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
   const Job learning = running_job(6);
-  ASSERT_FALSE(jobs.add(registration(6), &learning, kNow + 7));
+  ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
   jobs.restore_learned(6, std::vector<std::pair<int, double>>{{1, 1.0}, {4, 3.3333333333333335}},
                        std::pair{17.25, 4.5});
 
@@ -74,7 +74,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   ElasticJobs restored;
   for (const SavedJob& saved : back.jobs) {
     const Job job = running_job(saved.registration.job_id);
-    ASSERT_FALSE(restored.add(saved.registration, &job, saved.registered_at));
+    ASSERT_FALSE(restored.add(saved.registration, &job, "elastic", saved.registered_at));
     restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs);
   }
   for (const std::uint32_t id : {5U, 6U}) {

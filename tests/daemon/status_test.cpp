@@ -26,6 +26,7 @@ World small_world() {
   elastic.id = 41;
   elastic.user_id = 1001;
   elastic.user = "alice";
+  elastic.partition = "elastic";
   elastic.state = JobState::running;
   elastic.nodes = {"n1"};
   elastic.batch_host = "n1";
@@ -41,7 +42,7 @@ World small_world() {
   r.job_id = 41;
   r.min_nodes = 1;
   r.max_nodes = 2;
-  EXPECT_FALSE(w.elastic.add(r, &w.snapshot.jobs[0], kNow));
+  EXPECT_FALSE(w.elastic.add(r, &w.snapshot.jobs[0], "elastic", kNow));
   return w;
 }
 

@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 
 #include "gaptrain/munge_envelope.hpp"
 #include "loopback_server.hpp"
@@ -38,6 +43,39 @@ TEST(PluginNotifyTest, MungeFailureFailsOpen) {
   const Outcome outcome = notify(config, protocol::NodeFreed{1, "n1"});
   EXPECT_FALSE(outcome.ok);
   EXPECT_TRUE(outcome.message.starts_with("munge: ")) << outcome.message;
+}
+
+// A munged that hangs: its socket accepts connections (the kernel's backlog) and nobody ever
+// answers. libmunge alone would retry for 10-15 s; the plugin gives up within its budget and
+// fails open, and says why.
+TEST(PluginNotifyTest, HungMungedFailsOpenWithinTheBudget) {
+  char dir_template[] = "/tmp/gaptrain-hung-munged-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir_template), nullptr);
+  const std::string socket_path = std::string(dir_template) + "/munge.socket";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, socket_path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 16), 0);
+
+  test::LoopbackServer controller(
+      [](const std::string&) -> std::optional<std::string> { return "{\"ok\":true}\n"; });
+  PluginConfig config;
+  config.controller = wire::Endpoint{"127.0.0.1", controller.port()};
+  config.munge_socket = socket_path;  // timeout: the default 50 ms
+  const Outcome outcome = notify(config, protocol::NodeTaken{7, "n1", false});
+  EXPECT_FALSE(outcome.ok);
+  EXPECT_EQ(outcome.message, "munge: no credential within the message budget (munged at " +
+                                 socket_path + " does not answer)");
+  EXPECT_EQ(controller.connections(), 0);  // nothing unsealed was sent
+  // libmunge did connect: it was the hung munged that was waited for, not a missing socket.
+  pollfd pending{listener, POLLIN, 0};
+  EXPECT_EQ(::poll(&pending, 1, 0), 1);
+  ::close(listener);
+  ::unlink(socket_path.c_str());
+  ::rmdir(dir_template);
 }
 
 class PluginNotifyMungeTest : public ::testing::Test {

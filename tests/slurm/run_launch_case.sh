@@ -144,6 +144,37 @@ case_launch_drain() {
   note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
 }
 
+managed() { [ "$(query_status "next((True for j in s['elastic_jobs'] if j['job_id'] == $1), False)")" = True ]; }
+controller_answers() { "$GAPTRAIN_CLI" status >/dev/null 2>&1; }
+
+# gaptraind is down as the elastic job's batch step starts, so the plugin's registration is not
+# delivered (issue 18, finding 9); once gaptraind runs, gaptrain-launch registers the job again
+# (its reports are refused: not registered) and the job is managed.
+case_launch_register_late() {
+  local job cluster=$here/../../scripts/local-cluster
+  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR"
+  cleanup_steps+=("'$cluster' start-controller --dir '$GAPTRAIN_CLUSTER_DIR' >/dev/null 2>&1")
+  ! controller_answers || fail "gaptraind still answers after stop-controller"
+  job=$(submit -p elastic -N 1 --exclusive --elastic=1-1 -t 3 \
+    --wrap "exec $launch --poll-ms 250 -- bash -c 'while :; do sleep 1; done'")
+  note "job $job submitted with gaptraind stopped"
+  poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "slurmd's log to say job $job's register was not delivered" bash -c \
+    "grep -qE 'gaptrain: job $job node [^:]+: register not delivered' $GAPTRAIN_CLUSTER_DIR/log/slurmd-n*.log"
+  poll 30 "the launcher to find the controller unreachable" \
+    grep -qF "controller unreachable" "$work/job.out"
+  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR"
+  local started=$SECONDS
+  poll 60 "gaptraind to answer again" controller_answers
+  poll 90 "job $job managed by gaptraind" managed "$job"
+  note "job $job managed $((SECONDS - started)) s (whole seconds) after gaptraind was started"
+  grep -qF "job registered with the controller again" "$work/job.out" ||
+    fail "launcher output: $(cat "$work/job.out")"
+  note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
+  scancel "$job"
+  poll 60 "job $job CANCELLED" job_state_is "$job" CANCELLED
+}
+
 type "case_$case_name" >/dev/null 2>&1 || fail "unknown case $case_name"
 "case_$case_name"
 echo "PASS: $case_name"

@@ -361,6 +361,126 @@ case_slurmctld_down() {
   poll 120 "gaptraind to poll Slurm again" eval '[ "$(query_status "s[\"slurm_error\"]")" = None ]'
 }
 
+# As uid 65534 (nobody): another user than the root who submits the other jobs.
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+nobody_job() {  # nobody_job SBATCH-ARGS...: prints the job id (-D /tmp: the tree is root's)
+  local id
+  id=$(as_nobody sbatch --parsable -D /tmp -o /dev/null "$@") || fail "sbatch as nobody failed"
+  id=${id%%;*}
+  # shellcheck disable=SC2154 # case_lib.sh's list of the jobs to cancel at exit
+  echo "$id" >>"$jobs_file"
+  echo "$id"
+}
+managed() { [ "$(query_status "job($1) is not None")" = True ]; }  # gaptraind manages JOB
+# nobody's `gaptrain status --json`, evaluated as query_status does (PYTHON-EXPRESSION; also
+# on(NODE): the job ids listed on NODE).
+query_status_as_nobody() {
+  local json
+  json=$(as_nobody "$GAPTRAIN_CLI" status --json) || return 1
+  python3 -c '
+import json, sys
+s = json.loads(sys.argv[2])
+def job(i):
+    return next((j for j in s["elastic_jobs"] if j["job_id"] == i), None)
+def on(node):
+    return next(n["jobs"] for n in s["nodes"] if n["name"] == node)
+print(eval(sys.argv[1]))' "$1" "$json"
+}
+nobody_sees_no_job() { [ "$(query_status_as_nobody "job($1) is None and on('n1') == []")" = True ]; }
+job_running() { job_state_is "$1" RUNNING; }
+
+# Sends each credential of FILE (one a line) as its own request, one after the other, and
+# prints how many were answered ok and how many refused as too many status requests.
+send_each() {  # send_each FILE
+  python3 - "$GAPTRAIN_CONTROLLER" "$1" <<'EOF'
+import socket
+import sys
+
+host, port = sys.argv[1].rsplit(":", 1)
+ok = refused = 0
+for credential in open(sys.argv[2]).read().split():
+    with socket.create_connection((host, int(port)), timeout=30) as conn:
+        conn.sendall((credential + "\n").encode())
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    ok += b'"ok":true' in reply
+    refused += b"too many status requests from uid 65534" in reply
+print(ok, refused)
+EOF
+}
+
+# 7. Trust (issue 18, finding 6). Another user's job named after an elastic job
+# ("gaptrain:<id>", the satellites' name) is neither merged into it nor cancelled when it ends,
+# nor is a job of the same user in another partition; with PrivateData=jobs a user's `gaptrain
+# status` shows their own jobs only, and a user who floods it is refused (not root); a job of
+# the regular partition that registers (--elastic) is refused with the reason.
+case_trust() {
+  require_gaptrain
+  local flag=$GAPTRAIN_CLUSTER_DIR/test-trust-flag rflag=$GAPTRAIN_CLUSTER_DIR/test-trust-rflag
+  local owner spoof twin regular t log credentials answers ok refused
+  log=$(daemon_log)
+  owner=$(flag_job "$flag" -p elastic --elastic=1-1 --exclusive -N1 -w n1 -t 5)
+  poll 60 "job $owner RUNNING" job_state_is "$owner" RUNNING
+  poll 60 "elastic job $owner registered" managed "$owner"
+  spoof=$(nobody_job -J "gaptrain:$owner" -p elastic --exclusive -N1 -w n2 -t 5 --wrap 'sleep 300')
+  twin=$(submit -o /dev/null -J "gaptrain:$owner" -p regular --exclusive -N1 -w n3 -t 5 \
+    --wrap 'sleep 300')
+  poll 60 "nobody's job $spoof named gaptrain:$owner RUNNING" job_state_is "$spoof" RUNNING
+  poll 60 "root's job $twin named gaptrain:$owner in partition regular RUNNING" \
+    job_state_is "$twin" RUNNING
+  t=$(date +%s)
+  poll 60 "a poll after both started" last_poll_after "$((t + 1))"
+  [ "$(query_status "sorted(job($owner)['nodes'])")" = n1 ] ||
+    fail "job $owner took jobs named after it: $(query_status "(job($owner)['nodes'], job($owner)['satellites'])")"
+
+  # PrivateData=jobs (as squeue): nobody sees their own job on n2, not root's on n1.
+  [ "$(query_status_as_nobody "job($owner) is not None")" = True ] ||
+    fail "without PrivateData nobody should see job $owner"
+  cleanup_steps+=("sed -i '/^PrivateData=/d' '$SLURM_CONF'; scontrol reconfigure")
+  echo "PrivateData=jobs" >>"$SLURM_CONF"
+  scontrol reconfigure
+  poll 60 "nobody's gaptrain status to hide root's job $owner" nobody_sees_no_job "$owner"
+  [ "$(query_status_as_nobody "on('n2') == [$spoof]")" = True ] ||
+    fail "nobody does not see their own job $spoof on n2: $(query_status_as_nobody "s['nodes']")"
+  managed "$owner" || fail "root no longer sees job $owner"
+  # A flood of status requests from nobody: refused beyond the burst; root is still served.
+  credentials=$GAPTRAIN_CLUSTER_DIR/test-trust-credentials
+  for _ in $(seq 60); do
+    as_nobody munge -S "$GAPTRAIN_MUNGE_SOCKET" -s '{"v":1,"type":"status"}'
+  done >"$credentials"
+  answers=$(send_each "$credentials")
+  note "60 status requests of nobody at once: $answers (ok, refused)"
+  read -r ok refused <<<"$answers"
+  ((ok >= 1 && refused >= 1)) || fail "60 status requests of nobody: $ok ok, $refused refused"
+  managed "$owner" || fail "root's status refused after nobody's flood"
+  sed -i '/^PrivateData=/d' "$SLURM_CONF"
+  scontrol reconfigure
+
+  # The owner ends: neither job named after it is cancelled (slurmctld still lists the owner).
+  touch "$flag"
+  poll 60 "job $owner COMPLETED" job_state_is "$owner" COMPLETED
+  t=$(date +%s)
+  poll 60 "polls after job $owner ended" last_poll_after "$((t + 2))"
+  job_running "$spoof" || fail "nobody's job $spoof was ended with job $owner"
+  job_running "$twin" || fail "root's regular job $twin was ended with job $owner"
+  ! grep -E 'msg="satellites released' "$log" | grep -qE "$spoof|$twin" ||
+    fail "gaptraind released $spoof or $twin: $(grep -E 'satellites released' "$log" | tail -n 2)"
+
+  # A job of the regular partition with --elastic: its registration is refused, with why.
+  regular=$(flag_job "$rflag" -p regular --elastic=1-1 --exclusive -N1 -w n4 -t 5)
+  poll 60 "job $regular RUNNING" job_state_is "$regular" RUNNING
+  poll 60 "the registration of job $regular refused" grep -qF \
+    "REASON=\"job $regular runs in partition regular: only jobs of the elastic partition elastic are managed (submit with -p elastic)\"" "$log"
+  ! managed "$regular" || fail "job $regular of partition regular is managed"
+  touch "$rflag"
+  poll 60 "job $regular COMPLETED" job_state_is "$regular" COMPLETED
+  rm -f "$flag" "$rflag" "$credentials"
+}
+
 type "case_$case_name" >/dev/null 2>&1 || fail "unknown case $case_name"
 "case_$case_name"
 echo "PASS: $case_name"

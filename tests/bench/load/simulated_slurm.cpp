@@ -149,8 +149,8 @@ SimulatedSlurm::Result SimulatedSlurm::poll(daemon::Snapshot& snapshot, std::int
   return {true, {}};
 }
 
-SimulatedSlurm::Result SimulatedSlurm::load_slurm_user(uid_t& uid) {
-  uid = kSlurmUser;
+SimulatedSlurm::Result SimulatedSlurm::load_config(Config& config) {
+  config.slurm_user = kSlurmUser;
   return {true, {}};
 }
 

@@ -72,7 +72,7 @@ class SimulatedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAc
 
   // SlurmQueries: the cluster as it is now (the whole table every time, as a full load).
   Result poll(daemon::Snapshot& snapshot, std::int64_t now, bool full) override;
-  Result load_slurm_user(uid_t& uid) override;
+  Result load_config(Config& config) override;
 
   // SlurmActions, applied to the state at once.
   daemon::ActionResult shrink(const daemon::ShrinkRequest& request) override;
