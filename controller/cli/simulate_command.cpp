@@ -440,7 +440,7 @@ Command add_simulate_command(CLI::App& parent) {
       ->type_name("SECONDS")
       ->check(finite_seconds(true));
   app->add_option("--max-input-mb", args->max_input_mb,
-                  "Refuse an input file larger than this, gunzipped (default 1024): a small "
+                  "Refuse an input file larger than this, gunzipped (default 512): a small "
                   ".gz can inflate to gigabytes")
       ->type_name("MB")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));

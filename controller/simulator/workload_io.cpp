@@ -167,7 +167,7 @@ std::string system_reason() {
   return std::generic_category().message(errno);
 }
 
-// "1024 MiB" for the messages.
+// "512 MiB" for the messages.
 std::string size_text(std::size_t bytes) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
@@ -196,11 +196,11 @@ std::string read_raw(const std::string& path, std::size_t max_bytes) {
   return content;
 }
 
-// Inflates every gzip member in turn: `cat a.gz b.gz` is a valid gzip file, as gunzip agrees.
-// Stops as soon as the output would pass `max_bytes`: a small file that inflates to gigabytes
-// (a gzip bomb) costs no more than the limit.
-std::string inflate_members(std::string_view compressed, const std::string& path,
-                            std::size_t max_bytes) {
+// Inflates every gzip member in turn (`cat a.gz b.gz` is a valid gzip file, as gunzip agrees)
+// into `out`, or only counts the bytes when `out` is null; stops as soon as the output would pass
+// `max_bytes`. Returns the size of the output.
+std::size_t inflate_into(std::string_view compressed, const std::string& path,
+                         std::size_t max_bytes, std::string* out) {
   const auto invalid = [&path](const std::string& why) {
     return InputError(path, "not a valid gzip file: " + why);
   };
@@ -208,8 +208,7 @@ std::string inflate_members(std::string_view compressed, const std::string& path
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw invalid("zlib failed to start");
   const std::unique_ptr<z_stream, int (*)(z_stream*)> cleanup(&stream, &inflateEnd);
 
-  std::string out;
-  out.reserve(std::min(compressed.size() * 4, max_bytes));
+  std::size_t size = 0;
   std::array<char, 1 << 16> buffer{};
   std::size_t fed = 0;  // bytes of `compressed` handed to zlib so far
   while (true) {
@@ -224,13 +223,12 @@ std::string inflate_members(std::string_view compressed, const std::string& path
     stream.avail_out = static_cast<uInt>(buffer.size());
     const int status = inflate(&stream, Z_NO_FLUSH);
     const std::size_t produced = buffer.size() - stream.avail_out;
-    if (produced > max_bytes - out.size()) {
-      throw too_large(path, max_bytes, "decompressed, it is");
-    }
-    out.append(buffer.data(), produced);
+    if (produced > max_bytes - size) throw too_large(path, max_bytes, "decompressed, it is");
+    if (out != nullptr) out->append(buffer.data(), produced);
+    size += produced;
     const bool input_left = stream.avail_in > 0 || fed < compressed.size();
     if (status == Z_STREAM_END) {
-      if (!input_left) return out;
+      if (!input_left) return size;
       inflateReset(&stream);  // the next member
     } else if (status == Z_BUF_ERROR && !input_left) {
       throw invalid("it ends in the middle of the compressed data (truncated?)");
@@ -238,6 +236,16 @@ std::string inflate_members(std::string_view compressed, const std::string& path
       throw invalid(stream.msg != nullptr ? stream.msg : "zlib error " + std::to_string(status));
     }
   }
+}
+
+// Inflates twice: first counting, so that a file past the limit (a gzip bomb: a megabyte that
+// inflates to gigabytes) is refused holding nothing, then into a string of the exact size.
+std::string inflate_members(std::string_view compressed, const std::string& path,
+                            std::size_t max_bytes) {
+  std::string out;
+  out.reserve(inflate_into(compressed, path, max_bytes, nullptr));
+  inflate_into(compressed, path, max_bytes, &out);
+  return out;
 }
 
 // ---- SWF --------------------------------------------------------------------------------------
