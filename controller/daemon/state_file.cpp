@@ -108,9 +108,10 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
                                                          "learned_curve", "learned_costs"};
   reject_unknown_json_keys(entry, kKeys, field + ".");
   SavedJob job;
+  const Json::Value& saved_registration = member(entry, "registration", field + ".");
   Request request;
   try {
-    request = protocol::decode(one_line(member(entry, "registration", field + ".")));
+    request = protocol::decode(one_line(saved_registration));
   } catch (const InputError& e) {
     throw e.under(field + ".registration");
   }

@@ -154,10 +154,16 @@ TEST(StateFile, ABadEntryIsDroppedAndTheRestKept) {
             (std::vector<std::string>{"jobs[1]", "jobs[2]", "jobs[4]", "jobs[5]", "user_limits.0",
                                       "user_limits.10", "user_limits.x"}));
   // Each reason says what is wrong with it, in one line.
-  EXPECT_NE(decoded.dropped[0].reason.find("jobs[1].registration: missing"), std::string::npos)
-      << decoded.dropped[0].reason;
+  EXPECT_EQ(decoded.dropped[0].reason, "jobs[1].registration: missing");
+  EXPECT_EQ(decoded.dropped[3].reason, "jobs[5].registration: not a \"register\" request");
   EXPECT_NE(decoded.dropped[2].reason.find("saved twice"), std::string::npos);
   for (const DroppedEntry& d : decoded.dropped) EXPECT_EQ(d.reason.find('\n'), std::string::npos);
+  // The registration's own field is named under the job.
+  std::string bad_bounds = job_entry(3);
+  bad_bounds.replace(bad_bounds.find(R"("min_nodes":1)"), 13, R"("min_nodes":0)");
+  const DecodedState bounds = decode_state(state_with(bad_bounds));
+  ASSERT_EQ(bounds.dropped.size(), 1U);
+  EXPECT_EQ(bounds.dropped[0].reason, "jobs[0].registration.min_nodes: must be >= 1");
 }
 
 TEST(StateFile, ACorruptLearnedCurveOrCostIsDroppedAndTheJobKept) {
