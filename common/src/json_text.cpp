@@ -29,6 +29,15 @@ std::string first_parse_error(const std::string& formatted) {
   return "invalid JSON: " + location + ": " + what;
 }
 
+// At most `max_bytes` of `text`, cut at a UTF-8 character boundary and followed by "...".
+std::string cut(const std::string& text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;
+  // Back off to a UTF-8 character boundary (continuation bytes are 0b10xxxxxx).
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) --end;
+  return text.substr(0, end) + "...";
+}
+
 }  // namespace
 
 Json::Value parse_strict_json(std::string_view text) {
@@ -55,17 +64,7 @@ std::string describe_json(const Json::Value& value) {
     case Json::booleanValue: return value.asBool() ? "true" : "false";
     case Json::arrayValue: return "an array";
     case Json::objectValue: return "an object";
-    case Json::stringValue: {
-      constexpr std::size_t kMaxBytes = 40;
-      std::string text = value.asString();
-      if (text.size() > kMaxBytes) {
-        std::size_t cut = kMaxBytes;
-        // Back off to a UTF-8 character boundary (continuation bytes are 0b10xxxxxx).
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) --cut;
-        text = text.substr(0, cut) + "...";
-      }
-      return Json::valueToQuotedString(text.c_str());
-    }
+    case Json::stringValue: return Json::valueToQuotedString(cut(value.asString(), 40).c_str());
     case Json::intValue:
     case Json::uintValue:
     case Json::realValue: {
@@ -83,11 +82,13 @@ void throw_json_type_error(const std::string& field, std::string_view expected,
 }
 
 std::string json_key_in_path(const std::string& key) {
-  const bool plain =
-      !key.empty() && key.find_first_not_of(
-                          "abcdefghijklmnopqrstuvwxyz"
-                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
-  return plain ? key : Json::valueToQuotedString(key.c_str());
+  // Keys are input too: a 10 MB key must not make a 10 MB message.
+  constexpr std::size_t kMaxKeyBytes = 60;
+  const bool plain = !key.empty() && key.size() <= kMaxKeyBytes &&
+                     key.find_first_not_of(
+                         "abcdefghijklmnopqrstuvwxyz"
+                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
+  return plain ? key : Json::valueToQuotedString(cut(key, kMaxKeyBytes).c_str());
 }
 
 void reject_unknown_json_keys(const Json::Value& object, std::span<const std::string_view> allowed,

@@ -81,6 +81,7 @@ struct SimulateArgs {
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
   std::optional<double> repeat_s;
+  std::size_t max_input_mb = sim::kDefaultMaxInputBytes >> 20;
   bool with_oracle = false;
   std::string json_path;
   std::string log_path;
@@ -107,17 +108,21 @@ struct Inputs {
 
 Inputs load_inputs(const SimulateArgs& args) {
   Inputs in;
+  const std::size_t max_bytes = args.max_input_mb << 20;
+  const auto read = [max_bytes](const std::string& path) {
+    return sim::read_input_file(path, max_bytes);
+  };
   if (!args.node_events.empty()) {
     in.trace_name = args.node_events;
     in.trace_kind = "node-events";
     in.trace = sim::trace_from_node_events(
-        sim::parse_node_events(sim::read_input_file(args.node_events), args.node_events));
+        sim::parse_node_events(read(args.node_events), args.node_events));
   } else {
     const bool built_in = args.swf.empty();
     in.trace_name = built_in ? std::string(kDefaultTraceName) : args.swf;
     in.trace_kind = "swf";
-    const sim::SwfLog log = sim::parse_swf(
-        built_in ? default_swf_text() : sim::read_input_file(args.swf), in.trace_name);
+    const sim::SwfLog log =
+        sim::parse_swf(built_in ? default_swf_text() : read(args.swf), in.trace_name);
     in.swf_skipped = log.skipped;
     in.trace = sim::replay_easy_backfill(log);
   }
@@ -126,12 +131,10 @@ Inputs load_inputs(const SimulateArgs& args) {
   const bool default_mix = args.jobs.empty();
   in.jobs_name = default_mix ? std::string(kDefaultJobsName) : args.jobs;
   in.curves_name = default_mix ? std::string(kDefaultCurvesName) : args.curves;
-  in.jobs = sim::parse_jobs(
-      default_mix ? std::string(default_jobs_csv()) : sim::read_input_file(args.jobs),
-      in.jobs_name);
-  in.curves = sim::parse_curves(
-      default_mix ? std::string(default_curves_csv()) : sim::read_input_file(args.curves),
-      in.curves_name);
+  in.jobs = sim::parse_jobs(default_mix ? std::string(default_jobs_csv()) : read(args.jobs),
+                            in.jobs_name);
+  in.curves = sim::parse_curves(default_mix ? std::string(default_curves_csv()) : read(args.curves),
+                                in.curves_name);
   sim::check_models_known(in.jobs, in.curves, in.jobs_name);
   in.repeat_s = args.repeat_s.value_or(default_mix ? kDefaultRepeatS : 0.0);
   return in;
@@ -436,6 +439,11 @@ Command add_simulate_command(CLI::App& parent) {
                   "mix, else 0)")
       ->type_name("SECONDS")
       ->check(finite_seconds(true));
+  app->add_option("--max-input-mb", args->max_input_mb,
+                  "Refuse an input file larger than this, gunzipped (default 512): a small "
+                  ".gz can inflate to gigabytes")
+      ->type_name("MB")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   app->add_flag("--oracle", args->with_oracle,
                 "Also run the oracle on the same window and report oracle_samples (on the KTH "
                 "year it takes several times the policy's time)");

@@ -315,7 +315,20 @@ void Daemon::load_state() {
   try {
     const std::optional<std::string> text = read_file_if_exists(path);
     if (!text) return;
-    state = decode_state(*text);
+    DecodedState decoded = decode_state(*text);
+    state = std::move(decoded.state);
+    // The rest of the file is used. The file as it was is kept aside, as an unreadable one is,
+    // for the next save would drop what was left out.
+    if (!decoded.dropped.empty()) {
+      const std::string aside = path + ".unreadable";
+      const bool moved = std::rename(path.c_str(), aside.c_str()) == 0;
+      for (const DroppedEntry& dropped : decoded.dropped) {
+        log::warning("state file entry dropped", {{"PATH", path},
+                                                  {"FIELD", dropped.field},
+                                                  {"REASON", dropped.reason},
+                                                  {"MOVED_TO", moved ? aside : "-"}});
+      }
+    }
   } catch (const std::system_error& e) {
     log::warning("cannot read the state file: starting without it",
                  {{"PATH", path}, {"REASON", e.what()}});
@@ -559,6 +572,11 @@ void Daemon::reload() {
     if (fresh.metrics_listen != config_.metrics_listen) {
       log::warning("metrics_listen changes at the next restart", {{"CONFIG", config_path_}});
       fresh.metrics_listen = config_.metrics_listen;
+    }
+    if (fresh.state_file != config_.state_file) {
+      // main() locked the state file it started with (state_lock.hpp).
+      log::warning("state_file changes at the next restart", {{"CONFIG", config_path_}});
+      fresh.state_file = config_.state_file;
     }
     config_ = std::move(fresh);
     log::set_threshold(to_log_level(config_.log_level));

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -14,6 +15,7 @@
 #include "gaptrain/version.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_source.hpp"
+#include "state_lock.hpp"
 
 int main(int argc, char** argv) {
   using namespace gaptrain::daemon;
@@ -46,6 +48,21 @@ int main(int argc, char** argv) {
   if (check_only) {
     std::cout << "gaptraind: " << config_path << ": configuration is valid\n";
     return 0;
+  }
+
+  // Before anything is bound or polled: a second daemon on the same state must not start.
+  std::optional<StateLock> state_lock;
+  if (!config.state_file.empty()) {
+    try {
+      state_lock.emplace(config.state_file);
+    } catch (const StateFileInUse& e) {
+      std::cerr << "gaptraind: " << e.what() << '\n';
+      return 1;
+    } catch (const std::system_error& e) {
+      std::cerr << "gaptraind: " << e.what()
+                << " (create its directory, or set state_file to \"\" in " << config_path << ")\n";
+      return 1;
+    }
   }
 
   // Block the signals the loop handles before anything could start a thread, so they are only

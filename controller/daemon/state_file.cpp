@@ -2,24 +2,35 @@
 
 #include <fcntl.h>
 #include <json/json.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
 #include <string_view>
 #include <system_error>
 #include <variant>
 
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
+#include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::daemon {
 
 namespace {
 
 constexpr int kStateVersion = 1;
+// A learned curve's node counts are at most a job's max_nodes; this only bounds nonsense.
+constexpr std::uint64_t kMaxCurveNodes = 1000000;
+
+using protocol::Request;
 
 std::string one_line(const Json::Value& value) {
   Json::StreamWriterBuilder builder;
@@ -40,21 +51,70 @@ std::uint64_t whole_number(const Json::Value& value, const std::string& field, s
   return value.asLargestUInt();
 }
 
+// Also a learned rate (samples/s): a finite number >= 0.
 double seconds(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric() || value.asDouble() < 0.0) {
-    throw_json_type_error(field, "seconds >= 0", value);
+  if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < 0.0) {
+    throw_json_type_error(field, "a finite number >= 0", value);
   }
   return value.asDouble();
 }
 
-SavedJob decode_job(const Json::Value& entry, const std::string& field) {
+// The learned curve restored as a job's model: ScalingCurve's contract (node counts increasing
+// from >= 1, finite rates >= 0) and a positive 1-node throughput, which the speedup and fair
+// objectives divide by (job_value.cpp). A corrupt one would otherwise stop every plan.
+std::vector<std::pair<int, double>> learned_curve(const Json::Value& curve,
+                                                  const std::string& field) {
+  if (!curve.isArray()) throw_json_type_error(field, "an array", curve);
+  if (curve.empty()) throw InputError(field, "expected at least one [nodes, samples/s] point");
+  std::vector<std::pair<int, double>> points;
+  std::vector<ScalingCurve::Point> model;
+  for (Json::ArrayIndex i = 0; i < curve.size(); ++i) {
+    const std::string at = field + "[" + std::to_string(i) + "]";
+    const Json::Value& point = curve[i];
+    if (!point.isArray() || point.size() != 2) {
+      throw_json_type_error(at, "[nodes, samples/s]", point);
+    }
+    const int nodes = static_cast<int>(whole_number(point[0], at + "[0]", kMaxCurveNodes));
+    const int previous = points.empty() ? 0 : points.back().first;
+    if (nodes <= previous) {
+      throw InputError(at + "[0]", "node counts must increase from >= 1, got " +
+                                       std::to_string(nodes) + " after " +
+                                       std::to_string(previous));
+    }
+    const double rate = seconds(point[1], at + "[1]");
+    points.emplace_back(nodes, rate);
+    model.push_back({nodes, rate});
+  }
+  if (ScalingCurve(std::move(model)).at(1.0) <= 0.0) {
+    throw InputError(field, "the 1-node throughput must be > 0");
+  }
+  return points;
+}
+
+std::pair<double, double> learned_costs(const Json::Value& costs, const std::string& field) {
+  if (!costs.isObject()) throw_json_type_error(field, "an object", costs);
+  static constexpr std::array<std::string_view, 2> kCostKeys{"up_s", "down_s"};
+  reject_unknown_json_keys(costs, kCostKeys, field + ".");
+  return {seconds(member(costs, "up_s", field + "."), field + ".up_s"),
+          seconds(member(costs, "down_s", field + "."), field + ".down_s")};
+}
+
+// One job, or an InputError naming what makes it unusable. A bad learned part is dropped
+// alone (into `dropped`): the job is managed again and learns it anew.
+SavedJob decode_job(const Json::Value& entry, const std::string& field,
+                    std::vector<DroppedEntry>& dropped) {
   if (!entry.isObject()) throw_json_type_error(field, "an object", entry);
   static constexpr std::array<std::string_view, 5> kKeys{"registration", "uid", "registered_at",
                                                          "learned_curve", "learned_costs"};
   reject_unknown_json_keys(entry, kKeys, field + ".");
   SavedJob job;
-  const protocol::Request request =
-      protocol::decode(one_line(member(entry, "registration", field + ".")));
+  const Json::Value& saved_registration = member(entry, "registration", field + ".");
+  Request request;
+  try {
+    request = protocol::decode(one_line(saved_registration));
+  } catch (const InputError& e) {
+    throw e.under(field + ".registration");
+  }
   const auto* registration = std::get_if<protocol::JobRegistration>(&request);
   if (registration == nullptr) {
     throw InputError(field + ".registration", "not a \"register\" request");
@@ -65,28 +125,18 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field) {
   job.registered_at = static_cast<std::int64_t>(whole_number(
       member(entry, "registered_at", field + "."), field + ".registered_at", INT64_MAX));
   if (entry.isMember("learned_curve")) {
-    const Json::Value& curve = entry["learned_curve"];
-    if (!curve.isArray()) throw_json_type_error(field + ".learned_curve", "an array", curve);
-    std::vector<std::pair<int, double>> points;
-    for (Json::ArrayIndex i = 0; i < curve.size(); ++i) {
-      const std::string at = field + ".learned_curve[" + std::to_string(i) + "]";
-      const Json::Value& point = curve[i];
-      if (!point.isArray() || point.size() != 2) {
-        throw_json_type_error(at, "[nodes, samples/s]", point);
-      }
-      points.emplace_back(static_cast<int>(whole_number(point[0], at + "[0]", 1000000)),
-                          seconds(point[1], at + "[1]"));
+    try {
+      job.learned_curve = learned_curve(entry["learned_curve"], field + ".learned_curve");
+    } catch (const InputError& e) {
+      dropped.push_back({field + ".learned_curve", e.what()});
     }
-    job.learned_curve = std::move(points);
   }
   if (entry.isMember("learned_costs")) {
-    const Json::Value& costs = entry["learned_costs"];
-    const std::string at = field + ".learned_costs";
-    if (!costs.isObject()) throw_json_type_error(at, "an object", costs);
-    static constexpr std::array<std::string_view, 2> kCostKeys{"up_s", "down_s"};
-    reject_unknown_json_keys(costs, kCostKeys, at + ".");
-    job.learned_costs = std::pair{seconds(member(costs, "up_s", at + "."), at + ".up_s"),
-                                  seconds(member(costs, "down_s", at + "."), at + ".down_s")};
+    try {
+      job.learned_costs = learned_costs(entry["learned_costs"], field + ".learned_costs");
+    } catch (const InputError& e) {
+      dropped.push_back({field + ".learned_costs", e.what()});
+    }
   }
   return job;
 }
@@ -152,7 +202,11 @@ std::string encode_state(const DaemonState& state) {
   return one_line(root) + "\n";
 }
 
-DaemonState decode_state(std::string_view json) {
+DecodedState decode_state(std::string_view json) {
+  if (json.size() > kMaxStateFileBytes) {
+    throw InputError("", "larger than " + std::to_string(kMaxStateFileBytes) +
+                             " bytes: not a state gaptraind wrote");
+  }
   const Json::Value root = parse_strict_json(json);
   if (!root.isObject()) throw_json_type_error("", "an object", root);
   static constexpr std::array<std::string_view, 3> kKeys{"version", "jobs", "user_limits"};
@@ -164,62 +218,103 @@ DaemonState decode_state(std::string_view json) {
                                     ": written by another gaptraind version; remove the file "
                                     "to start without it");
   }
-  DaemonState state;
   const Json::Value& jobs = member(root, "jobs", "");
   if (!jobs.isArray()) throw_json_type_error("jobs", "an array", jobs);
-  for (Json::ArrayIndex i = 0; i < jobs.size(); ++i) {
-    state.jobs.push_back(decode_job(jobs[i], "jobs[" + std::to_string(i) + "]"));
-  }
   const Json::Value& limits = member(root, "user_limits", "");
   if (!limits.isObject()) throw_json_type_error("user_limits", "an object", limits);
+
+  DecodedState decoded;
+  DaemonState& state = decoded.state;
+  std::set<std::uint32_t> job_ids;
+  for (Json::ArrayIndex i = 0; i < jobs.size(); ++i) {
+    const std::string field = "jobs[" + std::to_string(i) + "]";
+    try {
+      SavedJob job = decode_job(jobs[i], field, decoded.dropped);
+      if (!job_ids.insert(job.registration.job_id).second) {
+        throw InputError(field, "job " + std::to_string(job.registration.job_id) +
+                                    " is saved twice; the first entry is kept");
+      }
+      state.jobs.push_back(std::move(job));
+    } catch (const InputError& e) {
+      decoded.dropped.push_back({field, e.what()});
+    }
+  }
   for (const std::string& key : limits.getMemberNames()) {
     const std::string field = "user_limits." + json_key_in_path(key);
-    std::uint32_t job_id = 0;
-    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), job_id);
-    if (error != std::errc{} || end != key.data() + key.size() || job_id == 0) {
-      throw InputError(field, "a job id is a whole number > 0");
+    try {
+      std::uint32_t job_id = 0;
+      const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), job_id);
+      if (error != std::errc{} || end != key.data() + key.size() || job_id == 0) {
+        throw InputError(field, "a job id is a whole number > 0");
+      }
+      state.user_limits[job_id] =
+          static_cast<std::uint32_t>(whole_number(limits[key], field, 0xffffffffU));
+    } catch (const InputError& e) {
+      decoded.dropped.push_back({field, e.what()});
     }
-    state.user_limits[job_id] =
-        static_cast<std::uint32_t>(whole_number(limits[key], field, 0xffffffffU));
   }
-  return state;
+  return decoded;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw_errno("cannot create", temporary);
+  const std::filesystem::path target(path);
+  // A fresh name each time, created exclusively (mkostemp opens with O_CREAT | O_EXCL, which
+  // never follows a symlink): nobody can plant a link or a file for the write to go through,
+  // and a temporary file left by a crash is never reused.
+  std::string temporary = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0) throw_errno("cannot create a temporary file for", path);
+  const auto fail = [&](const std::string& what, const std::string& name) {
+    const int saved = errno;
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    errno = saved;
+    throw_errno(what, name);
+  };
+  if (::fchmod(fd, 0600) != 0) fail("cannot chmod", temporary);
   std::string_view left = text;
   while (!left.empty()) {
     const ssize_t written = ::write(fd, left.data(), left.size());
     if (written < 0 && errno == EINTR) continue;
-    if (written < 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      throw_errno("cannot write", temporary);
-    }
+    if (written < 0) fail("cannot write", temporary);
     left.remove_prefix(static_cast<std::size_t>(written));
   }
   // On disk before the rename makes it the state: a crash never leaves an empty file there.
-  if (::fsync(fd) != 0) {
+  if (::fsync(fd) != 0) fail("cannot fsync", temporary);
+  if (::close(fd) != 0) {
     const int saved = errno;
-    ::close(fd);
+    ::unlink(temporary.c_str());
     errno = saved;
-    throw_errno("cannot fsync", temporary);
+    throw_errno("cannot close", temporary);
   }
-  if (::close(fd) != 0) throw_errno("cannot close", temporary);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) throw_errno("cannot rename onto", path);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(temporary.c_str());
+    errno = saved;
+    throw_errno("cannot rename onto", path);
+  }
+  // The rename is an entry in the directory: without this a power loss may bring back the old
+  // state (or none) although the write returned.
+  const std::string directory =
+      target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) throw_errno("cannot open the directory of", path);
+  const int synced = ::fsync(dir);
+  const int saved = errno;
+  ::close(dir);
+  errno = saved;
+  if (synced != 0) throw_errno("cannot fsync the directory of", path);
 }
 
-std::optional<std::string> read_file_if_exists(const std::string& path) {
+std::optional<std::string> read_file_if_exists(const std::string& path, std::size_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return std::nullopt;
   if (fd < 0) throw_errno("cannot open", path);
   std::string text;
   std::array<char, 65536> buffer{};
   for (;;) {
-    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
+    const std::size_t wanted = std::min(buffer.size(), max_bytes + 1 - text.size());
+    const ssize_t got = ::read(fd, buffer.data(), wanted);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       const int saved = errno;
@@ -229,6 +324,7 @@ std::optional<std::string> read_file_if_exists(const std::string& path) {
     }
     if (got == 0) break;
     text.append(buffer.data(), static_cast<std::size_t>(got));
+    if (text.size() > max_bytes) break;
   }
   ::close(fd);
   return text;

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "gaptrain/input_error.hpp"
+#include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim {
 namespace {
@@ -35,9 +36,9 @@ struct Where {
   }
 };
 
-// Values are quoted in messages so that stray spaces or empty values are visible.
+// Every value a message repeats goes through quote_input (csv_record.hpp): bounded, one line.
 std::string quoted(std::string_view value) {
-  return "\"" + std::string(value) + "\"";
+  return quote_input(value);
 }
 
 // ---- Lexing ---------------------------------------------------------------------------------
@@ -71,23 +72,21 @@ bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
 }
 
-// Splits `line` at `separator` into `fields` and returns how many fields the line has, which
-// may exceed fields.size() (the extra ones are counted, not stored): callers report it.
-std::size_t split_csv(std::string_view line, char separator, std::span<std::string_view> fields) {
-  std::size_t count = 0;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = line.find(separator, start);
-    const std::string_view field =
-        line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    if (count < fields.size()) fields[count] = field;
-    ++count;
-    if (end == std::string_view::npos) return count;
-    start = end + 1;
+// The fields of one CSV record (split_csv_record), with where it came from in the message of a
+// malformed one.
+template <std::size_t N>
+std::size_t csv_fields(std::string_view line, const Where& where,
+                       const std::array<std::string_view, N>& column_names,
+                       std::array<std::string_view, N>& fields,
+                       std::array<std::string, N>& unescaped) {
+  try {
+    return split_csv_record(line, fields, unescaped, column_names);
+  } catch (const InputError& e) {
+    where.fail(e.what());
   }
 }
 
-// Like split_csv, for whitespace-separated fields (runs of spaces and tabs are one separator).
+// For whitespace-separated fields (SWF) (runs of spaces and tabs are one separator).
 std::size_t split_whitespace(std::string_view line, std::span<std::string_view> fields) {
   std::size_t count = 0;
   std::size_t pos = line.find_first_not_of(" \t");
@@ -113,6 +112,13 @@ std::optional<double> to_number(std::string_view token) {
   return value;
 }
 
+// A number as a message shows it: the shortest text that reads back as the same value.
+std::string number_text(double value) {
+  std::array<char, 32> buffer{};
+  const auto [end, error] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return error == std::errc() ? std::string(buffer.data(), end) : std::to_string(value);
+}
+
 template <typename Integer>
 std::optional<Integer> to_integer(std::string_view token) {
   Integer value = 0;
@@ -121,16 +127,37 @@ std::optional<Integer> to_integer(std::string_view token) {
   return value;
 }
 
+// Whether `line` is the header naming `columns` (read as any record, so spaces and quotes
+// around the names are fine).
+template <std::size_t N>
+bool is_header(std::string_view line, const Where& where,
+               const std::array<std::string_view, N>& columns) {
+  std::array<std::string_view, N> fields;
+  std::array<std::string, N> unescaped;
+  return csv_fields(line, where, columns, fields, unescaped) == N && fields == columns;
+}
+
+// The header line in quotes, whole: it is ours, not the input's.
+template <std::size_t N>
+std::string header_text(const std::array<std::string_view, N>& columns) {
+  std::string text;
+  for (const std::string_view column : columns)
+    text += (text.empty() ? "" : ",") + std::string(column);
+  return "\"" + text + "\"";
+}
+
 // The CSV files have a fixed first line so that a file given for the wrong option (curves for
 // jobs, say) is caught with a clear message instead of a confusing error on some later row.
-void expect_header(LineReader& lines, std::string_view expected, const std::string& name) {
+template <std::size_t N>
+void expect_header(LineReader& lines, const std::array<std::string_view, N>& columns,
+                   const std::string& name) {
   std::string_view line;
   if (!lines.next(line)) {
-    throw InputError(name, "file is empty; expected the header line " + quoted(expected));
+    throw InputError(name, "file is empty; expected the header line " + header_text(columns));
   }
-  if (line != expected) {
-    Where{name, lines.number()}.fail("expected the header line " + quoted(expected) + ", got " +
-                                     quoted(line));
+  const Where where{name, lines.number()};
+  if (!is_header(line, where, columns)) {
+    where.fail("expected the header line " + header_text(columns) + ", got " + quoted(line));
   }
 }
 
@@ -140,7 +167,19 @@ std::string system_reason() {
   return std::generic_category().message(errno);
 }
 
-std::string read_raw(const std::string& path) {
+// "512 MiB" for the messages.
+std::string size_text(std::size_t bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
+                           : std::to_string(bytes) + " bytes";
+}
+
+InputError too_large(const std::string& path, std::size_t max_bytes, const char* what) {
+  return InputError(path, std::string(what) + " larger than " + size_text(max_bytes) +
+                              ", the limit on an input file (--max-input-mb raises it)");
+}
+
+std::string read_raw(const std::string& path, std::size_t max_bytes) {
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                              &std::fclose);
   if (!file) throw InputError(path, "cannot read: " + system_reason());
@@ -149,6 +188,7 @@ std::string read_raw(const std::string& path) {
   while (true) {
     const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
     content.append(buffer.data(), got);
+    if (content.size() > max_bytes) throw too_large(path, max_bytes, "the file is");
     if (got < buffer.size()) break;
   }
   // fread() on a directory opens fine on Linux and fails here with EISDIR.
@@ -156,8 +196,11 @@ std::string read_raw(const std::string& path) {
   return content;
 }
 
-// Inflates every gzip member in turn: `cat a.gz b.gz` is a valid gzip file, as gunzip agrees.
-std::string inflate_members(std::string_view compressed, const std::string& path) {
+// Inflates every gzip member in turn (`cat a.gz b.gz` is a valid gzip file, as gunzip agrees)
+// into `out`, or only counts the bytes when `out` is null; stops as soon as the output would pass
+// `max_bytes`. Returns the size of the output.
+std::size_t inflate_into(std::string_view compressed, const std::string& path,
+                         std::size_t max_bytes, std::string* out) {
   const auto invalid = [&path](const std::string& why) {
     return InputError(path, "not a valid gzip file: " + why);
   };
@@ -165,8 +208,7 @@ std::string inflate_members(std::string_view compressed, const std::string& path
   if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw invalid("zlib failed to start");
   const std::unique_ptr<z_stream, int (*)(z_stream*)> cleanup(&stream, &inflateEnd);
 
-  std::string out;
-  out.reserve(compressed.size() * 4);
+  std::size_t size = 0;
   std::array<char, 1 << 16> buffer{};
   std::size_t fed = 0;  // bytes of `compressed` handed to zlib so far
   while (true) {
@@ -180,10 +222,13 @@ std::string inflate_members(std::string_view compressed, const std::string& path
     stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
     stream.avail_out = static_cast<uInt>(buffer.size());
     const int status = inflate(&stream, Z_NO_FLUSH);
-    out.append(buffer.data(), buffer.size() - stream.avail_out);
+    const std::size_t produced = buffer.size() - stream.avail_out;
+    if (produced > max_bytes - size) throw too_large(path, max_bytes, "decompressed, it is");
+    if (out != nullptr) out->append(buffer.data(), produced);
+    size += produced;
     const bool input_left = stream.avail_in > 0 || fed < compressed.size();
     if (status == Z_STREAM_END) {
-      if (!input_left) return out;
+      if (!input_left) return size;
       inflateReset(&stream);  // the next member
     } else if (status == Z_BUF_ERROR && !input_left) {
       throw invalid("it ends in the middle of the compressed data (truncated?)");
@@ -191,6 +236,16 @@ std::string inflate_members(std::string_view compressed, const std::string& path
       throw invalid(stream.msg != nullptr ? stream.msg : "zlib error " + std::to_string(status));
     }
   }
+}
+
+// Inflates twice: first counting, so that a file past the limit (a gzip bomb: a megabyte that
+// inflates to gigabytes) is refused holding nothing, then into a string of the exact size.
+std::string inflate_members(std::string_view compressed, const std::string& path,
+                            std::size_t max_bytes) {
+  std::string out;
+  out.reserve(inflate_into(compressed, path, max_bytes, nullptr));
+  inflate_into(compressed, path, max_bytes, &out);
+  return out;
 }
 
 // ---- SWF --------------------------------------------------------------------------------------
@@ -290,11 +345,12 @@ std::optional<SwfJob> parse_swf_record(std::string_view line, const Where& where
 
 // ---- Node events ----------------------------------------------------------------------------
 
-constexpr std::string_view kNodeEventsHeader = "time,node,state";
+constexpr std::array<std::string_view, 3> kNodeEventsColumns = {"time", "node", "state"};
 
 NodeEventRow parse_node_event(std::string_view line, const Where& where) {
   std::array<std::string_view, 3> fields;
-  const std::size_t count = split_csv(line, ',', fields);
+  std::array<std::string, 3> unescaped;
+  const std::size_t count = csv_fields(line, where, kNodeEventsColumns, fields, unescaped);
   if (count != fields.size()) {
     where.fail("expected 3 columns (time,node,state), got " + std::to_string(count));
   }
@@ -310,9 +366,10 @@ NodeEventRow parse_node_event(std::string_view line, const Where& where) {
 
 // ---- Jobs and curves ------------------------------------------------------------------------
 
-constexpr std::string_view kJobsHeader =
-    "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s";
-constexpr std::string_view kCurvesHeader = "model,nodes,samples_per_s";
+constexpr std::array<std::string_view, 8> kJobsColumns = {"id",        "submit_s",   "model",
+                                                          "min_nodes", "max_nodes",  "work_samples",
+                                                          "up_cost_s", "down_cost_s"};
+constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
 
 // Checked column values; `column` names the column in the message, `bound` says the limit in
 // words ("1", "min_nodes (4)").
@@ -346,10 +403,13 @@ std::string_view non_empty(std::string_view value, const std::string& column, co
   return value;
 }
 
+// A record of the file's N columns; `unescaped` must outlive the views returned.
 template <std::size_t N>
-std::array<std::string_view, N> csv_columns(std::string_view line, const Where& where) {
+std::array<std::string_view, N> csv_columns(std::string_view line, const Where& where,
+                                            const std::array<std::string_view, N>& column_names,
+                                            std::array<std::string, N>& unescaped) {
   std::array<std::string_view, N> fields;
-  const std::size_t count = split_csv(line, ',', fields);
+  const std::size_t count = csv_fields(line, where, column_names, fields, unescaped);
   if (count != N) {
     where.fail("expected " + std::to_string(N) + " columns, got " + std::to_string(count));
   }
@@ -357,7 +417,8 @@ std::array<std::string_view, N> csv_columns(std::string_view line, const Where& 
 }
 
 JobSpec parse_job(std::string_view line, const Where& where) {
-  const auto c = csv_columns<8>(line, where);
+  std::array<std::string, 8> unescaped;
+  const auto c = csv_columns(line, where, kJobsColumns, unescaped);
   JobSpec job;
   job.id = non_empty(c[0], "id", where);
   job.submit_s = number_at_least_zero(c[1], "submit_s", where);
@@ -380,14 +441,14 @@ struct CurveRow {
 
 }  // namespace
 
-std::string read_input_file(const std::string& path) {
-  std::string content = read_raw(path);
+std::string read_input_file(const std::string& path, std::size_t max_bytes) {
+  std::string content = read_raw(path, max_bytes);
   if (!path.ends_with(".gz")) return content;
-  return inflate_members(content, path);
+  return inflate_members(content, path, max_bytes);
 }
 
-std::string gunzip(std::string_view compressed, const std::string& name) {
-  return inflate_members(compressed, name);
+std::string gunzip(std::string_view compressed, const std::string& name, std::size_t max_bytes) {
+  return inflate_members(compressed, name, max_bytes);
 }
 
 SwfLog parse_swf(std::string_view text, const std::string& name) {
@@ -427,18 +488,17 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
   rows.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   LineReader lines(text);
   std::string_view line;
-  std::string_view previous_time;  // as written, for the message
   std::size_t previous_line = 0;
   while (lines.next(line)) {
-    if (is_blank(line) || (lines.number() == 1 && line == kNodeEventsHeader)) continue;
+    if (is_blank(line)) continue;
     const Where where{name, lines.number()};
+    if (lines.number() == 1 && is_header(line, where, kNodeEventsColumns)) continue;
     NodeEventRow row = parse_node_event(line, where);
     if (!rows.empty() && row.time_s < rows.back().time_s) {
-      where.fail("time: " + std::string(line.substr(0, line.find(','))) + " is before " +
-                 std::string(previous_time) + " on line " + std::to_string(previous_line) +
+      where.fail("time: " + number_text(row.time_s) + " is before " +
+                 number_text(rows.back().time_s) + " on line " + std::to_string(previous_line) +
                  "; rows must be in non-decreasing time order");
     }
-    previous_time = line.substr(0, line.find(','));
     previous_line = lines.number();
     rows.push_back(std::move(row));
   }
@@ -447,7 +507,7 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
 
 std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) {
   LineReader lines(text);
-  expect_header(lines, kJobsHeader, name);
+  expect_header(lines, kJobsColumns, name);
   std::vector<JobSpec> jobs;
   std::unordered_map<std::string, int> line_of_id;
   std::string_view line;
@@ -467,13 +527,14 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
 
 CurveTable parse_curves(std::string_view text, const std::string& name) {
   LineReader lines(text);
-  expect_header(lines, kCurvesHeader, name);
+  expect_header(lines, kCurvesColumns, name);
   std::map<std::string, std::vector<CurveRow>> rows_by_model;
   std::string_view line;
   while (lines.next(line)) {
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
-    const auto c = csv_columns<3>(line, where);
+    std::array<std::string, 3> unescaped;
+    const auto c = csv_columns(line, where, kCurvesColumns, unescaped);
     const std::string model(non_empty(c[0], "model", where));
     const int nodes = integer_at_least(c[1], 1, "nodes", "1", where);
     const double samples_per_s = number_at_least_zero(c[2], "samples_per_s", where);
@@ -511,8 +572,18 @@ void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curv
                         const std::string& jobs_name) {
   for (const JobSpec& job : jobs) {
     if (curves.contains(job.model)) continue;
+    // A few names say what the file holds; thousands would make the message the problem.
+    constexpr std::size_t kModelsNamed = 10;
     std::string known;
-    for (const auto& [model, curve] : curves) known += (known.empty() ? "" : ", ") + model;
+    std::size_t named = 0;
+    for (const auto& [model, curve] : curves) {
+      if (named == kModelsNamed) {
+        known += ", and " + std::to_string(curves.size() - named) + " more";
+        break;
+      }
+      known += (known.empty() ? "" : ", ") + quoted(model);
+      ++named;
+    }
     Where{jobs_name, static_cast<std::size_t>(job.line)}.fail(
         "model: no curve for " + quoted(job.model) + " in the curves file (known: " + known + ")");
   }

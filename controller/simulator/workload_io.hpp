@@ -3,9 +3,13 @@
 //
 // Every error is an InputError whose field is "NAME:LINE" (1-based line of the offending
 // record; "NAME" alone for the file as a whole) and whose text says what was expected and what
-// was found, e.g. `jobs.csv:4: min_nodes: expected an integer >= 1, got "x"`.
+// was found, e.g. `jobs.csv:4: min_nodes: expected an integer >= 1, got "x"`; what was found
+// is quoted by quote_input (csv_record.hpp): at most 60 bytes of it, so a message stays short.
+// The CSV files are read by one field reader (split_csv_record): RFC 4180 quoting, spaces
+// around fields ignored, UTF-8 only.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <string_view>
@@ -15,13 +19,20 @@
 
 namespace gaptrain::sim {
 
+// The most bytes an input file may hold, gunzipped: above the real logs (KTH-SP2 is 2.6 MB, two
+// weeks of Summit node events 8.7 MB, so a year of them ~230 MB), below what would exhaust a
+// workstation (the parsed rows take a few times the text). `simulate --max-input-mb` changes it.
+inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{512} << 20;
+
 // The whole content of `path`, gunzipped when the name ends in ".gz". Throws InputError
-// (field = path) when the file cannot be read or is not valid gzip, with the system's reason.
-std::string read_input_file(const std::string& path);
+// (field = path) when the file cannot be read, is not valid gzip (with the system's reason),
+// or holds more than `max_bytes` (before or after gunzip; reading stops there).
+std::string read_input_file(const std::string& path, std::size_t max_bytes = kDefaultMaxInputBytes);
 
 // The gunzipped content of gzip bytes (e.g. a log compiled into the binary); `name` names them
-// in the InputError thrown when they are not valid gzip.
-std::string gunzip(std::string_view compressed, const std::string& name);
+// in the InputError thrown when they are not valid gzip or inflate past `max_bytes`.
+std::string gunzip(std::string_view compressed, const std::string& name,
+                   std::size_t max_bytes = kDefaultMaxInputBytes);
 
 // One job of a Standard Workload Format log, as the replay needs it.
 struct SwfJob {

@@ -9,6 +9,13 @@
 #   run_simulate_case.sh stdout GAPTRAIN ARGS...      `--json -` puts the summary on stdout and
 #                                                     `--log -` the CSV log, with no file named -
 #   run_simulate_case.sh help GAPTRAIN                `simulate --help` names every option
+#   run_simulate_case.sh same GAPTRAIN A B ARGS...    `--node-events A` and `--node-events B`
+#                                                     give the same trace and the same summary
+#   run_simulate_case.sh gzip_bomb GAPTRAIN ARGS...   a 64 MiB node-event log gzipped to ~64 KB,
+#                                                     read with --max-input-mb 1: refused like
+#                                                     `bad` says, naming the limit
+#   run_simulate_case.sh long_value GAPTRAIN ARGS...  a job whose model is a 10 MB name: refused
+#                                                     like `bad` says, in a line < 400 bytes
 set -euo pipefail
 
 mode="$1"
@@ -28,6 +35,14 @@ fail() {
 run() {
   rc=0
   "$gaptrain" simulate "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+}
+
+# Exit status 2, nothing on stdout, one line on stderr holding $1.
+expect_refused() {
+  [[ "$rc" == 2 ]] || fail "exit status $rc, expected 2"
+  [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty"
+  [[ "$(wc -l <"$tmp/stderr")" -eq 1 ]] || fail "stderr is not exactly one line"
+  [[ "$(<"$tmp/stderr")" == *"$1"* ]] || fail "stderr does not contain: $1"
 }
 
 case "$mode" in
@@ -76,10 +91,48 @@ PY
     expect="$1"
     shift
     run "$@"
-    [[ "$rc" == 2 ]] || fail "exit status $rc, expected 2 (simulate $*)"
-    [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty"
-    [[ "$(wc -l <"$tmp/stderr")" -eq 1 ]] || fail "stderr is not exactly one line"
-    [[ "$(<"$tmp/stderr")" == *"$expect"* ]] || fail "stderr does not contain: $expect"
+    expect_refused "$expect"
+    ;;
+  same)
+    first="$1"
+    second="$2"
+    shift 2
+    for input in "$first" "$second"; do
+      run --node-events "$input" "$@" --json "$tmp/$(basename "$input").json"
+      [[ "$rc" == 0 ]] || fail "exit status $rc (simulate --node-events $input $*)"
+    done
+    python3 - "$tmp/$(basename "$first").json" "$tmp/$(basename "$second").json" <<'PY' ||
+import json, sys
+a, b = (json.load(open(path)) for path in sys.argv[1:])
+for key in ("hole_node_seconds", "allocated_node_seconds", "useful_samples", "jobs_completed"):
+    assert a[key] == b[key], f"{key}: {a[key]} and {b[key]}"
+assert a["parameters"]["trace_nodes"] == b["parameters"]["trace_nodes"], \
+    f'trace_nodes: {a["parameters"]["trace_nodes"]} and {b["parameters"]["trace_nodes"]}'
+PY
+      fail "the two logs do not give the same replay"
+    ;;
+  gzip_bomb)
+    python3 - "$tmp/events.csv.gz" <<'PY'
+import gzip, sys
+row = b"1700000000,node0,idle\n"
+with gzip.open(sys.argv[1], "wb", compresslevel=9) as out:
+    out.write(b"time,node,state\n")
+    for _ in range(64):
+        out.write(row * ((1 << 20) // len(row)))
+PY
+    run --node-events "$tmp/events.csv.gz" --max-input-mb 1 "$@"
+    expect_refused "$tmp/events.csv.gz: decompressed, it is larger than 1 MiB, the limit on an input file (--max-input-mb raises it)"
+    ;;
+  long_value)
+    python3 - "$tmp/jobs.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as out:
+    out.write("id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s\n")
+    out.write("a,0," + "m" * (10 << 20) + ",1,2,1000,1,1\n")
+PY
+    run --jobs "$tmp/jobs.csv" "$@"
+    expect_refused "jobs.csv:2: model: no curve for \"$(printf 'm%.0s' {1..60})...\""
+    [[ "$(wc -c <"$tmp/stderr")" -lt 400 ]] || fail "the error line is $(wc -c <"$tmp/stderr") bytes"
     ;;
   stdout)
     cd "$tmp"  # a file named - would land here
@@ -97,7 +150,8 @@ PY
   help)
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
     for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
-      --start --duration --json --log --plot bftrainer equal-share oracle "Exit status"; do
+      --start --duration --json --log --plot --max-input-mb bftrainer equal-share oracle \
+      "Exit status"; do
       grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
     done
     ;;

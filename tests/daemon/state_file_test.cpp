@@ -4,11 +4,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "gaptrain/input_error.hpp"
+#include "holes.hpp"
+#include "planner.hpp"
+#include "state_lock.hpp"
 
 namespace gaptrain::daemon {
 namespace {
@@ -67,7 +74,9 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   DaemonState state;
   for (const auto& [id, job] : jobs.jobs()) state.jobs.push_back(saved_job(job));
   state.user_limits = {{5, 0}, {6, 120}, {9, 30}};
-  const DaemonState back = decode_state(encode_state(state));
+  const DecodedState decoded = decode_state(encode_state(state));
+  EXPECT_TRUE(decoded.dropped.empty());
+  const DaemonState& back = decoded.state;
   EXPECT_EQ(back, state);
 
   // What the daemon rebuilds from it is the job as it was.
@@ -93,7 +102,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
 }
 
-TEST(StateFile, ABadFileNamesTheField) {
+TEST(StateFile, AFileThatIsNotAStateNamesTheField) {
   const auto field_of = [](const std::string& json) {
     try {
       decode_state(json);
@@ -105,11 +114,125 @@ TEST(StateFile, ABadFileNamesTheField) {
   EXPECT_EQ(field_of("not json"), "");
   EXPECT_EQ(field_of(R"({"version":2,"jobs":[],"user_limits":{}})"), "version");
   EXPECT_EQ(field_of(R"({"version":1,"jobs":[],"user_limits":{},"extra":1})"), "extra");
-  EXPECT_EQ(field_of(R"({"version":1,"jobs":[{"uid":1,"registered_at":0}],"user_limits":{}})"),
-            "jobs[0].registration");
-  EXPECT_EQ(field_of(R"({"version":1,"jobs":[],"user_limits":{"x":3}})"), "user_limits.x");
-  EXPECT_EQ(field_of(R"({"version":1,"jobs":[],"user_limits":{"7":-3}})"), "user_limits.7");
+  EXPECT_EQ(field_of(R"({"version":1,"jobs":{},"user_limits":{}})"), "jobs");
+  EXPECT_EQ(field_of(R"({"version":1,"jobs":[]})"), "user_limits");
   EXPECT_EQ(field_of(R"({"version":1,"jobs":[],"user_limits":{}})"), "(accepted)");
+  // Larger than any state gaptraind writes: refused before it is parsed.
+  EXPECT_EQ(field_of(std::string(kMaxStateFileBytes + 1, ' ')), "");
+}
+
+// The entry of a job, as encode_state writes it, with `extra` keys added.
+std::string job_entry(std::uint32_t id, const std::string& extra = "") {
+  return R"({"registration":{"v":1,"type":"register","job_id":)" + std::to_string(id) +
+         R"(,"user":"alice","batch_host":"n1","min_nodes":1,"max_nodes":4,"curve":[],)"
+         R"("up_cost_s":null,"down_cost_s":null},"uid":1001,"registered_at":1700000000)" +
+         extra + "}";
+}
+
+std::string state_with(const std::string& jobs, const std::string& limits = "") {
+  return R"({"version":1,"jobs":[)" + jobs + R"(],"user_limits":{)" + limits + "}}";
+}
+
+std::vector<std::string> dropped_fields(const DecodedState& decoded) {
+  std::vector<std::string> fields;
+  for (const DroppedEntry& d : decoded.dropped) fields.push_back(d.field);
+  return fields;
+}
+
+TEST(StateFile, ABadEntryIsDroppedAndTheRestKept) {
+  const DecodedState decoded = decode_state(
+      state_with(job_entry(5) + R"(,{"uid":1,"registered_at":0},)" +
+                     job_entry(7, R"(,"colour":"red")") + "," + job_entry(8) + "," + job_entry(5) +
+                     R"(,{"registration":{"v":1,"type":"status"},)"
+                     R"("uid":1,"registered_at":0})",
+                 R"("9":30,"x":3,"10":-3,"0":5,"11":0)"));
+  ASSERT_EQ(decoded.state.jobs.size(), 2U);
+  EXPECT_EQ(decoded.state.jobs[0].registration.job_id, 5U);
+  EXPECT_EQ(decoded.state.jobs[1].registration.job_id, 8U);
+  EXPECT_EQ(decoded.state.user_limits, (std::map<std::uint32_t, std::uint32_t>{{9, 30}, {11, 0}}));
+  EXPECT_EQ(dropped_fields(decoded),
+            (std::vector<std::string>{"jobs[1]", "jobs[2]", "jobs[4]", "jobs[5]", "user_limits.0",
+                                      "user_limits.10", "user_limits.x"}));
+  // Each reason says what is wrong with it, in one line.
+  EXPECT_EQ(decoded.dropped[0].reason, "jobs[1].registration: missing");
+  EXPECT_EQ(decoded.dropped[3].reason, "jobs[5].registration: not a \"register\" request");
+  EXPECT_NE(decoded.dropped[2].reason.find("saved twice"), std::string::npos);
+  for (const DroppedEntry& d : decoded.dropped) EXPECT_EQ(d.reason.find('\n'), std::string::npos);
+  // The registration's own field is named under the job.
+  std::string bad_bounds = job_entry(3);
+  bad_bounds.replace(bad_bounds.find(R"("min_nodes":1)"), 13, R"("min_nodes":0)");
+  const DecodedState bounds = decode_state(state_with(bad_bounds));
+  ASSERT_EQ(bounds.dropped.size(), 1U);
+  EXPECT_EQ(bounds.dropped[0].reason, "jobs[0].registration.min_nodes: must be >= 1");
+}
+
+TEST(StateFile, ACorruptLearnedCurveOrCostIsDroppedAndTheJobKept) {
+  const std::vector<std::pair<std::string, std::string>> bad_curves = {
+      {R"([[1,0.0],[4,0.0]])", "1-node throughput must be > 0"},  // would stop every plan
+      {R"([[2,0.0],[4,5.0]])", "1-node throughput must be > 0"},
+      {R"([])", "at least one"},
+      {R"([[0,1.0]])", "increase"},
+      {R"([[1,1.0],[1,2.0]])", "increase"},
+      {R"([[4,1.0],[2,2.0]])", "increase"},
+      {R"([[1,-1.0]])", "finite number >= 0"},
+      {R"([[1,"fast"]])", "finite number >= 0"},
+      {R"([[1.5,1.0]])", "whole number"},
+      {R"([[2000000,1.0]])", "whole number"},
+      {R"([[1,1.0,2.0]])", "[nodes, samples/s]"},
+      {R"({"1":1.0})", "an array"},
+  };
+  for (const auto& [curve, why] : bad_curves) {
+    const DecodedState decoded =
+        decode_state(state_with(job_entry(6, R"(,"learned_curve":)" + curve +
+                                                 R"(,"learned_costs":)"
+                                                 R"({"up_s":4,"down_s":2})")));
+    ASSERT_EQ(decoded.state.jobs.size(), 1U) << curve;
+    EXPECT_FALSE(decoded.state.jobs[0].learned_curve.has_value()) << curve;
+    EXPECT_EQ(decoded.state.jobs[0].learned_costs, (std::pair{4.0, 2.0})) << curve;
+    ASSERT_EQ(dropped_fields(decoded), std::vector<std::string>{"jobs[0].learned_curve"}) << curve;
+    EXPECT_NE(decoded.dropped[0].reason.find(why), std::string::npos)
+        << curve << ": " << decoded.dropped[0].reason;
+  }
+  for (const std::string costs :
+       {R"({"up_s":-1,"down_s":2})", R"({"up_s":1})", R"({"up_s":1,"down_s":2,"x":3})", "[1,2]"}) {
+    const DecodedState decoded = decode_state(
+        state_with(job_entry(6, R"(,"learned_curve":[[1,2.0],[4,5.0]],"learned_costs":)" + costs)));
+    ASSERT_EQ(decoded.state.jobs.size(), 1U) << costs;
+    EXPECT_FALSE(decoded.state.jobs[0].learned_costs.has_value()) << costs;
+    EXPECT_TRUE(decoded.state.jobs[0].learned_curve.has_value()) << costs;
+    EXPECT_EQ(dropped_fields(decoded), std::vector<std::string>{"jobs[0].learned_costs"}) << costs;
+  }
+}
+
+// What the daemon does with a state file at its first poll (Daemon::load_state): restore the
+// jobs, then plan. A hand-edited learned curve with no 1-node throughput made every plan throw
+// (the speedup objective divides by it), so gaptraind exited at each start.
+TEST(StateFile, AHandEditedLearnedCurveDoesNotStopThePlans) {
+  const DecodedState decoded =
+      decode_state(state_with(job_entry(6, R"(,"learned_curve":[[1,0.0],[2,0.0],[4,0.0]])")));
+  Snapshot snapshot;
+  snapshot.taken_at = kNow;
+  for (const std::string name : {"n1", "n2", "n3", "n4"}) {
+    const bool held = name == "n1" || name == "n2";
+    snapshot.nodes.push_back({name, held ? NodeState::allocated : NodeState::idle, kNow - 600});
+  }
+  Job job = running_job(6);
+  job.start_time = kNow - 60;
+  job.end_time = kNow + 3600;
+  snapshot.jobs.push_back(job);
+  ElasticJobs jobs;
+  for (const SavedJob& saved : decoded.state.jobs) {
+    ASSERT_FALSE(jobs.add(saved.registration, &job, "elastic", saved.registered_at));
+    jobs.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs);
+  }
+  std::vector<ElasticJob> elastic;
+  for (const auto& [id, e] : jobs.jobs()) elastic.push_back(e);
+  ASSERT_EQ(elastic.size(), 1U);
+  EXPECT_NE(elastic[0].curve_source, Source::learned);
+  Plan p;
+  ASSERT_NO_THROW(p = plan(snapshot, find_holes(snapshot), elastic, kNow, {}));
+  ASSERT_TRUE(p.allocation.has_value());
+  EXPECT_EQ(p.allocation->call_status, CallStatus::ok) << p.allocation->message;
 }
 
 TEST(StateFile, WritesReplaceTheFileWholeAndPrivately) {
@@ -125,6 +248,91 @@ TEST(StateFile, WritesReplaceTheFileWholeAndPrivately) {
   EXPECT_EQ(info.st_mode & 0777, 0600U);
   // A directory that does not exist: an error naming the file, and nothing written.
   EXPECT_THROW(write_file_atomically(dir.file("missing/state.json"), "x"), std::system_error);
+}
+
+std::vector<std::string> names_in(const std::string& directory) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string content_of(const std::string& path) {
+  return read_file_if_exists(path).value_or("(missing)");
+}
+
+TEST(StateFile, ALinkPlantedAtTheTemporaryNameIsNotFollowed) {
+  const TempDir dir;
+  const std::string path = dir.file("state.json");
+  const std::string victim = dir.file("victim");
+  std::ofstream(victim) << "not yours\n";
+  // The name the temporary file used to have, and a likely guess at any fixed one.
+  for (const std::string& name : {path + ".tmp", path + "~", path + ".new"}) {
+    std::filesystem::create_symlink(victim, name);
+  }
+  write_file_atomically(path, "state\n");
+  EXPECT_EQ(content_of(victim), "not yours\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(path));
+  EXPECT_EQ(content_of(path), "state\n");
+  EXPECT_EQ(names_in(dir.file("")),
+            (std::vector<std::string>{"state.json", "state.json.new", "state.json.tmp",
+                                      "state.json~", "victim"}));
+}
+
+TEST(StateFile, AFailedWriteLeavesTheOldStateAndNoTemporaryFile) {
+  const TempDir dir;
+  const std::string path = dir.file("state.json");
+  write_file_atomically(path, "old\n");
+  // The rename cannot replace a non-empty directory: the last step fails.
+  const std::string blocked = dir.file("blocked");
+  std::filesystem::create_directories(blocked + "/inside");
+  EXPECT_THROW(write_file_atomically(blocked, "new\n"), std::system_error);
+  EXPECT_EQ(content_of(path), "old\n");
+  EXPECT_EQ(names_in(dir.file("")), (std::vector<std::string>{"blocked", "state.json"}));
+}
+
+TEST(StateFile, ReadingStopsPastTheLimit) {
+  const TempDir dir;
+  const std::string path = dir.file("state.json");
+  std::ofstream(path) << std::string(1000, 'x');
+  EXPECT_EQ(read_file_if_exists(path, 100)->size(), 101U);
+  EXPECT_EQ(read_file_if_exists(path, 1000)->size(), 1000U);
+}
+
+TEST(StateLock, ASecondHolderIsRefusedWithThePidOfTheFirst) {
+  const TempDir dir;
+  const std::string path = dir.file("state.json");
+  {
+    const StateLock first(path);
+    EXPECT_EQ(first.path(), path + ".lock");
+    EXPECT_EQ(content_of(path + ".lock"), std::to_string(::getpid()) + "\n");
+    // flock locks belong to the open file: a second open in this process conflicts as a second
+    // process would.
+    try {
+      const StateLock second(path);
+      ADD_FAILURE() << "a second lock was granted";
+    } catch (const StateFileInUse& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("another gaptraind (pid " + std::to_string(::getpid()) + ")"),
+                std::string::npos)
+          << message;
+      EXPECT_NE(message.find(path), std::string::npos) << message;
+    }
+  }
+  // Released with its holder; the next one takes it.
+  EXPECT_NO_THROW(StateLock again(path));
+}
+
+TEST(StateLock, ALinkAtTheLockNameIsNotFollowed) {
+  const TempDir dir;
+  const std::string path = dir.file("state.json");
+  std::ofstream(dir.file("victim")) << "not yours\n";
+  std::filesystem::create_symlink(dir.file("victim"), path + ".lock");
+  EXPECT_THROW(StateLock lock(path), std::system_error);
+  EXPECT_EQ(content_of(dir.file("victim")), "not yours\n");
+  EXPECT_THROW(StateLock lock(dir.file("missing/state.json")), std::system_error);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The simulator's CSV parsers (controller/simulator/workload_io.cpp, `gaptrain simulate
 // --node-events/--jobs/--curves`): the whole input goes to each of parse_node_events() (and an
 // accepted log on to trace_from_node_events()), parse_jobs() and parse_curves(). Bad input must
-// be a gaptrain::InputError; what is accepted must keep the promises of workload_io.hpp and
-// trace.hpp.
+// be a gaptrain::InputError; what is accepted must keep the promises of workload_io.hpp,
+// csv_record.hpp (text fields valid UTF-8, unpadded) and trace.hpp.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,13 +12,29 @@
 
 #include "fuzz_check.hpp"
 #include "gaptrain/input_error.hpp"
+#include "simulator/csv_record.hpp"
 #include "simulator/node_event_trace.hpp"
 #include "simulator/workload_io.hpp"
 
 namespace sim = gaptrain::sim;
 using gaptrain::fuzz::check;
+using gaptrain::fuzz::fail;
 
 namespace {
+
+// What the one CSV field reader (csv_record.hpp) promises of every text field it returns: valid
+// UTF-8, and spaces or tabs at its ends only when the input quoted it so ("" for a quote).
+void check_text_field(std::string_view input, const std::string& value, const char* what) {
+  check(!sim::invalid_utf8_at(value).has_value(), what);
+  if (value.empty()) return;
+  const bool padded =
+      value.front() == ' ' || value.front() == '\t' || value.back() == ' ' || value.back() == '\t';
+  if (!padded) return;
+  std::string quoted = "\"";
+  for (const char c : value) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += '"';
+  if (input.find(quoted) == std::string_view::npos) fail(what, "padded but not quoted so");
+}
 
 void node_events(std::string_view text) {
   std::vector<sim::NodeEventRow> rows;
@@ -30,6 +46,7 @@ void node_events(std::string_view text) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     check(std::isfinite(rows[i].time_s), "node event time not finite");
     check(!rows[i].node.empty(), "node event without a node");
+    check_text_field(text, rows[i].node, "node name not valid UTF-8 or padded");
     check(i == 0 || rows[i - 1].time_s <= rows[i].time_s, "node events out of time order");
   }
   sim::HoleTrace trace;
@@ -60,6 +77,8 @@ void jobs(std::string_view text) {
   for (const sim::JobSpec& job : specs) {
     check(ids.insert(job.id).second, "job id used twice");
     check(!job.model.empty(), "job without a model");
+    check_text_field(text, job.id, "job id not valid UTF-8 or padded");
+    check_text_field(text, job.model, "job model not valid UTF-8 or padded");
     check(job.min_nodes >= 1 && job.min_nodes <= job.max_nodes, "job node range not 1<=min<=max");
     check(std::isfinite(job.work_samples) && job.work_samples > 0.0, "job work not > 0");
     check(std::isfinite(job.up_cost_s) && job.up_cost_s >= 0.0 && std::isfinite(job.down_cost_s) &&
@@ -78,6 +97,7 @@ void curves(std::string_view text) {
   }
   check(!table.empty(), "no curves accepted");
   for (const auto& [model, curve] : table) {
+    check_text_field(text, model, "curve model not valid UTF-8 or padded");
     int previous = 0;
     for (const gaptrain::ScalingCurve::Point& point : curve.points()) {
       check(point.nodes > previous, "curve node counts not increasing from 1");

@@ -309,6 +309,19 @@ TEST(ProblemFromJsonErrors, UnknownTopLevelKey) {
             "deadline_s: unknown key (allowed: horizon_s, objective, nodes, jobs, solver)");
 }
 
+// Issue 18: a 10 MB key made a 10 MB message. Keys are cut at 60 bytes, like values.
+TEST(ProblemFromJsonErrors, AHugeUnknownKeyIsCut) {
+  Json::Value document = valid();
+  document[std::string(10 << 20, 'k')] = 1;
+  document["nodes"][1]["n\xc3\xa9" + std::string(100, 'x')] = 1;
+  EXPECT_EQ(error_for(document), "\"" + std::string(60, 'k') +
+                                     "...\": unknown key (allowed: horizon_s, objective, nodes, "
+                                     "jobs, solver)");
+  document.removeMember(std::string(10 << 20, 'k'));
+  EXPECT_THAT(error_for(document), ::testing::StartsWith("nodes[1].\"n\\u00e9" +
+                                                         std::string(57, 'x') + "...\": unknown"));
+}
+
 TEST(ProblemFromJsonErrors, UnknownNodeKey) {
   Json::Value document = valid();
   document["nodes"][1]["gpus"] = 4;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gaptrain/input_error.hpp"
+#include "simulator/workload_io.hpp"
 
 namespace gaptrain::sim {
 namespace {
@@ -94,6 +95,26 @@ TEST(NodeEventTrace, ActualEndsCoverPredictionChangesOfOneHole) {
   EXPECT_EQ(trace.steps[0].updates[0].actual_end_s, 30.0);
   EXPECT_EQ(trace.steps[1].updates[0].actual_end_s, 30.0);
   EXPECT_EQ(trace.steps[3].updates[0].actual_end_s, kInf);
+}
+
+// A log written with quotes and spaces names the same nodes as one without: each node is one
+// node of the trace, its holes end where its own rows say (not at a phantom twin's).
+TEST(NodeEventTrace, QuotedAndSpacedNamesAreTheSameNodes) {
+  const HoleTrace trace =
+      trace_from_node_events(parse_node_events("time,node,state\n"
+                                               "0,node1,idle\n"
+                                               "0, node2,idle\n"
+                                               "100,\"node1\",busy\n"
+                                               "150,node2 ,busy\n"
+                                               "200,\"node1\" ,idle\n"
+                                               "300,node1,busy\n",
+                                               "events.csv"));
+  EXPECT_EQ(trace.node_names, (std::vector<std::string>{"node1", "node2"}));
+  const std::vector<Flat> expected = {
+      {0.0, 0, true, 100.0},   {0.0, 1, true, 150.0},   {100.0, 0, false, kInf},
+      {150.0, 1, false, kInf}, {200.0, 0, true, 300.0}, {300.0, 0, false, kInf},
+  };
+  EXPECT_EQ(flatten(trace), expected);
 }
 
 }  // namespace

@@ -1,9 +1,14 @@
 #include "simulator/workload_io.hpp"
 
+// ZLIB_CONST makes z_stream::next_in a pointer to const, as workload_io.cpp has it.
+#define ZLIB_CONST
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -107,6 +112,58 @@ TEST_F(WorkloadIoReadFile, SaysWhyAFileCannotBeRead) {
   const InputError dir_error = input_error_from([&] { read_input_file(directory); });
   EXPECT_EQ(dir_error.field(), directory);
   EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: Is a directory"));
+}
+
+// `bytes` zero bytes, gzipped: each MiB compresses to about 1 KiB, the shape of a gzip bomb.
+std::string gzipped_zeros(std::size_t bytes) {
+  z_stream stream{};
+  EXPECT_EQ(
+      deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
+      Z_OK);
+  const std::vector<char> zeros(std::size_t{1} << 20, '\0');
+  std::string out;
+  std::array<char, 1 << 16> buffer{};
+  std::size_t left = bytes;
+  int flush = Z_NO_FLUSH;
+  while (flush != Z_FINISH) {
+    const std::size_t slice = std::min(left, zeros.size());
+    left -= slice;
+    flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+    stream.next_in = reinterpret_cast<const Bytef*>(zeros.data());
+    stream.avail_in = static_cast<uInt>(slice);
+    do {
+      stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
+      stream.avail_out = static_cast<uInt>(buffer.size());
+      deflate(&stream, flush);
+      out.append(buffer.data(), buffer.size() - stream.avail_out);
+    } while (stream.avail_out == 0);
+  }
+  deflateEnd(&stream);
+  return out;
+}
+
+TEST_F(WorkloadIoReadFile, RefusesAGzipBombPastTheLimit) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const std::string bomb = gzipped_zeros(64 * kMiB);
+  ASSERT_LT(bomb.size(), 100 * 1024U);  // 64 MiB from well under 100 KiB
+  const std::string path = write("bomb.csv.gz", bomb);
+  const InputError error = input_error_from([&] { read_input_file(path, 4 * kMiB); });
+  EXPECT_EQ(error.field(), path);
+  EXPECT_THAT(error.what(), HasSubstr("decompressed, it is larger than 4 MiB, the limit on an "
+                                      "input file (--max-input-mb raises it)"));
+  const InputError embedded = input_error_from([&] { gunzip(bomb, "built-in.swf", kMiB); });
+  EXPECT_THAT(embedded.what(), HasSubstr("built-in.swf: decompressed, it is larger than 1 MiB"));
+  // Up to the limit it is read whole, to the byte.
+  EXPECT_EQ(read_input_file(path, 64 * kMiB).size(), 64 * kMiB);
+  EXPECT_EQ(gunzip(gzipped_zeros(kMiB), "one", kMiB), std::string(kMiB, '\0'));
+}
+
+TEST_F(WorkloadIoReadFile, RefusesAPlainFilePastTheLimit) {
+  const std::string path = write("big.csv", std::string(1001, 'x'));
+  const InputError error = input_error_from([&] { read_input_file(path, 1000); });
+  EXPECT_EQ(error.field(), path);
+  EXPECT_THAT(error.what(), HasSubstr("the file is larger than 1000 bytes"));
+  EXPECT_EQ(read_input_file(path, 1001).size(), 1001U);
 }
 
 // ---- SWF ------------------------------------------------------------------------------------
@@ -266,6 +323,47 @@ TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
                 });
 }
 
+TEST(WorkloadIoNodeEvents, ReadsQuotedAndSpacedFieldsAsTheirValue) {
+  // What spreadsheets and hand edits write: quotes, spaces around commas, a quoted header.
+  const std::vector<NodeEventRow> events = parse_node_events(
+      "\"time\", node ,state\n"
+      "10,node1,idle\n"
+      "11,\"node1\",busy\n"
+      "12, node2 ,idle\n"
+      "13,\tnode2\t,busy\n"
+      "14,  \"node3\"  , \"idle\" \n"
+      "15,\"a,b\",idle\n"
+      "16,\"say \"\"hi\"\"\",idle\n"
+      "\"17\",n\u0153ud,idle\n",
+      "events.csv");
+  std::vector<std::string> nodes;
+  for (const NodeEventRow& event : events) nodes.push_back(event.node);
+  EXPECT_EQ(nodes, (std::vector<std::string>{"node1", "node1", "node2", "node2", "node3", "a,b",
+                                             "say \"hi\"", "n\u0153ud"}));
+  EXPECT_TRUE(events[4].idle);
+  EXPECT_EQ(events[7].time_s, 17.0);
+}
+
+TEST(WorkloadIoNodeEvents, RejectsMisplacedQuotesAndInvalidUtf8NamingTheColumn) {
+  expect_errors(
+      [](const std::string& text) { parse_node_events(text, "events.csv"); },
+      {
+          {"10,\"n1,idle\n", "events.csv:1", "node: the quote opened at character 4 is not closed"},
+          {"10,\"n1\"x,idle\n", "events.csv:1",
+           "node: expected a comma after the closing quote, got \"x\""},
+          {"10,n\"1,idle\n", "events.csv:1", "node: a quote inside an unquoted field"},
+          {"10,n1,idle\n11,n\xff"
+           "1,idle\n",
+           "events.csv:2", "node: not valid UTF-8 (byte 2 of the field): \"n\\xff1\""},
+          // An overlong '/', a UTF-16 surrogate, a character past U+10FFFF, a cut sequence.
+          {"10,\xc0\xaf,idle\n", "events.csv:1", "node: not valid UTF-8 (byte 1"},
+          {"10,\xed\xa0\x80,idle\n", "events.csv:1", "node: not valid UTF-8 (byte 1"},
+          {"10,\xf4\x90\x80\x80,idle\n", "events.csv:1", "node: not valid UTF-8 (byte 1"},
+          {"10,ab\xc3,idle\n", "events.csv:1", "node: not valid UTF-8 (byte 3"},
+          {"10,n1,idle,\xff\n", "events.csv:1", "column 4: not valid UTF-8"},
+      });
+}
+
 TEST(WorkloadIoNodeEvents, ParsesALargeTrace) {
   // 4,000 nodes changing state every minute for 500 minutes: 2 million rows.
   constexpr int kNodes = 4000;
@@ -355,8 +453,8 @@ TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
                      "work_samples: expected a finite number > 0, got \"0\""},
                     {h + "a,0,m,1,2,100,-1,1\n", "jobs.csv:2",
                      "up_cost_s: expected a finite number >= 0, got \"-1\""},
-                    {h + "a,0,m,1,2,100,1, 1\n", "jobs.csv:2",
-                     "down_cost_s: expected a finite number >= 0, got \" 1\""},
+                    {h + "a,0,m,1,2,100,1, 1x \n", "jobs.csv:2",
+                     "down_cost_s: expected a finite number >= 0, got \"1x\""},
                 });
 }
 
@@ -423,7 +521,7 @@ TEST(WorkloadIoModelsKnown, NamesTheFirstJobWithoutACurve) {
   const InputError error = input_error_from([&] { check_models_known(jobs, curves, "jobs.csv"); });
   EXPECT_EQ(error.field(), "jobs.csv:3");
   EXPECT_THAT(error.what(), HasSubstr("model: no curve for \"foo\" in the curves file "
-                                      "(known: resnet18, shufflenet, vgg16)"));
+                                      "(known: \"resnet18\", \"shufflenet\", \"vgg16\")"));
 }
 
 TEST(WorkloadIoModelsKnown, AcceptsTheExampleFiles) {
@@ -432,6 +530,55 @@ TEST(WorkloadIoModelsKnown, AcceptsTheExampleFiles) {
   EXPECT_NO_THROW(check_models_known(parse_jobs(read_input_file(jobs_path), jobs_path),
                                      parse_curves(read_input_file(curves_path), curves_path),
                                      jobs_path));
+}
+
+// ---- Errors ---------------------------------------------------------------------------------
+
+TEST(WorkloadIoErrors, QuoteAtMostABoundedPrefixOfTheInput) {
+  const std::string huge(10 << 20, 'k');
+  const std::string h(kJobsHeader);
+  const auto message = [](auto parse) { return std::string(input_error_from(parse).what()); };
+  const std::vector<std::string> messages = {
+      message([&] { parse_node_events("10,n1," + huge + "\n", "events.csv"); }),
+      message([&] { parse_node_events(huge + ",n1,idle\n", "events.csv"); }),
+      message([&] { parse_node_events("10,\"" + huge + "\n", "events.csv"); }),
+      message([&] { parse_jobs(huge + "\n", "jobs.csv"); }),
+      message([&] { parse_jobs(h + "a,0,m,1,2," + huge + ",0,0\n", "jobs.csv"); }),
+      message([&] { parse_curves("model,nodes,samples_per_s\nm," + huge + ",1\n", "c.csv"); }),
+      message([&] {
+        const std::vector<JobSpec> jobs =
+            parse_jobs(h + "a,0," + huge + ",1,2,100,0,0\n", "jobs.csv");
+        check_models_known(jobs, parse_curves("model,nodes,samples_per_s\nm,1,1\n", "c.csv"),
+                           "jobs.csv");
+      }),
+      message([&] {
+        std::string curves = "model,nodes,samples_per_s\n";
+        for (int i = 0; i < 1000; ++i)
+          curves += huge.substr(0, 1000) + std::to_string(i) + ",1,1\n";
+        check_models_known(parse_jobs(h + "a,0,m,1,2,100,0,0\n", "jobs.csv"),
+                           parse_curves(curves, "c.csv"), "jobs.csv");
+      }),
+  };
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const std::string& text = messages[i];
+    EXPECT_LT(text.size(), 1000U) << text.substr(0, 2000);
+    if (i == 2) continue;  // an unterminated quote is named by where it opens
+    EXPECT_THAT(text, HasSubstr("\"" + std::string(60, 'k') + "...\"")) << text.substr(0, 2000);
+  }
+  EXPECT_THAT(messages[6], HasSubstr("model: no curve for \"kkk"));
+  EXPECT_THAT(messages[7], HasSubstr(", and 990 more)"));
+}
+
+TEST(WorkloadIoErrors, QuotedValuesAreCutAtACharacterAndShowOtherBytesEscaped) {
+  const auto error_for = [](const std::string& state) {
+    return std::string(
+        input_error_from([&] { parse_node_events("10,n1," + state + "\n", "e.csv"); }).what());
+  };
+  // 59 ASCII bytes, then a 2-byte character that would pass the 60-byte bound: not cut in two.
+  EXPECT_THAT(error_for(std::string(59, 's') + "\u00e9tat"),
+              HasSubstr("got \"" + std::string(59, 's') + "...\""));
+  EXPECT_THAT(error_for("b\x01sy\x7f"), HasSubstr("got \"b\\x01sy\\x7f\""));
+  EXPECT_THAT(error_for("\u00e9tat"), HasSubstr("got \"\u00e9tat\""));
 }
 
 }  // namespace

@@ -25,7 +25,8 @@ std::string describe_json(const Json::Value& value);
                                         const Json::Value& got);
 
 // A key as it appears in a field path: bare when a plain identifier, else JSON-quoted, so odd
-// characters (spaces, dots, newlines) cannot garble a one-line message.
+// characters (spaces, dots, newlines) cannot garble a one-line message; a key longer than 60
+// bytes is cut there (then "...").
 std::string json_key_in_path(const std::string& key);
 
 // Throws InputError("<prefix><key>", "unknown key (allowed: a, b, c)") for the first member of
