@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -57,7 +58,14 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
     return {true, ""};
   }
   ActionResult shrink(const ShrinkRequest&) override { return refused(); }
-  GrowResult grow(const GrowRequest&) override { return {false, "not in this test", {}}; }
+  // Waits while the action gate is closed, as a resize waits on a slurmctld that is slow.
+  GrowResult grow(const GrowRequest&) override {
+    std::unique_lock lock(mutex_);
+    ++grows_;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return actions_open_; });
+    return {false, "not in this test", {}};
+  }
   ActionResult release(const std::vector<std::uint32_t>&) override { return refused(); }
   ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return refused(); }
   ActionResult admit(const AdmitRequest&) override { return refused(); }
@@ -69,8 +77,23 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
     open_ = open;
     changed_.notify_all();
   }
+  void set_action_gate(bool open) {
+    const std::lock_guard lock(mutex_);
+    actions_open_ = open;
+    changed_.notify_all();
+  }
+  // Whether a grow has started within 30 s.
+  bool wait_for_grow() {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return grows_ > 0; });
+  }
   void add_job(Job job) {
     const std::lock_guard lock(mutex_);
+    for (Node& node : cluster_.nodes) {
+      if (std::find(job.nodes.begin(), job.nodes.end(), node.name) != job.nodes.end()) {
+        node.state = NodeState::allocated;
+      }
+    }
     cluster_.jobs.push_back(std::move(job));
   }
   std::uint64_t polls() {
@@ -89,7 +112,9 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
   std::condition_variable changed_;
   Snapshot cluster_;
   bool open_ = true;
+  bool actions_open_ = true;
   std::uint64_t polls_ = 0;
+  std::uint64_t grows_ = 0;
 };
 
 std::uint16_t free_port() {
@@ -132,7 +157,7 @@ class DaemonLoopTest : public ::testing::Test {
     config_.munge_socket = munged_->socket();
     config_.state_file = "";
     config_.poll_interval_s = 3600.0;  // only the polls the test causes
-    config_.resize = false;
+    config_.resize = resize_;
     config_.log_level = LogLevel::warning;
     loop_ = std::thread([this] {
       try {
@@ -157,6 +182,7 @@ class DaemonLoopTest : public ::testing::Test {
   void TearDown() override {
     if (!loop_.joinable()) return;
     slurm_.set_gate(true);
+    slurm_.set_action_gate(true);
     ::kill(::getpid(), SIGTERM);  // drains, and its loop ends
     loop_.join();
     munged_.reset();
@@ -218,6 +244,29 @@ class DaemonLoopTest : public ::testing::Test {
     return protocol::encode(event);
   }
 
+  // Job 42, running on n1 of partition elastic, as Slurm shows it from the next poll on.
+  void start_job_42() {
+    Job job;
+    job.id = 42;
+    job.user = "root";
+    job.partition = "elastic";
+    job.state = JobState::running;
+    job.nodes = {"n1"};
+    job.batch_host = "n1";
+    job.start_time = std::time(nullptr);
+    slurm_.add_job(job);
+  }
+  protocol::JobRegistration registration_42() {
+    protocol::JobRegistration registration;
+    registration.job_id = 42;
+    registration.user = "root";
+    registration.batch_host = "n1";
+    registration.max_nodes = 2;
+    registration.curve = {{1, 100.0}, {2, 200.0}};
+    return registration;
+  }
+
+  bool resize_ = false;
   std::string dir_;
   std::unique_ptr<bench::PrivateMunged> munged_;
   GatedSlurm slurm_;
@@ -249,22 +298,9 @@ TEST_F(DaemonLoopTest, StatusAndPluginEventsAreAnsweredWhileAPollWaitsForSlurm) 
 }
 
 TEST_F(DaemonLoopTest, ARegistrationBeforeItsJobIsSeenIsRegisteredByTheNextPoll) {
-  Job job;
-  job.id = 42;
-  job.user = "root";
-  job.partition = "elastic";
-  job.state = JobState::running;
-  job.nodes = {"n1"};
-  job.batch_host = "n1";
-  job.start_time = std::time(nullptr);
-  slurm_.add_job(job);  // started after the last poll: the daemon has not seen it
-  protocol::JobRegistration registration;
-  registration.job_id = 42;
-  registration.user = "root";
-  registration.batch_host = "n1";
-  registration.max_nodes = 2;
+  start_job_42();  // started after the last poll: the daemon has not seen it
   const Answer answer =
-      send(protocol::encode(registration), "127.0.0.1", std::chrono::milliseconds(10000));
+      send(protocol::encode(registration_42()), "127.0.0.1", std::chrono::milliseconds(10000));
   ASSERT_TRUE(answer.reply);
   EXPECT_NE(answer.reply->find(R"("ok":true)"), std::string::npos) << *answer.reply;
   EXPECT_EQ(status_value("elastic_jobs").size(), 1U);
@@ -316,6 +352,49 @@ TEST_F(DaemonLoopTest, RegistrationsOfUnknownJobsCostOnePollHoweverMany) {
             << " refused after polling; polls they cost: " << polls << "\n";
   EXPECT_LE(polls, 1U) << "registrations of unknown jobs made the daemon poll " << polls
                        << " times";
+}
+
+// With resizing on: a resize that waits for Slurm does not stop the loop either.
+class DaemonActingTest : public DaemonLoopTest {
+ protected:
+  void SetUp() override {
+    resize_ = true;
+    DaemonLoopTest::SetUp();
+  }
+};
+
+TEST_F(DaemonActingTest, AResizeThatWaitsForSlurmLeavesStatusAndEventsAnswered) {
+  slurm_.set_action_gate(false);
+  start_job_42();
+  // Registered, the job is grown into the idle n2: that grow now waits.
+  const Answer registered =
+      send(protocol::encode(registration_42()), "127.0.0.1", std::chrono::milliseconds(10000));
+  ASSERT_TRUE(registered.reply);
+  ASSERT_NE(registered.reply->find(R"("ok":true)"), std::string::npos) << *registered.reply;
+  // A plugin event: a poll and a plan now, if the registration's own poll did not plan yet.
+  ASSERT_TRUE(send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000)).reply);
+  ASSERT_TRUE(slurm_.wait_for_grow()) << "the daemon did not grow the job";
+
+  const Answer status = send(protocol::encode(protocol::StatusRequest{}), "127.0.0.2",
+                             std::chrono::milliseconds(5000));
+  ASSERT_TRUE(status.reply) << "no status answer while a resize waits for Slurm";
+  EXPECT_NE(status.reply->find(R"("job_id":42)"), std::string::npos) << *status.reply;
+  const Answer event = send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000));
+  ASSERT_TRUE(event.reply) << "no answer to a plugin event while a resize waits for Slurm";
+  EXPECT_NE(event.reply->find(R"("ok":true)"), std::string::npos) << *event.reply;
+
+  // The job's launcher reports meanwhile: its report is answered once the resize is done.
+  protocol::LauncherReport report;
+  report.job_id = 42;
+  report.running = {"n1"};
+  Answer launcher;
+  std::thread reporter([&] {
+    launcher = send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(10000));
+  });
+  slurm_.set_action_gate(true);
+  reporter.join();
+  ASSERT_TRUE(launcher.reply) << "the launcher's report was never answered";
+  EXPECT_NE(launcher.reply->find(R"("launch")"), std::string::npos) << *launcher.reply;
 }
 
 }  // namespace
