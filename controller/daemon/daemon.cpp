@@ -372,6 +372,15 @@ void Daemon::act() {
     metrics_.observe_solve(next.allocation->solve_ms / 1000.0);
     last_solve_ms_ = next.allocation->solve_ms;
   }
+  std::set<std::uint32_t> set_aside;
+  for (const auto& [job_id, reason] : next.set_aside) {
+    set_aside.insert(job_id);
+    if (!set_aside_.contains(job_id)) {
+      log::warning("job set aside: the allocator refuses its inputs; it keeps its nodes",
+                   {{"JOB_ID", job_id}, {"REASON", reason}});
+    }
+  }
+  set_aside_ = std::move(set_aside);
   if (next.allocation && next.allocation->call_status != CallStatus::ok) {
     log::warning("allocator failed, keeping every job as it is",
                  {{"REASON", next.allocation->message}});
@@ -598,7 +607,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
     return reject(peer, uid, "launcher", *refused);
   }
   const bool first = registered != elastic_.jobs().end() && !registered->second.reported_at;
-  if (!elastic_.report(report, wall_now())) {
+  if (!elastic_.report(report, wall_now(), now().mono)) {
     return reject(peer, uid, "launcher",
                   "job " + std::to_string(report.job_id) +
                       " is not registered with gaptrain (submitted without --elastic, its "
