@@ -7,6 +7,8 @@
 #include <iterator>
 #include <system_error>
 
+#include "gaptrain/bounds.hpp"
+
 namespace gaptrain::plugin {
 
 namespace {
@@ -44,12 +46,16 @@ bool parse_number(std::string_view text, T& value) {
 void add_point(Curve& curve, int nodes, double rate, const std::string& where) {
   if (nodes < 1)
     throw OptionError(where + ": node count must be >= 1, got " + std::to_string(nodes));
+  if (nodes > bounds::kMaxNodes) {
+    throw OptionError(where + ": node count must be at most " + std::to_string(bounds::kMaxNodes) +
+                      ", got " + std::to_string(nodes));
+  }
   if (!curve.empty() && nodes <= curve.back().first) {
     throw OptionError(where + ": node counts must increase (" + std::to_string(nodes) + " after " +
                       std::to_string(curve.back().first) + ")");
   }
-  if (!std::isfinite(rate) || rate <= 0.0) {
-    throw OptionError(where + ": samples_per_s must be a positive number");
+  if (!(rate > 0.0 && rate <= bounds::kMaxSamplesPerS)) {
+    throw OptionError(where + ": samples_per_s must be a positive number up to 1e15");
   }
   curve.emplace_back(nodes, rate);
 }
@@ -64,7 +70,8 @@ Costs parse_costs(std::string_view text) {
   Costs costs;
   if (!parse_number(text.substr(0, colon), costs.up_s) ||
       !parse_number(text.substr(colon + 1), costs.down_s) || !std::isfinite(costs.up_s) ||
-      !std::isfinite(costs.down_s) || costs.up_s < 0.0 || costs.down_s < 0.0) {
+      !std::isfinite(costs.down_s) || costs.up_s < 0.0 || costs.down_s < 0.0 ||
+      costs.up_s > bounds::kMaxSeconds || costs.down_s > bounds::kMaxSeconds) {
     throw OptionError(problem);
   }
   return costs;
@@ -80,6 +87,14 @@ NodeRange parse_node_range(std::string_view text) {
                       : parse_number(text.substr(0, dash), range.min) &&
                             parse_number(text.substr(dash + 1), range.max);
   if (!ok || range.min < 1 || range.max < range.min) throw OptionError(problem);
+  // No job is larger than its cluster (the daemon reads a maximum above the partition's node
+  // count as all of it), so a count beyond any cluster is a typo, refused before Slurm sees it.
+  if (range.max > bounds::kMaxNodes) {
+    throw OptionError("--elastic: MAX " + std::to_string(range.max) +
+                      " is more nodes than any cluster has (at most " +
+                      std::to_string(bounds::kMaxNodes) +
+                      "): give at most the elastic partition's node count");
+  }
   return range;
 }
 

@@ -1,9 +1,11 @@
 #include "gaptrain/allocation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <unordered_map>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 
 namespace gaptrain {
@@ -40,19 +42,54 @@ std::string_view to_string(ModelStatus status) {
 
 namespace {
 
-void require_non_negative_finite(double value, const std::string& field) {
-  if (!std::isfinite(value) || value < 0.0) throw InputError(field, "must be a finite number >= 0");
+void require_seconds(double value, const std::string& field) {
+  if (!(value >= 0.0 && value <= bounds::kMaxSeconds)) {
+    throw InputError(field, "must be a finite number >= 0 and at most " +
+                                std::to_string(static_cast<long long>(bounds::kMaxSeconds)) +
+                                " (ten years of seconds)");
+  }
+}
+
+// Whether the job makes progress on some node count.
+bool makes_progress(const ScalingCurve& curve) {
+  const std::vector<ScalingCurve::Point>& points = curve.points();
+  return std::any_of(points.begin(), points.end(),
+                     [](const ScalingCurve::Point& p) { return p.samples_per_s > 0.0; });
 }
 
 }  // namespace
 
+void validate_job(const ElasticJob& job, Objective objective, const std::string& field) {
+  if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
+  if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
+  if (job.max_nodes < job.min_nodes) {
+    throw InputError(field + ".max_nodes", "must be >= min_nodes (" +
+                                               std::to_string(job.min_nodes) + "), got " +
+                                               std::to_string(job.max_nodes));
+  }
+  require_seconds(job.up_cost_s, field + ".up_cost_s");
+  require_seconds(job.down_cost_s, field + ".down_cost_s");
+  if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {
+    throw InputError(field + ".weight", "must be a finite number > 0 and at most 1e6");
+  }
+  // Speedup and fairness are relative to the 1-node throughput; a job that makes no progress
+  // anywhere is simply worth nothing, but one that does needs that reference.
+  if (objective != Objective::throughput && job.curve.at(1.0) <= 0.0 && makes_progress(job.curve)) {
+    throw InputError(field + ".curve", "the " + std::string(to_string(objective)) +
+                                           " objective needs a positive 1-node throughput");
+  }
+}
+
 void validate(const AllocationProblem& problem) {
-  if (!std::isfinite(problem.horizon_s) || problem.horizon_s <= 0.0) {
-    throw InputError("horizon_s", "must be a finite number of seconds > 0");
+  if (!(problem.horizon_s > 0.0 && problem.horizon_s <= bounds::kMaxSeconds)) {
+    throw InputError("horizon_s", "must be a finite number of seconds > 0 and at most " +
+                                      std::to_string(static_cast<long long>(bounds::kMaxSeconds)) +
+                                      " (ten years)");
   }
   const SolverOptions& solver = problem.solver;
-  if (!std::isfinite(solver.time_limit_s) || solver.time_limit_s <= 0.0) {
-    throw InputError("solver.time_limit_s", "must be a finite number of seconds > 0");
+  if (!(solver.time_limit_s > 0.0 && solver.time_limit_s <= bounds::kMaxTimeLimitS)) {
+    throw InputError("solver.time_limit_s",
+                     "must be a finite number of seconds > 0 and at most 86400 (a day)");
   }
   if (!std::isfinite(solver.mip_gap) || solver.mip_gap < 0.0 || solver.mip_gap >= 1.0) {
     throw InputError("solver.mip_gap", "must be in [0, 1)");
@@ -68,20 +105,9 @@ void validate(const AllocationProblem& problem) {
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const ElasticJob& job = problem.jobs[j];
     const std::string field = "jobs[" + std::to_string(j) + "]";
-    if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
+    validate_job(job, problem.objective, field);
     if (!job_index.emplace(job.id, j).second) {
       throw InputError(field + ".id", "duplicate job id \"" + job.id + "\"");
-    }
-    if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
-    if (job.max_nodes < job.min_nodes) {
-      throw InputError(field + ".max_nodes", "must be >= min_nodes (" +
-                                                 std::to_string(job.min_nodes) + "), got " +
-                                                 std::to_string(job.max_nodes));
-    }
-    require_non_negative_finite(job.up_cost_s, field + ".up_cost_s");
-    require_non_negative_finite(job.down_cost_s, field + ".down_cost_s");
-    if (!std::isfinite(job.weight) || job.weight <= 0.0) {
-      throw InputError(field + ".weight", "must be a finite number > 0");
     }
   }
 

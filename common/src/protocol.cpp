@@ -10,6 +10,7 @@
 #include <span>
 #include <type_traits>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
@@ -108,15 +109,21 @@ std::vector<std::string> node_list_value(const Json::Value& object, std::string_
   return nodes;
 }
 
+// A node count no cluster has is a mistake, not "all nodes" (sbatch --elastic refuses it too).
+std::string too_many_nodes(int nodes) {
+  return "more nodes than any cluster has: " + std::to_string(nodes) + " (at most " +
+         std::to_string(bounds::kMaxNodes) + ")";
+}
+
 std::optional<double> cost_value(const Json::Value& object, std::string_view key) {
   const std::string field(key);
   const Json::Value& value = required(object, key);
   if (value.isNull()) return std::nullopt;
   if (!value.isNumeric()) throw_json_type_error(field, "a number of seconds or null", value);
   const double cost = value.asDouble();
-  if (!std::isfinite(cost) || cost < 0.0) {
-    throw InputError(field,
-                     "must be a non-negative number of seconds, got " + describe_json(value));
+  if (!(cost >= 0.0 && cost <= bounds::kMaxSeconds)) {
+    throw InputError(field, "must be a non-negative number of seconds up to ten years, got " +
+                                describe_json(value));
   }
   return cost;
 }
@@ -138,11 +145,12 @@ std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
     const int nodes = int_value(pair[0], field + "[0]");
     const double rate = number_value(pair[1], field + "[1]");
     if (nodes < 1) throw InputError(field + "[0]", "node count must be >= 1");
+    if (nodes > bounds::kMaxNodes) throw InputError(field + "[0]", too_many_nodes(nodes));
     if (!curve.empty() && nodes <= curve.back().first) {
       throw InputError(field + "[0]", "node counts must be strictly increasing");
     }
-    if (!std::isfinite(rate) || rate <= 0.0) {
-      throw InputError(field + "[1]", "samples_per_s must be a positive number");
+    if (!(rate > 0.0 && rate <= bounds::kMaxSamplesPerS)) {
+      throw InputError(field + "[1]", "samples_per_s must be a positive number up to 1e15");
     }
     curve.emplace_back(nodes, rate);
   }
@@ -158,6 +166,7 @@ Request decode_register(const Json::Value& document) {
   r.min_nodes = int_value(required(document, "min_nodes"), "min_nodes");
   r.max_nodes = int_value(required(document, "max_nodes"), "max_nodes");
   if (r.min_nodes < 1) throw InputError("min_nodes", "must be >= 1");
+  if (r.max_nodes > bounds::kMaxNodes) throw InputError("max_nodes", too_many_nodes(r.max_nodes));
   if (r.max_nodes < r.min_nodes) {
     throw InputError("max_nodes", "must be >= min_nodes (" + std::to_string(r.min_nodes) + ")");
   }

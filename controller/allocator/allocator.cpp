@@ -365,18 +365,19 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
 
 AllocationResult allocate(const AllocationProblem& problem) {
   const auto start = std::chrono::steady_clock::now();
-  validate(problem);
+  validate(problem);  // time_limit_s is at most a day: no overflow in nanoseconds below
+  const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(problem.solver.time_limit_s));
+  const auto end = start + limit;  // the whole call, whatever the input
   const ClassedProblem classed = classify(problem);
   // time_limit_s bounds the whole call. After the solver stops, its answer is still turned into
   // node names and checked, which costs about what validating and classifying did (10,000 nodes:
   // 3.0 ms after, 4.4 ms before); and the solver's steps read the clock only now and then (the
   // depth-first search every 1,024 visits, the listing every 256 options; GLPK's own overruns are
   // handled in glpk_solve.cpp, where they were measured). So the solver's deadline comes that much,
-  // and a fiftieth of the limit, before the limit.
+  // and a fiftieth of the limit, before the limit (already passed when preparing took half).
   const auto prepared = std::chrono::steady_clock::now();
-  const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(problem.solver.time_limit_s));
-  const auto deadline = start + limit - (prepared - start) - limit / 50;
+  const auto deadline = end - (prepared - start) - limit / 50;
 
   CountSolution solution = solve(classed, problem.solver, deadline);
   AllocationResult result;
@@ -392,9 +393,8 @@ AllocationResult allocate(const AllocationProblem& problem) {
   if (const std::optional<std::string> why = infeasibility(problem, result.allocation)) {
     // A defect in the decomposition once produced a grow that dropped held nodes (see
     // tests/data/solve/decomposition-migration.json). Never hand such an answer to Slurm: the
-    // compact model is exact on its own, so it decides instead, with a fresh time budget.
-    const auto retry_deadline = std::chrono::steady_clock::now() + limit;
-    solution = solve_counts(classed, problem.solver, retry_deadline);
+    // compact model is exact on its own, so it decides instead, in what is left of the limit.
+    solution = solve_counts(classed, problem.solver, end - (prepared - start));
     if (solution.counts.empty()) solution.counts = unchanged_counts(classed);
     result.allocation = assign_nodes(problem, classed, solution.counts);
     result.model_status = solution.model_status;

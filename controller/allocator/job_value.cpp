@@ -5,21 +5,16 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "gaptrain/input_error.hpp"
-
 namespace gaptrain {
 
 namespace {
 
-std::vector<double> rate_table(const ElasticJob& job, Objective objective, int largest,
-                               std::size_t index) {
+std::vector<double> rate_table(const ElasticJob& job, Objective objective, int largest) {
   const double one_node = job.curve.at(1.0);
-  if (objective != Objective::throughput && one_node <= 0.0) {
-    throw InputError("jobs[" + std::to_string(index) + "].curve",
-                     "the " + std::string(to_string(objective)) +
-                         " objective needs a positive 1-node throughput");
-  }
-  std::vector<double> rate(static_cast<std::size_t>(largest) + 1);
+  std::vector<double> rate(static_cast<std::size_t>(largest) + 1, 0.0);
+  // Speedup and fairness are relative to the 1-node throughput; validate() lets it be 0 only for
+  // a job that makes no progress at all, which is worth nothing (all zeros) in every objective.
+  if (objective != Objective::throughput && one_node <= 0.0) return rate;
   for (int k = 0; k <= largest; ++k) {
     const double samples = job.curve.at(static_cast<double>(k));
     switch (objective) {
@@ -47,6 +42,7 @@ ClassedProblem classify(const AllocationProblem& problem) {
   out.jobs.resize(problem.jobs.size());
   out.batch_host_node.assign(problem.jobs.size(), -1);
   out.holder.assign(problem.nodes.size(), -1);
+  const auto node_count = static_cast<int>(problem.nodes.size());
   for (ClassedJob& job : out.jobs) job.held.assign(class_count, 0);
 
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
@@ -72,16 +68,21 @@ ClassedProblem classify(const AllocationProblem& problem) {
     const ElasticJob& spec = problem.jobs[j];
     ClassedJob& job = out.jobs[j];
     job.min_nodes = spec.min_nodes;
-    job.max_nodes = spec.max_nodes;
+    // No job can be given more nodes than the problem has: a larger maximum means "all of
+    // them", and every table below is sized by what exists, not by what was claimed.
+    job.max_nodes = std::min(spec.max_nodes, node_count);
     job.up_cost_s = spec.up_cost_s;
     job.down_cost_s = spec.down_cost_s;
-    job.rate = rate_table(spec, problem.objective, std::max(spec.max_nodes, job.held_total), j);
+    job.rate = rate_table(spec, problem.objective, std::max(job.max_nodes, job.held_total));
     const int host = out.batch_host_node[j];
     job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
     job.current_rate =
         job.held_total >= job.min_nodes ? job.rate[static_cast<std::size_t>(job.held_total)] : 0.0;
+    // (A minimum above the node count can never run: nothing to lose then.)
     job.reclaim_rate = job.current_rate > 0.0 ? job.current_rate
-                                              : job.rate[static_cast<std::size_t>(job.min_nodes)];
+                       : job.min_nodes <= job.max_nodes
+                           ? job.rate[static_cast<std::size_t>(job.min_nodes)]
+                           : 0.0;
   }
   return out;
 }

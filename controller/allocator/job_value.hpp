@@ -14,7 +14,7 @@ namespace gaptrain {
 
 struct ClassedJob {
   int min_nodes = 1;
-  int max_nodes = 1;
+  int max_nodes = 1;          // at most the problem's node count (may then fall below min_nodes)
   int held_total = 0;         // c_j: nodes held now
   std::vector<int> held;      // h_{j,c}: held nodes per class
   int batch_class = -1;       // class of the batch host; -1 when the job holds no nodes
@@ -53,8 +53,7 @@ struct ClassedProblem {
   }
 };
 
-// Throws InputError for a speedup/fair objective on a curve whose 1-node throughput is 0.
-// Expects a validated problem.
+// Expects a validated problem. A job's max_nodes is clamped to the problem's node count.
 ClassedProblem classify(const AllocationProblem& problem);
 
 // V_j of docs/allocator.md for a job given `counts[c]` nodes of each class. The counts must be

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -105,11 +106,14 @@ class ResponseMemo {
   std::vector<std::vector<Entry>> entries_;
 };
 
-// Lets each job in turn improve its own option, at `price`, with the nodes nobody uses.
+// Lets each job in turn improve its own option, at `price`, with the nodes nobody uses; stops
+// at the deadline (every step keeps the allocation feasible; the clock is read every 64 jobs).
 void improve(const ClassedProblem& problem, std::span<const double> price, ResponseMemo& memo,
+             std::chrono::steady_clock::time_point deadline,
              std::vector<std::vector<int>>& counts) {
   std::vector<int> left = nodes_left(problem, counts);
   for (std::size_t j = 0; j < counts.size(); ++j) {
+    if ((j & 63U) == 63U && std::chrono::steady_clock::now() >= deadline) return;
     move_nodes(left, counts[j], +1);
     counts[j] = memo.counts(problem, j, price, left);
     move_nodes(left, counts[j], -1);
@@ -129,8 +133,9 @@ void local_search(const ClassedProblem& problem, std::span<const double> price,
   for (int round = 0; round < 2 && std::chrono::steady_clock::now() < deadline; ++round) {
     const double before = best_value;
     for (double factor : {1.0, 0.0, 0.999, 0.0, 0.99, 0.0, 0.9, 0.0}) {
+      if (std::chrono::steady_clock::now() >= deadline) break;
       for (std::size_t c = 0; c < price.size(); ++c) scaled[c] = factor * price[c];
-      improve(problem, scaled, memo, counts);
+      improve(problem, scaled, memo, deadline, counts);
       if (const double value = total_value(problem, counts); value > best_value) {
         best_value = value;
         best = counts;
@@ -249,6 +254,11 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
   const double tolerance = 1e-9 * std::max(1.0, std::abs(best.bound));
   std::vector<double> price(classes);
   for (int round = 0; round < 200 && std::chrono::steady_clock::now() < deadline; ++round) {
+    // (GLPK's own limit: a master of 30,000 jobs' rows is no quick LP.)
+    simplex.tm_lim = static_cast<int>(std::max<std::int64_t>(
+        1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 std::chrono::steady_clock::now())
+               .count()));
     if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) break;
     const double master = glp_get_obj_val(lp.get());
     if (best.bound - master <= tolerance) break;  // the bound is proven tight
@@ -311,14 +321,18 @@ Decomposition decompose(const ClassedProblem& problem,
   // The cheapest prices seen at which the jobs' own choices fit: a near-optimal incumbent.
   std::optional<Evaluation> fitting;
   if (within_supply(best)) fitting = best;
+  // Every price gives a bound, so the search may stop at the deadline with a weaker one: each
+  // evaluation visits every job (30,000 jobs: tens of milliseconds each, and up to 40 of them).
+  const auto time_left = [deadline] { return std::chrono::steady_clock::now() < deadline; };
   if (weighted_excess(problem, best) > 0.0) {
     double high = 1.0;
-    while (weighted_excess(problem, evaluate_prices(problem, scaled_prices(problem, high))) > 0.0 &&
+    while (time_left() &&
+           weighted_excess(problem, evaluate_prices(problem, scaled_prices(problem, high))) > 0.0 &&
            high < 1e300) {
       low = high;
       high *= 4.0;
     }
-    for (int i = 0; i < 40 && high - low > 1e-9 * high; ++i) {
+    for (int i = 0; i < 40 && high - low > 1e-9 * high && time_left(); ++i) {
       const double mid = 0.5 * (low + high);
       Evaluation e = evaluate_prices(problem, scaled_prices(problem, mid));
       const double slope = weighted_excess(problem, e);

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "cli11.hpp"
 #include "default_scenario.hpp"
 #include "gaptrain/allocation_json.hpp"
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
 #include "simulator/easy_backfill.hpp"
@@ -124,6 +126,12 @@ Inputs load_inputs(const SimulateArgs& args) {
     const sim::SwfLog log =
         sim::parse_swf(built_in ? default_swf_text() : read(args.swf), in.trace_name);
     in.swf_skipped = log.skipped;
+    // The replay makes a node for each the header claims: a size no cluster has is a mistake.
+    if (log.max_nodes > bounds::kMaxNodes) {
+      throw InputError(in.trace_name, "the header's machine size " + std::to_string(log.max_nodes) +
+                                          " is more nodes than any cluster has (at most " +
+                                          std::to_string(bounds::kMaxNodes) + ")");
+    }
     in.trace = sim::replay_easy_backfill(log);
   }
   if (in.trace.node_names.empty()) throw InputError(in.trace_name, "the trace has no nodes");
@@ -274,6 +282,20 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   return p;
 }
 
+// More submissions than a replay can hold (a year of KTH submits 60,000 regular jobs): a period
+// of --repeat-jobs this short is a typo. Why, when it is.
+constexpr double kMostSubmittedJobs = 1e6;
+std::optional<std::string> too_many_repeats(std::size_t mix, double period_s, double window_s) {
+  if (period_s <= 0.0 || mix == 0) return std::nullopt;
+  const double rounds = std::ceil(std::max(0.0, window_s) / period_s);
+  if (rounds * static_cast<double>(mix) <= kMostSubmittedJobs) return std::nullopt;
+  std::ostringstream why;
+  why << "--repeat-jobs: every " << period_s << " s over the " << window_s << " s window submits "
+      << rounds * static_cast<double>(mix) << " jobs (at most " << kMostSubmittedJobs
+      << "): repeat the mix less often";
+  return why.str();
+}
+
 int run_simulate(const SimulateArgs& args) {
   Inputs in;
   sim::SimOptions options;
@@ -293,6 +315,11 @@ int run_simulate(const SimulateArgs& args) {
     return kExitBadInput;
   }
   const double window_end = std::min(in.trace.end_s, options.start_s + options.duration_s);
+  if (const std::optional<std::string> why =
+          too_many_repeats(in.jobs.size(), in.repeat_s, window_end - options.start_s)) {
+    report(*why);
+    return kExitBadInput;
+  }
   const std::vector<sim::JobSpec> jobs =
       sim::repeat_jobs(in.jobs, in.repeat_s, window_end - options.start_s);
 
@@ -371,9 +398,11 @@ int run_simulate(const SimulateArgs& args) {
 }
 
 // CLI11's numeric checks let "inf" and "nan" through; the replay needs real seconds.
-CLI::Validator finite_seconds(bool allow_zero) {
+// Seconds >= 0 (> 0 unless `allow_zero`), and at most `most` where the allocator bounds them
+// (gaptrain/bounds.hpp).
+CLI::Validator finite_seconds(bool allow_zero, double most = HUGE_VAL) {
   return CLI::Validator(
-      [allow_zero](const std::string& text) -> std::string {
+      [allow_zero, most](const std::string& text) -> std::string {
         std::size_t used = 0;
         double value = 0.0;
         try {
@@ -385,6 +414,11 @@ CLI::Validator finite_seconds(bool allow_zero) {
             (!allow_zero && value == 0.0))
           return std::string("must be a finite number of seconds ") +
                  (allow_zero ? ">= 0" : "> 0") + ", got \"" + text + "\"";
+        if (value > most) {
+          std::ostringstream why;
+          why << "must be at most " << most << " seconds, got \"" << text << "\"";
+          return why.str();
+        }
         return {};
       },
       "SECONDS");
@@ -426,14 +460,14 @@ Command add_simulate_command(CLI::App& parent) {
       ->check(finite_seconds(false));
   app->add_option("--horizon", args->horizon_s, "The allocator's planning horizon (default 120)")
       ->type_name("SECONDS")
-      ->check(finite_seconds(false));
+      ->check(finite_seconds(false, bounds::kMaxSeconds));
   app->add_option("--objective", args->objective,
                   "speedup (default) | throughput | fair; see docs/simulator.md")
       ->type_name("NAME")
       ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
   app->add_option("--time-limit", args->time_limit_s, "Solver time limit per event (default 1)")
       ->type_name("SECONDS")
-      ->check(finite_seconds(false));
+      ->check(finite_seconds(false, bounds::kMaxTimeLimitS));
   app->add_option("--repeat-jobs", args->repeat_s,
                   "Resubmit the job mix every SECONDS (0: once; default 14400 for the example "
                   "mix, else 0)")

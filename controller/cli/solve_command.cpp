@@ -14,6 +14,7 @@
 #include "allocator/allocator.hpp"
 #include "cli11.hpp"
 #include "gaptrain/allocation_json.hpp"
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
 
@@ -88,8 +89,9 @@ std::string check_seconds(const std::string& text) {
   double value = 0.0;
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || !std::isfinite(value) || value <= 0.0) {
-    return "must be a finite number of seconds > 0, got \"" + text + "\"";
+  if (error != std::errc() || stop != end || !std::isfinite(value) || value <= 0.0 ||
+      value > bounds::kMaxTimeLimitS) {
+    return "must be a finite number of seconds > 0 and at most 86400 (a day), got \"" + text + "\"";
   }
   return {};
 }

@@ -413,7 +413,8 @@ struct Daemon::ActOutcome {
   ElasticJobs elastic;
   Resizer resizer;
   std::optional<AllocationResult> allocation;
-  bool changed = false;  // Slurm was changed
+  std::vector<std::pair<std::uint32_t, std::string>> set_aside;  // Plan::set_aside
+  bool changed = false;                                          // Slurm was changed
 };
 
 void Daemon::act() {
@@ -455,7 +456,9 @@ void Daemon::act() {
                             planned_takeovers(snapshot, held, partition));
       }
       return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer), next.allocation,
-                                         changed}]() mutable { acted(std::move(outcome)); };
+                                         next.set_aside, changed}]() mutable {
+        acted(std::move(outcome));
+      };
     } catch (const std::exception& e) {
       // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
       return [this, what = std::string(e.what())] { cycle_failed(what); };
@@ -468,6 +471,15 @@ void Daemon::acted(ActOutcome outcome) {
   elastic_ = std::move(outcome.elastic);
   resizer_.emplace(std::move(outcome.resizer));
   resizer_->set_settings(resizer_settings());  // a reload meanwhile changed the loop's copy
+  std::set<std::uint32_t> set_aside;
+  for (const auto& [job_id, reason] : outcome.set_aside) {
+    set_aside.insert(job_id);
+    if (!set_aside_.contains(job_id)) {
+      log::warning("job set aside: the allocator refuses its inputs; it keeps its nodes",
+                   {{"JOB_ID", job_id}, {"REASON", reason}});
+    }
+  }
+  set_aside_ = std::move(set_aside);
   if (outcome.allocation) {
     metrics_.observe_solve(outcome.allocation->solve_ms / 1000.0);
     last_solve_ms_ = outcome.allocation->solve_ms;
@@ -804,7 +816,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
     return reject(peer, uid, "launcher", *refused);
   }
   const bool first = registered != elastic_.jobs().end() && !registered->second.reported_at;
-  if (!elastic_.report(report, wall_now())) {
+  if (!elastic_.report(report, wall_now(), now().mono)) {
     return reject(peer, uid, "launcher",
                   "job " + std::to_string(report.job_id) +
                       " is not registered with gaptrain (submitted without --elastic, its "

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -164,6 +165,8 @@ class Daemon {
   std::string saved_state_;              // the text last written to the state file
   std::string state_write_error_;        // the last failure to write it, logged once
   std::optional<double> last_solve_ms_;  // the allocator's time in the last act()
+  // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
+  std::set<std::uint32_t> set_aside_;
   std::function<void(const PollReport&)> poll_observer_;
 
   struct WaitingRegistration {

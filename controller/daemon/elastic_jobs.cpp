@@ -33,9 +33,10 @@ std::vector<std::string> batch_host_first(const Job& job, const std::string& bat
 
 // Steady progress is measured over windows at least this long (reports come every ~0.5 s with
 // whole-second timestamps, and a training logs its progress every few steps).
-constexpr std::int64_t kLearnWindowS = 10;
+constexpr double kLearnWindowS = 10.0;
 
-// The learner's current answer replaces what was assumed.
+// The learner's current answer replaces what was assumed. Only a positive 1-node rate counts as
+// learned (curve_learner.hpp): until progress is seen the prior stays.
 void apply_learned(ElasticJob& job) {
   if (!job.learner) return;
   if (job.curve_source != Source::given && job.learner->one_node_rate()) {
@@ -53,13 +54,12 @@ void apply_learned(ElasticJob& job) {
   }
 }
 
-void learn(ElasticJob& job, double samples, std::int64_t now) {
+void learn(ElasticJob& job, double samples, double mono_s) {
   if (!job.learner) return;
-  if (job.stalled_since) {
+  if (job.stalled_since_mono_s) {
     if (samples <= job.samples_at_resize) return;  // still stalled
-    job.learner->observe_rescale(job.stalled_by_grow,
-                                 static_cast<double>(now - *job.stalled_since));
-    job.stalled_since.reset();
+    job.learner->observe_rescale(job.stalled_by_grow, mono_s - *job.stalled_since_mono_s);
+    job.stalled_since_mono_s.reset();
     job.window.reset();
     apply_learned(job);
   }
@@ -70,15 +70,27 @@ void learn(ElasticJob& job, double samples, std::int64_t now) {
     return;
   }
   if (!job.window || job.window->nodes != job.nodes.size() || samples < job.window->samples) {
-    job.window = ElasticJob::Window{samples, now, job.nodes.size()};
+    job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
     return;
   }
-  const std::int64_t seconds = now - job.window->since;
+  const double seconds = mono_s - job.window->since_mono_s;
   if (seconds < kLearnWindowS) return;
   job.learner->observe_progress(static_cast<int>(job.nodes.size()), samples - job.window->samples,
-                                static_cast<double>(seconds));
-  job.window = ElasticJob::Window{samples, now, job.nodes.size()};
+                                seconds);
+  job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
   apply_learned(job);
+}
+
+// Whether `curve` is a valid curve with a positive 1-node rate: anything else was never learned
+// (apply_learned's rule), whatever a state file says.
+bool learned_rate_positive(const std::vector<std::pair<int, double>>& curve) {
+  std::vector<ScalingCurve::Point> points;
+  for (const auto& [nodes, rate] : curve) points.push_back({nodes, rate});
+  try {
+    return ScalingCurve(std::move(points)).at(1.0) > 0.0;
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -94,7 +106,8 @@ std::string_view to_string(Source source) {
 
 std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
   std::vector<std::pair<int, double>> points;
-  for (int n = 1; n < max_nodes; n *= 2) {
+  // (Doubling stops at max_nodes: 2n would overflow above 2^30.)
+  for (int n = 1; n<max_nodes; n = n> max_nodes / 2 ? max_nodes : 2 * n) {
     points.emplace_back(n, std::pow(static_cast<double>(n), kAssumedExponent));
   }
   if (max_nodes >= 1) {
@@ -167,7 +180,7 @@ void ElasticJobs::restore_learned(std::uint32_t job_id,
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   ElasticJob& job = it->second;
-  if (curve && !curve->empty() && job.curve_source != Source::given) {
+  if (curve && learned_rate_positive(*curve) && job.curve_source != Source::given) {
     job.curve = *curve;
     job.curve_source = Source::learned;
   }
@@ -178,7 +191,7 @@ void ElasticJobs::restore_learned(std::uint32_t job_id,
   }
 }
 
-bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now) {
+bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now, double mono_s) {
   const auto it = jobs_.find(report.job_id);
   if (it == jobs_.end()) return false;
   ElasticJob& job = it->second;
@@ -186,18 +199,18 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   job.reported_at = now;
   job.running = report.running;
   job.drained = report.drained;
-  if (report.samples_done) learn(job, *report.samples_done, now);
+  if (report.samples_done) learn(job, *report.samples_done, mono_s);
   return true;
 }
 
 void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
-                          std::map<std::string, std::uint32_t> satellites, std::int64_t now) {
+                          std::map<std::string, std::uint32_t> satellites, double mono_s) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   ElasticJob& job = it->second;
   // The training stalls until it restarts at the new size: that stall is the rescale cost.
   job.stalled_by_grow = nodes.size() > job.nodes.size();
-  job.stalled_since = now;
+  job.stalled_since_mono_s = mono_s;
   job.samples_at_resize = job.samples_done.value_or(0.0);
   job.window.reset();
   job.nodes = std::move(nodes);

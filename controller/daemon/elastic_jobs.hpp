@@ -57,13 +57,15 @@ struct ElasticJob {
   // simulator's --learn (MalleTrain): rates over steady windows (every node runs a step, the
   // node count unchanged), rescale costs as the stall from a resize to the next progress.
   std::optional<sim::CurveLearner> learner;
+  // Durations are measured on the monotonic clock (seconds): a wall clock stepped by NTP or an
+  // admin would make a window negative or hours long.
   struct Window {
     double samples = 0.0;
-    std::int64_t since = 0;
+    double since_mono_s = 0.0;
     std::size_t nodes = 0;
   };
-  std::optional<Window> window;               // the steady window being measured
-  std::optional<std::int64_t> stalled_since;  // a resize whose stall is being measured
+  std::optional<Window> window;                // the steady window being measured
+  std::optional<double> stalled_since_mono_s;  // a resize whose stall is being measured
   bool stalled_by_grow = false;
   double samples_at_resize = 0.0;
 };
@@ -73,14 +75,16 @@ class ElasticJobs {
   // Registers (or re-registers: a restarted batch step) `request` for `job`, the job as Slurm
   // sees it (nullptr: unknown). Empty on success; otherwise why it was refused (job not
   // running, not in `elastic_partition`, bad node bounds or curve). Authorization is auth.hpp's
-  // business, not this.
+  // business, not this. A max_nodes beyond the cluster is kept as asked: the allocator reads it
+  // as "all nodes".
   std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
                                  const std::string& elastic_partition, std::int64_t now);
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be
-  // written yet after a step restart). What was assumed of the job is learned from it.
-  bool report(const protocol::LauncherReport& report, std::int64_t now);
+  // written yet after a step restart). What was assumed of the job is learned from it, over
+  // durations on the monotonic clock `mono_s`; `now` (epoch s) is when it was last heard of.
+  bool report(const protocol::LauncherReport& report, std::int64_t now, double mono_s);
 
   // Follows Slurm: refreshes nodes and batch host (and satellites: is_satellite_of), forgets
   // jobs that no longer run. Returns the ids forgotten.
@@ -88,9 +92,9 @@ class ElasticJobs {
 
   // Records what a resize left the job with, ahead of the next poll (so that the launcher is
   // not told of nodes it just gave back): its nodes, and its satellites among them. Unknown
-  // jobs are ignored.
+  // jobs are ignored. `mono_s`: the monotonic clock, from which the stall is measured.
   void resized(std::uint32_t job_id, std::vector<std::string> nodes,
-               std::map<std::string, std::uint32_t> satellites, std::int64_t now);
+               std::map<std::string, std::uint32_t> satellites, double mono_s);
 
   // After a restart, for a job add()ed again from the state file (state_file.hpp): what had
   // been learned of it replaces the assumptions again (the learner itself starts over from its

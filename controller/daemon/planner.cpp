@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "allocator/allocator.hpp"
+#include "gaptrain/bounds.hpp"
+#include "gaptrain/input_error.hpp"
 
 namespace gaptrain::daemon {
 
@@ -87,16 +89,23 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
   return action;
 }
 
-gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
+// The job as the allocator sees it; throws InputError (naming the job's field) when the
+// allocator would refuse it under `objective`.
+gaptrain::ElasticJob allocator_job(const ElasticJob& job, Objective objective) {
   gaptrain::ElasticJob e;
   e.id = std::to_string(job.job_id);
   e.min_nodes = job.min_nodes;
-  e.max_nodes = job.max_nodes;
+  e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
   std::vector<ScalingCurve::Point> points;
   for (const auto& [nodes, rate] : job.curve) points.push_back({nodes, rate});
-  e.curve = ScalingCurve(std::move(points));
+  try {
+    e.curve = ScalingCurve(std::move(points));
+  } catch (const InputError& error) {
+    throw error.under("job " + e.id);
+  }
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
+  validate_job(e, objective, "job " + e.id);
   return e;
 }
 
@@ -294,9 +303,14 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
     candidate.job_id = job.id;
     candidate.user = job.user;
     candidate.uid = job.user_id;
-    candidate.min_nodes = static_cast<int>(std::max<std::uint32_t>(1, job.min_nodes));
-    candidate.max_nodes = static_cast<int>(std::max<std::uint32_t>(job.max_nodes, job.min_nodes));
-    candidate.max_nodes = std::max(candidate.max_nodes, candidate.min_nodes);
+    // Slurm's counts are unsigned (and NO_VAL when unset): a maximum beyond the cluster's node
+    // count means all of them. (A minimum beyond it is kept: such a job never starts.)
+    const std::uint32_t min_nodes =
+        std::clamp<std::uint32_t>(job.min_nodes, 1, static_cast<std::uint32_t>(bounds::kMaxNodes));
+    const std::uint32_t cluster_nodes =
+        std::max(min_nodes, static_cast<std::uint32_t>(snapshot.nodes.size()));
+    candidate.min_nodes = static_cast<int>(min_nodes);
+    candidate.max_nodes = static_cast<int>(std::clamp(job.max_nodes, min_nodes, cluster_nodes));
     candidate.curve = assumed_curve(candidate.max_nodes);
     candidates.push_back(std::move(candidate));
   }
@@ -386,8 +400,19 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       node.hole_end_s = static_cast<double>(std::max<std::int64_t>(0, *hole.predicted_end - now));
     problem.nodes.push_back(std::move(node));
   }
+  // One job's bad input (a learned curve, a restored cost) must not stop the planning of all:
+  // it is set aside, keeping its nodes out of the problem, and everyone else is planned.
+  std::erase_if(staying, [&](const ElasticJob& job) {
+    try {
+      allocator_job(job, settings.objective);
+      return false;
+    } catch (const InputError& error) {
+      result.set_aside.emplace_back(job.job_id, error.what());
+      return true;
+    }
+  });
   for (const ElasticJob& job : staying) {
-    gaptrain::ElasticJob e = allocator_job(job);
+    gaptrain::ElasticJob e = allocator_job(job, settings.objective);
     for (const std::string& name : job.nodes) {
       gaptrain::NodeState node;
       node.name = name;
@@ -398,7 +423,12 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     if (!job.nodes.empty() && contains(job.nodes, job.batch_host)) e.batch_host = job.batch_host;
     problem.jobs.push_back(std::move(e));
   }
-  result.allocation = allocate(problem);
+  try {
+    result.allocation = allocate(problem);
+  } catch (const InputError& error) {  // the jobs were checked: a setting, never a crash
+    result.allocation = AllocationResult{};
+    result.allocation->message = error.what();
+  }
   if (result.allocation->call_status != CallStatus::ok) return result;
 
   // 3. The difference to what every job holds. The allocator never migrates, so a job only

@@ -60,6 +60,9 @@ struct Plan {
   std::vector<Action> actions;
   // The allocator's answer; empty when there was nothing to decide (no elastic job).
   std::optional<AllocationResult> allocation;
+  // Jobs whose own inputs the allocator refuses (a curve, a cost: validate_job), with why. They
+  // keep what they hold and are left out of the allocation; the other jobs are still planned.
+  std::vector<std::pair<std::uint32_t, std::string>> set_aside;
 };
 
 // What the regular workload waits for (DESIGN.md §3 "reclaim").

@@ -118,7 +118,7 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
     if (!contains(nodes, node)) nodes.push_back(node);
     satellites[node] = satellite;
   }
-  jobs.resized(action.job_id, std::move(nodes), std::move(satellites), now.wall);
+  jobs.resized(action.job_id, std::move(nodes), std::move(satellites), now.mono);
   return true;
 }
 
@@ -290,9 +290,9 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
     }
   }
   if (drain.kind == ActionKind::shrink) {
-    jobs.resized(job_id, drain.keep, std::move(kept_satellites), now.wall);
+    jobs.resized(job_id, drain.keep, std::move(kept_satellites), now.mono);
   } else {
-    jobs.resized(job_id, {}, {}, now.wall);
+    jobs.resized(job_id, {}, {}, now.mono);
   }
   return true;
 }

@@ -4,13 +4,18 @@
 #include <cmath>
 #include <vector>
 
+#include "gaptrain/bounds.hpp"
+
 namespace gaptrain::sim {
 
 CurveLearner::CurveLearner(int max_nodes, LearnerPrior prior)
-    : max_nodes_(std::max(1, max_nodes)), prior_(prior) {}
+    : max_nodes_(std::clamp(max_nodes, 1, bounds::kMaxNodes)), prior_(prior) {}
 
 void CurveLearner::observe_progress(int nodes, double samples, double seconds) {
-  if (nodes <= 0 || seconds <= 0.0 || samples < 0.0) return;
+  if (nodes <= 0 || !(seconds > 0.0) || !(samples >= 0.0) || !std::isfinite(seconds) ||
+      !std::isfinite(samples)) {
+    return;
+  }
   Measured& m = measured_[nodes];
   m.samples += samples;
   m.seconds += seconds;
@@ -27,10 +32,18 @@ void CurveLearner::observe_rescale(bool grow, double stall_s) {
   }
 }
 
+std::map<int, CurveLearner::Measured> CurveLearner::rates_seen() const {
+  std::map<int, Measured> seen;
+  for (const auto& [nodes, m] : measured_)
+    if (m.samples > 0.0) seen.emplace(nodes, m);
+  return seen;
+}
+
 double CurveLearner::alpha() const {
-  if (measured_.size() < 2) return prior_.alpha;
+  const std::map<int, Measured> seen = rates_seen();
+  if (seen.size() < 2) return prior_.alpha;
   double weight = 0.0, mean_x = 0.0, mean_y = 0.0;
-  for (const auto& [nodes, m] : measured_) {
+  for (const auto& [nodes, m] : seen) {
     weight += m.seconds;
     mean_x += m.seconds * std::log(nodes);
     mean_y += m.seconds * std::log(std::max(m.rate(), 1e-12));
@@ -38,7 +51,7 @@ double CurveLearner::alpha() const {
   mean_x /= weight;
   mean_y /= weight;
   double sxy = 0.0, sxx = 0.0;
-  for (const auto& [nodes, m] : measured_) {
+  for (const auto& [nodes, m] : seen) {
     const double dx = std::log(nodes) - mean_x;
     sxy += m.seconds * dx * (std::log(std::max(m.rate(), 1e-12)) - mean_y);
     sxx += m.seconds * dx * dx;
@@ -48,27 +61,34 @@ double CurveLearner::alpha() const {
 }
 
 std::optional<double> CurveLearner::one_node_rate() const {
-  if (measured_.empty()) return std::nullopt;
+  const std::map<int, Measured> seen = rates_seen();
+  if (seen.empty()) return std::nullopt;
   // Anchor the fit at the count measured longest: that rate is the best known.
-  const auto longest = std::max_element(
-      measured_.begin(), measured_.end(),
-      [](const auto& a, const auto& b) { return a.second.seconds < b.second.seconds; });
-  return longest->second.rate() / std::pow(longest->first, alpha());
+  const auto longest = std::max_element(seen.begin(), seen.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds < b.second.seconds;
+  });
+  const double rate = longest->second.rate() / std::pow(longest->first, alpha());
+  if (!(rate > 0.0) || !std::isfinite(rate)) return std::nullopt;
+  return std::min(rate, bounds::kMaxSamplesPerS);
 }
 
 ScalingCurve CurveLearner::curve(double fallback_one_node_rate) const {
   const double one = one_node_rate().value_or(fallback_one_node_rate);
   const double a = alpha();
   std::vector<ScalingCurve::Point> points;
-  auto predicted = [&](int n) { return one * std::pow(n, a); };
+  // (Capped: a job reporting absurd progress must not make a curve the allocator refuses.)
+  auto capped = [](double rate) { return std::clamp(rate, 0.0, bounds::kMaxSamplesPerS); };
+  auto predicted = [&](int n) { return capped(one * std::pow(n, a)); };
   // Powers of two keep the curve small; measured counts are exact where the job has run.
   std::map<int, double> rate_at;
-  for (int n = 1; n < max_nodes_; n *= 2) rate_at[n] = predicted(n);
+  for (int n = 1; n<max_nodes_; n = n> max_nodes_ / 2 ? max_nodes_ : 2 * n) {
+    rate_at[n] = predicted(n);
+  }
   rate_at[max_nodes_] = predicted(max_nodes_);
-  for (const auto& [nodes, m] : measured_)
-    if (nodes <= max_nodes_) rate_at[nodes] = m.rate();
+  for (const auto& [nodes, m] : rates_seen())
+    if (nodes <= max_nodes_) rate_at[nodes] = capped(m.rate());
   points.reserve(rate_at.size());
-  for (const auto& [nodes, rate] : rate_at) points.push_back({nodes, std::max(0.0, rate)});
+  for (const auto& [nodes, rate] : rate_at) points.push_back({nodes, rate});
   return ScalingCurve(std::move(points));
 }
 

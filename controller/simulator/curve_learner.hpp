@@ -33,12 +33,16 @@ class CurveLearner {
   // A rescale (grow or start when `grow`, else shrink) stalled training for `stall_s` seconds.
   void observe_rescale(bool grow, double stall_s);
 
-  // Throughput per node at one node, S(1), from the measurements; empty before the first.
+  // Throughput per node at one node, S(1), from the measurements; empty before the first
+  // progress was seen. Windows without progress are no measurement of throughput (a training
+  // may write its progress only at checkpoints): a rate of 0 is "not learned yet", never a
+  // learned S(1) of 0, which the speedup objective could not divide by.
   std::optional<double> one_node_rate() const;
 
   // The curve the allocator is given: measured node counts at their measured rates, the rest
-  // (1, 2, 4, ..., max_nodes) from the power-law fit. `fallback_one_node_rate` stands in for
-  // S(1) before anything was measured (e.g. the median of the other jobs' estimates).
+  // (1, 2, 4, ..., max_nodes) from the power-law fit; rates capped at bounds::kMaxSamplesPerS.
+  // `fallback_one_node_rate` stands in for S(1) before anything was measured (e.g. the median of
+  // the other jobs' estimates).
   ScalingCurve curve(double fallback_one_node_rate) const;
   double up_cost_s() const;
   double down_cost_s() const;
@@ -50,6 +54,8 @@ class CurveLearner {
     double seconds = 0.0;
     double rate() const { return samples / seconds; }
   };
+  // The measured counts at which progress was seen.
+  std::map<int, Measured> rates_seen() const;
   // The fitted exponent: least squares of log rate on log nodes over the measured counts, each
   // weighted by its measured time; the prior when fewer than two counts were measured.
   double alpha() const;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 
 namespace gaptrain::sim {
@@ -27,9 +28,10 @@ struct Job {
 };
 
 void check_options(int max_nodes, const ReplayOptions& options) {
-  if (max_nodes < 1) {
-    throw InputError("max_nodes",
-                     "expected a machine of >= 1 node, got " + std::to_string(max_nodes));
+  if (max_nodes < 1 || max_nodes > bounds::kMaxNodes) {
+    throw InputError("max_nodes", "expected a machine of 1 to " +
+                                      std::to_string(bounds::kMaxNodes) + " nodes, got " +
+                                      std::to_string(max_nodes));
   }
   if (!(options.plan_window_s >= 0.0)) {  // also rejects NaN
     throw InputError("plan_window_s",

@@ -85,7 +85,7 @@ class Replay {
       JobState job;
       job.spec = &spec;
       job.curve = &curves.at(spec.model);
-      if (options.learn) job.learner.emplace(spec.max_nodes);
+      if (options.learn) job.learner.emplace(max_nodes(spec));
       jobs_.push_back(std::move(job));
     }
     submit_order_.resize(jobs_.size());
@@ -126,6 +126,11 @@ class Replay {
 
  private:
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
+  // A job's maximum, at most the nodes the replay has (a larger one means all of them; the
+  // minimum is kept, and a job needing more than there are never starts).
+  int max_nodes(const JobSpec& spec) const {
+    return std::max(spec.min_nodes, std::min(spec.max_nodes, node_count_));
+  }
   JobState& job(int j) { return jobs_[idx(j)]; }
   bool oracle() const { return options_.policy == Policy::oracle; }
 
@@ -381,7 +386,7 @@ class Replay {
     ElasticJob e;
     e.id = s.spec->id;
     e.min_nodes = s.spec->min_nodes;
-    e.max_nodes = s.spec->max_nodes;
+    e.max_nodes = max_nodes(*s.spec);
     if (s.learner) {
       e.curve = s.learner->curve(fallback_rate);
       e.up_cost_s = s.learner->up_cost_s();

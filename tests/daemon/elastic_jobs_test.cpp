@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::daemon {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
+constexpr double kMono = 5'000.0;  // the monotonic clock: seconds since boot
 
 Job running_job(std::uint32_t id) {
   Job job;
@@ -184,12 +187,12 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   const Job job = running_job(5);  // n1, n2
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   // Not steady yet: only n1 runs a step.
-  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 0), kNow));
-  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 500), kNow + 20));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 0), kNow, kMono));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 500), kNow + 20, kMono + 20));
   EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
   // Steady on 2 nodes: 100 samples/s over 20 s.
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + 30));
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 50));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + 30, kMono + 30));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 50, kMono + 50));
   const ElasticJob& learned = jobs.jobs().at(5);
   EXPECT_EQ(learned.curve_source, Source::learned);
   const ScalingCurve curve([&] {
@@ -201,11 +204,58 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   EXPECT_EQ(learned.costs_source, Source::assumed);
 
   // A grow to 3 nodes stalls the training for 12 s: that is the up cost now.
-  jobs.resized(5, {"n1", "n2", "n3"}, {{"n3", 9}}, kNow + 60);
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3000), kNow + 65));
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3100), kNow + 72));
+  jobs.resized(5, {"n1", "n2", "n3"}, {{"n3", 9}}, kMono + 60);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3000), kNow + 65, kMono + 65));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3100), kNow + 72, kMono + 72));
   EXPECT_EQ(jobs.jobs().at(5).costs_source, Source::learned);
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
+}
+
+// The bundled PyTorch example writes progress only at checkpoints: 10 s without new samples
+// once made a learned 1-node rate of 0, on which the speedup objective threw and gaptraind
+// exited. No progress is "not learned yet": the assumed curve stays.
+TEST(ElasticJobs, FlatProgressKeepsTheAssumedCurve) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const std::vector<std::pair<int, double>> assumed = jobs.jobs().at(5).curve;
+  for (int s = 0; s <= 60; s += 5) {
+    ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + s, kMono + s));
+  }
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
+  EXPECT_EQ(jobs.jobs().at(5).curve, assumed);
+  // A checkpoint's progress then is learned as usual.
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 80, kMono + 80));
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::learned);
+  EXPECT_GT(jobs.jobs().at(5).curve.front().second, 0.0);
+}
+
+// Windows are timed on the monotonic clock: the wall clock stepped back an hour mid-window
+// (NTP, an admin) neither loses the measurement nor makes it negative.
+TEST(ElasticJobs, LearningIgnoresWallClockSteps) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow, kMono));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 2000), kNow - 3600 + 20, kMono + 20));
+  const ElasticJob& learned = jobs.jobs().at(5);
+  ASSERT_EQ(learned.curve_source, Source::learned);
+  const auto at_two = std::find_if(learned.curve.begin(), learned.curve.end(),
+                                   [](const auto& point) { return point.first == 2; });
+  ASSERT_NE(at_two, learned.curve.end());
+  EXPECT_NEAR(at_two->second, 100.0, 1e-9);  // 2000 samples in 20 s
+}
+
+// A saved learned curve whose 1-node rate is 0 was never learned (a corrupt or hand-edited
+// state file): the assumed curve stays.
+TEST(ElasticJobs, RestoringALearnedCurveWithoutProgressKeepsTheAssumedOne) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  jobs.restore_learned(5, std::vector<std::pair<int, double>>{{1, 0.0}, {2, 10.0}}, std::nullopt);
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
+  jobs.restore_learned(5, std::vector<std::pair<int, double>>{{1, 50.0}, {2, 90.0}}, std::nullopt);
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::learned);
 }
 
 TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
@@ -217,8 +267,8 @@ TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
   r.down_cost_s = 4.0;
   ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).learner);
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow));
-  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 5000), kNow + 20));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow, kMono));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 5000), kNow + 20, kMono + 20));
   EXPECT_EQ(jobs.jobs().at(5).curve, r.curve);
 }
 
@@ -234,16 +284,16 @@ TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);
-  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0}, kNow));  // not registered
+  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0}, kNow, kMono));  // not registered
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
-  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0}, kNow + 1));
+  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0}, kNow + 1, kMono + 1));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 1);
   EXPECT_EQ(e.running, (std::vector<std::string>{"n1", "n2"}));
   // A report without progress keeps the last value but moves reported_at; acks are kept.
-  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt}, kNow + 2));
+  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt}, kNow + 2, kMono + 2));
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 2);
   EXPECT_EQ(e.drained, (std::vector<std::string>{"n2"}));

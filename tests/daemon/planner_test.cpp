@@ -302,6 +302,42 @@ TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
   ASSERT_NE(action_for(p, 7), nullptr);
 }
 
+// One job's bad input (here a learned curve with a 1-node rate of 0 under the default speedup
+// objective, which once threw out of the poll timer and ended gaptraind) sets that job aside,
+// keeping its nodes; the other jobs are still planned.
+TEST(Planner, AJobWithBadInputIsSetAsideAndTheOthersArePlanned) {
+  Snapshot s = cluster(6, {"n1", "n2"});
+  ElasticJob bad = elastic_job(s, 7, {"n1"}, 1, 4);
+  bad.curve = {{1, 0.0}, {2, 150.0}};
+  const ElasticJob good = elastic_job(s, 8, {"n2"}, 1, 4);
+  const Plan p = plan(s, find_holes(s), {bad, good}, kNow, {});
+  ASSERT_EQ(p.set_aside.size(), 1U);
+  EXPECT_EQ(p.set_aside.front().first, 7U);
+  EXPECT_NE(p.set_aside.front().second.find("job 7.curve"), std::string::npos)
+      << p.set_aside.front().second;
+  EXPECT_EQ(action_for(p, 7), nullptr);
+  const Action* grow = action_for(p, 8);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->nodes.size(), 3U);  // n3..n5 or so: never n1, which job 7 keeps
+  EXPECT_EQ(std::count(grow->nodes.begin(), grow->nodes.end(), "n1"), 0);
+}
+
+// A held job asking for 2^31-1 nodes is admitted for what the cluster has (the assumed curve
+// once doubled past 2^30 forever).
+TEST(Planner, AHeldJobAskingForMoreNodesThanTheClusterHasIsAdmittedForAllOfThem) {
+  Snapshot s = cluster(4, {});
+  add_held_elastic(s, 7).max_nodes = 2'147'483'647;
+  const std::vector<ElasticJob> candidates = admission_candidates(s, "elastic");
+  ASSERT_EQ(candidates.size(), 1U);
+  EXPECT_EQ(candidates.front().max_nodes, 4);
+  EXPECT_EQ(candidates.front().curve.back().first, 4);
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  const Action* admit = action_for(p, 7);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->kind, ActionKind::admit);
+}
+
 TEST(Planner, AJobIsAdmittedOnItsLongestHoleWithALeaseThatEndsBeforeIt) {
   // n1..n3 are planned for job 42 in 10 minutes, n4 has no end in sight: the batch host goes
   // there. A later grow into n1..n3 carries their end, for a lease that ends before it.

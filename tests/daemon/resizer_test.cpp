@@ -105,7 +105,7 @@ class ResizerTest : public ::testing::Test {
     r.job_id = 7;
     r.running = running;
     r.drained = drained;
-    ASSERT_TRUE(jobs.report(r, kWall));
+    ASSERT_TRUE(jobs.report(r, kWall, 0.0));
   }
 
   static Plan plan_of(Action action) {

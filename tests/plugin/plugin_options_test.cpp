@@ -45,6 +45,18 @@ TEST(PluginOptionsTest, ParsesNodeRanges) {
   }
 }
 
+// A node count beyond any cluster (--elastic=1-2000000000 once made the daemon's tables and
+// loops run away) is refused at submission with one line saying what to give instead.
+TEST(PluginOptionsTest, RefusesNodeRangesBeyondAnyCluster) {
+  EXPECT_EQ(error_of([] { parse_node_range("1-2000000000"); }),
+            "--elastic: MAX 2000000000 is more nodes than any cluster has (at most 100000): give "
+            "at most the elastic partition's node count");
+  EXPECT_EQ(parse_node_range("1-100000").max, 100000);
+  EXPECT_NE(error_of([] { parse_costs("1e300:1"); }), "<no error>");
+  EXPECT_NE(error_of([] { parse_curve_csv("2000000000,5\n", "c.csv"); }), "<no error>");
+  EXPECT_NE(error_of([] { parse_curve_csv("1,1e300\n", "c.csv"); }), "<no error>");
+}
+
 TEST(PluginOptionsTest, ParsesCurveCsvWithHeaderAndComments) {
   const Curve c = parse_curve_csv(
       "# measured on A100 nodes\nnodes,samples_per_s\n1,100\n\n2, 190.5\r\n4,350\n", "f.csv");

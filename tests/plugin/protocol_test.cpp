@@ -160,6 +160,12 @@ TEST(ProtocolTest, RejectsBadRegistrations) {
   EXPECT_EQ(error_field(registration_with("down_cost_s", "")), "down_cost_s");
   EXPECT_EQ(error_field(registration_with("up_cost_s", "null")), "<no error>");
   EXPECT_EQ(error_field(registration_with("curve", "[]")), "<no error>");
+  // Sizes and numbers beyond any cluster or job (gaptrain/bounds.hpp).
+  EXPECT_EQ(error_field(registration_with("max_nodes", "2000000000")), "max_nodes");
+  EXPECT_EQ(error_field(registration_with("max_nodes", "100000")), "<no error>");
+  EXPECT_EQ(error_field(registration_with("curve", "[[2000000000,5]]")), "curve[0][0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,1e300]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("up_cost_s", "1e300")), "up_cost_s");
 }
 
 TEST(ProtocolTest, ErrorsAreOneLine) {

@@ -406,6 +406,38 @@ case_slurmd_dies() {
   note "gaptraind: $(grep -cE "JOB_ID=$job .*$victim|$victim.*JOB_ID=$job" "$log") log lines name job $job and $victim"
 }
 
+# A job registered without a curve whose progress file shows no new samples (the PyTorch
+# example writes progress only at checkpoints) once got a learned 1-node rate of 0, on which the
+# speedup objective threw out of the poll timer: gaptraind exited, and its state file brought
+# the job back to do it again. Now no progress is "not learned yet": after a flat window of
+# gaptraind's 10 s, gaptraind still runs (the same process), the curve is still assumed, and
+# the job is still managed: it grows when the regular job beside it ends.
+case_flat_progress() {
+  local blocker job pid progress=$work/progress.jsonl
+  echo '{"samples_done": 1000}' >"$progress"
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit -p elastic -N 1-8 --elastic=1-8 -t 30 \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 --progress-file $progress -- $idle_loop")
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  poll 60 "job $job's progress reported" \
+    test "$(query_status "job($job)['samples_done'] if job($job) else None")" = 1000.0
+  # Steady on 2 nodes with flat progress for longer than a learning window (not a timing
+  # assertion: the window must have passed for the case to test anything).
+  sleep 15
+  kill -0 "$pid" 2>/dev/null ||
+    fail "gaptraind (pid $pid) exited on flat progress: $(tail -n 5 "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log")"
+  curve_source_is "$job" assumed ||
+    fail "job $job's curve is $(query_status "job($job)['curve']")), not the assumed one"
+  scancel "$blocker"
+  poll 90 "elastic job $job grown to 8 nodes with flat progress" elastic_at "$job" 8
+  read -r after _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  [ "$after" = "$pid" ] || fail "gaptraind was restarted (pid $pid, now $after)"
+  no_node_shared
+}
+
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
 # progress log shows the steps going on from the checkpoint, several world sizes, every epoch
 # once, and the loss going down (tests/examples/check_progress.py).

@@ -154,6 +154,9 @@ case_bad_options_refused() {
     sbatch --elastic-curve="$good" --wrap true
   refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got "5-2"' \
     sbatch --elastic=5-2 --wrap true
+  # A node count beyond any cluster (it once ran the daemon's tables and loops away).
+  refused "sbatch: error: gaptrain: --elastic: MAX 2000000000 is more nodes than any cluster has (at most 100000): give at most the elastic partition's node count" \
+    sbatch --elastic=1-2000000000 --wrap true
   # srun and salloc check the same way before they ask for an allocation.
   refused 'srun: error: gaptrain: --elastic-cost: expected UP:DOWN seconds (non-negative numbers), got "x"' \
     srun --elastic --elastic-cost=x true

@@ -505,7 +505,8 @@ TEST(ProblemFromJsonErrors, EmptyCurve) {
 TEST(ProblemFromJsonErrors, CurveWithNegativeThroughput) {
   Json::Value document = valid();
   document["jobs"][0]["curve"][2][1] = -1.0;
-  EXPECT_EQ(error_for(document), "jobs[0].curve[2]: samples_per_s must be a finite number >= 0");
+  EXPECT_EQ(error_for(document),
+            "jobs[0].curve[2]: samples_per_s must be a finite number >= 0 and at most 1e15");
 }
 
 // --- validate() runs on the result -----------------------------------------------------------
@@ -526,7 +527,9 @@ TEST(ProblemFromJsonErrors, NodeHeldByUnknownJob) {
 TEST(ProblemFromJsonErrors, NegativeUpCost) {
   Json::Value document = valid();
   document["jobs"][1]["up_cost_s"] = -1;
-  EXPECT_EQ(error_for(document), "jobs[1].up_cost_s: must be a finite number >= 0");
+  EXPECT_EQ(error_for(document),
+            "jobs[1].up_cost_s: must be a finite number >= 0 and at most 315360000 (ten years of "
+            "seconds)");
 }
 
 TEST(ProblemFromJsonErrors, NegativeHoleEnd) {

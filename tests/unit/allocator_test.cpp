@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/evaluate.hpp"
+#include "allocator/job_value.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "support/instances.hpp"
@@ -501,10 +502,97 @@ TEST(Allocator, RejectsInvalidInputWithInputError) {
 }
 
 TEST(Allocator, RejectsSpeedupOnACurveWithZeroOneNodeThroughput) {
-  // speedup divides by S(1); a curve that is 0 at one node cannot be scored.
+  // speedup divides by S(1); a curve that is 0 at one node but not beyond cannot be scored, and
+  // validate() says so naming the curve (not a table built later).
   auto p = problem_of({idle("n1")}, {job("a", 1, 2, {{1, 0.0}, {2, 10.0}})});
   p.objective = Objective::speedup;
+  try {
+    validate(p);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.field(), "jobs[0].curve");
+  }
   EXPECT_THROW(allocate(p), InputError);
+}
+
+// A job that makes no progress anywhere (a reclaim-adjusted curve the rescale costs zeroed, a
+// model that does not train) is worth nothing under every objective: the others are planned.
+TEST(Allocator, ValuesAJobWithoutProgressAtNothingUnderEveryObjective) {
+  for (const Objective objective : {Objective::throughput, Objective::speedup, Objective::fair}) {
+    auto p = problem_of({held("n1", "stalled"), idle("n2"), idle("n3")},
+                        {job("stalled", 1, 3, {{1, 0.0}, {3, 0.0}}),
+                         job("training", 1, 3, {{1, 100.0}, {2, 190.0}})});
+    p.jobs[0].batch_host = "n1";
+    p.objective = objective;
+    const AllocationResult r = allocate(p);
+    ASSERT_EQ(to_string(r.call_status), "ok"sv) << r.message;
+    EXPECT_EQ(r.allocation.at("training").size(), 2U) << to_string(objective);
+    EXPECT_FALSE(infeasibility(p, r.allocation));
+  }
+}
+
+// A maximum beyond the nodes there are means all of them: the tables are sized by the nodes
+// (2^31-1 once asked for 16 GB, 10^7 took 15 s and 786 MB against a 1 s limit).
+TEST(Allocator, SizesItsTablesByTheNodesNotByTheClaimedMaximum) {
+  auto p = problem_of({held("n1", "huge"), idle("n2"), idle("n3")},
+                      {job("huge", 1, 10'000'000, {{1, 100.0}, {2, 190.0}, {4, 360.0}}),
+                       job("new", 2, 2'147'483'647, {{1, 50.0}, {4, 180.0}})});
+  p.jobs[0].batch_host = "n1";
+  const ClassedProblem classed = classify(p);
+  for (const ClassedJob& j : classed.jobs) {
+    EXPECT_EQ(j.max_nodes, 3);
+    EXPECT_EQ(j.rate.size(), 4U);
+  }
+  p.solver.time_limit_s = 30.0;
+  const AllocationResult r = allocate(p);
+  ASSERT_EQ(to_string(r.call_status), "ok"sv) << r.message;
+  EXPECT_EQ(to_string(r.model_status), "optimal"sv);
+  EXPECT_FALSE(infeasibility(p, r.allocation));
+  EXPECT_EQ(r.allocation.at("huge").size() + r.allocation.at("new").size(), 3U);
+}
+
+// A minimum beyond the nodes there are: the job can never run, and nothing reads past its table.
+TEST(Allocator, LeavesAJobWhoseMinimumExceedsTheNodesWithout) {
+  auto p = problem_of({idle("n1"), idle("n2")}, {job("too-big", 5, 8, {{1, 100.0}, {8, 700.0}}),
+                                                 job("fits", 1, 2, {{1, 100.0}, {2, 190.0}})});
+  for (const Objective objective : {Objective::throughput, Objective::speedup}) {
+    p.objective = objective;
+    const AllocationResult r = allocate(p);
+    ASSERT_EQ(to_string(r.call_status), "ok"sv) << r.message;
+    EXPECT_TRUE(r.allocation.at("too-big").empty());
+    EXPECT_EQ(r.allocation.at("fits").size(), 2U);
+  }
+}
+
+// Numbers beyond gaptrain/bounds.hpp are refused naming the field: a time limit of 1e10 s once
+// overflowed the nanosecond clock and stopped at once with a worse answer; horizons, rates and
+// weights near 1e308 overflowed the objective to infinity.
+TEST(Allocator, RefusesNumbersBeyondTheirBounds) {
+  const auto field_of = [](const AllocationProblem& p) {
+    try {
+      validate(p);
+    } catch (const InputError& e) {
+      return e.field();
+    }
+    return std::string("<accepted>");
+  };
+  const auto base = [] { return problem_of({idle("n1")}, {job("a", 1, 1, {{1, 100.0}})}); };
+  AllocationProblem p = base();
+  p.solver.time_limit_s = 1e10;
+  EXPECT_EQ(field_of(p), "solver.time_limit_s");
+  p = base();
+  p.horizon_s = 1e308;
+  EXPECT_EQ(field_of(p), "horizon_s");
+  p = base();
+  p.jobs[0].down_cost_s = 1e308;
+  EXPECT_EQ(field_of(p), "jobs[0].down_cost_s");
+  p = base();
+  p.jobs[0].weight = 1e308;
+  EXPECT_EQ(field_of(p), "jobs[0].weight");
+  p = base();
+  p.solver.time_limit_s = 86'400.0;
+  p.horizon_s = 315'360'000.0;
+  EXPECT_EQ(field_of(p), "<accepted>");
 }
 
 }  // namespace

@@ -42,6 +42,34 @@ TEST(CurveLearner, TheFittedExponentStaysWithinItsBounds) {
   EXPECT_NEAR(learner.curve(1.0).at(64), 100.0 * 64.0, 1e-6);
 }
 
+// A window without progress (a training that writes its progress only at checkpoints) is no
+// measurement of throughput: a learned S(1) of 0 once made the speedup objective throw and
+// gaptraind exit. Until progress is seen the prior stays.
+TEST(CurveLearner, WindowsWithoutProgressLearnNothing) {
+  CurveLearner learner(8);
+  learner.observe_progress(2, 0.0, 10.0);
+  learner.observe_progress(4, 0.0, 30.0);
+  EXPECT_EQ(learner.one_node_rate(), std::nullopt);
+  const ScalingCurve curve = learner.curve(100.0);
+  EXPECT_DOUBLE_EQ(curve.at(1), 100.0);
+  EXPECT_NEAR(curve.at(2), 100.0 * std::pow(2.0, 0.8), 1e-9);
+  // Progress then seen on 2 nodes is learned as usual; the flat window at 4 stays out of it.
+  learner.observe_progress(2, 2000.0, 10.0);
+  ASSERT_TRUE(learner.one_node_rate());
+  EXPECT_GT(*learner.one_node_rate(), 0.0);
+  EXPECT_GT(learner.curve(1.0).at(4), learner.curve(1.0).at(2));
+}
+
+// A maximum near 2^31 once looped forever (n *= 2 overflows above 2^30); absurd progress once
+// made a curve the allocator refuses.
+TEST(CurveLearner, HugeSizesAndRatesStayWithinTheBounds) {
+  CurveLearner learner(2'147'483'647);
+  learner.observe_progress(1, 1e300, 1.0);
+  const ScalingCurve curve = learner.curve(1.0);
+  EXPECT_EQ(curve.points().back().nodes, 100'000);
+  EXPECT_LE(curve.at(100'000), 1e15);
+}
+
 TEST(CurveLearner, RescaleCostsAreTheMeanObservedStall) {
   CurveLearner learner(4);
   learner.observe_rescale(true, 18.0);

@@ -117,7 +117,26 @@ TEST(ScalingCurveErrors, RepeatedNodeCount) {
 TEST(ScalingCurveErrors, NegativeThroughput) {
   const InputError e = input_error_from([] { ScalingCurve({{1, 1.0}, {2, -0.5}}); });
   EXPECT_EQ(e.field(), "curve[1]");
-  EXPECT_STREQ(e.what(), "curve[1]: samples_per_s must be a finite number >= 0");
+  EXPECT_STREQ(e.what(), "curve[1]: samples_per_s must be a finite number >= 0 and at most 1e15");
+}
+
+TEST(ScalingCurveErrors, ThroughputAndNodeCountBeyondBounds) {
+  EXPECT_EQ(input_error_from([] { ScalingCurve({{1, 1e300}}); }).field(), "curve[0]");
+  const InputError e = input_error_from([] { ScalingCurve({{1, 1.0}, {2'000'000'000, 2.0}}); });
+  EXPECT_EQ(e.field(), "curve[1]");
+  EXPECT_THAT(e.what(), HasSubstr("node count must be at most 100000"));
+}
+
+// The rate between and beyond points, with a point at every node count (the lookup bisects).
+TEST(ScalingCurve, InterpolatesOnADenseCurve) {
+  std::vector<ScalingCurve::Point> points;
+  for (int n = 1; n <= 1000; ++n) points.push_back({n, 2.0 * n});
+  const ScalingCurve curve(points);
+  EXPECT_DOUBLE_EQ(curve.at(0.5), 1.0);
+  EXPECT_DOUBLE_EQ(curve.at(1.0), 2.0);
+  EXPECT_DOUBLE_EQ(curve.at(500.25), 1000.5);
+  EXPECT_DOUBLE_EQ(curve.at(1000.0), 2000.0);
+  EXPECT_DOUBLE_EQ(curve.at(5000.0), 2000.0);
 }
 
 TEST(ScalingCurveErrors, NonFiniteThroughput) {

@@ -69,7 +69,10 @@ TEST(Validate, HorizonMustBePositiveAndFinite) {
     problem.horizon_s = bad;
     const InputError e = error_for(problem);
     EXPECT_EQ(e.field(), "horizon_s") << bad;
-    EXPECT_STREQ(e.what(), "horizon_s: must be a finite number of seconds > 0") << bad;
+    EXPECT_STREQ(e.what(),
+                 "horizon_s: must be a finite number of seconds > 0 and at most 315360000 (ten "
+                 "years)")
+        << bad;
   }
 }
 
@@ -144,7 +147,10 @@ TEST(Validate, UpCostMustBeNonNegativeAndFinite) {
     problem.jobs[1].up_cost_s = bad;
     const InputError e = error_for(problem);
     EXPECT_EQ(e.field(), "jobs[1].up_cost_s") << bad;
-    EXPECT_STREQ(e.what(), "jobs[1].up_cost_s: must be a finite number >= 0") << bad;
+    EXPECT_STREQ(e.what(),
+                 "jobs[1].up_cost_s: must be a finite number >= 0 and at most 315360000 (ten "
+                 "years of seconds)")
+        << bad;
   }
 }
 
@@ -154,7 +160,10 @@ TEST(Validate, DownCostMustBeNonNegativeAndFinite) {
     problem.jobs[0].down_cost_s = bad;
     const InputError e = error_for(problem);
     EXPECT_EQ(e.field(), "jobs[0].down_cost_s") << bad;
-    EXPECT_STREQ(e.what(), "jobs[0].down_cost_s: must be a finite number >= 0") << bad;
+    EXPECT_STREQ(e.what(),
+                 "jobs[0].down_cost_s: must be a finite number >= 0 and at most 315360000 (ten "
+                 "years of seconds)")
+        << bad;
   }
 }
 
@@ -164,7 +173,7 @@ TEST(Validate, WeightMustBePositiveAndFinite) {
     problem.jobs[1].weight = bad;
     const InputError e = error_for(problem);
     EXPECT_EQ(e.field(), "jobs[1].weight") << bad;
-    EXPECT_STREQ(e.what(), "jobs[1].weight: must be a finite number > 0") << bad;
+    EXPECT_STREQ(e.what(), "jobs[1].weight: must be a finite number > 0 and at most 1e6") << bad;
   }
 }
 

@@ -60,8 +60,15 @@ struct AllocationProblem {
 };
 
 // Throws InputError naming the first field that is wrong: duplicate node or job names, a node
-// held by an unknown job, min > max, negative costs, a batch host the job does not hold, ...
+// held by an unknown job, min > max, negative costs, a batch host the job does not hold, a
+// number beyond gaptrain/bounds.hpp, ... A max_nodes above the problem's node count is not
+// wrong: the allocator reads it as "all of them".
 void validate(const AllocationProblem& problem);
+
+// The checks of validate() that concern one job alone (fields named under `field`, such as
+// "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
+// rather than losing the whole problem.
+void validate_job(const ElasticJob& job, Objective objective, const std::string& field);
 
 // Whether the solver ran (call status) is kept apart from what it found (model status).
 enum class CallStatus { ok, error };

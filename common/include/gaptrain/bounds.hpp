@@ -1,0 +1,25 @@
+// The largest values gaptrain accepts where numbers enter it (allocation JSON, registrations,
+// sbatch options, simulator inputs). Each is far beyond any real cluster or job, and small
+// enough that no product the allocator forms (a rate times a horizon times the jobs, a time
+// limit in nanoseconds) can overflow. docs/allocator.md lists them.
+#pragma once
+
+namespace gaptrain::bounds {
+
+// Nodes in one job or one problem: more than any Slurm cluster has. A size beyond the cluster's
+// own node count is clamped to it where that is the meaning (a job's maximum).
+inline constexpr int kMaxNodes = 100'000;
+
+// A solver time limit: a day. (std::chrono's nanosecond clock overflows past 292 years.)
+inline constexpr double kMaxTimeLimitS = 86'400.0;
+
+// Horizons and rescale costs: ten years of seconds.
+inline constexpr double kMaxSeconds = 315'360'000.0;
+
+// A job's throughput: samples per second.
+inline constexpr double kMaxSamplesPerS = 1e15;
+
+// A job's weight in the fair objective.
+inline constexpr double kMaxWeight = 1e6;
+
+}  // namespace gaptrain::bounds
