@@ -22,14 +22,7 @@ LineFramer::State LineFramer::feed(std::string_view bytes) {
     line_.clear();
     return state_;
   }
-  if (line_.ends_with('\r')) line_.pop_back();
-  if (line_.size() > max_line_) {
-    state_ = State::too_long;
-    line_.clear();
-    return state_;
-  }
-  state_ = State::line;
-  return state_;
+  return end_line();
 }
 
 LineFramer::State LineFramer::finish() {
@@ -38,6 +31,10 @@ LineFramer::State LineFramer::finish() {
     state_ = State::empty;
     return state_;
   }
+  return end_line();
+}
+
+LineFramer::State LineFramer::end_line() {
   if (line_.ends_with('\r')) line_.pop_back();
   if (line_.size() > max_line_) {
     state_ = State::too_long;

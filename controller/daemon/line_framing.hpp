@@ -33,6 +33,9 @@ class LineFramer {
   std::size_t max_line() const noexcept { return max_line_; }
 
  private:
+  // The line has ended (a '\n' or the client's close): drops one '\r' and judges its length.
+  State end_line();
+
   std::size_t max_line_;
   std::string line_;
   State state_ = State::incomplete;
