@@ -196,6 +196,16 @@ void Daemon::poll() {
     result = slurm_.load_slurm_user(uid);
     if (result.ok) slurm_user_ = uid;
   }
+  if (result.ok && !slurm_behaviour_) {
+    SlurmControllerConfig controller;
+    result = slurm_.load_controller_config(controller);
+    if (result.ok) {
+      slurm_behaviour_ = behaviour_for(controller);
+      log::info("slurm release", {{"SLURMCTLD", controller.slurmctld_release},
+                                  {"BUILT_AGAINST", controller.built_release}});
+      for (const std::string& notice : slurm_behaviour_->notices) log::warning(notice);
+    }
+  }
 
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
   // soon: it may be waiting for them.
@@ -345,6 +355,7 @@ PlannerSettings Daemon::planner_settings() const {
   settings.horizon_s = config_.horizon_s;
   settings.elastic_partition = config_.elastic_partition;
   settings.idle_reserve_nodes = config_.idle_reserve_nodes;
+  if (slurm_behaviour_) settings.shrink_own_nodes = slurm_behaviour_->shrink_own_nodes;
   return settings;
 }
 

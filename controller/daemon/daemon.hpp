@@ -112,6 +112,8 @@ class Daemon {
   std::vector<sd_event_source*> signal_sources_;
 
   std::optional<uid_t> slurm_user_;  // loaded with the first successful poll
+  // What slurmctld's configuration changes in gaptraind's behaviour, loaded with it.
+  std::optional<SlurmBehaviour> slurm_behaviour_;
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;

@@ -12,6 +12,7 @@
 #include "cluster.hpp"
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
+#include "slurm_compat.hpp"
 
 namespace gaptrain::daemon {
 
@@ -19,8 +20,7 @@ namespace {
 
 // "<what>: <Slurm's message> (<code>)". Read right after the failing call: errno is per thread.
 std::string failure(const std::string& what) {
-  const int code = slurm_get_errno();
-  return what + ": " + slurm_strerror(code) + " (" + std::to_string(code) + ")";
+  return what + ": " + slurm_compat::last_error_text();
 }
 
 ActionResult success() {
@@ -77,10 +77,9 @@ std::string this_host() {
 // is gone as asked: no error. Returns the error text, empty on success.
 std::string cancel(std::uint32_t job_id) {
   if (slurm_kill_job(job_id, SIGKILL, 0) == SLURM_SUCCESS) return {};
-  const int code = slurm_get_errno();
+  const int code = slurm_compat::last_error();
   if (code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID) return {};
-  return "cancel of " + job_text(job_id) + ": " + slurm_strerror(code) + " (" +
-         std::to_string(code) + ")";
+  return "cancel of " + job_text(job_id) + ": " + slurm_compat::error_text(code);
 }
 
 // A satellite: a job with no batch script, in the job's partition, on exactly `node`, granted

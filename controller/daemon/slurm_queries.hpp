@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cluster.hpp"
+#include "slurm_release.hpp"
 
 namespace gaptrain::daemon {
 
@@ -27,6 +28,9 @@ class SlurmQueries {
 
   // SlurmUser's uid, from slurmctld's configuration.
   virtual Result load_slurm_user(uid_t& uid) = 0;
+
+  // slurmctld's release and SchedulerParameters, and the release gaptraind was built against.
+  virtual Result load_controller_config(SlurmControllerConfig& config) = 0;
 };
 
 }  // namespace gaptrain::daemon

@@ -5,14 +5,14 @@
 
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
+#include "slurm_compat.hpp"
 
 namespace gaptrain::daemon {
 
 namespace {
 
 std::string slurm_error() {
-  const int code = slurm_get_errno();
-  return std::string(slurm_strerror(code)) + " (" + std::to_string(code) + ")";
+  return slurm_compat::last_error_text();
 }
 
 std::string text(const char* s) {
@@ -90,7 +90,7 @@ struct Table {
       msg.reset(fresh);
       return true;
     }
-    return msg && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA;
+    return msg && slurm_compat::last_error() == SLURM_NO_CHANGE_IN_DATA;
   }
 };
 
@@ -195,6 +195,18 @@ SlurmSource::Result SlurmSource::load_slurm_user(uid_t& uid) {
     return {false, "slurm_load_ctl_conf: " + slurm_error()};
   }
   uid = static_cast<uid_t>(conf->slurm_user_id);
+  slurm_free_ctl_conf(conf);
+  return {true, {}};
+}
+
+SlurmSource::Result SlurmSource::load_controller_config(SlurmControllerConfig& config) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) {
+    return {false, "slurm_load_ctl_conf: " + slurm_error()};
+  }
+  config.slurmctld_release = text(conf->version);
+  config.scheduler_parameters = text(conf->sched_params);
+  config.built_release = slurm_compat::built_release();
   slurm_free_ctl_conf(conf);
   return {true, {}};
 }

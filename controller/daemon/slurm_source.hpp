@@ -32,6 +32,9 @@ class SlurmSource final : public SlurmQueries {
   // SlurmUser's uid, from slurmctld's configuration (slurm_load_ctl_conf).
   Result load_slurm_user(uid_t& uid) override;
 
+  // From slurm_load_ctl_conf, as load_slurm_user.
+  Result load_controller_config(SlurmControllerConfig& config) override;
+
  private:
   struct Cache;
   std::unique_ptr<Cache> cache_;

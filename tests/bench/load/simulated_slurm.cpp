@@ -154,6 +154,13 @@ SimulatedSlurm::Result SimulatedSlurm::load_slurm_user(uid_t& uid) {
   return {true, {}};
 }
 
+// A simulated slurmctld of the release gaptraind was built for, with the default scheduler.
+SimulatedSlurm::Result SimulatedSlurm::load_controller_config(
+    daemon::SlurmControllerConfig& config) {
+  config = {};
+  return {true, {}};
+}
+
 ActionResult SimulatedSlurm::shrink(const daemon::ShrinkRequest& request) {
   const std::lock_guard lock(mutex_);
   ++calls_.shrinks;

@@ -73,6 +73,7 @@ class SimulatedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAc
   // SlurmQueries: the cluster as it is now (the whole table every time, as a full load).
   Result poll(daemon::Snapshot& snapshot, std::int64_t now, bool full) override;
   Result load_slurm_user(uid_t& uid) override;
+  Result load_controller_config(daemon::SlurmControllerConfig& config) override;
 
   // SlurmActions, applied to the state at once.
   daemon::ActionResult shrink(const daemon::ShrinkRequest& request) override;
