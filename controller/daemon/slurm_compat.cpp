@@ -29,6 +29,23 @@ std::string last_error_text() {
   return error_text(last_error());
 }
 
+std::string cannot_allocate_for(std::uint32_t uid, std::uint32_t gid) {
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+  // SLURM_AUTH_NOBODY, which slurm_init_job_desc_msg() sets for "not given" (slurmctld's
+  // _valid_id then takes the caller's ids instead).
+  constexpr std::uint32_t kNotGiven = 65534;
+  if (uid == kNotGiven || gid == kNotGiven) {
+    return "Slurm " + built_release() + " reads uid or gid 65534 as not given and would make " +
+           "the allocation root's: run elastic jobs as a user and group other than nobody " +
+           "and nogroup";
+  }
+#else
+  (void)uid;
+  (void)gid;
+#endif
+  return {};
+}
+
 std::string built_release() {
   return std::to_string(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)) + "." +
          (SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER) < 10 ? "0" : "") +
