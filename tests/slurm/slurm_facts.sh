@@ -20,6 +20,7 @@ case_name=slurm_facts
 # shellcheck source=tests/slurm/case_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/case_lib.sh"
 jobs_file=$(mktemp)
+# shellcheck disable=SC2034 # read by case_lib.sh's submit
 submit_args=(-D /tmp -o /dev/null)
 trap 'cancel_all' EXIT
 
