@@ -240,12 +240,27 @@ void Daemon::poll() {
   });
 }
 
+// Said once, and again when slurmctld's release or SchedulerParameters change (a reconfigure or
+// an upgrade while gaptraind runs).
+void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
+  if (slurm_controller_ && slurm_controller_->slurmctld_release == controller.slurmctld_release &&
+      slurm_controller_->scheduler_parameters == controller.scheduler_parameters) {
+    return;
+  }
+  slurm_controller_ = controller;
+  slurm_behaviour_ = behaviour_for(controller);
+  log::info("slurm release", {{"SLURMCTLD", controller.slurmctld_release},
+                              {"BUILT_AGAINST", controller.built_release}});
+  for (const std::string& notice : slurm_behaviour_->notices) log::warning(notice);
+}
+
 void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
                     std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
                     std::uint64_t mono) {
   if (slurm_config) {
     slurm_user_ = slurm_config->slurm_user;
     private_data_ = slurm_config->private_data;
+    note_slurm_behaviour(slurm_config->controller);
   }
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
   // soon: it may be waiting for them.
@@ -396,6 +411,7 @@ PlannerSettings Daemon::planner_settings() const {
   settings.horizon_s = config_.horizon_s;
   settings.elastic_partition = config_.elastic_partition;
   settings.idle_reserve_nodes = config_.idle_reserve_nodes;
+  if (slurm_behaviour_) settings.shrink_own_nodes = slurm_behaviour_->shrink_own_nodes;
   return settings;
 }
 

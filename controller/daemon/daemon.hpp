@@ -82,6 +82,8 @@ class Daemon {
   // Starts a poll on the Slurm worker, unless one (or its act()) runs: then one follows it.
   void poll();
   // On the loop, with the worker's answer: the model takes the new snapshot, then act().
+  // Logs slurmctld's release and what its configuration changes, when first seen or changed.
+  void note_slurm_behaviour(const SlurmControllerConfig& controller);
   void polled(SlurmQueries::Result result, Snapshot snapshot,
               std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
               std::uint64_t mono);
@@ -147,6 +149,9 @@ class Daemon {
 
   std::optional<uid_t> slurm_user_;          // loaded with the first successful poll
   std::optional<PrivateData> private_data_;  // the same; what `gaptrain status` hides
+  // What slurmctld's configuration changes in gaptraind's behaviour, loaded with it.
+  std::optional<SlurmControllerConfig> slurm_controller_;
+  std::optional<SlurmBehaviour> slurm_behaviour_;
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;

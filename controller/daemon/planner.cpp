@@ -70,15 +70,24 @@ std::set<std::uint32_t> ids_of(const std::vector<ElasticJob>& elastic) {
   return ids;
 }
 
+// True when `lost` holds one of the job's own nodes (not a satellite it grew into).
+bool loses_own_node(const ElasticJob& job, const std::set<std::string>& lost) {
+  return std::any_of(lost.begin(), lost.end(),
+                     [&](const std::string& node) { return !job.satellites.contains(node); });
+}
+
 // The action that takes `lost` from `job`: a shrink when the job keeps its batch host and its
 // minimum, else a requeue (Slurm cannot remove the batch host; below its minimum it cannot run).
-Action release(const ElasticJob& job, const std::set<std::string>& lost, std::string reason) {
+// Without `shrink_own_nodes` (disable_job_shrink) only satellites can go by a shrink.
+Action release(const ElasticJob& job, const std::set<std::string>& lost, std::string reason,
+               bool shrink_own_nodes) {
   Action action;
   action.job_id = job.job_id;
   action.reason = std::move(reason);
   action.nodes = minus(job.nodes, lost);
   const bool keeps_batch_host = contains(action.nodes, job.batch_host);
-  if (keeps_batch_host && static_cast<int>(action.nodes.size()) >= job.min_nodes) {
+  const bool shrinkable = shrink_own_nodes || !loses_own_node(job, lost);
+  if (shrinkable && keeps_batch_host && static_cast<int>(action.nodes.size()) >= job.min_nodes) {
     action.kind = ActionKind::shrink;
     action.drain = minus(job.nodes, action.nodes);
   } else {
@@ -369,7 +378,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       continue;
     }
     Action action =
-        release(job, gone, "regular job " + std::to_string(waiting) + " waits for its nodes");
+        release(job, gone, "regular job " + std::to_string(waiting) + " waits for its nodes",
+                settings.shrink_own_nodes);
     action.waiting_job = waiting;
     if (action.kind == ActionKind::shrink) {
       ElasticJob kept = job;
@@ -446,13 +456,25 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     for (const std::string& node : nodes) end = std::min(end, end_or_never(node));
     return end == kNever ? 0 : end;
   };
+  const auto target_of = [&](const ElasticJob& job) {
+    const auto it = result.allocation->allocation.find(std::to_string(job.job_id));
+    return it == result.allocation->allocation.end() ? std::vector<std::string>{} : it->second;
+  };
+  // Without shrink_own_nodes the allocator's choice never costs a requeue: a job keeps the
+  // own nodes the allocator took from it, and nobody grows into them.
+  std::set<std::string> pinned;
+  if (!settings.shrink_own_nodes) {
+    for (const ElasticJob& job : staying) {
+      for (const std::string& node : minus(job.nodes, target_of(job))) {
+        if (!job.satellites.contains(node)) pinned.insert(node);
+      }
+    }
+  }
   std::vector<Action> grows;
   for (const ElasticJob& job : staying) {
-    const auto it = result.allocation->allocation.find(std::to_string(job.job_id));
-    const std::vector<std::string> target =
-        it == result.allocation->allocation.end() ? std::vector<std::string>{} : it->second;
-    const std::vector<std::string> added = minus(target, job.nodes);
-    const std::vector<std::string> removed = minus(job.nodes, target);
+    const std::vector<std::string> target = target_of(job);
+    const std::vector<std::string> added = minus(minus(target, job.nodes), pinned);
+    const std::vector<std::string> removed = minus(minus(job.nodes, target), pinned);
     if (!added.empty() && job.nodes.empty()) {
       // Admitted on one node, its batch host, on the longest of the holes; the allocator grows
       // it into the others as satellites once it runs. A job's own nodes are never shrunk
@@ -468,7 +490,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       grows.push_back(
           Action{ActionKind::grow, job.job_id, added, {}, "allocator", 0, first_end(added)});
     } else if (!removed.empty()) {
-      result.actions.push_back(release(job, {removed.begin(), removed.end()}, "allocator"));
+      result.actions.push_back(
+          release(job, {removed.begin(), removed.end()}, "allocator", settings.shrink_own_nodes));
     }
   }
   result.actions.insert(result.actions.end(), grows.begin(), grows.end());

@@ -28,6 +28,9 @@ struct PlannerSettings {
   // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a
   // small job submitted then starts on at once, without waiting for a reclaim.
   int idle_reserve_nodes = 0;
+  // False under SchedulerParameters=disable_job_shrink (slurm_release.hpp): a job never gives
+  // back one of its own nodes but by a requeue; satellites are still given back one by one.
+  bool shrink_own_nodes = true;
 };
 
 enum class ActionKind {

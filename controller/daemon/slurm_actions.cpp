@@ -12,6 +12,7 @@
 #include "cluster.hpp"
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
+#include "slurm_compat.hpp"
 
 namespace gaptrain::daemon {
 
@@ -19,8 +20,7 @@ namespace {
 
 // "<what>: <Slurm's message> (<code>)". Read right after the failing call: errno is per thread.
 std::string failure(const std::string& what) {
-  const int code = slurm_get_errno();
-  return what + ": " + slurm_strerror(code) + " (" + std::to_string(code) + ")";
+  return what + ": " + slurm_compat::last_error_text();
 }
 
 ActionResult success() {
@@ -77,10 +77,9 @@ std::string this_host() {
 // is gone as asked: no error. Returns the error text, empty on success.
 std::string cancel(std::uint32_t job_id) {
   if (slurm_kill_job(job_id, SIGKILL, 0) == SLURM_SUCCESS) return {};
-  const int code = slurm_get_errno();
+  const int code = slurm_compat::last_error();
   if (code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID) return {};
-  return "cancel of " + job_text(job_id) + ": " + slurm_strerror(code) + " (" +
-         std::to_string(code) + ")";
+  return "cancel of " + job_text(job_id) + ": " + slurm_compat::error_text(code);
 }
 
 // A satellite: a job with no batch script, in the job's partition, on exactly `node`, granted
@@ -93,11 +92,16 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   std::string nodes = node;
   std::string name = satellite_name(r.job_id);
   std::string host = this_host();  // slurmctld refuses allocations without alloc_node
+  // Slurm 24.11 also refuses them without a working directory ("Job cannot be submitted
+  // without the current working directory specified", 2063; 22.05 did not ask). Nothing runs
+  // there: the job's launcher starts its steps in its own directory (srun --jobid).
+  std::string work_dir = "/";
   job_desc_msg_t desc = blank_desc(NO_VAL);
   desc.partition = partition.data();
   desc.req_nodes = nodes.data();
   desc.name = name.data();
   desc.alloc_node = host.data();
+  desc.work_dir = work_dir.data();
   desc.min_nodes = desc.max_nodes = 1;
   // The whole node, as the job's own nodes: a training step there gets every CPU, and no other
   // job lands beside it. (Satellites end by cancellation, never by a shrink: the 22.05 shrink
@@ -109,6 +113,10 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   if (r.time_limit_minutes != 0) desc.time_limit = r.time_limit_minutes;
   const std::string what = "satellite allocation of " + node + " for " + job_text(r.job_id) +
                            " in partition " + partition;
+  if (std::string why = slurm_compat::cannot_allocate_for(r.user_id, r.group_id); !why.empty()) {
+    error = what + ": refused, " + why;
+    return 0;
+  }
   resource_allocation_response_msg_t* raw = nullptr;
   if (slurm_allocate_resources(&desc, &raw) != SLURM_SUCCESS) {
     error = failure(what);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cluster.hpp"
+#include "slurm_release.hpp"
 
 namespace gaptrain::daemon {
 
@@ -25,10 +26,12 @@ class SlurmQueries {
   // safety net in case a change did not bump them). On failure `snapshot` is left as it was.
   virtual Result poll(Snapshot& snapshot, std::int64_t now, bool full) = 0;
 
-  // What gaptraind needs of slurmctld's configuration: who SlurmUser is, what PrivateData hides.
+  // What gaptraind needs of slurmctld's configuration: who SlurmUser is, what PrivateData hides,
+  // and slurmctld's release and SchedulerParameters (slurm_release.hpp).
   struct Config {
     uid_t slurm_user = 0;
     PrivateData private_data;
+    SlurmControllerConfig controller;
   };
   virtual Result load_config(Config& config) = 0;
 };

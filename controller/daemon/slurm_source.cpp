@@ -5,14 +5,14 @@
 
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
+#include "slurm_compat.hpp"
 
 namespace gaptrain::daemon {
 
 namespace {
 
 std::string slurm_error() {
-  const int code = slurm_get_errno();
-  return std::string(slurm_strerror(code)) + " (" + std::to_string(code) + ")";
+  return slurm_compat::last_error_text();
 }
 
 std::string text(const char* s) {
@@ -90,7 +90,7 @@ struct Table {
       msg.reset(fresh);
       return true;
     }
-    return msg && slurm_get_errno() == SLURM_NO_CHANGE_IN_DATA;
+    return msg && slurm_compat::last_error() == SLURM_NO_CHANGE_IN_DATA;
   }
 };
 
@@ -198,6 +198,9 @@ SlurmSource::Result SlurmSource::load_config(Config& config) {
   config.private_data.jobs = (conf->private_data & PRIVATE_DATA_JOBS) != 0;
   config.private_data.nodes = (conf->private_data & PRIVATE_DATA_NODES) != 0;
   config.private_data.reservations = (conf->private_data & PRIVATE_DATA_RESERVATIONS) != 0;
+  config.controller.slurmctld_release = text(conf->version);
+  config.controller.scheduler_parameters = text(conf->sched_params);
+  config.controller.built_release = slurm_compat::built_release();
   slurm_free_ctl_conf(conf);
   return {true, {}};
 }

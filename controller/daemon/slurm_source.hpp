@@ -29,7 +29,8 @@ class SlurmSource final : public SlurmQueries {
   // SlurmQueries. poll() passes the cached update times unless `full`.
   Result poll(Snapshot& snapshot, std::int64_t now, bool full) override;
 
-  // SlurmUser and PrivateData, from slurmctld's configuration (slurm_load_ctl_conf).
+  // SlurmUser, PrivateData, release and SchedulerParameters, from slurmctld's configuration
+  // (slurm_load_ctl_conf).
   Result load_config(Config& config) override;
 
  private:

@@ -64,8 +64,11 @@ TEST(Holes, PendingJobPlannedOnNodesEndsTheirHolesAtItsStart) {
     EXPECT_EQ(hole->predicted_end, kNow + 300) << node;
     EXPECT_EQ(hole->next_job, 7U) << node;
   }
-  EXPECT_FALSE(hole_on(holes, "n1")->predicted_end);
-  EXPECT_FALSE(hole_on(holes, "n4")->predicted_end);
+  for (const char* node : {"n1", "n4"}) {
+    const Hole* hole = hole_on(holes, node);
+    ASSERT_NE(hole, nullptr) << node;
+    EXPECT_FALSE(hole->predicted_end) << node;
+  }
 }
 
 TEST(Holes, EarliestOfSeveralPlansWins) {
@@ -107,8 +110,9 @@ TEST(Holes, ActiveReservationIsNoHole) {
   s.reservations.push_back({"past", kNow - 7200, kNow - 3600, expand_hostlist("n2")});
   const std::vector<Hole> holes = find_holes(s);
   EXPECT_EQ(hole_on(holes, "n1"), nullptr);
-  ASSERT_NE(hole_on(holes, "n2"), nullptr);
-  EXPECT_FALSE(hole_on(holes, "n2")->predicted_end);
+  const Hole* n2 = hole_on(holes, "n2");
+  ASSERT_NE(n2, nullptr);
+  EXPECT_FALSE(n2->predicted_end);
 }
 
 TEST(Holes, BusyDownDrainedAndCompletingNodesAreNoHoles) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace gaptrain::daemon {
 namespace {
 
@@ -417,6 +419,56 @@ TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
     }
   }
   EXPECT_TRUE(seen_grow);
+}
+
+// SchedulerParameters=disable_job_shrink (slurm_release.hpp): slurmctld refuses every shrink.
+TEST(Planner, WithoutJobShrinkAReclaimOfAnOwnNodeRequeuesTheJob) {
+  // Job 42 needs n3, one of job 7's own nodes: a shrink would be refused, so job 7 is requeued.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  add_pending_regular(s, 42, kNow + 240, {"n3"});
+  PlannerSettings settings;
+  settings.shrink_own_nodes = false;
+  const Plan p = plan(s, find_holes(s), {job}, kNow, settings);
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions[0].kind, ActionKind::requeue);
+  EXPECT_EQ(p.actions[0].drain, (Nodes{"n1", "n2", "n3", "n4"}));
+  EXPECT_EQ(p.actions[0].waiting_job, 42U);
+}
+
+TEST(Planner, WithoutJobShrinkASatelliteIsStillGivenBackAlone) {
+  // n4 is a satellite of job 7: cancelling it is no shrink, so job 7 keeps running on n1-n3.
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  job.satellites = {{"n4", 100}};
+  add_pending_regular(s, 42, kNow + 240, {"n4"});
+  PlannerSettings settings;
+  settings.shrink_own_nodes = false;
+  const Plan p = plan(s, find_holes(s), {job}, kNow, settings);
+  ASSERT_FALSE(p.actions.empty());
+  EXPECT_EQ(p.actions[0].kind, ActionKind::shrink);
+  EXPECT_EQ(p.actions[0].nodes, (Nodes{"n1", "n2", "n3"}));
+  EXPECT_EQ(p.actions[0].drain, (Nodes{"n4"}));
+}
+
+TEST(Planner, WithoutJobShrinkTheAllocatorNeverTakesAnOwnNode) {
+  // Job 7 trains slower on 3 nodes than on 2: the allocator would shrink it by one of its own
+  // nodes. Under disable_job_shrink it keeps all three.
+  Snapshot s = cluster(4, {"n1", "n2", "n3"});
+  ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 3);
+  job.curve = {{1, 100.0}, {2, 200.0}, {3, 50.0}};
+  PlannerSettings settings;
+  settings.shrink_own_nodes = false;
+  const Plan with = plan(s, find_holes(s), {job}, kNow, {});
+  const bool allocator_shrinks =
+      std::any_of(with.actions.begin(), with.actions.end(),
+                  [](const Action& x) { return x.kind == ActionKind::shrink; });
+  ASSERT_TRUE(allocator_shrinks) << "the instance no longer makes the allocator shrink job 7";
+  const Plan p = plan(s, find_holes(s), {job}, kNow, settings);
+  for (const Action& action : p.actions) {
+    EXPECT_NE(action.kind, ActionKind::shrink) << "job " << action.job_id;
+    EXPECT_NE(action.kind, ActionKind::requeue) << "job " << action.job_id;
+  }
 }
 
 }  // namespace

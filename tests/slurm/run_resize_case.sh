@@ -188,11 +188,12 @@ case_shrink_batch_host_refused() {
   note "refused: $out"
 }
 
-# A job owned by nobody grows by n3,n4 (two satellites of nobody's, 7-minute lease) while
+# A job owned by daemon (uid 1; not nobody: Slurm 23.02 and later read uid 65534 in a job
+# description as "not given") grows by n3,n4 (two satellites of daemon's, 7-minute lease) while
 # keeping n1,n2, then shrinks: the satellites are released and the job keeps its batch host.
 case_grow_then_shrink() {
   local job
-  job=$(two_node_job nobody)
+  job=$(two_node_job daemon)
   grow_by "$job" n3,n4 7
   note "grown: job $(job_field "$job" NodeList) + satellites $satellites"
   release_satellites "$job"
@@ -227,6 +228,30 @@ case_grow_refused() {
   no_satellite_of "$job" || fail "satellites left: $(satellites_of "$job" | tr '\n' ' ')"
   job_nodes_are "$job" 'n[1-2]' || fail "job $job changed: $(job_line "$job")"
   job_state_is "$job" RUNNING || fail "job $job not running"
+}
+
+# A job of nobody (uid 65534): Slurm 22.05 makes its satellites nobody's; 23.02 and later read
+# 65534 as "not given" and would make them root's, so the grow is refused before Slurm is asked,
+# with the reason, and nothing is left behind.
+case_grow_for_nobody() {
+  local job out rc=0 release
+  job=$(two_node_job nobody)
+  poll 30 "n3 idle" node_idle n3
+  out=$("$RESIZE_TOOL" grow "$job" elastic n3 5) || rc=$?
+  release=$(scontrol version | sed -n 's/^slurm[^ ]* \([0-9]*\)\.\([0-9]*\).*/\1\2/p')
+  if ((10#$release >= 2302)); then
+    [ "$rc" = 1 ] || fail "grow of nobody's job $job on Slurm $release: exit $rc ($out), expected 1"
+    [[ $out == *'reads uid or gid 65534 as not given'* ]] || fail "unexpected refusal: $out"
+    no_satellite_of "$job" || fail "satellites left: $(satellites_of "$job" | tr '\n' ' ')"
+  else
+    [ "$rc" = 0 ] || fail "grow of nobody's job $job on Slurm $release: exit $rc ($out)"
+    satellites=${out#ok satellites }
+    satellites=${satellites%% *}
+    job_field_is "${satellites#*=}" UserId "$(job_field "$job" UserId)" ||
+      fail "satellite not nobody's: $(job_line "${satellites#*=}")"
+    release_satellites "$job"
+  fi
+  note "nobody's job: $out"
 }
 
 # A job shrinks to its batch host, then three grow/release cycles onto the node it gave up and

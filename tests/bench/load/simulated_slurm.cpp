@@ -149,7 +149,9 @@ SimulatedSlurm::Result SimulatedSlurm::poll(daemon::Snapshot& snapshot, std::int
   return {true, {}};
 }
 
+// A simulated slurmctld of the release gaptraind was built for, with the default scheduler.
 SimulatedSlurm::Result SimulatedSlurm::load_config(Config& config) {
+  config = {};
   config.slurm_user = kSlurmUser;
   return {true, {}};
 }

@@ -1,0 +1,81 @@
+#include "slurm_release.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "slurm_compat.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+TEST(SchedulerParameters, AnOptionIsFoundAloneOrWithAValue) {
+  EXPECT_TRUE(has_scheduler_parameter("disable_job_shrink", "disable_job_shrink"));
+  EXPECT_TRUE(has_scheduler_parameter("bf_interval=2,disable_job_shrink", "disable_job_shrink"));
+  EXPECT_TRUE(has_scheduler_parameter("disable_job_shrink,bf_interval=2", "disable_job_shrink"));
+  EXPECT_TRUE(has_scheduler_parameter("bf_interval=2,sched_interval=2", "bf_interval"));
+}
+
+TEST(SchedulerParameters, APrefixOrAValueIsNotTheOption) {
+  EXPECT_FALSE(has_scheduler_parameter("", "disable_job_shrink"));
+  EXPECT_FALSE(has_scheduler_parameter("disable_job_shrinking", "disable_job_shrink"));
+  EXPECT_FALSE(has_scheduler_parameter("no_disable_job_shrink", "disable_job_shrink"));
+  EXPECT_FALSE(has_scheduler_parameter("bf_interval=disable_job_shrink", "disable_job_shrink"));
+}
+
+TEST(SlurmRelease, MajorMinorOfARelease) {
+  EXPECT_EQ(major_minor("24.11.5"), "24.11");
+  EXPECT_EQ(major_minor("22.05.8"), "22.05");
+  EXPECT_EQ(major_minor("25.05"), "25.05");
+  EXPECT_EQ(major_minor("unknown"), "unknown");
+}
+
+TEST(SlurmBehaviour, DisableJobShrinkStopsShrinksOfOwnNodesAndSaysSo) {
+  const SlurmBehaviour b = behaviour_for(
+      {"24.11.5", "24.11.5", "permit_job_expansion,disable_job_shrink,bf_interval=2"});
+  EXPECT_FALSE(b.shrink_own_nodes);
+  ASSERT_EQ(b.notices.size(), 1U);
+  EXPECT_NE(b.notices[0].find("disable_job_shrink"), std::string::npos) << b.notices[0];
+}
+
+TEST(SlurmBehaviour, TheSameMajorMinorIsSilent) {
+  const SlurmBehaviour b = behaviour_for({"24.11.6", "24.11.5", "bf_interval=2"});
+  EXPECT_TRUE(b.shrink_own_nodes);
+  EXPECT_TRUE(b.notices.empty());
+}
+
+TEST(SlurmBehaviour, AnotherReleaseOfSlurmctldAsksForARebuild) {
+  const SlurmBehaviour b = behaviour_for({"24.11.5", "22.05.8", ""});
+  EXPECT_TRUE(b.shrink_own_nodes);
+  ASSERT_EQ(b.notices.size(), 1U);
+  EXPECT_NE(b.notices[0].find("rebuild gaptrain against Slurm 24.11"), std::string::npos)
+      << b.notices[0];
+}
+
+// ESLURM_INVALID_JOB_ID, the same in every release (slurm_errno.h is not included here: it is
+// not warning-clean).
+constexpr int kSlurmInvalidJobId = 2017;
+
+// The adapter reads the error through the release's own mechanism and words it with Slurm's
+// own table, whichever release this was built against.
+TEST(SlurmCompat, ErrorsAreWordedBySlurm) {
+  const std::string text = slurm_compat::error_text(kSlurmInvalidJobId);
+  EXPECT_NE(text.find("(" + std::to_string(kSlurmInvalidJobId) + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("job id"), std::string::npos) << text;
+}
+
+TEST(SlurmCompat, TheLastErrorIsTheOneLibslurmSetForThisThread) {
+  errno = kSlurmInvalidJobId;  // what a libslurm call sets when it fails, in every release
+  EXPECT_EQ(slurm_compat::last_error(), kSlurmInvalidJobId);
+  EXPECT_EQ(slurm_compat::last_error_text(), slurm_compat::error_text(kSlurmInvalidJobId));
+}
+
+TEST(SlurmCompat, TheBuiltReleaseIsMajorMinorMicro) {
+  const std::string release = slurm_compat::built_release();
+  EXPECT_EQ(std::count(release.begin(), release.end(), '.'), 2) << release;
+  EXPECT_EQ(major_minor(release).size(), 5U) << release;
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
