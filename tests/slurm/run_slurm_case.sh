@@ -373,8 +373,14 @@ managed() { [ "$(query_status "job($1) is not None")" = True ]; }  # gaptraind m
 # nobody's `gaptrain status --json`, evaluated as query_status does (PYTHON-EXPRESSION; also
 # on(NODE): the job ids listed on NODE).
 query_status_as_nobody() {
-  local json
-  json=$(as_nobody "$GAPTRAIN_CLI" status --json) || return 1
+  local json error tries=0
+  # nobody's requests are throttled (2 a second, bursts of 10): a poll of a condition uses up the
+  # burst, so a refusal for that reason is waited out rather than taken for an answer.
+  until json=$(as_nobody "$GAPTRAIN_CLI" status --json 2>"$GAPTRAIN_CLUSTER_DIR/nobody-status.err"); do
+    error=$(cat "$GAPTRAIN_CLUSTER_DIR/nobody-status.err")
+    [[ $error == *"too many status requests"* ]] && ((++tries < 10)) || { echo "$error" >&2; return 1; }
+    sleep 1
+  done
   python3 -c '
 import json, sys
 s = json.loads(sys.argv[2])
