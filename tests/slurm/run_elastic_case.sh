@@ -412,8 +412,13 @@ case_slurmd_dies() {
 # the job back to do it again. Now no progress is "not learned yet": after a flat window of
 # gaptraind's 10 s, gaptraind still runs (the same process), the curve is still assumed, and
 # the job is still managed: it grows when the regular job beside it ends.
+# Every node of the cluster idle: nothing left of an earlier case (a node back from slurmd_dies
+# may still be completing or down a while on 24.11).
+all_nodes_idle() { ! sinfo -h -N -o '%t' | grep -qv '^idle$'; }
+
 case_flat_progress() {
   local blocker job pid progress=$work/progress.jsonl
+  poll 180 "every node idle before the case" all_nodes_idle
   echo '{"samples_done": 1000}' >"$progress"
   read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
   blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
