@@ -47,7 +47,9 @@ const Json::Value& member(const Json::Value& object, const char* key, std::strin
 }
 
 std::uint64_t whole_number(const Json::Value& value, const std::string& field, std::uint64_t max) {
-  if (!value.isIntegral() || value.asLargestInt() < 0 || value.asLargestUInt() > max) {
+  // isUInt64 before any as*(): jsoncpp throws its own LogicError for a value out of the range
+  // asked for (a uid of 2^63 read as a signed number ended gaptraind's start).
+  if (!value.isIntegral() || !value.isUInt64() || value.asLargestUInt() > max) {
     throw_json_type_error(field, "a whole number from 0 to " + std::to_string(max), value);
   }
   return value.asLargestUInt();
@@ -214,7 +216,7 @@ DecodedState decode_state(std::string_view json) {
   static constexpr std::array<std::string_view, 3> kKeys{"version", "jobs", "user_limits"};
   reject_unknown_json_keys(root, kKeys);
   const Json::Value& version = member(root, "version", "");
-  if (!version.isIntegral() || version.asLargestInt() != kStateVersion) {
+  if (!version.isIntegral() || !version.isInt64() || version.asInt64() != kStateVersion) {
     throw InputError("version", "expected " + std::to_string(kStateVersion) + ", got " +
                                     describe_json(version) +
                                     ": written by another gaptraind version; remove the file "

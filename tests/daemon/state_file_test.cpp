@@ -166,6 +166,20 @@ TEST(StateFile, ABadEntryIsDroppedAndTheRestKept) {
   EXPECT_EQ(bounds.dropped[0].reason, "jobs[0].registration.min_nodes: must be >= 1");
 }
 
+// Found by fuzz_state_file: numbers beyond a signed 64-bit integer made jsoncpp throw its own
+// LogicError (not an InputError), which ended gaptraind's start.
+TEST(StateFile, NumbersBeyondSixtyFourBitsAreBadInputNotACrash) {
+  EXPECT_THROW(decode_state(R"({"version":16397105843297379214,"jobs":[],"user_limits":{}})"),
+               InputError);
+  std::string huge_uid = job_entry(3);
+  huge_uid.replace(huge_uid.find(R"("uid":1001)"), 10, R"("uid":18446744073709551615)");
+  const DecodedState decoded = decode_state(state_with(huge_uid + "," + job_entry(4)));
+  ASSERT_EQ(decoded.state.jobs.size(), 1U);
+  EXPECT_EQ(decoded.state.jobs[0].registration.job_id, 4U);
+  ASSERT_EQ(decoded.dropped.size(), 1U);
+  EXPECT_EQ(decoded.dropped[0].field, "jobs[0]");
+}
+
 TEST(StateFile, ACorruptLearnedCurveOrCostIsDroppedAndTheJobKept) {
   const std::vector<std::pair<std::string, std::string>> bad_curves = {
       {R"([[1,0.0],[4,0.0]])", "1-node throughput must be > 0"},  // would stop every plan
