@@ -412,27 +412,27 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   // One job's bad input (a learned curve, a restored cost) must not stop the planning of all:
   // it is set aside, keeping its nodes out of the problem, and everyone else is planned.
-  std::erase_if(staying, [&](const ElasticJob& job) {
+  std::vector<ElasticJob> planned;
+  for (ElasticJob& job : staying) {
+    std::optional<gaptrain::ElasticJob> e;
     try {
-      allocator_job(job, settings.objective);
-      return false;
+      e = allocator_job(job, settings.objective);
     } catch (const InputError& error) {
       result.set_aside.emplace_back(job.job_id, error.what());
-      return true;
+      continue;
     }
-  });
-  for (const ElasticJob& job : staying) {
-    gaptrain::ElasticJob e = allocator_job(job, settings.objective);
     for (const std::string& name : job.nodes) {
       gaptrain::NodeState node;
       node.name = name;
-      node.job = e.id;
+      node.job = e->id;
       node.hole_end_s = seconds_left(name);
       problem.nodes.push_back(std::move(node));
     }
-    if (!job.nodes.empty() && contains(job.nodes, job.batch_host)) e.batch_host = job.batch_host;
-    problem.jobs.push_back(std::move(e));
+    if (!job.nodes.empty() && contains(job.nodes, job.batch_host)) e->batch_host = job.batch_host;
+    problem.jobs.push_back(std::move(*e));
+    planned.push_back(std::move(job));
   }
+  staying = std::move(planned);
   try {
     result.allocation = allocate(problem);
   } catch (const InputError& error) {  // the jobs were checked: a setting, never a crash
