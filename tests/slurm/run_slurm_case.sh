@@ -396,21 +396,15 @@ job_running() { job_state_is "$1" RUNNING; }
 # Sends each credential of FILE (one a line) as its own request, one after the other, and
 # prints how many were answered ok and how many refused as too many status requests.
 send_each() {  # send_each FILE
-  python3 - "$GAPTRAIN_CONTROLLER" "$1" <<'EOF'
-import socket
+  PYTHONPATH=$here python3 - "$GAPTRAIN_CONTROLLER" "$1" <<'EOF'
 import sys
+
+from send_line import ask
 
 host, port = sys.argv[1].rsplit(":", 1)
 ok = refused = 0
 for credential in open(sys.argv[2]).read().split():
-    with socket.create_connection((host, int(port)), timeout=30) as conn:
-        conn.sendall((credential + "\n").encode())
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
+    reply = ask(host, int(port), credential, 30)
     ok += b'"ok":true' in reply
     refused += b"too many status requests from uid 65534" in reply
 print(ok, refused)

@@ -6,21 +6,10 @@ seconds, saying which. Credentials are sealed beforehand so that only gaptraind'
 timed, not munge -s or Python's start.
 
     timed_requests.py HOST:PORT TIMEOUT SPACING CREDENTIAL..."""
-import socket
 import sys
 import time
 
-
-def ask(host: str, port: int, line: str, timeout: float) -> bytes:
-    with socket.create_connection((host, port), timeout=timeout) as conn:
-        conn.sendall(line.encode() + b"\n")
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            reply += chunk
-    return reply
+from send_line import ask
 
 
 def main() -> int:
