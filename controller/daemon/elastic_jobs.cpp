@@ -107,7 +107,7 @@ std::string_view to_string(Source source) {
 std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
   std::vector<std::pair<int, double>> points;
   // (Doubling stops at max_nodes: 2n would overflow above 2^30.)
-  for (int n = 1; n<max_nodes; n = n> max_nodes / 2 ? max_nodes : 2 * n) {
+  for (int n = 1; n < max_nodes; n = (n > max_nodes / 2) ? max_nodes : 2 * n) {
     points.emplace_back(n, std::pow(static_cast<double>(n), kAssumedExponent));
   }
   if (max_nodes >= 1) {

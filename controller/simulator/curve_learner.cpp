@@ -81,7 +81,7 @@ ScalingCurve CurveLearner::curve(double fallback_one_node_rate) const {
   auto predicted = [&](int n) { return capped(one * std::pow(n, a)); };
   // Powers of two keep the curve small; measured counts are exact where the job has run.
   std::map<int, double> rate_at;
-  for (int n = 1; n<max_nodes_; n = n> max_nodes_ / 2 ? max_nodes_ : 2 * n) {
+  for (int n = 1; n < max_nodes_; n = (n > max_nodes_ / 2) ? max_nodes_ : 2 * n) {
     rate_at[n] = predicted(n);
   }
   rate_at[max_nodes_] = predicted(max_nodes_);
