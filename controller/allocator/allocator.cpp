@@ -7,15 +7,15 @@
 #include <optional>
 #include <span>
 
-#include "allocator/assign.hpp"
-#include "allocator/evaluate.hpp"
-#include "allocator/job_value.hpp"
-#include "allocator/lagrangian.hpp"
-#include "allocator/milp.hpp"
-#include "allocator/option_filter.hpp"
-#include "allocator/option_milp.hpp"
-#include "allocator/shortfall_search.hpp"
-#include "allocator/single_class_dp.hpp"
+#include "allocator/decompose/lagrangian.hpp"
+#include "allocator/decompose/option_filter.hpp"
+#include "allocator/milp/milp.hpp"
+#include "allocator/milp/option_milp.hpp"
+#include "allocator/milp/single_class_dp.hpp"
+#include "allocator/model/assign.hpp"
+#include "allocator/model/evaluate.hpp"
+#include "allocator/model/job_value.hpp"
+#include "allocator/search/shortfall_search.hpp"
 
 namespace gaptrain {
 

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "allocator/milp.hpp"
-#include "allocator/option_milp.hpp"
+#include "allocator/milp/milp.hpp"
+#include "allocator/milp/option_milp.hpp"
 
 namespace gaptrain {
 

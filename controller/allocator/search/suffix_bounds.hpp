@@ -24,8 +24,8 @@
 #include <optional>
 #include <vector>
 
-#include "allocator/residue_table.hpp"
-#include "allocator/usage_key.hpp"
+#include "allocator/search/residue_table.hpp"
+#include "allocator/search/usage_key.hpp"
 
 namespace gaptrain {
 

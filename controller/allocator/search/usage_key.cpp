@@ -1,4 +1,4 @@
-#include "allocator/usage_key.hpp"
+#include "allocator/search/usage_key.hpp"
 
 #include <bit>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "allocator/job_value.hpp"
+#include "allocator/model/job_value.hpp"
 #include "gaptrain/allocation.hpp"
 
 namespace gaptrain {

@@ -1,4 +1,4 @@
-#include "allocator/glpk_solve.hpp"
+#include "allocator/milp/glpk_solve.hpp"
 
 #include <glpk.h>
 

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <vector>
 
-#include "allocator/best_response.hpp"
-#include "allocator/job_value.hpp"
+#include "allocator/decompose/best_response.hpp"
+#include "allocator/model/job_value.hpp"
 
 namespace gaptrain {
 

@@ -1,4 +1,4 @@
-#include "allocator/assign.hpp"
+#include "allocator/model/assign.hpp"
 
 #include <algorithm>
 #include <stdexcept>

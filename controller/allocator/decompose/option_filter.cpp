@@ -1,4 +1,4 @@
-#include "allocator/option_filter.hpp"
+#include "allocator/decompose/option_filter.hpp"
 
 #include <algorithm>
 #include <cstdint>

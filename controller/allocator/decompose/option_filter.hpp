@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "allocator/option_milp.hpp"
+#include "allocator/milp/option_milp.hpp"
 
 namespace gaptrain {
 

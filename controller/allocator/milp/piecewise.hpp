@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "allocator/job_value.hpp"
+#include "allocator/model/job_value.hpp"
 
 namespace gaptrain {
 

@@ -1,4 +1,4 @@
-#include "allocator/job_value.hpp"
+#include "allocator/model/job_value.hpp"
 
 #include <algorithm>
 #include <cmath>

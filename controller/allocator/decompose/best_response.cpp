@@ -1,4 +1,4 @@
-#include "allocator/best_response.hpp"
+#include "allocator/decompose/best_response.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,10 +1,10 @@
-#include "allocator/residue_table.hpp"
+#include "allocator/search/residue_table.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <tuple>
 
-#include "allocator/float_bound.hpp"
+#include "allocator/search/float_bound.hpp"
 
 namespace gaptrain {
 

@@ -1,4 +1,4 @@
-#include "allocator/piecewise.hpp"
+#include "allocator/milp/piecewise.hpp"
 
 #include <algorithm>
 #include <cmath>

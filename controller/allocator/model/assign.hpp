@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "allocator/evaluate.hpp"
-#include "allocator/job_value.hpp"
+#include "allocator/model/evaluate.hpp"
+#include "allocator/model/job_value.hpp"
 
 namespace gaptrain {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "allocator/milp.hpp"
+#include "allocator/milp/milp.hpp"
 
 namespace gaptrain {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "allocator/linear_model.hpp"
+#include "allocator/milp/linear_model.hpp"
 #include "gaptrain/allocation.hpp"
 
 namespace gaptrain {

@@ -1,8 +1,8 @@
-#include "allocator/evaluate.hpp"
+#include "allocator/model/evaluate.hpp"
 
 #include <unordered_map>
 
-#include "allocator/job_value.hpp"
+#include "allocator/model/job_value.hpp"
 
 namespace gaptrain {
 

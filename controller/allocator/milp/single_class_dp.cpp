@@ -1,4 +1,4 @@
-#include "allocator/single_class_dp.hpp"
+#include "allocator/milp/single_class_dp.hpp"
 
 #include <cstdint>
 #include <limits>

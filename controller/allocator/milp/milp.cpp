@@ -1,12 +1,12 @@
-#include "allocator/milp.hpp"
+#include "allocator/milp/milp.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "allocator/glpk_solve.hpp"
-#include "allocator/linear_model.hpp"
-#include "allocator/piecewise.hpp"
+#include "allocator/milp/glpk_solve.hpp"
+#include "allocator/milp/linear_model.hpp"
+#include "allocator/milp/piecewise.hpp"
 
 namespace gaptrain {
 

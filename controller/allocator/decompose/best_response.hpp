@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "allocator/job_value.hpp"
+#include "allocator/model/job_value.hpp"
 
 namespace gaptrain {
 

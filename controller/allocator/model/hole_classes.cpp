@@ -1,4 +1,4 @@
-#include "allocator/hole_classes.hpp"
+#include "allocator/model/hole_classes.hpp"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "allocator/linear_model.hpp"
+#include "allocator/milp/linear_model.hpp"
 
 #include <glpk.h>
 

@@ -1,4 +1,4 @@
-#include "allocator/lagrangian.hpp"
+#include "allocator/decompose/lagrangian.hpp"
 
 #include <glpk.h>
 
@@ -10,7 +10,7 @@
 #include <numeric>
 #include <optional>
 
-#include "allocator/milp.hpp"
+#include "allocator/milp/milp.hpp"
 
 namespace gaptrain {
 

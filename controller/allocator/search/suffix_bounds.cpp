@@ -1,4 +1,4 @@
-#include "allocator/suffix_bounds.hpp"
+#include "allocator/search/suffix_bounds.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "allocator/float_bound.hpp"
+#include "allocator/search/float_bound.hpp"
 
 namespace gaptrain {
 

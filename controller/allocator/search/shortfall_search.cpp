@@ -1,4 +1,4 @@
-#include "allocator/shortfall_search.hpp"
+#include "allocator/search/shortfall_search.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,8 +7,8 @@
 #include <optional>
 #include <utility>
 
-#include "allocator/suffix_bounds.hpp"
-#include "allocator/usage_key.hpp"
+#include "allocator/search/suffix_bounds.hpp"
+#include "allocator/search/usage_key.hpp"
 
 namespace gaptrain {
 

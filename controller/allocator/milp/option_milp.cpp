@@ -1,7 +1,7 @@
-#include "allocator/option_milp.hpp"
+#include "allocator/milp/option_milp.hpp"
 
-#include "allocator/glpk_solve.hpp"
-#include "allocator/linear_model.hpp"
+#include "allocator/milp/glpk_solve.hpp"
+#include "allocator/milp/linear_model.hpp"
 
 namespace gaptrain {
 

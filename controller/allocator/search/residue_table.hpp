@@ -18,7 +18,7 @@
 #include <optional>
 #include <vector>
 
-#include "allocator/usage_key.hpp"
+#include "allocator/search/usage_key.hpp"
 
 namespace gaptrain {
 

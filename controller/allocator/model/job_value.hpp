@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "allocator/hole_classes.hpp"
+#include "allocator/model/hole_classes.hpp"
 #include "gaptrain/allocation.hpp"
 
 namespace gaptrain {
