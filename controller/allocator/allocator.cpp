@@ -297,7 +297,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   if (d.bound - incumbent.value > tolerance && problem.class_count() > 1) {
     // Half the time left: when the search gives up, GLPK's path below rarely proves optimality
     // but often raises the incumbent (with nine tenths to the search, as many instances were
-    // proven and the worst gaps grew up to 25-fold: docs/benchmarks.md).
+    // proven and the worst gaps grew up to 25-fold: docs/benchmarks-history.md).
     const auto now = std::chrono::steady_clock::now();
     const auto search_deadline = now + (deadline - now) / 2;
     SearchOutcome searched =

@@ -489,8 +489,8 @@ ShortfallResult search(const ShortfallProblem& problem, Method method, std::size
 
   if (method == Method::deepening_then_states) {
     // Which order proves an instance fast differs by orders of magnitude from one instance to
-    // the next (docs/benchmarks.md), so when the first run stops, runs alternate between the
-    // two orders with doubling visit budgets, each starting from what the others proved and
+    // the next (docs/benchmarks-history.md), so when the first run stops, runs alternate between
+    // the two orders with doubling visit budgets, each starting from what the others proved and
     // found.
     FailureMemo failed(budget);
     std::vector<DeepeningSearch> searches;

@@ -29,7 +29,8 @@ constexpr std::size_t kMostPairWork = std::size_t{1} << 29;
 // The residue table (residue_table.hpp): every class modulo 4, built within these cells and
 // this work (4 classes: 256 cells a stage; 7 classes would take 16,384). Modulo 8 is tighter in
 // principle but its 4,096 cells a stage cost more time than they save (measured:
-// docs/benchmarks.md), and tables with one class exact beside the residues of the others, too.
+// docs/benchmarks-history.md), and tables with one class exact beside the residues of the others,
+// too.
 constexpr int kResidueModulus = 4;
 // With fewer jobs to decide the residue table comes with the pair tables, once the search proves
 // hard: a handful of jobs takes the search a few visits, and the table (every option sorted by
