@@ -1,6 +1,6 @@
 // The launcher's decision, kept pure so it is tested without Slurm: given the steps it has and
 // the controller's latest instruction, which steps to start, stop or drop, and which drain
-// requests are done (the acks of the two-phase shrink, DESIGN.md §3).
+// requests are done (the acks of the two-phase shrink, docs/design.md).
 #pragma once
 
 #include <string>

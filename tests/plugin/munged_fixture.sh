@@ -1,5 +1,5 @@
 #!/bin/sh
-# ctest fixture: a private munged for the munge tests (DESIGN.md §3). Usage:
+# ctest fixture: a private munged for the munge tests (docs/design.md, "Cluster set-up"). Usage:
 #   munged_fixture.sh start INFO_FILE   writes the socket path to INFO_FILE (line 1)
 #   munged_fixture.sh stop INFO_FILE    stops that munged by its pid and removes its files
 # Without root, the munge user or munged, "start" writes nothing and the tests skip.
