@@ -35,7 +35,7 @@ constexpr std::uint32_t kBatchScriptStep = 0xfffffffbU;
 // exports it to the batch step as SLURM_SPANK_GAPTRAIN_CURVE, prolog/epilog see SPANK_...
 constexpr const char* kCurveVariable = "GAPTRAIN_CURVE";
 constexpr const char* kCurveInJob = "SLURM_SPANK_GAPTRAIN_CURVE";
-// The job's registration, for gaptrain-launch (plugin/launch/registration_retry.hpp).
+// The job's registration, for gaptrain-launch (launcher/registration_retry.hpp).
 constexpr const char* kRegistrationVariable = "GAPTRAIN_REGISTRATION";
 
 // What one plugin instance (one process) learned. SPANK gives callbacks no user pointer, so
@@ -211,7 +211,7 @@ int user_init(spank_t sp, spank_option* options) {
     }
   }
   // gaptrain-launch (the batch script) sends it again when gaptraind does not know the job:
-  // down as the job starts, or restarted without its state (plugin/launch/registration_retry).
+  // down as the job starts, or restarted without its state (launcher/registration_retry).
   const std::string registration = gaptrain::protocol::encode(r);
   if (spank_setenv(sp, kRegistrationVariable, registration.c_str(), 1) != ESPANK_SUCCESS) {
     slurm_info("gaptrain: job %u: cannot pass the registration to the job's launcher", r.job_id);

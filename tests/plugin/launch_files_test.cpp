@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "launch/hostfile.hpp"
-#include "launch/progress.hpp"
+#include "launcher/hostfile.hpp"
+#include "launcher/progress.hpp"
 
 namespace gaptrain::launch {
 namespace {

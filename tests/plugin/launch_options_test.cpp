@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "launch/options.hpp"
+#include "launcher/options.hpp"
 
 namespace gaptrain::launch {
 namespace {

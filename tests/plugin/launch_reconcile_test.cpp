@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launch/reconcile.hpp"
+#include "launcher/reconcile.hpp"
 
 namespace gaptrain::launch {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
-#include "launch/controller_link.hpp"
-#include "launch/registration_retry.hpp"
+#include "launcher/controller_link.hpp"
+#include "launcher/registration_retry.hpp"
 #include "loopback_server.hpp"
 #include "munge_fixture.hpp"
 
