@@ -61,11 +61,6 @@ std::string text(const char* s) {
 struct JobMsgDeleter {
   void operator()(job_info_msg_t* m) const { slurm_free_job_info_msg(m); }
 };
-struct AllocationDeleter {
-  void operator()(resource_allocation_response_msg_t* m) const {
-    slurm_free_resource_allocation_response_msg(m);
-  }
-};
 
 std::string this_host() {
   std::array<char, 256> name{};
@@ -108,8 +103,6 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   // of an exclusive allocation leaks the node's reservation, docs/slurm-notes.md.)
   desc.shared = JOB_SHARED_NONE;
   desc.immediate = 1;
-  desc.user_id = r.user_id;
-  desc.group_id = r.group_id;
   if (r.time_limit_minutes != 0) desc.time_limit = r.time_limit_minutes;
   const std::string what = "satellite allocation of " + node + " for " + job_text(r.job_id) +
                            " in partition " + partition;
@@ -117,23 +110,23 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
     error = what + ": refused, " + why;
     return 0;
   }
-  resource_allocation_response_msg_t* raw = nullptr;
-  if (slurm_allocate_resources(&desc, &raw) != SLURM_SUCCESS) {
-    error = failure(what);
+  // With the owner's credential: slurmctld gives the allocation to whoever asks (23.11 on).
+  const slurm_compat::OwnedAllocation got = slurm_compat::allocate_as(r.user_id, r.group_id, desc);
+  if (!got.error.empty()) {
+    error = what + ": " + got.error;
     return 0;
   }
-  const std::unique_ptr<resource_allocation_response_msg_t, AllocationDeleter> resp(raw);
-  if (resp == nullptr || resp->job_id == 0) {
+  if (got.job_id == 0) {
     error = what + ": no job in slurmctld's answer";
     return 0;
   }
-  if (resp->node_list == nullptr || *resp->node_list == '\0') {
+  if (!got.granted) {
     // Queued instead of granted (should not happen with immediate): never leave it waiting.
-    error = what + ": not granted at once (job " + std::to_string(resp->job_id) + " cancelled)";
-    if (std::string why = cancel(resp->job_id); !why.empty()) error += "; " + why;
+    error = what + ": not granted at once (job " + std::to_string(got.job_id) + " cancelled)";
+    if (std::string why = cancel(got.job_id); !why.empty()) error += "; " + why;
     return 0;
   }
-  return resp->job_id;
+  return got.job_id;
 }
 
 }  // namespace

@@ -31,12 +31,12 @@ std::string last_error_text() {
 
 std::string cannot_allocate_for(std::uint32_t uid, std::uint32_t gid) {
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-  // SLURM_AUTH_NOBODY, which slurm_init_job_desc_msg() sets for "not given" (slurmctld's
-  // _valid_id then takes the caller's ids instead).
+  // SLURM_AUTH_NOBODY, which slurm_init_job_desc_msg() sets for "not given" and auth/munge
+  // refuses in a credential.
   constexpr std::uint32_t kNotGiven = 65534;
   if (uid == kNotGiven || gid == kNotGiven) {
-    return "Slurm " + built_release() + " reads uid or gid 65534 as not given and would make " +
-           "the allocation root's: run elastic jobs as a user and group other than nobody " +
+    return "Slurm " + built_release() + " reads uid or gid 65534 as not given and refuses " +
+           "credentials of either: run elastic jobs as a user and group other than nobody " +
            "and nogroup";
   }
 #else

@@ -3,9 +3,15 @@
 //  - the error of a failed call: 22.05 reads it through slurm_get_errno(); later releases
 //    removed that function and set errno, which the caller reads directly (both are per
 //    thread). GAPTRAIN_SLURM_HAS_GET_ERRNO is found by CMake in the release's own header.
-//  - acting for another user: 23.02 and later read user id or group id 65534 in a job
-//    description as "not given" and put the caller's (root's) in its place, so an allocation
-//    made for a job of uid or gid 65534 (nobody, nogroup) would belong to root.
+//  - acting for another user: up to 23.02 slurmctld let root (or SlurmUser) name the owner of
+//    an allocation in the job description's user_id/group_id. From 23.11 on (when salloc and
+//    srun lost --uid/--gid) its allocation RPC ignores both and gives the allocation to the
+//    credential's user: root's satellites belonged to root, and the job's launcher could not
+//    start steps in them. allocate_as therefore asks with the owner's own credential (a child
+//    process that takes the owner's ids), which every release accepts: one path for all.
+//  - uid or gid 65534: 23.02 reads it in a job description as "not given" (and puts the
+//    caller's in its place), and 24.11's auth/munge refuses a credential of either as invalid,
+//    so no allocation can be made for a job of nobody or nogroup.
 //  - the release itself, for the start-up line that names the Slurm gaptraind was built
 //    against beside the one slurmctld runs (docs/admin.md: what to rebuild on an upgrade).
 // Only .cpp files of the adapter include <slurm/slurm.h>; this header does not.
@@ -13,6 +19,8 @@
 
 #include <cstdint>
 #include <string>
+
+struct job_descriptor;  // libslurm's job_desc_msg_t
 
 namespace gaptrain::daemon::slurm_compat {
 
@@ -26,9 +34,21 @@ std::string error_text(int code);
 // error_text(last_error()).
 std::string last_error_text();
 
-// Why slurmctld would not make an allocation owned by uid:gid when root asks on their behalf;
-// empty when it would.
+// Why slurmctld would not make an allocation owned by uid:gid (allocate_as); empty when it
+// would.
 std::string cannot_allocate_for(std::uint32_t uid, std::uint32_t gid);
+
+// What allocate_as got: a job id (granted: with nodes now), or the error.
+struct OwnedAllocation {
+  std::uint32_t job_id = 0;
+  bool granted = false;
+  std::string error;  // Slurm's text and code, or why the request could not be made
+};
+
+// slurm_allocate_resources(desc) with the credential of uid:gid, so that slurmctld records them
+// as the allocation's owner (sets desc's user_id and group_id to them as well). The caller must
+// be root, or already that user. Call it from the thread that makes gaptraind's libslurm calls.
+OwnedAllocation allocate_as(std::uint32_t uid, std::uint32_t gid, job_descriptor& desc);
 
 // The Slurm release of the headers gaptraind was compiled against, "24.11.5".
 std::string built_release();

@@ -23,7 +23,8 @@ if [ "$node" = "$master" ]; then is_host=1; else is_host=0; fi
 # Torch 1.13 takes only the underscore spellings of these flags (2.x also the dashed ones).
 # --max_restarts: every shrink fails the survivors' workers once and counts (growth does not).
 # --redirects=2 --tee=2: works around torch 1.13 on Python 3.11 (the default 0 crashes).
-exec /usr/bin/python3 -m torch.distributed.run \
+# elastic_run.py is torchrun with this torch's libuv and shutdown quirks handled (see there).
+exec /usr/bin/python3 "$here/elastic_run.py" \
   --nnodes="${GAPTRAIN_MIN_NODES:-1}:${GAPTRAIN_MAX_NODES:-64}" --nproc_per_node=1 \
   --rdzv_backend=c10d --rdzv_endpoint="${GAPTRAIN_RDZV_HOST:-$master}:${GAPTRAIN_RDZV_PORT:-29400}" \
   --rdzv_id="${GAPTRAIN_JOB_ID:-${SLURM_JOB_ID:-digits}}" --rdzv_conf="is_host=$is_host,last_call_timeout=5" \

@@ -38,6 +38,8 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
+import torch_compat  # beside this script: what differs between torch releases
+
 
 class ResumableDistributedSampler(DistributedSampler):
     """DistributedSampler that can skip the first `start` samples of the epoch's order.
@@ -129,6 +131,7 @@ def main():
     # torchrun sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT for every worker start.
     # The timeout bounds how long survivors wait in a collective for a vanished peer
     # (normally they fail at once: the peer's sockets close).
+    torch_compat.stores_without_libuv_if_missing()  # the store this worker connects to
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank, world = dist.get_rank(), dist.get_world_size()
 

@@ -43,7 +43,9 @@ start_agent() {  # start_agent NAME IS_HOST
   # --redirects=2 --tee=2: on Python 3.11 torch 1.13 crashes with the default 0 (Std.from_str
   # finds no IntFlag member for 0); 2 sends the workers' stderr to a file and the console.
   # last_call_timeout=1: once the minimum of nodes is there, wait 1 s (not 30) for more.
-  "$py" -m torch.distributed.run --nnodes=1:2 --nproc_per_node=1 \
+  # elastic_run.py: torchrun as the example runs it (no libuv, stopped agents leave the
+  # rendezvous open: examples/pytorch-elastic/elastic_run.py).
+  "$py" "$example_dir/elastic_run.py" --nnodes=1:2 --nproc_per_node=1 \
     --rdzv_backend=c10d --rdzv_endpoint="127.0.0.1:$port" --rdzv_id=digits-test \
     --rdzv_conf="is_host=$is_host,last_call_timeout=1,join_timeout=120" \
     --max_restarts=3 --monitor_interval=1 --redirects=2 --tee=2 --log_dir="$work/logs-$name" \

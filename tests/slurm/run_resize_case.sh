@@ -231,8 +231,8 @@ case_grow_refused() {
 }
 
 # A job of nobody (uid 65534): Slurm 22.05 makes its satellites nobody's; 23.02 and later read
-# 65534 as "not given" and would make them root's, so the grow is refused before Slurm is asked,
-# with the reason, and nothing is left behind.
+# 65534 as "not given" (24.11's auth/munge also refuses a credential of it), so the grow is
+# refused before Slurm is asked, with the reason, and nothing is left behind.
 case_grow_for_nobody() {
   local job out rc=0 release
   job=$(two_node_job nobody)
