@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli11.hpp"
 #include "default_scenario.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
 #include "simulator/easy_backfill.hpp"

@@ -8,10 +8,11 @@
 #include <string>
 #include <system_error>
 
-#include "cli/cli11.hpp"
-#include "config.hpp"
+#include "core/config.hpp"
 #include "daemon.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/text_file.hpp"
 #include "gaptrain/version.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_source.hpp"
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
 
   DaemonConfig config;
   try {
-    config = load_config(config_path);
+    config = parse_config(gaptrain::read_text_file(config_path));
   } catch (const gaptrain::InputError& e) {
     std::cerr << "gaptraind: " << config_path << ": " << e.what() << '\n';
     return 2;

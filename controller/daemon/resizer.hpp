@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
-#include "planner.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/planner.hpp"
 #include "slurm_actions.hpp"
 
 namespace gaptrain::daemon {

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::daemon {

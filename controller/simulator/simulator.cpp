@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "allocator/allocator.hpp"
+#include "core/curve_learner.hpp"
 #include "gaptrain/input_error.hpp"
-#include "simulator/curve_learner.hpp"
 #include "simulator/equal_share.hpp"
 #include "simulator/hole_predictor.hpp"
 #include "simulator/reclaim_risk.hpp"

@@ -1,4 +1,4 @@
-#include "planner.hpp"
+#include "core/planner.hpp"
 
 #include <gtest/gtest.h>
 

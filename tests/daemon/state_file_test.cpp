@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/holes.hpp"
+#include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
-#include "holes.hpp"
-#include "planner.hpp"
 #include "state_lock.hpp"
 
 namespace gaptrain::daemon {

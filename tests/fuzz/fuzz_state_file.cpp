@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/planner.hpp"
 #include "fuzz_check.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/scaling_curve.hpp"
-#include "holes.hpp"
-#include "planner.hpp"
 #include "state_file.hpp"
 
 namespace daemon = gaptrain::daemon;

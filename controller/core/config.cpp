@@ -1,14 +1,12 @@
-#include "config.hpp"
+#include "core/config.hpp"
 
 #include <arpa/inet.h>
 #include <json/json.h>
 #include <netinet/in.h>
 
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -240,15 +238,6 @@ DaemonConfig parse_config(std::string_view json_text) {
     }
   }
   return config;
-}
-
-DaemonConfig load_config(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::system_error(errno, std::generic_category(), path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw std::system_error(errno, std::generic_category(), path);
-  return parse_config(text.str());
 }
 
 }  // namespace gaptrain::daemon

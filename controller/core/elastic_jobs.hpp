@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
+#include "core/curve_learner.hpp"
 #include "gaptrain/protocol.hpp"
-#include "simulator/curve_learner.hpp"
 
 namespace gaptrain::daemon {
 

@@ -1,4 +1,4 @@
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
 
 #include <algorithm>
 #include <cmath>

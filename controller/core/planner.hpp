@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
 #include "gaptrain/allocation.hpp"
-#include "holes.hpp"
 
 namespace gaptrain::daemon {
 

@@ -65,12 +65,9 @@ ListenAddress parse_listen(std::string_view text);
 std::string to_string(const ListenAddress& address);
 
 // The configuration in `json_text`. Throws InputError whose field is the offending key (""
-// when the text is not a JSON object) and whose message says how to fix it.
+// when the text is not a JSON object) and whose message says how to fix it. Reading
+// the file is the caller's (gaptrain/text_file.hpp): the parser does no I/O.
 DaemonConfig parse_config(std::string_view json_text);
-
-// The configuration in file `path`. Throws InputError as parse_config for bad content (the
-// caller names the file) and std::system_error when the file cannot be read.
-DaemonConfig load_config(const std::string& path);
 
 std::string_view to_string(LogLevel level);
 
