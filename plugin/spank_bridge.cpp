@@ -195,7 +195,8 @@ int user_init(spank_t sp, spank_option* options) {
   }
   if (const std::string compact = job_getenv(sp, kCurveInJob); !compact.empty()) {
     try {
-      r.curve = gaptrain::plugin::curve_from_compact(compact);
+      const gaptrain::plugin::Curve points = gaptrain::plugin::curve_from_compact(compact);
+      if (!points.empty()) r.curve = gaptrain::ScalingCurve(points);
     } catch (const OptionError& e) {
       slurm_info("gaptrain: job %u: %s; the curve will be learned online", r.job_id, e.what());
     }
