@@ -1,5 +1,7 @@
-/* The boundary between the C entry points (spank_gaptrain.c) and their C++ implementations
- * (spank_bridge.cpp). Every function here catches all exceptions: none may cross into Slurm. */
+/* The boundary between the C entry points (dispatch.c) and their C++ implementations, one
+ * group per SPANK context. Every function here catches all exceptions: none may cross into
+ * Slurm. A non-zero return refuses: the plugin (init, when the plugstack.conf arguments are
+ * bad) or the submission (submit side, bad option values). */
 #ifndef GAPTRAIN_SPANK_H
 #define GAPTRAIN_SPANK_H
 
@@ -9,17 +11,19 @@
 extern "C" {
 #endif
 
-/* Option values, passed back to gaptrain_option_cb to tell the options apart. */
-enum { GAPTRAIN_OPT_ELASTIC = 1, GAPTRAIN_OPT_CURVE = 2, GAPTRAIN_OPT_COST = 3 };
+/* Submit side, sbatch/salloc (S_CTX_ALLOCATOR) and srun (S_CTX_LOCAL): submit_side.cpp. */
+int gaptrain_submit_init(spank_t sp, int ac, char** av);
+int gaptrain_submit_post_opt(spank_t sp);
 
-/* The callback of every gaptrain option; non-zero refuses the submission (local context). */
-int gaptrain_option_cb(int val, const char* value, int remote);
+/* Step side, slurmstepd (S_CTX_REMOTE): step_side.cpp. */
+int gaptrain_step_init(spank_t sp, int ac, char** av);
+int gaptrain_step_user_init(spank_t sp);
 
-int gaptrain_spank_init(spank_t sp, int ac, char** av);
-int gaptrain_spank_init_post_opt(spank_t sp, int ac, char** av);
-int gaptrain_spank_job_prolog(spank_t sp, int ac, char** av, struct spank_option* elastic_option);
-int gaptrain_spank_job_epilog(spank_t sp, int ac, char** av);
-int gaptrain_spank_user_init(spank_t sp, int ac, char** av, struct spank_option* options);
+/* Node side, slurmd (S_CTX_SLURMD) and the job prolog/epilog (S_CTX_JOB_SCRIPT):
+ * node_events.cpp. */
+int gaptrain_slurmd_init(int ac, char** av);
+int gaptrain_node_prolog(spank_t sp, int ac, char** av);
+int gaptrain_node_epilog(spank_t sp, int ac, char** av);
 
 #ifdef __cplusplus
 }

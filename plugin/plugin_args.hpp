@@ -1,6 +1,8 @@
 // The plugin's arguments from plugstack.conf ("controller=HOST:PORT munge_socket=PATH
-// timeout_ms=N"). Parsing never fails: a bad argument is reported and ignored, because a
-// SPANK plugin that fails its init can take slurmd down with it.
+// timeout_ms=N"). They fail closed: an unknown key, a repeated key or a bad value is one error
+// line naming the key and what it allows, and the plugin refuses to load (slurm_spank_init
+// fails) instead of running with node events silently off. This is the admin's configuration,
+// read once per process; the run-time path (gaptraind down or slow) still fails open.
 #pragma once
 
 #include <chrono>
@@ -14,14 +16,14 @@
 namespace gaptrain::plugin {
 
 struct PluginConfig {
-  std::optional<wire::Endpoint> controller;  // empty: the plugin is inert
+  std::optional<wire::Endpoint> controller;  // empty: no events are sent (options only)
   std::string munge_socket;                  // empty: munged's default socket
   std::chrono::milliseconds timeout{50};     // per message, munge seal to reply
 };
 
 struct ParsedArgs {
-  PluginConfig config;
-  std::vector<std::string> errors;  // one line each, for the log
+  PluginConfig config;  // meaningful only when error is empty
+  std::string error;    // the first bad argument, one line for the log; empty when all are good
 };
 
 // Bounds for timeout_ms: a prolog waits this long at most when the controller is slow.

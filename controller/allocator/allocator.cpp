@@ -7,15 +7,15 @@
 #include <optional>
 #include <span>
 
-#include "allocator/assign.hpp"
-#include "allocator/evaluate.hpp"
-#include "allocator/job_value.hpp"
-#include "allocator/lagrangian.hpp"
-#include "allocator/milp.hpp"
-#include "allocator/option_filter.hpp"
-#include "allocator/option_milp.hpp"
-#include "allocator/shortfall_search.hpp"
-#include "allocator/single_class_dp.hpp"
+#include "allocator/decompose/lagrangian.hpp"
+#include "allocator/decompose/option_filter.hpp"
+#include "allocator/milp/milp.hpp"
+#include "allocator/milp/option_milp.hpp"
+#include "allocator/milp/single_class_dp.hpp"
+#include "allocator/model/assign.hpp"
+#include "allocator/model/evaluate.hpp"
+#include "allocator/model/job_value.hpp"
+#include "allocator/search/shortfall_search.hpp"
 
 namespace gaptrain {
 
@@ -297,7 +297,7 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
   if (d.bound - incumbent.value > tolerance && problem.class_count() > 1) {
     // Half the time left: when the search gives up, GLPK's path below rarely proves optimality
     // but often raises the incumbent (with nine tenths to the search, as many instances were
-    // proven and the worst gaps grew up to 25-fold: docs/benchmarks.md).
+    // proven and the worst gaps grew up to 25-fold: docs/benchmarks-history.md).
     const auto now = std::chrono::steady_clock::now();
     const auto search_deadline = now + (deadline - now) / 2;
     SearchOutcome searched =

@@ -31,7 +31,7 @@ namespace gaptrain::cli {
 
 namespace {
 
-constexpr const char* kSimulateHelp = R"(Inputs (formats: DESIGN.md section 6):
+constexpr const char* kSimulateHelp = R"(Inputs (formats: docs/simulator.md, "Inputs"):
   --swf FILE[.gz]       a Standard Workload Format log, replayed with FCFS + EASY backfill on its
                         MaxNodes nodes: holes, the backfill plan's predicted hole ends and the
                         actual ends all come from the replay
@@ -51,7 +51,7 @@ Policies:
   oracle        upper bound: gaptrain's rule told the actual hole ends, rescales free
   --learn       the allocator is not told curves or costs: it learns them from job progress
 
-Output (stdout or --json): one JSON object, the summary of DESIGN.md section 5
+Output (stdout or --json): one JSON object, the summary of docs/simulator.md, "Outputs"
   (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
   efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
   solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.

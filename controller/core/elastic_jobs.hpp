@@ -23,7 +23,8 @@ namespace gaptrain::daemon {
 ScalingCurve assumed_curve(int max_nodes);
 
 // Whether a job's scaling curve and rescale costs were given by the user, are the prior the
-// allocator assumes, or were learned online from the job's progress (DESIGN.md §4, MalleTrain).
+// allocator assumes, or were learned online from the job's progress (docs/design.md, "The
+// allocation model"; MalleTrain).
 enum class Source { given, assumed, learned };
 
 std::string_view to_string(Source source);

@@ -1,5 +1,5 @@
-// Holes: nodes the regular workload leaves idle, and how long each will last (DESIGN.md §3).
-// Pure: a snapshot in, holes out.
+// Holes: nodes the regular workload leaves idle, and how long each will last (docs/design.md,
+// "Holes and reclaims"). Pure: a snapshot in, holes out.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// What gaptraind does next, decided from its live model (DESIGN.md §3, §4): first the nodes a
+// What gaptraind does next, decided from its live model (docs/resizing.md): first the nodes a
 // regular job is waiting for are taken back from elastic jobs, then the allocator decides how
 // the remaining holes and elastic nodes are shared, and the difference to what every job holds
 // becomes Slurm actions. Pure: a snapshot and the elastic jobs in, a plan out; executing it
@@ -68,7 +68,7 @@ struct Plan {
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
 };
 
-// What the regular workload waits for (DESIGN.md §3 "reclaim").
+// What the regular workload waits for (docs/design.md, "Holes and reclaims").
 struct Reclaim {
   // Elastic nodes to give back at once, each with the regular job waiting for it.
   std::vector<std::pair<std::string, std::uint32_t>> nodes;

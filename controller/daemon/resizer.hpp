@@ -1,5 +1,5 @@
-// Carries out the planner's decisions on the real jobs (DESIGN.md §3 "Resizing"), one job at a
-// time and never twice at once:
+// Carries out the planner's decisions on the real jobs (docs/resizing.md, "Carrying it out"), one
+// job at a time and never twice at once:
 //  - grow: at once (the nodes are idle), as satellite allocations (slurm_actions.hpp);
 //  - shrink and requeue: two-phase. The nodes to let go become the job's drain request (its
 //    launcher learns it at its next report and stops the steps there), and the Slurm call is

@@ -1,5 +1,5 @@
-// The controller's changes to Slurm (DESIGN.md §3 "Resizing", docs/slurm-notes.md): shrink,
-// grow (satellite allocations), release, lease, admit, requeue. One small interface so that
+// The controller's changes to Slurm (docs/design.md "Resizing a running job", docs/slurm-notes.md):
+// shrink, grow (satellite allocations), release, lease, admit, requeue. One small interface so that
 // the planner's caller can be tested against a fake, and so that the Slurm mechanics live in
 // one place (slurm_actions.cpp).
 //

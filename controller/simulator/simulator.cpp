@@ -63,7 +63,8 @@ double percentile(std::vector<double> values, double p) {
 }
 
 // One replay: the cluster's node states, the elastic jobs and the metrics, advanced event by
-// event (DESIGN.md §5 order: progress, reclaims, completions, new holes, admission, re-solve).
+// event (docs/simulator.md "Event semantics": progress, reclaims, completions, new holes,
+// admission, re-solve).
 class Replay {
  public:
   Replay(const HoleTrace& trace, const std::vector<JobSpec>& jobs, const CurveTable& curves,

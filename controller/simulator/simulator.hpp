@@ -1,5 +1,5 @@
 // The trace-driven simulator: replays a hole trace and a mix of elastic jobs through the same
-// allocator the daemon uses (DESIGN.md §5). Pure: plain structs in, plain structs out; what
+// allocator the daemon uses (docs/simulator.md). Pure: plain structs in, plain structs out; what
 // happens at each step reaches the caller through an observer (log, plot, progress bar).
 #pragma once
 
@@ -59,7 +59,7 @@ struct StepRecord {
 };
 using StepObserver = std::function<void(const StepRecord&)>;
 
-// The JSON summary of DESIGN.md §5 (the CLI adds the run's parameters).
+// The JSON summary of docs/simulator.md, "Event semantics" (the CLI adds the run's parameters).
 struct SimSummary {
   double hole_node_seconds = 0.0;       // idle node-time offered
   double allocated_node_seconds = 0.0;  // node-time held by elastic jobs

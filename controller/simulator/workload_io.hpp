@@ -1,5 +1,6 @@
-// Parsers for the simulator's input files (formats: DESIGN.md §6). Pure: they take the file's
-// text and its name, so tests feed strings; read_input_file() does the file and gzip part.
+// Parsers for the simulator's input files (formats: docs/design.md, "Input formats"). Pure: they
+// take the file's text and its name, so tests feed strings; read_input_file() does the file and
+// gzip part.
 //
 // Every error is an InputError whose field is "NAME:LINE" (1-based line of the offending
 // record; "NAME" alone for the file as a whole) and whose text says what was expected and what

@@ -1,7 +1,7 @@
-// make_node_events: a synthetic node-event log (DESIGN.md §6, `time,node,state`) of a busy
-// machine, for simulator benchmarks at sizes no public log has. It draws a regular workload,
-// replays it with FCFS + EASY backfill (replay_easy_backfill) and writes one row per node state
-// change:
+// make_node_events: a synthetic node-event log (docs/design.md "Input formats", `time,node,state`)
+// of a busy machine, for simulator benchmarks at sizes no public log has. It draws a regular
+// workload, replays it with FCFS + EASY backfill (replay_easy_backfill) and writes one row per node
+// state change:
 //   make_node_events --nodes 4000 --days 14 --seed 1 > events.csv
 //
 // The workload: power-of-two job sizes 1..nodes/4 (each power equally likely), run times

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "allocator/allocator.hpp"
-#include "allocator/evaluate.hpp"
+#include "allocator/model/evaluate.hpp"
 #include "fuzz_check.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"

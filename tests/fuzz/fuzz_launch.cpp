@@ -1,4 +1,4 @@
-// gaptrain-launch's inputs (plugin/launch/): its command line, parse_options() with the input's
+// gaptrain-launch's inputs (launcher/): its command line, parse_options() with the input's
 // lines as the arguments after argv[0] and an empty environment, and the progress file the
 // training appends to, last_samples_done() on the whole input. Neither throws: a bad command
 // line is a message and an exit code, a bad progress line no value. What is accepted must keep
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "launch/options.hpp"
-#include "launch/progress.hpp"
+#include "launcher/options.hpp"
+#include "launcher/progress.hpp"
 
 namespace launch = gaptrain::launch;
 using gaptrain::fuzz::check;

@@ -2,8 +2,9 @@
 // to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_curve_csv()
 // (an --elastic-curve file), curve_from_compact() (GAPTRAIN_CURVE), and, split at whitespace
 // as plugstack.conf splits them, to parse_plugin_args(). Bad options must be an
-// plugin::OptionError; plugin arguments never fail; what is accepted must keep the promises
-// of options.hpp / plugin_args.hpp, and a curve must survive curve_to_compact() exactly.
+// plugin::OptionError; a bad plugin argument is one "gaptrain: " refusal line; what is accepted
+// must keep the promises of options.hpp / plugin_args.hpp, and a curve must survive
+// curve_to_compact() exactly.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const plugin::ParsedArgs parsed = plugin::parse_plugin_args(split_whitespace(text));
+  if (!parsed.error.empty()) {
+    check(parsed.error.starts_with("gaptrain: ") && parsed.error.find('\n') == std::string::npos,
+          "a refused plugin argument is not one gaptrain: line");
+    return 0;
+  }
   const long timeout_ms = static_cast<long>(parsed.config.timeout.count());
   check(timeout_ms >= 1 && timeout_ms <= plugin::kMaxTimeoutMs, "timeout_ms out of bounds");
   if (parsed.config.controller) {

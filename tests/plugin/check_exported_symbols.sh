@@ -1,6 +1,6 @@
 #!/bin/sh
-# The plugin must export exactly what Slurm's loader looks up (DESIGN.md §3): anything more can
-# clash with symbols of slurmd, slurmstepd or sbatch; anything less and Slurm rejects it.
+# The plugin must export exactly what Slurm's loader looks up (docs/design.md, "SPANK"): anything
+# more can clash with symbols of slurmd, slurmstepd or sbatch; anything less and Slurm rejects it.
 set -eu
 plugin=$1
 expected='plugin_name

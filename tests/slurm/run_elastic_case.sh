@@ -72,17 +72,31 @@ elastic_on_all_nodes() {  # elastic_on_all_nodes [SBATCH-ARGS...]
   echo "$job"
 }
 
+# Whether JOB runs; meanwhile each change of the nodes' states (and of JOB's pending reason) is
+# added to TIMELINE, so that a late start can be explained from the test's output alone.
+running_noting_nodes() {  # running_noting_nodes JOB T0 TIMELINE
+  local states
+  states="$(sinfo -h -N -o '%N=%t' | sort -u | tr '\n' ' ')reason=$(job_field "$1" Reason)"
+  [ "$states" = "$(tail -n 1 "$3" | cut -d' ' -f2-)" ] ||
+    echo "$(printf '%.1f' "$(seconds_since "$2")") $states" >>"$3"
+  job_state_is "$1" RUNNING
+}
+
 # A regular job of NODES nodes for SECONDS: it must start within max_start_s of its submission,
 # on nodes no elastic job holds, while the elastic job keeps its batch host.
 regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB BATCH_HOST
-  local t0 job waited
+  local t0 job waited timeline=$work/node-timeline
   t0=$(now)
   job=$(submit -p regular -N "$1" -t "$((($2 + 59) / 60 + 1))" --wrap "sleep $2")
-  poll 60 "regular job $job RUNNING" job_state_is "$job" RUNNING
+  : >"$timeline"
+  poll 60 "regular job $job RUNNING" running_noting_nodes "$job" "$t0" "$timeline"
   waited=$(seconds_since "$t0")
   note "regular job $job ($1 nodes) started ${waited}s after submission on $(job_field "$job" NodeList)"
   (($(echo "$waited <= $max_start_s" | bc))) ||
-    fail "regular job $job started ${waited}s after submission (> ${max_start_s}s); gaptraind: $(grep -E 'reclaim|drain|action' "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log" | tail -n 8)"
+    fail "regular job $job started ${waited}s after submission (> ${max_start_s}s)
+node states while it waited (seconds after submission: node=state ...):
+$(cat "$timeline")
+gaptraind: $(grep -E 'reclaim|drain|action' "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log" | tail -n 8)"
   no_node_shared
   job_state_is "$3" RUNNING || fail "elastic job $3 is not running"
   [ "$(job_field "$3" BatchHost)" = "$4" ] || fail "elastic job $3 changed batch host"
@@ -412,13 +426,8 @@ case_slurmd_dies() {
 # the job back to do it again. Now no progress is "not learned yet": after a flat window of
 # gaptraind's 10 s, gaptraind still runs (the same process), the curve is still assumed, and
 # the job is still managed: it grows when the regular job beside it ends.
-# Every node of the cluster idle: nothing left of an earlier case (a node back from slurmd_dies
-# may still be completing or down a while on 24.11).
-all_nodes_idle() { ! sinfo -h -N -o '%t' | grep -qv '^idle$'; }
-
 case_flat_progress() {
   local blocker job pid progress=$work/progress.jsonl
-  poll 180 "every node idle before the case" all_nodes_idle
   echo '{"samples_done": 1000}' >"$progress"
   read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
   blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
@@ -493,4 +502,19 @@ case_pytorch() {
     fail "progress log check failed"
 }
 
+# Every node of the cluster idle: nothing left of an earlier case (a node back from slurmd_dies
+# may still be completing, or down a while on 24.11). What is left over, when some is, is said
+# in the failure: a case failing on what another left must name that one, not itself.
+all_nodes_idle() { ! sinfo -h -N -o '%t' | grep -qv '^idle$'; }
+wait_for_idle_nodes() {
+  local deadline=$((SECONDS + 180))
+  until all_nodes_idle; do
+    ((SECONDS < deadline)) || fail "nodes not idle 180 s before the case (left by an earlier one?):
+$(sinfo -h -N -o '%N %T %E' | sort -u)
+jobs: $(squeue -h -o '%i %j %T %N %r' | tr '\n' ';')"
+    sleep 0.2
+  done
+}
+
+wait_for_idle_nodes
 "case_$case_name"

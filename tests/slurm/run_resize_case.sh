@@ -93,14 +93,14 @@ regular_jobs_wait() {  # regular_jobs_wait NODES
   for id in "${waiting[@]}"; do poll 30 "job $id to end" job_ended "$id"; done
 }
 
-# Grows JOB by NODES (comma list) with satellites, waiting first until the nodes are idle, as
-# the controller does. Like the controller, it retries (with a deadline) a grow refused with
-# "Requested nodes are busy": once, in a full `ctest -L slurm` run, slurmctld refused nodes
-# that sinfo showed idle (DESIGN.md §3: ask only for idle nodes, fail fast, re-plan). Any
-# other refusal fails the test. Checks every satellite (running on its node in partition
-# elastic, named gaptrain:JOB, the job's user and group, TimeLimit MINUTES when given, the
-# node's CPU allocated, regular jobs kept off it) and that JOB itself is unchanged. Sets
-# `satellites` to "NODE=ID ..." (not printed: a $(...) subshell would lose it).
+# Grows JOB by NODES (comma list) with satellites, waiting first until the nodes are idle, as the
+# controller does. Like the controller, it retries (with a deadline) a grow refused with "Requested
+# nodes are busy": once, in a full `ctest -L slurm` run, slurmctld refused nodes that sinfo showed
+# idle (docs/design.md, "Resizing a running job": ask only for idle nodes, fail fast, re-plan). Any
+# other refusal fails the test. Checks every satellite (running on its node in partition elastic,
+# named gaptrain:JOB, the job's user and group, TimeLimit MINUTES when given, the node's CPU
+# allocated, regular jobs kept off it) and that JOB itself is unchanged. Sets `satellites` to
+# "NODE=ID ..." (not printed: a $(...) subshell would lose it).
 grow_by() {  # grow_by JOB NODES [MINUTES]
   local job=$1 nodes=$2 minutes=${3:-} n out id before t0 t1 deadline=$((SECONDS + 30))
   for n in ${nodes//,/ }; do poll 60 "$n idle" node_idle "$n"; done
@@ -256,7 +256,7 @@ case_grow_for_nobody() {
 
 # A job shrinks to its batch host, then three grow/release cycles onto the node it gave up and
 # n3,n4, then a lease update: updates of a job after a resize work (without slurmdbd the second
-# one fails, DESIGN.md §3).
+# one fails, docs/design.md "Cluster set-up").
 case_three_cycles() {
   local job batch_host other i
   job=$(two_node_job)

@@ -165,6 +165,30 @@ case_bad_options_refused() {
   rm -f "$curve" "$good"
 }
 
+# 2b. Bad plugstack.conf arguments fail closed: the plugin refuses to load with one line naming
+# the argument. sbatch then does not know --elastic (the job is not run without gaptrain), a
+# regular job still runs, and its prolog on the node logs the same refusal. The key is unique
+# per run, so the slurmd log line found is this run's.
+case_bad_plugin_args_refused() {
+  need_plugin
+  local conf=$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf key="timeot_ms_$$" line id node err
+  cp "$conf" "$conf.good"
+  cleanup_steps+=("mv -f \"$conf.good\" \"$conf\"")
+  grep -q ' timeout_ms=50' "$conf" || fail "$conf has no timeout_ms=50 to misspell"
+  sed -i "s/ timeout_ms=50/ $key=50/" "$conf"
+  line="gaptrain: plugstack.conf argument \"$key=50\": unknown key; known: controller=, munge_socket=, timeout_ms=; the plugin is not loaded"
+  refused "sbatch: error: $line" sbatch --elastic --wrap true
+  err=$(sbatch --elastic --wrap true 2>&1 >/dev/null) || true
+  grep -qxF -- "sbatch: unrecognized option '--elastic'" <<<"$err" ||
+    fail "sbatch did not refuse --elastic as unknown: $err"
+  id=$(submit -o /dev/null -N1 -t 2 --wrap true)
+  poll 60 "job $id COMPLETED" job_state_is "$id" COMPLETED
+  node=$(job_field "$id" NodeList)
+  grep -qF -- "error: $line" "$GAPTRAIN_CLUSTER_DIR/log/slurmd-$node.log" ||
+    fail "slurmd's log of $node has no refusal line from job $id's prolog"
+  note "refused: $line; regular job $id COMPLETED on $node"
+}
+
 # 3. A regular job's end makes its node a hole in `gaptrain status`, and the plugin's events
 # (prolog node_taken, epilog node_freed) reach the daemon.
 case_hole_after_job() {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "allocator/allocator.hpp"
-#include "allocator/evaluate.hpp"
+#include "allocator/model/evaluate.hpp"
 #include "support/bftrainer_node_model.hpp"
 #include "support/instances.hpp"
 

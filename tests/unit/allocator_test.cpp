@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator/evaluate.hpp"
-#include "allocator/job_value.hpp"
+#include "allocator/model/evaluate.hpp"
+#include "allocator/model/job_value.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "support/instances.hpp"

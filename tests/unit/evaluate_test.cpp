@@ -1,7 +1,7 @@
 // The model's objective and rules on hand-computed cases (docs/allocator.md, "Value of an
 // allocation"). Curve used throughout: S(1) = 100, S(2) = 180 samples/s; horizon 600 s;
 // up 18 s, down 12 s.
-#include "allocator/evaluate.hpp"
+#include "allocator/model/evaluate.hpp"
 
 #include <gtest/gtest.h>
 

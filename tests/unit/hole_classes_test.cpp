@@ -1,5 +1,5 @@
 // Grouping nodes into hole-end classes (docs/allocator.md, "Hole classes").
-#include "allocator/hole_classes.hpp"
+#include "allocator/model/hole_classes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // drop_dominated against a plain reference of its rule, on both of its paths (counts packed in one
 // word, and counts compared one by one when they do not fit).
-#include "allocator/option_filter.hpp"
+#include "allocator/decompose/option_filter.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The shortfall search against enumeration of every allocation, and its ways of giving up.
-#include "allocator/shortfall_search.hpp"
+#include "allocator/search/shortfall_search.hpp"
 
 #include <gtest/gtest.h>
 

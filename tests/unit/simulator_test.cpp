@@ -1,6 +1,6 @@
 // The simulator's event semantics on hand-made traces whose answers are computed by hand
-// (DESIGN.md §5): progress, stalls for rescale costs, reclaims, stops below the minimum,
-// completions, admission, and the policies' different decisions on the same trace.
+// (docs/simulator.md, "Event semantics"): progress, stalls for rescale costs, reclaims, stops below
+// the minimum, completions, admission, and the policies' different decisions on the same trace.
 #include "simulator/simulator.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The shortfall search's lower bounds against enumeration: never above the least shortfall,
 // and exact where their relaxation is (two scarce classes, the third unlimited and free; the
 // residue table against its own relaxation).
-#include "allocator/suffix_bounds.hpp"
+#include "allocator/search/suffix_bounds.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <random>
 #include <vector>
 
-#include "allocator/residue_table.hpp"
-#include "allocator/usage_key.hpp"
+#include "allocator/search/residue_table.hpp"
+#include "allocator/search/usage_key.hpp"
 
 namespace gaptrain {
 namespace {

@@ -1,0 +1,244 @@
+#include "allocator/milp/milp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "allocator/milp/glpk_solve.hpp"
+#include "allocator/milp/linear_model.hpp"
+#include "allocator/milp/piecewise.hpp"
+
+namespace gaptrain {
+
+namespace {
+
+using Kind = LinearModel::Kind;
+using Term = LinearModel::Term;
+constexpr double kInf = LinearModel::kInfinity;
+
+// Columns of one job in one mode (shrink or grow); 0 means "no such column".
+struct ModeColumns {
+  int choose = 0;          // y_{j,q}
+  std::vector<int> count;  // m_{j,q,c} per class
+};
+
+struct JobColumns {
+  int stay = 0;
+  ModeColumns shrink, grow;
+};
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(const ClassedProblem& problem)
+      : problem_(problem), capacity_terms_(problem.class_count()) {}
+
+  std::vector<JobColumns> build() {
+    std::vector<JobColumns> jobs(problem_.jobs.size());
+    double constant = 0.0;
+    for (std::size_t j = 0; j < problem_.jobs.size(); ++j) {
+      const ClassedJob& job = problem_.jobs[j];
+      pieces_ = rate_pieces(job);
+      // Baseline: the job is off. Turning it off costs a held job its shrink; every mode that
+      // keeps it running adds that cost back and charges its own.
+      const double off_cost = job.held_total > 0 ? job.down_cost_s * job.current_rate : 0.0;
+      constant -= off_cost;
+      JobColumns& columns = jobs[j];
+      if (job.can_stay()) {
+        columns.stay =
+            model_.add_column(0, 1, job_value(problem_, j, job.held) + off_cost, Kind::binary);
+        for (std::size_t c = 0; c < job.held.size(); ++c) {
+          if (job.held[c] > 0)
+            capacity_terms_[c].push_back({columns.stay, static_cast<double>(job.held[c])});
+        }
+      }
+      const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
+      if (job.held_total > 0 && job.min_nodes <= shrink_high) {
+        columns.shrink = add_mode(job, job.min_nodes, shrink_high, /*grow=*/false, off_cost);
+      }
+      const int grow_low = std::max(job.held_total + 1, job.min_nodes);
+      if (grow_low <= job.max_nodes) {
+        columns.grow = add_mode(job, grow_low, job.max_nodes, /*grow=*/true,
+                                off_cost - job.up_cost_s * job.current_rate);
+      }
+      std::vector<Term> one_mode;
+      for (int y : {columns.stay, columns.shrink.choose, columns.grow.choose}) {
+        if (y != 0) one_mode.push_back({y, 1.0});
+      }
+      if (one_mode.size() > 1) model_.add_row(-kInf, 1, std::move(one_mode));
+    }
+    for (std::size_t c = 0; c < capacity_terms_.size(); ++c) {
+      if (!capacity_terms_[c].empty()) {
+        model_.add_row(-kInf, problem_.classes.size[c], std::move(capacity_terms_[c]));
+      }
+    }
+    model_.set_objective_constant(constant);
+    return jobs;
+  }
+
+  const LinearModel& model() const { return model_; }
+
+ private:
+  // Adds y, the class counts, their count and batch-host rows, the segment values and the
+  // forced-shrink charges of one mode.
+  ModeColumns add_mode(const ClassedJob& job, int low, int high, bool grow, double y_objective) {
+    const std::size_t classes = problem_.class_count();
+    ModeColumns mode;
+    mode.choose = model_.add_column(0, 1, y_objective, Kind::binary);
+    const int y = mode.choose;
+    mode.count.assign(classes, 0);
+
+    std::vector<Term> total{{y, -static_cast<double>(low)}};
+    for (std::size_t c = 0; c < classes; ++c) {
+      const int held = job.held[c];
+      const int cap = grow ? std::min(problem_.classes.size[c], high) : std::min(held, high);
+      if (cap <= 0) continue;
+      const int m = model_.add_column(0, cap, 0, Kind::integer);
+      mode.count[c] = m;
+      total.push_back({m, 1.0});
+      capacity_terms_[c].push_back({m, 1.0});
+      model_.add_row(-kInf, 0, {{m, 1.0}, {y, -static_cast<double>(cap)}});  // m <= cap * y
+      if (grow && held > 0) model_.add_row(0, kInf, {{m, 1.0}, {y, -static_cast<double>(held)}});
+    }
+    std::vector<Term> at_most = total;
+    at_most.front() = {y, -static_cast<double>(high)};
+    model_.add_row(0, kInf, std::move(total));     // sum m >= low * y
+    model_.add_row(-kInf, 0, std::move(at_most));  // sum m <= high * y
+    if (!grow) {
+      const auto b = static_cast<std::size_t>(job.batch_class);
+      model_.add_row(0, kInf, {{mode.count[b], 1.0}, {y, -1.0}});  // keeps its batch host
+    }
+
+    // A held job ends with its batch host; a new one with its longest hole.
+    const bool new_job = job.held_total == 0;
+    const std::size_t last = new_job ? classes - 1 : static_cast<std::size_t>(job.batch_class);
+    for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
+    add_forced_shrinks(job, mode, new_job ? classes : last, new_job);
+    return mode;
+  }
+
+  // L_s * v-hat(a_s) with a_s = sum_{c >= s} m_c, in the incremental formulation.
+  void add_segment_value(const ModeColumns& mode, std::size_t s) {
+    const double length = problem_.segment_length(s);
+    if (length <= 0.0) return;
+    std::vector<Term> alive;
+    for (std::size_t c = s; c < mode.count.size(); ++c) {
+      if (mode.count[c] != 0) alive.push_back({mode.count[c], 1.0});
+    }
+    if (alive.empty()) return;
+    // Pieces fill in order: delta_1 <= y and delta_{k+1} <= delta_k. The chain keeps the
+    // relaxation tight (every delta <= y) and makes one binary per steeper piece enough: without
+    // it a concave piece before a steeper one could be skipped (found by the enumeration tests).
+    int previous_delta = mode.choose;
+    for (const Piece& piece : pieces_) {
+      const int delta = model_.add_column(0, 1, length * piece.rise, Kind::continuous);
+      alive.push_back({delta, -static_cast<double>(piece.length)});
+      model_.add_row(-kInf, 0, {{delta, 1.0}, {previous_delta, -1.0}});
+      if (piece.steeper) {
+        // A steeper piece may only start once the previous one is full.
+        const int order = model_.add_column(0, 1, 0, Kind::binary);
+        model_.add_row(-kInf, 0, {{delta, 1.0}, {order, -1.0}});
+        model_.add_row(-kInf, 0, {{order, 1.0}, {previous_delta, -1.0}});
+      }
+      previous_delta = delta;
+    }
+    model_.add_row(0, 0, std::move(alive));
+  }
+
+  // One binary per class before the job's end that it holds nodes of: each such class's hole
+  // end is a forced shrink. A new job's last class is not one, hence the refund on y.
+  void add_forced_shrinks(const ClassedJob& job, const ModeColumns& mode,
+                          std::size_t classes_charged, bool new_job) {
+    const double charge = job.down_cost_s * job.reclaim_rate;
+    if (charge <= 0.0 || problem_.class_count() == 1) return;
+    bool any = false;
+    for (std::size_t c = 0; c < classes_charged; ++c) {
+      const int m = mode.count[c];
+      if (m == 0) continue;
+      const int used = model_.add_column(0, 1, -charge, Kind::binary);
+      model_.add_row(-kInf, 0, {{m, 1.0}, {used, -model_.upper_bound(m)}});
+      model_.add_row(-kInf, 0, {{used, 1.0}, {mode.choose, -1.0}});
+      any = true;
+    }
+    if (new_job && any) model_.add_to_objective(mode.choose, charge);
+  }
+
+  const ClassedProblem& problem_;
+  LinearModel model_;
+  std::vector<Piece> pieces_;
+  std::vector<std::vector<Term>> capacity_terms_;
+};
+
+std::vector<std::vector<int>> read_counts(const std::vector<double>& values,
+                                          const ClassedProblem& problem,
+                                          const std::vector<JobColumns>& columns) {
+  std::vector<std::vector<int>> counts = unchanged_counts(problem);
+  auto value = [&values](int column) { return values[static_cast<std::size_t>(column)]; };
+  auto chosen = [&value](int column) { return column != 0 && value(column) > 0.5; };
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    const JobColumns& job = columns[j];
+    std::vector<int>& out = counts[j];
+    if (chosen(job.stay)) continue;
+    std::fill(out.begin(), out.end(), 0);
+    for (const ModeColumns* mode : {&job.shrink, &job.grow}) {
+      if (!chosen(mode->choose)) continue;
+      for (std::size_t c = 0; c < out.size(); ++c) {
+        if (mode->count[c] != 0) {
+          out[c] = static_cast<int>(std::lround(value(mode->count[c])));
+        }
+      }
+    }
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem) {
+  std::vector<std::vector<int>> counts;
+  counts.reserve(problem.jobs.size());
+  for (const ClassedJob& job : problem.jobs) {
+    counts.push_back(job.can_stay() ? job.held : std::vector<int>(job.held.size(), 0));
+  }
+  return counts;
+}
+
+CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& options,
+                           std::chrono::steady_clock::time_point deadline) {
+  CountSolution solution;
+  if (problem.jobs.empty()) {
+    solution.call_status = CallStatus::ok;
+    solution.model_status = ModelStatus::optimal;
+    return solution;
+  }
+
+  ModelBuilder builder(problem);
+  const std::vector<JobColumns> columns = builder.build();
+  const LinearModel& model = builder.model();
+  solution.size = {model.columns(), model.rows(), model.integer_columns()};
+  // Offer "nothing moves" as the first incumbent, where every job staying fits (on a
+  // sub-problem whose classes lost nodes to settled jobs, it may not).
+  std::vector<int> staying(problem.class_count(), 0);
+  for (const ClassedJob& job : problem.jobs) {
+    if (!job.can_stay()) continue;
+    for (std::size_t c = 0; c < staying.size(); ++c) staying[c] += job.held[c];
+  }
+  std::vector<double> start;
+  if (std::equal(staying.begin(), staying.end(), problem.classes.size.begin(),
+                 [](int used, int size) { return used <= size; })) {
+    start.assign(static_cast<std::size_t>(model.columns()) + 1, 0.0);
+    for (const JobColumns& job : columns) {
+      if (job.stay != 0) start[static_cast<std::size_t>(job.stay)] = 1.0;
+    }
+  }
+  GlpkOutcome outcome = solve_with_glpk(model, start, options.mip_gap,
+                                        SimplexMethod::dual,  // 2x faster than primal here
+                                        deadline);
+  solution.call_status = outcome.call_status;
+  solution.model_status = outcome.model_status;
+  solution.message = std::move(outcome.message);
+  solution.best_bound = outcome.best_bound;
+  if (!outcome.values.empty()) solution.counts = read_counts(outcome.values, problem, columns);
+  return solution;
+}
+
+}  // namespace gaptrain

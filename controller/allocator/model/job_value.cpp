@@ -1,0 +1,124 @@
+#include "allocator/model/job_value.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+
+namespace gaptrain {
+
+namespace {
+
+std::vector<double> rate_table(const ElasticJob& job, Objective objective, int largest) {
+  const double one_node = job.curve.at(1.0);
+  std::vector<double> rate(static_cast<std::size_t>(largest) + 1, 0.0);
+  // Speedup and fairness are relative to the 1-node throughput; validate() lets it be 0 only for
+  // a job that makes no progress at all, which is worth nothing (all zeros) in every objective.
+  if (objective != Objective::throughput && one_node <= 0.0) return rate;
+  for (int k = 0; k <= largest; ++k) {
+    const double samples = job.curve.at(static_cast<double>(k));
+    switch (objective) {
+      case Objective::throughput: rate[static_cast<std::size_t>(k)] = samples; break;
+      case Objective::speedup: rate[static_cast<std::size_t>(k)] = samples / one_node; break;
+      case Objective::fair:
+        rate[static_cast<std::size_t>(k)] = job.weight * std::log2(1.0 + samples / one_node);
+        break;
+    }
+  }
+  return rate;
+}
+
+}  // namespace
+
+ClassedProblem classify(const AllocationProblem& problem) {
+  ClassedProblem out;
+  out.horizon_s = problem.horizon_s;
+  out.classes = classify_holes(problem);
+  const std::size_t class_count = out.classes.end_s.size();
+
+  std::unordered_map<std::string, std::size_t> job_index;
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) job_index.emplace(problem.jobs[j].id, j);
+
+  out.jobs.resize(problem.jobs.size());
+  out.batch_host_node.assign(problem.jobs.size(), -1);
+  out.holder.assign(problem.nodes.size(), -1);
+  const auto node_count = static_cast<int>(problem.nodes.size());
+  for (ClassedJob& job : out.jobs) job.held.assign(class_count, 0);
+
+  for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
+    const NodeState& node = problem.nodes[n];
+    if (!node.job) continue;
+    const std::size_t j = job_index.at(*node.job);
+    const auto c = static_cast<std::size_t>(out.classes.node_class[n]);
+    out.holder[n] = static_cast<int>(j);
+    ++out.jobs[j].held[c];
+    ++out.jobs[j].held_total;
+    // Without an explicit batch host, assume the held node whose hole lasts longest.
+    const ElasticJob& spec = problem.jobs[j];
+    int& host = out.batch_host_node[j];
+    if (spec.batch_host) {
+      if (*spec.batch_host == node.name) host = static_cast<int>(n);
+    } else if (host < 0 ||
+               out.classes.node_class[static_cast<std::size_t>(host)] < out.classes.node_class[n]) {
+      host = static_cast<int>(n);
+    }
+  }
+
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    const ElasticJob& spec = problem.jobs[j];
+    ClassedJob& job = out.jobs[j];
+    job.min_nodes = spec.min_nodes;
+    // No job can be given more nodes than the problem has: a larger maximum means "all of
+    // them", and every table below is sized by what exists, not by what was claimed.
+    job.max_nodes = std::min(spec.max_nodes, node_count);
+    job.up_cost_s = spec.up_cost_s;
+    job.down_cost_s = spec.down_cost_s;
+    job.rate = rate_table(spec, problem.objective, std::max(job.max_nodes, job.held_total));
+    const int host = out.batch_host_node[j];
+    job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
+    job.current_rate =
+        job.held_total >= job.min_nodes ? job.rate[static_cast<std::size_t>(job.held_total)] : 0.0;
+    // (A minimum above the node count can never run: nothing to lose then.)
+    job.reclaim_rate = job.current_rate > 0.0 ? job.current_rate
+                       : job.min_nodes <= job.max_nodes
+                           ? job.rate[static_cast<std::size_t>(job.min_nodes)]
+                           : 0.0;
+  }
+  return out;
+}
+
+double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < counts.size(); ++j) sum += job_value(problem, j, counts[j]);
+  return sum;
+}
+
+int last_class(const ClassedJob& job, std::span<const int> counts) {
+  if (job.held_total > 0) return job.batch_class;
+  for (auto c = static_cast<int>(counts.size()) - 1; c >= 0; --c) {
+    if (counts[static_cast<std::size_t>(c)] > 0) return c;
+  }
+  return -1;
+}
+
+double job_value(const ClassedProblem& problem, std::size_t j, std::span<const int> counts) {
+  const ClassedJob& job = problem.jobs[j];
+  const int total = std::accumulate(counts.begin(), counts.end(), 0);
+
+  double value = 0.0;
+  if (total > job.held_total) value -= job.up_cost_s * job.current_rate;
+  if (total < job.held_total) value -= job.down_cost_s * job.current_rate;
+  if (total == 0) return value;
+
+  const int last = last_class(job, counts);
+  int alive = total;  // a_{j,s}: nodes whose class is >= s
+  for (int s = 0; s <= last; ++s) {
+    const auto su = static_cast<std::size_t>(s);
+    value += problem.segment_length(su) * job.running_rate(alive);
+    if (s < last && counts[su] > 0) value -= job.down_cost_s * job.reclaim_rate;
+    alive -= counts[su];
+  }
+  return value;
+}
+
+}  // namespace gaptrain

@@ -1,0 +1,71 @@
+// The count-level view of an allocation problem, and the value of one job's node counts in it.
+// Shared by evaluate() (node-level check), the MILP (constants and solution extraction) and the
+// node assignment, so every part uses the same numbers.
+#pragma once
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "allocator/model/hole_classes.hpp"
+#include "gaptrain/allocation.hpp"
+
+namespace gaptrain {
+
+struct ClassedJob {
+  int min_nodes = 1;
+  int max_nodes = 1;          // at most the problem's node count (may then fall below min_nodes)
+  int held_total = 0;         // c_j: nodes held now
+  std::vector<int> held;      // h_{j,c}: held nodes per class
+  int batch_class = -1;       // class of the batch host; -1 when the job holds no nodes
+  std::vector<double> rate;   // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s
+  double current_rate = 0.0;  // r_j: v_j(c_j) when c_j >= min_j, else 0
+  double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j)
+  double up_cost_s = 0.0;
+  double down_cost_s = 0.0;
+
+  // Whether keeping exactly its nodes is a feasible option ({0} u [min, max] holds).
+  bool can_stay() const {
+    return held_total > 0 && held_total >= min_nodes && held_total <= max_nodes;
+  }
+  // Whether its held nodes fit under per-class limits.
+  bool held_fits(std::span<const int> limit) const {
+    return std::equal(held.begin(), held.end(), limit.begin(),
+                      [](int mine, int cap) { return mine <= cap; });
+  }
+
+  // v-hat: no progress below the job's minimum.
+  double running_rate(int nodes) const {
+    return nodes >= min_nodes ? rate[static_cast<std::size_t>(nodes)] : 0.0;
+  }
+};
+
+struct ClassedProblem {
+  double horizon_s = 0.0;
+  HoleClasses classes;
+  std::vector<ClassedJob> jobs;      // same order as problem.jobs
+  std::vector<int> batch_host_node;  // index into problem.nodes, -1 when none
+  std::vector<int> holder;           // per node: index of the job holding it, -1 when idle
+
+  std::size_t class_count() const { return classes.end_s.size(); }
+  double segment_length(std::size_t s) const {
+    return classes.end_s[s] - (s == 0 ? 0.0 : classes.end_s[s - 1]);
+  }
+};
+
+// Expects a validated problem. A job's max_nodes is clamped to the problem's node count.
+ClassedProblem classify(const AllocationProblem& problem);
+
+// V_j of docs/allocator.md for a job given `counts[c]` nodes of each class. The counts must be
+// feasible for the job (rules 2-4); the decided-rescale costs follow from comparing them with
+// what the job holds.
+double job_value(const ClassedProblem& problem, std::size_t job, std::span<const int> counts);
+
+// Sum of job_value over all jobs: the objective of a count-level allocation.
+double total_value(const ClassedProblem& problem, const std::vector<std::vector<int>>& counts);
+
+// The job's last class: its batch host's class when it holds nodes now, else the highest class
+// it is given (-1 when given none).
+int last_class(const ClassedJob& job, std::span<const int> counts);
+
+}  // namespace gaptrain

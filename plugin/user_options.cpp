@@ -1,0 +1,98 @@
+#include "user_options.hpp"
+
+#include <string>
+
+#include "process_state.hpp"
+
+namespace gaptrain::plugin {
+namespace {
+
+SubmittedOptions& submitted() {
+  static SubmittedOptions options;  // SPANK callbacks get no user pointer
+  return options;
+}
+
+// Runs one option's parser in the submit side; a bad value is one line on the user's terminal
+// and refuses the submission (-1). On the remote side the value was checked at submission, and
+// refusing now would fail a job that already started.
+template <typename Parse>
+int accept_option(int remote, Parse&& parse) noexcept {
+  if (remote != 0) return 0;
+  return guarded("option check failed", -1, [&parse] {
+    try {
+      parse();
+      return 0;
+    } catch (const OptionError& e) {
+      slurm_error("gaptrain: %s", e.what());
+      return -1;
+    }
+  });
+}
+
+int on_elastic(int /*val*/, const char* arg, int remote) {
+  return accept_option(remote, [arg] {
+    submitted().elastic = true;
+    if (arg != nullptr && *arg != '\0') submitted().range = parse_node_range(arg);
+  });
+}
+
+int on_elastic_curve(int /*val*/, const char* arg, int remote) {
+  return accept_option(remote,
+                       [arg] { submitted().curve = read_curve_file(arg != nullptr ? arg : ""); });
+}
+
+int on_elastic_cost(int /*val*/, const char* arg, int remote) {
+  return accept_option(remote,
+                       [arg] { submitted().costs = parse_costs(arg != nullptr ? arg : ""); });
+}
+
+// spank_option's strings are char*; Slurm only reads them.
+char* text(const char* literal) {
+  return const_cast<char*>(literal);
+}
+
+spank_option elastic{text("elastic"),
+                     text("[MIN-MAX]"),
+                     text("Run as an elastic job that gaptrain grows into idle nodes and shrinks "
+                          "back; MIN-MAX is the node range it can run on (repeat Slurm's -N "
+                          "MIN-MAX)"),
+                     2,
+                     0,
+                     on_elastic};
+spank_option elastic_curve{
+    text("elastic-curve"),
+    text("FILE"),
+    text("CSV of measured throughput, lines \"nodes,samples_per_s\" (needs --elastic)"),
+    1,
+    0,
+    on_elastic_curve};
+spank_option elastic_cost{
+    text("elastic-cost"),
+    text("UP:DOWN"),
+    text("Seconds the job loses when it grows (UP) and shrinks (DOWN) (needs --elastic)"),
+    1,
+    0,
+    on_elastic_cost};
+
+}  // namespace
+
+const SubmittedOptions& submitted_options() {
+  return submitted();
+}
+
+void register_user_options(spank_t sp) noexcept {
+  for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost}) {
+    if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
+      slurm_error("gaptrain: cannot register option --%s", option->name);
+    }
+  }
+}
+
+spank_option* elastic_option() noexcept {
+  return &elastic;
+}
+spank_option* elastic_cost_option() noexcept {
+  return &elastic_cost;
+}
+
+}  // namespace gaptrain::plugin

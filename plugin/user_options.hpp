@@ -1,0 +1,32 @@
+// The user options --elastic, --elastic-curve and --elastic-cost: SPANK's option table, one
+// named callback per option beside the parser it calls (options.hpp), and what the callbacks
+// accepted in this process. Other files reach an option by name, never by its table position.
+#pragma once
+
+#include <slurm/spank.h>
+
+#include <optional>
+
+#include "options.hpp"
+
+namespace gaptrain::plugin {
+
+// What the submit side's callbacks accepted (sbatch, salloc, srun; empty elsewhere).
+struct SubmittedOptions {
+  bool elastic = false;
+  std::optional<NodeRange> range;
+  std::optional<Curve> curve;
+  std::optional<Costs> costs;
+};
+
+const SubmittedOptions& submitted_options();
+
+// Registers every option with Slurm: sbatch and salloc only see options registered this way,
+// and slurmstepd must know the same names to receive their values. Logs each failure.
+void register_user_options(spank_t sp) noexcept;
+
+// For spank_option_getopt, which reads an option's value in the remote and job-script contexts.
+spank_option* elastic_option() noexcept;
+spank_option* elastic_cost_option() noexcept;
+
+}  // namespace gaptrain::plugin

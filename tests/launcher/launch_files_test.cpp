@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "launcher/hostfile.hpp"
+#include "launcher/progress.hpp"
+
+namespace gaptrain::launch {
+namespace {
+
+TEST(LaunchProgress, TakesTheLastCompleteLine) {
+  EXPECT_EQ(last_samples_done("{\"samples_done\":10}\n{\"samples_done\":25.5,\"loss\":1}\n"), 25.5);
+  // A line still being appended is not read; the one before it counts.
+  EXPECT_EQ(last_samples_done("{\"samples_done\":10}\n{\"samples_do"), 10.0);
+  EXPECT_EQ(last_samples_done("{\"samples_done\":10}\n\n  \n"), 10.0);
+}
+
+TEST(LaunchProgress, NothingUsableIsEmpty) {
+  EXPECT_FALSE(last_samples_done(""));
+  EXPECT_FALSE(last_samples_done("{\"samples_done\":10}"));  // no complete line yet
+  EXPECT_FALSE(last_samples_done("not json\n"));
+  EXPECT_FALSE(last_samples_done("{\"step\":3}\n"));
+  EXPECT_FALSE(last_samples_done("{\"samples_done\":\"12\"}\n"));
+  EXPECT_FALSE(last_samples_done("{\"samples_done\":-1}\n"));
+  EXPECT_FALSE(last_samples_done("[1]\n"));
+}
+
+std::string temp_path(const std::string& name) {
+  const char* dir = std::getenv("TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/gaptrain-launch-test-" +
+         std::to_string(getpid()) + "-" + name;
+}
+
+TEST(LaunchProgress, ReadsTheFilesTail) {
+  const std::string path = temp_path("progress.jsonl");
+  EXPECT_FALSE(read_samples_done(path));  // not written yet
+  {
+    std::ofstream out(path);
+    // More than the 64 KiB tail, so the read starts mid-line.
+    for (int i = 0; i < 5000; ++i) out << "{\"samples_done\":" << i << ",\"pad\":\"xxxx\"}\n";
+  }
+  EXPECT_EQ(read_samples_done(path), 4999.0);
+  std::remove(path.c_str());
+}
+
+TEST(LaunchHostfile, OneNodePerLineReplacedAtomically) {
+  EXPECT_EQ(hostfile_text({"n2", "n1"}), "n2\nn1\n");
+  const std::string path = temp_path("hosts");
+  write_hostfile(path, {"n1", "n2"});
+  write_hostfile(path, {"n1", "n2", "n3"});
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "n1\nn2\nn3\n");
+  std::remove(path.c_str());
+  EXPECT_THROW(write_hostfile("/nonexistent-dir/hosts", {"n1"}), std::system_error);
+}
+
+TEST(LaunchHostfile, DefaultsToTheWorkingDirElseTmp) {
+  EXPECT_EQ(default_hostfile_path("/tmp", "/scratch", "42"), "/tmp/gaptrain-hosts.42");
+  EXPECT_EQ(default_hostfile_path("/nonexistent-dir", "/scratch", "42"),
+            "/scratch/gaptrain-hosts.42");
+  EXPECT_EQ(default_hostfile_path("", "", "7"), "/tmp/gaptrain-hosts.7");
+}
+
+}  // namespace
+}  // namespace gaptrain::launch
