@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
                  "JSON configuration (default " + std::string(kDefaultConfigPath) + ")")
       ->type_name("FILE");
   app.add_flag("--check-config", check_only, "Validate the configuration and exit");
+  app.footer(settings_help());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
