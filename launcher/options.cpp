@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "cli11.hpp"
+#include "gaptrain/cli11.hpp"
 
 namespace gaptrain::launch {
 

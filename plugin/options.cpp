@@ -42,22 +42,13 @@ bool parse_number(std::string_view text, T& value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// Appends a (nodes, rate) point after checking it continues a valid curve.
+// Appends a (nodes, rate) point after checking it continues a valid curve (ScalingCurve's rule).
 void add_point(Curve& curve, int nodes, double rate, const std::string& where) {
-  if (nodes < 1)
-    throw OptionError(where + ": node count must be >= 1, got " + std::to_string(nodes));
-  if (nodes > bounds::kMaxNodes) {
-    throw OptionError(where + ": node count must be at most " + std::to_string(bounds::kMaxNodes) +
-                      ", got " + std::to_string(nodes));
+  const ScalingCurve::Point point{nodes, rate};
+  if (auto problem = ScalingCurve::point_problem(curve.empty() ? 0 : curve.back().nodes, point)) {
+    throw OptionError(where + ": " + *problem);
   }
-  if (!curve.empty() && nodes <= curve.back().first) {
-    throw OptionError(where + ": node counts must increase (" + std::to_string(nodes) + " after " +
-                      std::to_string(curve.back().first) + ")");
-  }
-  if (!(rate > 0.0 && rate <= bounds::kMaxSamplesPerS)) {
-    throw OptionError(where + ": samples_per_s must be a positive number up to 1e15");
-  }
-  curve.emplace_back(nodes, rate);
+  curve.push_back(point);
 }
 
 }  // namespace

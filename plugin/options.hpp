@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "gaptrain/scaling_curve.hpp"
+
 namespace gaptrain::plugin {
 
 class OptionError : public std::runtime_error {
@@ -15,7 +17,8 @@ class OptionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-using Curve = std::vector<std::pair<int, double>>;  // (nodes, samples/s), nodes increasing
+// A curve's points as read, each checked by ScalingCurve's rule as it is added.
+using Curve = std::vector<ScalingCurve::Point>;
 
 struct Costs {
   double up_s = 0.0;

@@ -82,7 +82,8 @@ int register_job(spank_t sp) {
   }
   if (const std::string compact = job_getenv(sp, kCurveInJob); !compact.empty()) {
     try {
-      r.curve = curve_from_compact(compact);
+      const Curve points = curve_from_compact(compact);
+      if (!points.empty()) r.curve = ScalingCurve(points);
     } catch (const OptionError& e) {
       slurm_info("gaptrain: job %u: %s; the curve will be learned online", r.job_id, e.what());
     }

@@ -50,16 +50,9 @@ void require_seconds(double value, const std::string& field) {
   }
 }
 
-// Whether the job makes progress on some node count.
-bool makes_progress(const ScalingCurve& curve) {
-  const std::vector<ScalingCurve::Point>& points = curve.points();
-  return std::any_of(points.begin(), points.end(),
-                     [](const ScalingCurve::Point& p) { return p.samples_per_s > 0.0; });
-}
-
 }  // namespace
 
-void validate_job(const ElasticJob& job, Objective objective, const std::string& field) {
+void validate_job(const ElasticJob& job, const std::string& field) {
   if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
   if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
   if (job.max_nodes < job.min_nodes) {
@@ -71,12 +64,6 @@ void validate_job(const ElasticJob& job, Objective objective, const std::string&
   require_seconds(job.down_cost_s, field + ".down_cost_s");
   if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {
     throw InputError(field + ".weight", "must be a finite number > 0 and at most 1e6");
-  }
-  // Speedup and fairness are relative to the 1-node throughput; a job that makes no progress
-  // anywhere is simply worth nothing, but one that does needs that reference.
-  if (objective != Objective::throughput && job.curve.at(1.0) <= 0.0 && makes_progress(job.curve)) {
-    throw InputError(field + ".curve", "the " + std::string(to_string(objective)) +
-                                           " objective needs a positive 1-node throughput");
   }
 }
 
@@ -105,7 +92,7 @@ void validate(const AllocationProblem& problem) {
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const ElasticJob& job = problem.jobs[j];
     const std::string field = "jobs[" + std::to_string(j) + "]";
-    validate_job(job, problem.objective, field);
+    validate_job(job, field);
     if (!job_index.emplace(job.id, j).second) {
       throw InputError(field + ".id", "duplicate job id \"" + job.id + "\"");
     }

@@ -128,12 +128,14 @@ std::optional<double> cost_value(const Json::Value& object, std::string_view key
   return cost;
 }
 
-std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
+// The registration's curve; empty (an empty array): the job's curve is learned online.
+std::optional<ScalingCurve> curve_value(const Json::Value& object) {
   const Json::Value& value = required(object, "curve");
   if (!value.isArray())
     throw_json_type_error("curve", "an array of [nodes, samples_per_s] pairs", value);
-  std::vector<std::pair<int, double>> curve;
-  curve.reserve(value.size());
+  if (value.empty()) return std::nullopt;
+  std::vector<ScalingCurve::Point> points;
+  points.reserve(value.size());
   for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
     const std::string field = "curve[" + std::to_string(i) + "]";
     const Json::Value& pair = value[i];
@@ -142,19 +144,9 @@ std::vector<std::pair<int, double>> curve_value(const Json::Value& object) {
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    const int nodes = int_value(pair[0], field + "[0]");
-    const double rate = number_value(pair[1], field + "[1]");
-    if (nodes < 1) throw InputError(field + "[0]", "node count must be >= 1");
-    if (nodes > bounds::kMaxNodes) throw InputError(field + "[0]", too_many_nodes(nodes));
-    if (!curve.empty() && nodes <= curve.back().first) {
-      throw InputError(field + "[0]", "node counts must be strictly increasing");
-    }
-    if (!(rate > 0.0 && rate <= bounds::kMaxSamplesPerS)) {
-      throw InputError(field + "[1]", "samples_per_s must be a positive number up to 1e15");
-    }
-    curve.emplace_back(nodes, rate);
+    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
   }
-  return curve;
+  return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
 
 Request decode_register(const Json::Value& document) {
@@ -229,10 +221,12 @@ Json::Value to_json(const JobRegistration& m) {
   v["min_nodes"] = m.min_nodes;
   v["max_nodes"] = m.max_nodes;
   Json::Value& curve = v["curve"] = Json::Value(Json::arrayValue);
-  for (const auto& [nodes, rate] : m.curve) {
-    Json::Value& point = curve.append(Json::Value(Json::arrayValue));
-    point.append(nodes);
-    point.append(number_or_null(rate));
+  if (m.curve) {
+    for (const ScalingCurve::Point& p : m.curve->points()) {
+      Json::Value& point = curve.append(Json::Value(Json::arrayValue));
+      point.append(p.nodes);
+      point.append(number_or_null(p.samples_per_s));
+    }
   }
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
   v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <string>
 
-#include "cli11.hpp"
 #include "command.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/version.hpp"
 #include "simulate_command.hpp"
 #include "solve_command.hpp"

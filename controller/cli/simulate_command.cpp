@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cli11.hpp"
 #include "default_scenario.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
 #include "simulator/easy_backfill.hpp"
@@ -78,7 +78,7 @@ struct SimulateArgs {
   int max_running = 10;
   double start_s = 0.0;
   double duration_s = 0.0;
-  double horizon_s = 120.0;
+  double horizon_s = daemon::kHorizonS.default_value;
   double time_limit_s = 1.0;
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
@@ -458,7 +458,10 @@ Command add_simulate_command(CLI::App& parent) {
   app->add_option("--duration", args->duration_s, "Replay SECONDS (default: to the trace's end)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false));
-  app->add_option("--horizon", args->horizon_s, "The allocator's planning horizon (default 120)")
+  app->add_option("--horizon", args->horizon_s,
+                  "The allocator's planning horizon (default " +
+                      std::to_string(static_cast<int>(daemon::kHorizonS.default_value)) +
+                      ", gaptraind's horizon_s)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false, bounds::kMaxSeconds));
   app->add_option("--objective", args->objective,

@@ -12,9 +12,9 @@
 #include <system_error>
 
 #include "allocator/allocator.hpp"
-#include "cli11.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
 

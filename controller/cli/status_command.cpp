@@ -12,11 +12,12 @@
 #include <string_view>
 #include <system_error>
 
-#include "cli11.hpp"
-#include "daemon/config.hpp"
+#include "core/config.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
+#include "gaptrain/text_file.hpp"
 #include "gaptrain/wire_client.hpp"
 #include "one_line.hpp"
 
@@ -63,7 +64,8 @@ std::optional<std::pair<wire::Endpoint, std::string>> find_controller(const Stat
   if (text.empty()) {
     origin = daemon::kDefaultConfigPath;
     try {
-      text = daemon::to_string(daemon::load_config(daemon::kDefaultConfigPath).listen);
+      text = daemon::to_string(
+          daemon::parse_config(read_text_file(daemon::kDefaultConfigPath)).listen);
     } catch (const InputError& e) {
       report(std::string(daemon::kDefaultConfigPath) + ": " + e.what() +
              " (or give --controller HOST:PORT)");

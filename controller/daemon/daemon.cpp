@@ -19,6 +19,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
+#include "gaptrain/text_file.hpp"
 #include "log.hpp"
 #include "state_file.hpp"
 
@@ -595,7 +596,7 @@ void Daemon::poll_no_sooner_than(std::uint64_t not_before) {
 void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   try {
-    DaemonConfig fresh = load_config(config_path_);
+    DaemonConfig fresh = parse_config(read_text_file(config_path_));
     if (fresh.listen != config_.listen) server_->listen(fresh.listen);
     if (fresh.metrics_listen != config_.metrics_listen) {
       log::warning("metrics_listen changes at the next restart", {{"CONFIG", config_path_}});

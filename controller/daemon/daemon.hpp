@@ -24,15 +24,15 @@
 #include <system_error>
 #include <vector>
 
-#include "cluster.hpp"
-#include "config.hpp"
-#include "elastic_jobs.hpp"
+#include "core/cluster.hpp"
+#include "core/config.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/planner.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
-#include "holes.hpp"
 #include "line_server.hpp"
 #include "metrics.hpp"
-#include "planner.hpp"
 #include "rejection_limiter.hpp"
 #include "request_throttle.hpp"
 #include "resizer.hpp"

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-#include "config.hpp"
+#include "core/config.hpp"
 
 namespace gaptrain::daemon {
 

@@ -8,10 +8,11 @@
 #include <string>
 #include <system_error>
 
-#include "cli/cli11.hpp"
-#include "config.hpp"
+#include "core/config.hpp"
 #include "daemon.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/text_file.hpp"
 #include "gaptrain/version.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_source.hpp"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
                  "JSON configuration (default " + std::string(kDefaultConfigPath) + ")")
       ->type_name("FILE");
   app.add_flag("--check-config", check_only, "Validate the configuration and exit");
+  app.footer(settings_help());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
 
   DaemonConfig config;
   try {
-    config = load_config(config_path);
+    config = parse_config(gaptrain::read_text_file(config_path));
   } catch (const gaptrain::InputError& e) {
     std::cerr << "gaptraind: " << config_path << ": " << e.what() << '\n';
     return 2;

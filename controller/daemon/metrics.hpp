@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
-#include "holes.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
 #include "resizer.hpp"
 #include "status.hpp"
 

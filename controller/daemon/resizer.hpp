@@ -25,21 +25,23 @@
 #include <utility>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
-#include "planner.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/planner.hpp"
 #include "slurm_actions.hpp"
 
 namespace gaptrain::daemon {
 
 struct ResizerSettings {
-  double drain_grace_s = 10.0;   // allocator shrinks: time the training gets to let go cleanly
-  double reclaim_grace_s = 1.0;  // reclaims: a regular job waits, so the job gets little
-  double lease_s = 300.0;        // how far ahead of now a managed job's time limit is kept
-  double retry_min_s = 1.0;      // backoff after a failed Slurm call, doubled per failure...
-  double retry_max_s = 15.0;     // ...up to this
-  double admit_start_s = 10.0;   // an admitted job Slurm has not started by then is held again
-  std::string elastic_partition = "elastic";  // where satellites are (release_orphans)
+  // Allocator shrinks: time the training gets to let go cleanly; reclaims: a regular job
+  // waits, so the job gets little; how far ahead of now a managed job's time limit is kept.
+  double drain_grace_s = kDrainGraceS.default_value;
+  double reclaim_grace_s = kReclaimGraceS.default_value;
+  double lease_s = kLeaseS.default_value;
+  double retry_min_s = 1.0;     // backoff after a failed Slurm call, doubled per failure...
+  double retry_max_s = 15.0;    // ...up to this
+  double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is held again
+  std::string elastic_partition{kDefaultElasticPartition};  // where satellites are
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.

@@ -9,7 +9,7 @@
 #include <exception>
 #include <memory>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
 #include "slurm_compat.hpp"

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 #include "slurm_release.hpp"
 
 namespace gaptrain::daemon {

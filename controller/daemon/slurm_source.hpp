@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 #include "slurm_queries.hpp"
 
 namespace gaptrain::daemon {

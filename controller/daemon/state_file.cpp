@@ -55,7 +55,6 @@ std::uint64_t whole_number(const Json::Value& value, const std::string& field, s
   return value.asLargestUInt();
 }
 
-// Also a learned rate (samples/s): a finite number >= 0.
 double seconds(const Json::Value& value, const std::string& field) {
   if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < 0.0) {
     throw_json_type_error(field, "a finite number >= 0", value);
@@ -63,36 +62,29 @@ double seconds(const Json::Value& value, const std::string& field) {
   return value.asDouble();
 }
 
-// The learned curve restored as a job's model: ScalingCurve's contract (node counts increasing
-// from >= 1, finite rates >= 0) and a positive 1-node throughput, which the speedup and fair
-// objectives divide by (job_value.cpp). A corrupt one would otherwise stop every plan.
-std::vector<std::pair<int, double>> learned_curve(const Json::Value& curve,
-                                                  const std::string& field) {
+// The learned curve restored as a job's model, under ScalingCurve's rule (its rates are > 0:
+// the speedup and fair objectives divide by the 1-node rate, job_value.cpp). A corrupt one
+// would otherwise stop every plan.
+ScalingCurve learned_curve(const Json::Value& curve, const std::string& field) {
   if (!curve.isArray()) throw_json_type_error(field, "an array", curve);
   if (curve.empty()) throw InputError(field, "expected at least one [nodes, samples/s] point");
-  std::vector<std::pair<int, double>> points;
-  std::vector<ScalingCurve::Point> model;
+  std::vector<ScalingCurve::Point> points;
   for (Json::ArrayIndex i = 0; i < curve.size(); ++i) {
     const std::string at = field + "[" + std::to_string(i) + "]";
     const Json::Value& point = curve[i];
     if (!point.isArray() || point.size() != 2) {
       throw_json_type_error(at, "[nodes, samples/s]", point);
     }
-    const int nodes = static_cast<int>(whole_number(point[0], at + "[0]", kMaxCurveNodes));
-    const int previous = points.empty() ? 0 : points.back().first;
-    if (nodes <= previous) {
-      throw InputError(at + "[0]", "node counts must increase from >= 1, got " +
-                                       std::to_string(nodes) + " after " +
-                                       std::to_string(previous));
+    if (!point[1].isNumeric()) throw_json_type_error(at + "[1]", "a number", point[1]);
+    const ScalingCurve::Point next{
+        static_cast<int>(whole_number(point[0], at + "[0]", kMaxCurveNodes)), point[1].asDouble()};
+    if (auto problem =
+            ScalingCurve::point_problem(points.empty() ? 0 : points.back().nodes, next)) {
+      throw InputError(at, *problem);
     }
-    const double rate = seconds(point[1], at + "[1]");
-    points.emplace_back(nodes, rate);
-    model.push_back({nodes, rate});
+    points.push_back(next);
   }
-  if (ScalingCurve(std::move(model)).at(1.0) <= 0.0) {
-    throw InputError(field, "the 1-node throughput must be > 0");
-  }
-  return points;
+  return ScalingCurve(std::move(points));
 }
 
 std::pair<double, double> learned_costs(const Json::Value& costs, const std::string& field) {
@@ -183,10 +175,10 @@ std::string encode_state(const DaemonState& state) {
     entry["registered_at"] = Json::Int64{job.registered_at};
     if (job.learned_curve) {
       Json::Value curve(Json::arrayValue);
-      for (const auto& [nodes, rate] : *job.learned_curve) {
+      for (const ScalingCurve::Point& p : job.learned_curve->points()) {
         Json::Value point(Json::arrayValue);
-        point.append(nodes);
-        point.append(rate);
+        point.append(p.nodes);
+        point.append(p.samples_per_s);
         curve.append(point);
       }
       entry["learned_curve"] = curve;

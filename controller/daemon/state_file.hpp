@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::daemon {
@@ -33,7 +33,7 @@ struct SavedJob {
   uid_t uid = 0;
   std::int64_t registered_at = 0;
   // What replaced the assumptions (Source::learned), restored as learned.
-  std::optional<std::vector<std::pair<int, double>>> learned_curve;
+  std::optional<ScalingCurve> learned_curve;
   std::optional<std::pair<double, double>> learned_costs;  // up, down (s)
 
   friend bool operator==(const SavedJob&, const SavedJob&) = default;
@@ -71,8 +71,8 @@ struct DecodedState {
 // does not cost the others: a job whose registration or identity is bad, a repeated job, a
 // bad user limit are left out; a bad learned curve or learned costs are left out of their job,
 // which learns them again. Each appears in `dropped`. What is kept satisfies what restoring
-// it needs: learned curves keep ScalingCurve's contract and a 1-node throughput > 0 (the
-// speedup and fair objectives divide by it), learned costs are finite seconds >= 0.
+// it needs: learned curves keep ScalingCurve's rule (rates > 0: the speedup and fair
+// objectives divide by the 1-node rate), learned costs are finite seconds >= 0.
 DecodedState decode_state(std::string_view json);
 
 // Replaces `path` by `text` atomically and durably: the text goes to a new file created

@@ -75,10 +75,10 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     Json::Value curve(Json::objectValue);
     curve["source"] = std::string(to_string(job.curve_source));
     Json::Value points(Json::arrayValue);
-    for (const auto& [nodes, rate] : job.curve) {
+    for (const ScalingCurve::Point& p : job.curve.points()) {
       Json::Value point(Json::arrayValue);
-      point.append(nodes);
-      point.append(rate);
+      point.append(p.nodes);
+      point.append(p.samples_per_s);
       points.append(point);
     }
     curve["points"] = points;

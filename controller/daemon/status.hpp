@@ -22,9 +22,9 @@
 #include <optional>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
-#include "holes.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
 
 namespace gaptrain::daemon {
 

@@ -10,8 +10,8 @@
 #include <json/value.h>
 #include <sys/types.h>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
 
 namespace gaptrain::daemon {
 

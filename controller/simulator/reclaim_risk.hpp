@@ -10,6 +10,8 @@
 // model, seeing only the horizon, does not know. Pure.
 #pragma once
 
+#include <optional>
+
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::sim {
@@ -17,8 +19,12 @@ namespace gaptrain::sim {
 // `curve` discounted by the expected reclaim losses, sampled at every node count up to 16 and
 // then at steps of an eighth, up to `max_nodes` (the penalty bends the curve, so the allocator's
 // piecewise-linear view needs more points than the measurements). hazard <= 0 returns `curve`.
-ScalingCurve reclaim_adjusted(const ScalingCurve& curve, int max_nodes, double hazard_per_node_s,
-                              double up_cost_s, double down_cost_s);
+// Empty when the expected losses eat the whole rate even on one node: the job is worth nothing
+// (a curve holds no rate of 0, scaling_curve.hpp). Where they eat it only on more nodes, the
+// rate there is a billionth of the job's, worth nothing next to its rate on fewer nodes.
+std::optional<ScalingCurve> reclaim_adjusted(const ScalingCurve& curve, int max_nodes,
+                                             double hazard_per_node_s, double up_cost_s,
+                                             double down_cost_s);
 
 // Counts what reclaims the regular workload made so far: holes that ended per idle node-second.
 class ReclaimHazard {

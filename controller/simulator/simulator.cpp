@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "allocator/allocator.hpp"
+#include "core/curve_learner.hpp"
 #include "gaptrain/input_error.hpp"
-#include "simulator/curve_learner.hpp"
 #include "simulator/equal_share.hpp"
 #include "simulator/hole_predictor.hpp"
 #include "simulator/reclaim_risk.hpp"
@@ -383,7 +383,9 @@ class Replay {
     return last_rate_fallback_;
   }
 
-  ElasticJob elastic_job(const JobState& s, double fallback_rate) const {
+  // The job as the allocator sees it; empty when it is worth nothing (reclaim_adjusted): it is
+  // then left out of the problem, and gets no nodes.
+  std::optional<ElasticJob> elastic_job(const JobState& s, double fallback_rate) const {
     ElasticJob e;
     e.id = s.spec->id;
     e.min_nodes = s.spec->min_nodes;
@@ -399,9 +401,12 @@ class Replay {
     }
     // gaptrain's own knowledge beyond BFTrainer's: reclaims the plan cannot show cost more on
     // large jobs (reclaim_risk.hpp). The oracle keeps gaptrain's rule, so that it bounds it.
-    if (options_.policy == Policy::gaptrain || oracle())
-      e.curve = reclaim_adjusted(e.curve, e.max_nodes, hazard_.per_node_second(), e.up_cost_s,
-                                 e.down_cost_s);
+    if (options_.policy == Policy::gaptrain || oracle()) {
+      std::optional<ScalingCurve> adjusted = reclaim_adjusted(
+          e.curve, e.max_nodes, hazard_.per_node_second(), e.up_cost_s, e.down_cost_s);
+      if (!adjusted) return std::nullopt;
+      e.curve = std::move(*adjusted);
+    }
     if (oracle()) e.up_cost_s = e.down_cost_s = 0.0;  // its rescales are free
     if (!s.nodes.empty()) e.batch_host = trace_.node_names[idx(s.nodes.front())];
     return e;
@@ -421,7 +426,9 @@ class Replay {
       problem.nodes.push_back(std::move(node));
     }
     const double fallback_rate = options_.learn ? learned_rate_fallback() : 1.0;
-    for (int j : admitted_) problem.jobs.push_back(elastic_job(job(j), fallback_rate));
+    for (int j : admitted_)
+      if (std::optional<ElasticJob> e = elastic_job(job(j), fallback_rate))
+        problem.jobs.push_back(std::move(*e));
 
     const AllocationResult result = allocate(problem);
     if (result.call_status != CallStatus::ok)

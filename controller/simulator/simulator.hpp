@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
@@ -33,7 +34,7 @@ struct SimOptions {
   double duration_s = kUnknownEnd;  // are relative to start_s
   // The allocator's horizon. 120 s: on KTH-SP2 both MILP policies do best there, since a
   // longer one credits growth with time that reclaims and re-solves cut short (docs/simulator.md).
-  double horizon_s = 120.0;
+  double horizon_s = daemon::kHorizonS.default_value;
   // Speedup: under a standing queue, throughput runs the fastest model wide at poor parallel
   // efficiency and finishes less work in the long run (docs/simulator.md).
   Objective objective = Objective::speedup;

@@ -537,8 +537,12 @@ CurveTable parse_curves(std::string_view text, const std::string& name) {
     const auto c = csv_columns(line, where, kCurvesColumns, unescaped);
     const std::string model(non_empty(c[0], "model", where));
     const int nodes = integer_at_least(c[1], 1, "nodes", "1", where);
-    const double samples_per_s = number_at_least_zero(c[2], "samples_per_s", where);
-    rows_by_model[model].push_back({{nodes, samples_per_s}, where.line});
+    const std::optional<double> rate = to_number(c[2]);
+    if (!rate) where.fail("samples_per_s: expected a finite number, got " + quoted(c[2]));
+    // ScalingCurve's rule for the point; the order is checked per model below.
+    const ScalingCurve::Point point{nodes, *rate};
+    if (auto problem = ScalingCurve::point_problem(0, point)) where.fail(*problem);
+    rows_by_model[model].push_back({point, where.line});
   }
   if (rows_by_model.empty()) throw InputError(name, "no curve points: the file has only a header");
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli11.hpp"  // CLI11 with its GCC 12 warning workaround
+#include "gaptrain/cli11.hpp"  // CLI11 with its GCC 12 warning workaround
 #include "simulator/easy_backfill.hpp"
 
 namespace {

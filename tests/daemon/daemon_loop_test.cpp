@@ -262,7 +262,7 @@ class DaemonLoopTest : public ::testing::Test {
     registration.user = "root";
     registration.batch_host = "n1";
     registration.max_nodes = 2;
-    registration.curve = {{1, 100.0}, {2, 200.0}};
+    registration.curve = ScalingCurve({{1, 100.0}, {2, 200.0}});
     return registration;
   }
 

@@ -1,8 +1,9 @@
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "gaptrain/scaling_curve.hpp"
 
@@ -44,24 +45,25 @@ TEST(ElasticJobs, WithoutCurveTheCurveAndCostsAreAssumed) {
   EXPECT_EQ(e.nodes, (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(e.batch_host, "n1");
   EXPECT_EQ(e.uid, 1001U);
-  ASSERT_EQ(e.curve.size(), 3U);  // 1, 2, 4
-  EXPECT_EQ(e.curve.front(), (std::pair<int, double>{1, 1.0}));
-  EXPECT_EQ(e.curve.back().first, 4);
-  EXPECT_DOUBLE_EQ(e.up_cost_s, kAssumedRescaleCostS);
+  ASSERT_EQ(e.curve.points().size(), 3U);  // 1, 2, 4
+  EXPECT_EQ(e.curve.points().front(), (ScalingCurve::Point{1, 1.0}));
+  EXPECT_EQ(e.curve.points().back().nodes, 4);
+  EXPECT_DOUBLE_EQ(e.curve.at(4), std::pow(4.0, 0.8));  // the prior's n^0.8
+  EXPECT_DOUBLE_EQ(e.up_cost_s, 30.0);
 }
 
 TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
   ElasticJobs jobs;
   const Job job = running_job(5);
   protocol::JobRegistration r = registration(5);
-  r.curve = {{1, 100.0}, {2, 190.0}};
+  r.curve = ScalingCurve({{1, 100.0}, {2, 190.0}});
   r.up_cost_s = 18.0;
   r.down_cost_s = 12.0;
   ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.curve_source, Source::given);
   EXPECT_EQ(e.costs_source, Source::given);
-  EXPECT_EQ(e.curve, r.curve);
+  EXPECT_EQ(e.curve, *r.curve);
   EXPECT_DOUBLE_EQ(e.down_cost_s, 12.0);
 }
 
@@ -77,11 +79,6 @@ TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
   r.min_nodes = 3;
   r.max_nodes = 2;
   EXPECT_TRUE(jobs.add(r, &job, "elastic", kNow));
-  r = registration(5);
-  r.curve = {{2, 10.0}, {1, 5.0}};
-  const auto bad_curve = jobs.add(r, &job, "elastic", kNow);
-  ASSERT_TRUE(bad_curve);
-  EXPECT_NE(bad_curve->find("curve[1]"), std::string::npos) << *bad_curve;
   r = registration(5);
   r.up_cost_s = -1.0;
   EXPECT_NE(jobs.add(r, &job, "elastic", kNow)->find("up_cost_s"), std::string::npos);
@@ -195,12 +192,7 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 50, kMono + 50));
   const ElasticJob& learned = jobs.jobs().at(5);
   EXPECT_EQ(learned.curve_source, Source::learned);
-  const ScalingCurve curve([&] {
-    std::vector<ScalingCurve::Point> points;
-    for (const auto& [n, rate] : learned.curve) points.push_back({n, rate});
-    return points;
-  }());
-  EXPECT_NEAR(curve.at(2), 100.0, 1e-6);
+  EXPECT_NEAR(learned.curve.at(2), 100.0, 1e-6);
   EXPECT_EQ(learned.costs_source, Source::assumed);
 
   // A grow to 3 nodes stalls the training for 12 s: that is the up cost now.
@@ -218,7 +210,7 @@ TEST(ElasticJobs, FlatProgressKeepsTheAssumedCurve) {
   ElasticJobs jobs;
   const Job job = running_job(5);  // n1, n2
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
-  const std::vector<std::pair<int, double>> assumed = jobs.jobs().at(5).curve;
+  const ScalingCurve assumed = jobs.jobs().at(5).curve;
   for (int s = 0; s <= 60; s += 5) {
     ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + s, kMono + s));
   }
@@ -227,7 +219,7 @@ TEST(ElasticJobs, FlatProgressKeepsTheAssumedCurve) {
   // A checkpoint's progress then is learned as usual.
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 80, kMono + 80));
   EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::learned);
-  EXPECT_GT(jobs.jobs().at(5).curve.front().second, 0.0);
+  EXPECT_GT(jobs.jobs().at(5).curve.at(1), 0.0);
 }
 
 // Windows are timed on the monotonic clock: the wall clock stepped back an hour mid-window
@@ -240,29 +232,32 @@ TEST(ElasticJobs, LearningIgnoresWallClockSteps) {
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 2000), kNow - 3600 + 20, kMono + 20));
   const ElasticJob& learned = jobs.jobs().at(5);
   ASSERT_EQ(learned.curve_source, Source::learned);
-  const auto at_two = std::find_if(learned.curve.begin(), learned.curve.end(),
-                                   [](const auto& point) { return point.first == 2; });
-  ASSERT_NE(at_two, learned.curve.end());
-  EXPECT_NEAR(at_two->second, 100.0, 1e-9);  // 2000 samples in 20 s
+  const std::vector<ScalingCurve::Point>& points = learned.curve.points();
+  const auto at_two =
+      std::find_if(points.begin(), points.end(),
+                   [](const ScalingCurve::Point& point) { return point.nodes == 2; });
+  ASSERT_NE(at_two, points.end());
+  EXPECT_NEAR(at_two->samples_per_s, 100.0, 1e-9);  // 2000 samples in 20 s
 }
 
-// A saved learned curve whose 1-node rate is 0 was never learned (a corrupt or hand-edited
-// state file): the assumed curve stays.
-TEST(ElasticJobs, RestoringALearnedCurveWithoutProgressKeepsTheAssumedOne) {
+// A saved learned curve replaces the assumed one. (One whose 1-node rate is 0 was never
+// learned: no ScalingCurve holds it, and the state file's decoder drops it, state_file_test.)
+TEST(ElasticJobs, RestoringALearnedCurveReplacesTheAssumedOne) {
   ElasticJobs jobs;
   const Job job = running_job(5);
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
-  jobs.restore_learned(5, std::vector<std::pair<int, double>>{{1, 0.0}, {2, 10.0}}, std::nullopt);
+  jobs.restore_learned(5, std::nullopt, std::nullopt);
   EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
-  jobs.restore_learned(5, std::vector<std::pair<int, double>>{{1, 50.0}, {2, 90.0}}, std::nullopt);
+  jobs.restore_learned(5, ScalingCurve({{1, 50.0}, {2, 90.0}}), std::nullopt);
   EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::learned);
+  EXPECT_DOUBLE_EQ(jobs.jobs().at(5).curve.at(2), 90.0);
 }
 
 TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
   ElasticJobs jobs;
   const Job job = running_job(5);
   protocol::JobRegistration r = registration(5);
-  r.curve = {{1, 10.0}, {4, 35.0}};
+  r.curve = ScalingCurve({{1, 10.0}, {4, 35.0}});
   r.up_cost_s = 5.0;
   r.down_cost_s = 4.0;
   ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));

@@ -1,4 +1,4 @@
-#include "planner.hpp"
+#include "core/planner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,7 +40,7 @@ ElasticJob elastic_job(Snapshot& s, std::uint32_t id, const Nodes& nodes, int mi
   e.batch_host = nodes.front();
   e.min_nodes = min;
   e.max_nodes = max;
-  e.curve = {{1, 100.0}, {max, 100.0 * max}};
+  e.curve = ScalingCurve({{1, 100.0}, {max, 100.0 * max}});
   e.up_cost_s = 10.0;
   e.down_cost_s = 10.0;
   return e;
@@ -304,18 +304,18 @@ TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
   ASSERT_NE(action_for(p, 7), nullptr);
 }
 
-// One job's bad input (here a learned curve with a 1-node rate of 0 under the default speedup
-// objective, which once threw out of the poll timer and ended gaptraind) sets that job aside,
-// keeping its nodes; the other jobs are still planned.
+// One job's bad input (here a negative rescale cost; once a learned curve with a 1-node rate of
+// 0, which threw out of the poll timer and ended gaptraind, and which no curve holds now) sets
+// that job aside, keeping its nodes; the other jobs are still planned.
 TEST(Planner, AJobWithBadInputIsSetAsideAndTheOthersArePlanned) {
   Snapshot s = cluster(6, {"n1", "n2"});
   ElasticJob bad = elastic_job(s, 7, {"n1"}, 1, 4);
-  bad.curve = {{1, 0.0}, {2, 150.0}};
+  bad.down_cost_s = -1.0;
   const ElasticJob good = elastic_job(s, 8, {"n2"}, 1, 4);
   const Plan p = plan(s, find_holes(s), {bad, good}, kNow, {});
   ASSERT_EQ(p.set_aside.size(), 1U);
   EXPECT_EQ(p.set_aside.front().first, 7U);
-  EXPECT_NE(p.set_aside.front().second.find("job 7.curve"), std::string::npos)
+  EXPECT_NE(p.set_aside.front().second.find("job 7.down_cost_s"), std::string::npos)
       << p.set_aside.front().second;
   EXPECT_EQ(action_for(p, 7), nullptr);
   const Action* grow = action_for(p, 8);
@@ -333,7 +333,7 @@ TEST(Planner, AHeldJobAskingForMoreNodesThanTheClusterHasIsAdmittedForAllOfThem)
   const std::vector<ElasticJob> candidates = admission_candidates(s, "elastic");
   ASSERT_EQ(candidates.size(), 1U);
   EXPECT_EQ(candidates.front().max_nodes, 4);
-  EXPECT_EQ(candidates.front().curve.back().first, 4);
+  EXPECT_EQ(candidates.front().curve.points().back().nodes, 4);
   const Plan p = plan(s, find_holes(s), {}, kNow, {});
   const Action* admit = action_for(p, 7);
   ASSERT_NE(admit, nullptr);
@@ -403,7 +403,7 @@ TEST(Planner, ShrinksComeBeforeGrowsAndNeverMigrate) {
   Snapshot s = cluster(6, {"n1", "n2", "n3", "n4"});
   ElasticJob a = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 6);
   ElasticJob b = elastic_job(s, 8, {"n4"}, 1, 6);
-  b.curve = {{1, 1000.0}, {6, 6000.0}};
+  b.curve = ScalingCurve({{1, 1000.0}, {6, 6000.0}});
   const Plan p = plan(s, find_holes(s), {a, b}, kNow, {});
   bool seen_grow = false;
   for (const Action& action : p.actions) {
@@ -456,7 +456,7 @@ TEST(Planner, WithoutJobShrinkTheAllocatorNeverTakesAnOwnNode) {
   // nodes. Under disable_job_shrink it keeps all three.
   Snapshot s = cluster(4, {"n1", "n2", "n3"});
   ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 3);
-  job.curve = {{1, 100.0}, {2, 200.0}, {3, 50.0}};
+  job.curve = ScalingCurve({{1, 100.0}, {2, 200.0}, {3, 50.0}});
   PlannerSettings settings;
   settings.shrink_own_nodes = false;
   const Plan with = plan(s, find_holes(s), {job}, kNow, {});

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/holes.hpp"
+#include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
-#include "holes.hpp"
-#include "planner.hpp"
 #include "state_lock.hpp"
 
 namespace gaptrain::daemon {
@@ -62,14 +62,13 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   ElasticJobs jobs;
   const Job given = running_job(5);
   protocol::JobRegistration with_curve = registration(5);
-  with_curve.curve = {{1, 10.0}, {4, 37.5}};
+  with_curve.curve = ScalingCurve({{1, 10.0}, {4, 37.5}});
   with_curve.up_cost_s = 12.0;
   with_curve.down_cost_s = 3.0;
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
   const Job learning = running_job(6);
   ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
-  jobs.restore_learned(6, std::vector<std::pair<int, double>>{{1, 1.0}, {4, 3.3333333333333335}},
-                       std::pair{17.25, 4.5});
+  jobs.restore_learned(6, ScalingCurve({{1, 1.0}, {4, 3.3333333333333335}}), std::pair{17.25, 4.5});
 
   DaemonState state;
   for (const auto& [id, job] : jobs.jobs()) state.jobs.push_back(saved_job(job));
@@ -182,14 +181,14 @@ TEST(StateFile, NumbersBeyondSixtyFourBitsAreBadInputNotACrash) {
 
 TEST(StateFile, ACorruptLearnedCurveOrCostIsDroppedAndTheJobKept) {
   const std::vector<std::pair<std::string, std::string>> bad_curves = {
-      {R"([[1,0.0],[4,0.0]])", "1-node throughput must be > 0"},  // would stop every plan
-      {R"([[2,0.0],[4,5.0]])", "1-node throughput must be > 0"},
+      {R"([[1,0.0],[4,0.0]])", "finite number > 0"},  // would stop every plan
+      {R"([[2,0.0],[4,5.0]])", "finite number > 0"},
       {R"([])", "at least one"},
-      {R"([[0,1.0]])", "increase"},
+      {R"([[0,1.0]])", "node count must be >= 1"},
       {R"([[1,1.0],[1,2.0]])", "increase"},
       {R"([[4,1.0],[2,2.0]])", "increase"},
-      {R"([[1,-1.0]])", "finite number >= 0"},
-      {R"([[1,"fast"]])", "finite number >= 0"},
+      {R"([[1,-1.0]])", "finite number > 0"},
+      {R"([[1,"fast"]])", "a number"},
       {R"([[1.5,1.0]])", "whole number"},
       {R"([[2000000,1.0]])", "whole number"},
       {R"([[1,1.0,2.0]])", "[nodes, samples/s]"},

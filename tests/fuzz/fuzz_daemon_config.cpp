@@ -1,4 +1,4 @@
-// gaptraind's configuration parser (controller/daemon/config.cpp, etc/README.md):
+// gaptraind's configuration parser (controller/core/config.cpp, etc/README.md):
 // parse_config() on the whole input as the text of gaptraind.json, and parse_listen() on it as a
 // "listen" value. Bad input must be a gaptrain::InputError; an accepted listen address must be a
 // clean numeric host that to_string() writes back in a form parse_listen() reads the same.
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "config.hpp"
+#include "core/config.hpp"
 #include "fuzz_check.hpp"
 #include "gaptrain/input_error.hpp"
 

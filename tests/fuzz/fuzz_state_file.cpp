@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/planner.hpp"
 #include "fuzz_check.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/scaling_curve.hpp"
-#include "holes.hpp"
-#include "planner.hpp"
 #include "state_file.hpp"
 
 namespace daemon = gaptrain::daemon;
@@ -40,8 +40,8 @@ void check_kept(const daemon::DaemonState& state) {
     check(ids.insert(job.registration.job_id).second, "a job kept twice");
     check(job.registration.job_id != 0, "a job id 0 kept");
     if (job.learned_curve) {
-      std::vector<gaptrain::ScalingCurve::Point> points;
-      for (const auto& [nodes, rate] : *job.learned_curve) points.push_back({nodes, rate});
+      // Rebuilt from its points: what the decoder kept passes ScalingCurve's rule.
+      const std::vector<gaptrain::ScalingCurve::Point>& points = job.learned_curve->points();
       const gaptrain::ScalingCurve curve = must_succeed(
           [&] { return gaptrain::ScalingCurve(points); }, "a kept learned curve is not a curve");
       check(curve.at(1.0) > 0.0, "a kept learned curve has no 1-node throughput");

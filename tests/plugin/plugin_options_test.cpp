@@ -61,13 +61,13 @@ TEST(PluginOptionsTest, ParsesCurveCsvWithHeaderAndComments) {
   const Curve c = parse_curve_csv(
       "# measured on A100 nodes\nnodes,samples_per_s\n1,100\n\n2, 190.5\r\n4,350\n", "f.csv");
   ASSERT_EQ(c.size(), 3U);
-  EXPECT_EQ(c[1], (std::pair<int, double>{2, 190.5}));
-  EXPECT_EQ(parse_curve_csv("1,1e3", "f").front().second, 1000.0);
+  EXPECT_EQ(c[1], (ScalingCurve::Point{2, 190.5}));
+  EXPECT_EQ(parse_curve_csv("1,1e3", "f").front().samples_per_s, 1000.0);
 }
 
 TEST(PluginOptionsTest, RejectsBadCurvesNamingFileAndLine) {
   EXPECT_EQ(error_of([] { parse_curve_csv("1,100\n1,190\n", "c.csv"); }),
-            "--elastic-curve: c.csv line 2: node counts must increase (1 after 1)");
+            "--elastic-curve: c.csv line 2: node counts must increase, got 1 after 1");
   EXPECT_EQ(error_of([] { parse_curve_csv("1,100\nnodes,rate\n", "c.csv"); }),
             "--elastic-curve: c.csv line 2: expected \"nodes,samples_per_s\", got "
             "\"nodes,rate\"");

@@ -41,7 +41,7 @@ TEST(ProtocolTest, RegistrationRoundTripsExactly) {
   r.batch_host = "n3";
   r.min_nodes = 2;
   r.max_nodes = 8;
-  r.curve = {{1, 100.0}, {2, 190.1}, {4, 1.0 / 3.0}};
+  r.curve = ScalingCurve({{1, 100.0}, {2, 190.1}, {4, 1.0 / 3.0}});
   r.up_cost_s = 18.5;
   r.down_cost_s = 0.0;
   const JobRegistration back = round_trip(r);
@@ -64,7 +64,7 @@ TEST(ProtocolTest, RegistrationMayLeaveCurveAndCostsToLearning) {
   EXPECT_NE(line.find("\"curve\":[]"), std::string::npos) << line;
   EXPECT_NE(line.find("\"up_cost_s\":null"), std::string::npos) << line;
   const auto back = std::get<JobRegistration>(decode(line));
-  EXPECT_TRUE(back.curve.empty());
+  EXPECT_FALSE(back.curve.has_value());
   EXPECT_FALSE(back.up_cost_s);
   EXPECT_FALSE(back.down_cost_s);
 }
@@ -91,7 +91,7 @@ TEST(ProtocolTest, DecodesTheDocumentedExamples) {
   const auto r = std::get<JobRegistration>(decode(
       R"({"v":1,"type":"register","job_id":123,"user":"alice","batch_host":"n1","min_nodes":1,)"
       R"("max_nodes":4,"curve":[[1,100.0],[2,190.0]],"up_cost_s":18,"down_cost_s":12})"));
-  EXPECT_EQ(r.curve.size(), 2U);
+  EXPECT_EQ(r.curve->points().size(), 2U);
   EXPECT_EQ(r.up_cost_s, 18.0);
   EXPECT_TRUE(std::holds_alternative<StatusRequest>(decode(R"({"v":1,"type":"status"})")));
 }
@@ -151,9 +151,9 @@ TEST(ProtocolTest, RejectsBadRegistrations) {
   EXPECT_EQ(error_field(registration_with("curve", "")), "curve");
   EXPECT_EQ(error_field(registration_with("curve", "{}")), "curve");
   EXPECT_EQ(error_field(registration_with("curve", "[[1]]")), "curve[0]");
-  EXPECT_EQ(error_field(registration_with("curve", "[[0,5]]")), "curve[0][0]");
-  EXPECT_EQ(error_field(registration_with("curve", "[[2,5],[2,6]]")), "curve[1][0]");
-  EXPECT_EQ(error_field(registration_with("curve", "[[1,0]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[0,5]]")), "curve[0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[2,5],[2,6]]")), "curve[1]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,0]]")), "curve[0]");
   EXPECT_EQ(error_field(registration_with("curve", "[[1,\"x\"]]")), "curve[0][1]");
   EXPECT_EQ(error_field(registration_with("up_cost_s", "-1")), "up_cost_s");
   EXPECT_EQ(error_field(registration_with("down_cost_s", "\"12\"")), "down_cost_s");
@@ -163,8 +163,8 @@ TEST(ProtocolTest, RejectsBadRegistrations) {
   // Sizes and numbers beyond any cluster or job (gaptrain/bounds.hpp).
   EXPECT_EQ(error_field(registration_with("max_nodes", "2000000000")), "max_nodes");
   EXPECT_EQ(error_field(registration_with("max_nodes", "100000")), "<no error>");
-  EXPECT_EQ(error_field(registration_with("curve", "[[2000000000,5]]")), "curve[0][0]");
-  EXPECT_EQ(error_field(registration_with("curve", "[[1,1e300]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[2000000000,5]]")), "curve[0]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,1e300]]")), "curve[0]");
   EXPECT_EQ(error_field(registration_with("up_cost_s", "1e300")), "up_cost_s");
 }
 

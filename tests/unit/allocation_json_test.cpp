@@ -506,7 +506,8 @@ TEST(ProblemFromJsonErrors, CurveWithNegativeThroughput) {
   Json::Value document = valid();
   document["jobs"][0]["curve"][2][1] = -1.0;
   EXPECT_EQ(error_for(document),
-            "jobs[0].curve[2]: samples_per_s must be a finite number >= 0 and at most 1e15");
+            "jobs[0].curve[2]: samples_per_s must be a finite number > 0 and at most 1e15, got -1 "
+            "(leave out node counts whose throughput was not measured)");
 }
 
 // --- validate() runs on the result -----------------------------------------------------------

@@ -501,36 +501,6 @@ TEST(Allocator, RejectsInvalidInputWithInputError) {
   EXPECT_THROW(allocate(p), InputError);
 }
 
-TEST(Allocator, RejectsSpeedupOnACurveWithZeroOneNodeThroughput) {
-  // speedup divides by S(1); a curve that is 0 at one node but not beyond cannot be scored, and
-  // validate() says so naming the curve (not a table built later).
-  auto p = problem_of({idle("n1")}, {job("a", 1, 2, {{1, 0.0}, {2, 10.0}})});
-  p.objective = Objective::speedup;
-  try {
-    validate(p);
-    FAIL() << "accepted";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.field(), "jobs[0].curve");
-  }
-  EXPECT_THROW(allocate(p), InputError);
-}
-
-// A job that makes no progress anywhere (a reclaim-adjusted curve the rescale costs zeroed, a
-// model that does not train) is worth nothing under every objective: the others are planned.
-TEST(Allocator, ValuesAJobWithoutProgressAtNothingUnderEveryObjective) {
-  for (const Objective objective : {Objective::throughput, Objective::speedup, Objective::fair}) {
-    auto p = problem_of({held("n1", "stalled"), idle("n2"), idle("n3")},
-                        {job("stalled", 1, 3, {{1, 0.0}, {3, 0.0}}),
-                         job("training", 1, 3, {{1, 100.0}, {2, 190.0}})});
-    p.jobs[0].batch_host = "n1";
-    p.objective = objective;
-    const AllocationResult r = allocate(p);
-    ASSERT_EQ(to_string(r.call_status), "ok"sv) << r.message;
-    EXPECT_EQ(r.allocation.at("training").size(), 2U) << to_string(objective);
-    EXPECT_FALSE(infeasibility(p, r.allocation));
-  }
-}
-
 // A maximum beyond the nodes there are means all of them: the tables are sized by the nodes
 // (2^31-1 once asked for 16 GB, 10^7 took 15 s and 786 MB against a 1 s limit).
 TEST(Allocator, SizesItsTablesByTheNodesNotByTheClaimedMaximum) {

@@ -1,4 +1,4 @@
-#include "simulator/curve_learner.hpp"
+#include "core/curve_learner.hpp"
 
 #include <gtest/gtest.h>
 

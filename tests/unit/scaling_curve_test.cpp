@@ -68,10 +68,10 @@ TEST(ScalingCurve, SinglePointIsLinearThenFlat) {
   EXPECT_DOUBLE_EQ(curve.at(3), 10.0);
 }
 
-TEST(ScalingCurve, AllowsZeroAndDecreasingThroughput) {
+TEST(ScalingCurve, AllowsDecreasingThroughput) {
   // Measured slowdowns are data, not errors: only node counts must increase.
-  const ScalingCurve curve({{1, 0.0}, {2, 100.0}, {3, 50.0}});
-  EXPECT_EQ(curve.at(1), 0.0);
+  const ScalingCurve curve({{1, 10.0}, {2, 100.0}, {3, 50.0}});
+  EXPECT_DOUBLE_EQ(curve.at(1), 10.0);
   EXPECT_DOUBLE_EQ(curve.at(2.5), 75.0);
   EXPECT_DOUBLE_EQ(curve.at(10), 50.0);
 }
@@ -117,7 +117,9 @@ TEST(ScalingCurveErrors, RepeatedNodeCount) {
 TEST(ScalingCurveErrors, NegativeThroughput) {
   const InputError e = input_error_from([] { ScalingCurve({{1, 1.0}, {2, -0.5}}); });
   EXPECT_EQ(e.field(), "curve[1]");
-  EXPECT_STREQ(e.what(), "curve[1]: samples_per_s must be a finite number >= 0 and at most 1e15");
+  EXPECT_STREQ(e.what(),
+               "curve[1]: samples_per_s must be a finite number > 0 and at most 1e15, got -0.5 "
+               "(leave out node counts whose throughput was not measured)");
 }
 
 TEST(ScalingCurveErrors, ThroughputAndNodeCountBeyondBounds) {
@@ -144,7 +146,7 @@ TEST(ScalingCurveErrors, NonFiniteThroughput) {
        {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     const InputError e = input_error_from([bad] { ScalingCurve({{1, bad}}); });
     EXPECT_EQ(e.field(), "curve[0]") << bad;
-    EXPECT_THAT(e.what(), HasSubstr("samples_per_s must be a finite number >= 0")) << bad;
+    EXPECT_THAT(e.what(), HasSubstr("samples_per_s must be a finite number > 0")) << bad;
   }
 }
 

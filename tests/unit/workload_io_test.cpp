@@ -500,7 +500,7 @@ TEST(WorkloadIoCurves, RejectsBadRowsNamingTheLine) {
                     {h + "m,0,10\n", "curves.csv:2", "nodes: expected an integer >= 1, got \"0\""},
                     {h + "m,two,10\n", "curves.csv:2", "nodes: expected an integer >= 1"},
                     {h + "m,1,-5\n", "curves.csv:2",
-                     "samples_per_s: expected a finite number >= 0, got \"-5\""},
+                     "samples_per_s must be a finite number > 0 and at most 1e15, got -5"},
                     {h + "m,1,nan\n", "curves.csv:2", "samples_per_s: expected a finite number"},
                     {h + ",1,10\n", "curves.csv:2", "model: expected a non-empty value"},
                     {h + "m,1,10,3\n", "curves.csv:2", "expected 3 columns, got 4"},

@@ -68,7 +68,7 @@ void validate(const AllocationProblem& problem);
 // The checks of validate() that concern one job alone (fields named under `field`, such as
 // "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
 // rather than losing the whole problem.
-void validate_job(const ElasticJob& job, Objective objective, const std::string& field);
+void validate_job(const ElasticJob& job, const std::string& field);
 
 // Whether the solver ran (call status) is kept apart from what it found (model status).
 enum class CallStatus { ok, error };

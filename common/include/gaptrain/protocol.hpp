@@ -12,6 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "gaptrain/scaling_curve.hpp"
+
 namespace gaptrain::protocol {
 
 inline constexpr int kVersion = 1;
@@ -36,8 +38,8 @@ struct JobRegistration {
   std::string batch_host;
   int min_nodes = 1;
   int max_nodes = 1;
-  std::vector<std::pair<int, double>> curve;  // (nodes, samples/s); empty: learn it online
-  std::optional<double> up_cost_s;            // empty: learn it online
+  std::optional<ScalingCurve> curve;  // empty: learn it online
+  std::optional<double> up_cost_s;    // empty: learn it online
   std::optional<double> down_cost_s;
 
   friend bool operator==(const JobRegistration&, const JobRegistration&) = default;

@@ -40,9 +40,9 @@
 #include <thread>
 #include <vector>
 
-#include "cli/cli11.hpp"
 #include "daemon.hpp"
 #include "event_senders.hpp"
+#include "gaptrain/cli11.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/wire_client.hpp"

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 #include "slurm_actions.hpp"
 #include "slurm_queries.hpp"
 

@@ -1,4 +1,4 @@
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 
 #include <algorithm>
 #include <charconv>

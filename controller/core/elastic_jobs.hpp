@@ -11,11 +11,16 @@
 #include <utility>
 #include <vector>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
+#include "core/curve_learner.hpp"
 #include "gaptrain/protocol.hpp"
-#include "simulator/curve_learner.hpp"
+#include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::daemon {
+
+// The assumed relative curve: what the learner's prior predicts before any measurement (at 1,
+// 2, 4, ... max_nodes, and max_nodes itself).
+ScalingCurve assumed_curve(int max_nodes);
 
 // Whether a job's scaling curve and rescale costs were given by the user, are the prior the
 // allocator assumes, or were learned online from the job's progress (docs/design.md, "The
@@ -24,11 +29,8 @@ enum class Source { given, assumed, learned };
 
 std::string_view to_string(Source source);
 
-// The prior for jobs registered without a curve: S(n) = n^0.8 relative to one node (below the
-// ~0.95 exponent measured DNN curves show, so nothing is over-promised), and 30 s per rescale
-// (longer than the 11-19 s BFTrainer measured). The same prior as the simulator's learner.
-inline constexpr double kAssumedExponent = 0.8;
-inline constexpr double kAssumedRescaleCostS = 30.0;
+// The prior for jobs registered without a curve or costs is the learner's (curve_learner.hpp,
+// LearnerPrior): S(n) = n^alpha relative to one node, and its rescale costs.
 
 struct ElasticJob {
   std::uint32_t job_id = 0;
@@ -42,11 +44,11 @@ struct ElasticJob {
   int min_nodes = 1;
   int max_nodes = 1;
   Source curve_source = Source::assumed;
-  // (nodes, samples/s). Assumed curves are relative: samples/s per one-node rate.
-  std::vector<std::pair<int, double>> curve;
+  // Assumed curves are relative: samples/s per one-node rate.
+  ScalingCurve curve = assumed_curve(1);
   Source costs_source = Source::assumed;
-  double up_cost_s = kAssumedRescaleCostS;
-  double down_cost_s = kAssumedRescaleCostS;
+  double up_cost_s = sim::LearnerPrior{}.up_cost_s;
+  double down_cost_s = sim::LearnerPrior{}.down_cost_s;
   std::int64_t registered_at = 0;
   // From the job's launcher (protocol::LauncherReport), empty until it first reports.
   std::optional<double> samples_done;       // the last value the training reported
@@ -100,8 +102,7 @@ class ElasticJobs {
   // After a restart, for a job add()ed again from the state file (state_file.hpp): what had
   // been learned of it replaces the assumptions again (the learner itself starts over from its
   // prior, and refines them from the next reports). Unknown jobs are ignored.
-  void restore_learned(std::uint32_t job_id,
-                       const std::optional<std::vector<std::pair<int, double>>>& curve,
+  void restore_learned(std::uint32_t job_id, const std::optional<ScalingCurve>& curve,
                        const std::optional<std::pair<double, double>>& costs);
 
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
@@ -110,8 +111,5 @@ class ElasticJobs {
  private:
   std::map<std::uint32_t, ElasticJob> jobs_;
 };
-
-// The assumed relative curve at 1, 2, 4, ... max_nodes (and max_nodes itself).
-std::vector<std::pair<int, double>> assumed_curve(int max_nodes);
 
 }  // namespace gaptrain::daemon

@@ -1,4 +1,4 @@
-#include "planner.hpp"
+#include "core/planner.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -99,22 +99,16 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
 }
 
 // The job as the allocator sees it; throws InputError (naming the job's field) when the
-// allocator would refuse it under `objective`.
-gaptrain::ElasticJob allocator_job(const ElasticJob& job, Objective objective) {
+// allocator would refuse it.
+gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   gaptrain::ElasticJob e;
   e.id = std::to_string(job.job_id);
   e.min_nodes = job.min_nodes;
   e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
-  std::vector<ScalingCurve::Point> points;
-  for (const auto& [nodes, rate] : job.curve) points.push_back({nodes, rate});
-  try {
-    e.curve = ScalingCurve(std::move(points));
-  } catch (const InputError& error) {
-    throw error.under("job " + e.id);
-  }
+  e.curve = job.curve;
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
-  validate_job(e, objective, "job " + e.id);
+  validate_job(e, "job " + e.id);
   return e;
 }
 
@@ -416,7 +410,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   for (ElasticJob& job : staying) {
     std::optional<gaptrain::ElasticJob> e;
     try {
-      e = allocator_job(job, settings.objective);
+      e = allocator_job(job);
     } catch (const InputError& error) {
       result.set_aside.emplace_back(job.job_id, error.what());
       continue;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
+#include "core/cluster.hpp"
 
 namespace gaptrain::daemon {
 

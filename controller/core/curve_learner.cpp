@@ -1,4 +1,4 @@
-#include "simulator/curve_learner.hpp"
+#include "core/curve_learner.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -76,8 +76,9 @@ ScalingCurve CurveLearner::curve(double fallback_one_node_rate) const {
   const double one = one_node_rate().value_or(fallback_one_node_rate);
   const double a = alpha();
   std::vector<ScalingCurve::Point> points;
-  // (Capped: a job reporting absurd progress must not make a curve the allocator refuses.)
-  auto capped = [](double rate) { return std::clamp(rate, 0.0, bounds::kMaxSamplesPerS); };
+  // (Capped: a job reporting absurd progress must not make a curve the allocator refuses. The
+  // rates are > 0: `one` is, and rates_seen() holds only counts with progress.)
+  auto capped = [](double rate) { return std::min(rate, bounds::kMaxSamplesPerS); };
   auto predicted = [&](int n) { return capped(one * std::pow(n, a)); };
   // Powers of two keep the curve small; measured counts are exact where the job has run.
   std::map<int, double> rate_at;

@@ -1,4 +1,4 @@
-#include "elastic_jobs.hpp"
+#include "core/elastic_jobs.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,11 +41,7 @@ void apply_learned(ElasticJob& job) {
   if (!job.learner) return;
   if (job.curve_source != Source::given && job.learner->one_node_rate()) {
     job.curve_source = Source::learned;
-    job.curve.clear();
-    const ScalingCurve learned = job.learner->curve(1.0);
-    for (const ScalingCurve::Point& point : learned.points()) {
-      job.curve.emplace_back(point.nodes, point.samples_per_s);
-    }
+    job.curve = job.learner->curve(1.0);
   }
   if (job.costs_source != Source::given && job.learner->rescales_measured() > 0) {
     job.costs_source = Source::learned;
@@ -81,18 +77,6 @@ void learn(ElasticJob& job, double samples, double mono_s) {
   apply_learned(job);
 }
 
-// Whether `curve` is a valid curve with a positive 1-node rate: anything else was never learned
-// (apply_learned's rule), whatever a state file says.
-bool learned_rate_positive(const std::vector<std::pair<int, double>>& curve) {
-  std::vector<ScalingCurve::Point> points;
-  for (const auto& [nodes, rate] : curve) points.push_back({nodes, rate});
-  try {
-    return ScalingCurve(std::move(points)).at(1.0) > 0.0;
-  } catch (const InputError&) {
-    return false;
-  }
-}
-
 }  // namespace
 
 std::string_view to_string(Source source) {
@@ -104,16 +88,8 @@ std::string_view to_string(Source source) {
   return "assumed";
 }
 
-std::vector<std::pair<int, double>> assumed_curve(int max_nodes) {
-  std::vector<std::pair<int, double>> points;
-  // (Doubling stops at max_nodes: 2n would overflow above 2^30.)
-  for (int n = 1; n < max_nodes; n = (n > max_nodes / 2) ? max_nodes : 2 * n) {
-    points.emplace_back(n, std::pow(static_cast<double>(n), kAssumedExponent));
-  }
-  if (max_nodes >= 1) {
-    points.emplace_back(max_nodes, std::pow(static_cast<double>(max_nodes), kAssumedExponent));
-  }
-  return points;
+ScalingCurve assumed_curve(int max_nodes) {
+  return sim::CurveLearner(max_nodes).curve(1.0);
 }
 
 std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
@@ -145,27 +121,19 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.nodes = batch_host_first(*job, elastic.batch_host);
   elastic.min_nodes = request.min_nodes;
   elastic.max_nodes = request.max_nodes;
-  if (request.curve.empty()) {
-    elastic.curve = assumed_curve(request.max_nodes);
-  } else {
-    // The allocator's own contract (node counts increasing from >= 1, finite rates >= 0).
-    std::vector<ScalingCurve::Point> points;
-    for (const auto& [nodes, rate] : request.curve) points.push_back({nodes, rate});
-    try {
-      ScalingCurve checked(points);
-    } catch (const InputError& e) {
-      return std::string(e.what());  // names the point: "curve[1]: ..."
-    }
+  // A given curve is a ScalingCurve: its rule was checked when the registration was decoded.
+  if (request.curve) {
     elastic.curve_source = Source::given;
-    elastic.curve = request.curve;
+    elastic.curve = *request.curve;
+  } else {
+    elastic.curve = assumed_curve(request.max_nodes);
   }
   if (request.up_cost_s && request.down_cost_s) elastic.costs_source = Source::given;
-  elastic.up_cost_s = request.up_cost_s.value_or(kAssumedRescaleCostS);
-  elastic.down_cost_s = request.down_cost_s.value_or(kAssumedRescaleCostS);
+  sim::LearnerPrior prior;
+  elastic.up_cost_s = request.up_cost_s.value_or(prior.up_cost_s);
+  elastic.down_cost_s = request.down_cost_s.value_or(prior.down_cost_s);
   elastic.registered_at = now;
   if (elastic.curve_source == Source::assumed || elastic.costs_source == Source::assumed) {
-    sim::LearnerPrior prior;
-    prior.alpha = kAssumedExponent;
     prior.up_cost_s = elastic.up_cost_s;
     prior.down_cost_s = elastic.down_cost_s;
     elastic.learner.emplace(request.max_nodes, prior);
@@ -174,13 +142,13 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   return std::nullopt;
 }
 
-void ElasticJobs::restore_learned(std::uint32_t job_id,
-                                  const std::optional<std::vector<std::pair<int, double>>>& curve,
+void ElasticJobs::restore_learned(std::uint32_t job_id, const std::optional<ScalingCurve>& curve,
                                   const std::optional<std::pair<double, double>>& costs) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   ElasticJob& job = it->second;
-  if (curve && learned_rate_positive(*curve) && job.curve_source != Source::given) {
+  // (A ScalingCurve's rates are > 0: whatever it holds could have been learned.)
+  if (curve && job.curve_source != Source::given) {
     job.curve = *curve;
     job.curve_source = Source::learned;
   }

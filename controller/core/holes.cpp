@@ -1,4 +1,4 @@
-#include "holes.hpp"
+#include "core/holes.hpp"
 
 #include <algorithm>
 #include <map>

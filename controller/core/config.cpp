@@ -1,14 +1,11 @@
-#include "config.hpp"
+#include "core/config.hpp"
 
 #include <arpa/inet.h>
 #include <json/json.h>
 #include <netinet/in.h>
 
-#include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <sstream>
@@ -21,24 +18,11 @@ namespace gaptrain::daemon {
 
 namespace {
 
-constexpr std::array kKnownKeys{
-    "listen",          "munge_socket",   "poll_interval_s",  "elastic_partition",
-    "log_level",       "horizon_s",      "lease_s",          "drain_grace_s",
-    "reclaim_grace_s", "resize",         "watch_interval_s", "idle_reserve_nodes",
-    "state_file",      "metrics_listen", "max_connections",  "max_connections_per_peer"};
-
-// Bounds on the poll interval: below 0.1 s the daemon would load slurmctld for nothing (plugin
-// events trigger immediate polls anyway); above an hour holes would be seen far too late.
-constexpr double kMinPollS = 0.1;
-constexpr double kMaxPollS = 3600.0;
-// Each connection is a file descriptor; more than this many at once is a misconfiguration.
-constexpr int kMaxConnections = 65536;
-
 std::string known_keys() {
   std::string list;
-  for (const char* key : kKnownKeys) {
+  for (const Setting& setting : daemon_settings()) {
     if (!list.empty()) list += ", ";
-    list += key;
+    list += setting.key;
   }
   return list;
 }
@@ -49,9 +33,12 @@ std::string require_string(const Json::Value& root, const char* key, const char*
   return value.asString();
 }
 
-// root[key] as seconds in [min, max]; `fallback` is the default the hint names.
-double require_seconds(const Json::Value& root, const char* key, double min, double max,
-                       double fallback) {
+// root[key] as seconds within the setting's bounds; its default is what the hint names.
+double require_seconds(const Json::Value& root, const NumberSetting& setting) {
+  const char* key = setting.key.data();  // (the table's keys are string literals)
+  const double min = setting.min;
+  const double max = setting.max;
+  const double fallback = setting.default_value;
   std::ostringstream hint_text;
   hint_text << "give seconds between " << min << " and " << max
             << ", or remove the key for the default " << std::fixed << std::setprecision(1)
@@ -68,14 +55,19 @@ double require_seconds(const Json::Value& root, const char* key, double min, dou
   return seconds;
 }
 
-// root[key] as a whole number in [0, max]; `fallback` is the default the hint names.
-int require_count(const Json::Value& root, const char* key, int max, int fallback) {
-  const std::string hint = "give a whole number from 0 to " + std::to_string(max) +
-                           ", or remove the key for the default " + std::to_string(fallback);
+// root[key] as a whole number within the setting's bounds; its default is what the hint names.
+int require_count(const Json::Value& root, const NumberSetting& setting) {
+  const char* key = setting.key.data();  // (the table's keys are string literals)
+  const auto min = static_cast<int>(setting.min);
+  const auto max = static_cast<int>(setting.max);
+  const auto fallback = static_cast<int>(setting.default_value);
+  const std::string hint = "give a whole number from " + std::to_string(min) + " to " +
+                           std::to_string(max) + ", or remove the key for the default " +
+                           std::to_string(fallback);
   const Json::Value& value = root[key];
   if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);
   const double count = value.asDouble();
-  if (!std::isfinite(count) || count != std::floor(count) || count < 0 || count > max) {
+  if (!std::isfinite(count) || count != std::floor(count) || count < min || count > max) {
     std::ostringstream got;
     got << count;
     throw InputError(key, "out of range (" + got.str() + "): " + hint);
@@ -146,9 +138,7 @@ DaemonConfig parse_config(std::string_view json_text) {
   }
   if (!root.isObject()) throw InputError("", "must be a JSON object of settings, e.g. {}");
   for (const std::string& key : root.getMemberNames()) {
-    bool known = false;
-    for (const char* k : kKnownKeys) known = known || key == k;
-    if (!known) {
+    if (find_setting(key) == nullptr) {
       throw InputError(
           key, "unknown key: remove it or fix its spelling (known keys: " + known_keys() + ")");
     }
@@ -162,16 +152,15 @@ DaemonConfig parse_config(std::string_view json_text) {
     config.munge_socket =
         require_string(root, "munge_socket", "a path to munged's socket, or \"\" for the default");
   }
-  const auto seconds = [&](const char* key, double min, double max, double& field) {
-    if (root.isMember(key)) field = require_seconds(root, key, min, max, field);
+  const auto seconds = [&](const NumberSetting& setting, double& field) {
+    if (root.isMember(setting.key.data())) field = require_seconds(root, setting);
   };
-  seconds("poll_interval_s", kMinPollS, kMaxPollS, config.poll_interval_s);
-  seconds("watch_interval_s", kMinPollS, kMaxPollS, config.watch_interval_s);
-  // A lease is a Slurm time limit: whole minutes, at least one.
-  seconds("lease_s", 60.0, 7.0 * 86400.0, config.lease_s);
-  seconds("horizon_s", 1.0, 86400.0, config.horizon_s);
-  seconds("drain_grace_s", 0.0, 3600.0, config.drain_grace_s);
-  seconds("reclaim_grace_s", 0.0, 60.0, config.reclaim_grace_s);
+  seconds(kPollIntervalS, config.poll_interval_s);
+  seconds(kWatchIntervalS, config.watch_interval_s);
+  seconds(kLeaseS, config.lease_s);
+  seconds(kHorizonS, config.horizon_s);
+  seconds(kDrainGraceS, config.drain_grace_s);
+  seconds(kReclaimGraceS, config.reclaim_grace_s);
   if (root.isMember("metrics_listen")) {
     const std::string text = require_string(
         root, "metrics_listen", "\"HOST:PORT\" to serve Prometheus metrics on, or \"\" for none");
@@ -195,15 +184,13 @@ DaemonConfig parse_config(std::string_view json_text) {
                                          config.state_file + "\"");
     }
   }
-  if (root.isMember("idle_reserve_nodes")) {
-    config.idle_reserve_nodes =
-        require_count(root, "idle_reserve_nodes", 100000, config.idle_reserve_nodes);
+  if (root.isMember(kIdleReserveNodes.key.data())) {
+    config.idle_reserve_nodes = require_count(root, kIdleReserveNodes);
   }
-  for (const auto& [key, field] :
-       {std::pair{"max_connections", &config.max_connections},
-        std::pair{"max_connections_per_peer", &config.max_connections_per_peer}}) {
-    if (root.isMember(key)) *field = require_count(root, key, kMaxConnections, *field);
-    if (*field < 1) throw InputError(key, "must be at least 1 (a daemon that takes no request)");
+  for (const auto& [setting, field] :
+       {std::pair{&kMaxConnections, &config.max_connections},
+        std::pair{&kMaxConnectionsPerPeer, &config.max_connections_per_peer}}) {
+    if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
   }
   if (config.max_connections_per_peer > config.max_connections) {
     throw InputError("max_connections_per_peer",
@@ -240,15 +227,6 @@ DaemonConfig parse_config(std::string_view json_text) {
     }
   }
   return config;
-}
-
-DaemonConfig load_config(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::system_error(errno, std::generic_category(), path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw std::system_error(errno, std::generic_category(), path);
-  return parse_config(text.str());
 }
 
 }  // namespace gaptrain::daemon

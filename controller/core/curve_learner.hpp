@@ -10,6 +10,8 @@
 
 namespace gaptrain::sim {
 
+// What is assumed of a job nobody profiled, until its progress says otherwise. The daemon's
+// elastic jobs (elastic_jobs.hpp) and the simulator's --learn start from these same defaults.
 struct LearnerPrior {
   // Scaling exponent assumed until two node counts are measured: S(n) = S(1) * n^alpha.
   // Below the ~0.95 measured DNN curves show, so the allocator does not over-promise.
@@ -43,6 +45,7 @@ class CurveLearner {
   // (1, 2, 4, ..., max_nodes) from the power-law fit; rates capped at bounds::kMaxSamplesPerS.
   // `fallback_one_node_rate` stands in for S(1) before anything was measured (e.g. the median of
   // the other jobs' estimates).
+  // Before anything was measured, with a fallback of 1: the prior's relative curve n^alpha.
   ScalingCurve curve(double fallback_one_node_rate) const;
   double up_cost_s() const;
   double down_cost_s() const;

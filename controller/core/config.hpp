@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/settings.hpp"
+
 namespace gaptrain::daemon {
 
 inline constexpr const char* kDefaultConfigPath = "/etc/gaptrain/gaptraind.json";
@@ -28,33 +30,34 @@ struct ListenAddress {
 struct DaemonConfig {
   ListenAddress listen;
   std::string munge_socket;  // "" = munged's default socket
-  double poll_interval_s = 2.0;
+  double poll_interval_s = kPollIntervalS.default_value;
   // The poll interval while elastic jobs hold nodes: a regular job submitted then is seen (and
   // its nodes reclaimed) within this long. Submissions trigger no plugin event.
-  double watch_interval_s = 0.5;
-  std::string elastic_partition = "elastic";
+  double watch_interval_s = kWatchIntervalS.default_value;
+  std::string elastic_partition{kDefaultElasticPartition};
   LogLevel log_level = LogLevel::info;
-  // The allocator's look-ahead: the simulator's sweep on KTH-SP2 found 120 s best.
-  double horizon_s = 120.0;
+  double horizon_s = kHorizonS.default_value;  // the allocator's look-ahead
   // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an
   // elastic job after gaptraind died, and the wait of a regular job that needs it meanwhile.
-  double lease_s = 300.0;
-  double drain_grace_s = 10.0;   // an allocator shrink waits this long for the job to let go
-  double reclaim_grace_s = 1.0;  // a reclaim (a regular job waits) only this long
+  double lease_s = kLeaseS.default_value;
+  // An allocator shrink waits this long for the job to let go; a reclaim (a regular job waits)
+  // only the second.
+  double drain_grace_s = kDrainGraceS.default_value;
+  double reclaim_grace_s = kReclaimGraceS.default_value;
   // Idle nodes elastic work never starts on: regular jobs submitted meanwhile start there at
   // once instead of waiting for a reclaim (PlannerSettings::idle_reserve_nodes).
-  int idle_reserve_nodes = 0;
+  int idle_reserve_nodes = static_cast<int>(kIdleReserveNodes.default_value);
   // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
   // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.
-  std::string state_file = "/var/lib/gaptrain/state.json";
+  std::string state_file{kDefaultStateFile};
   // Where Prometheus scrapes /metrics (metrics.hpp); empty: not served.
   std::optional<ListenAddress> metrics_listen;
   bool resize = true;  // false: watch and plan, change no job ("not applied" logs)
   // Connections open at once, all peers together and from one address: below the file
   // descriptor limit (systemd's default soft limit is 1024), and one host's flood (or its
   // many slurmd) cannot take every slot from the plugins of the others.
-  int max_connections = 512;
-  int max_connections_per_peer = 64;
+  int max_connections = static_cast<int>(kMaxConnections.default_value);
+  int max_connections_per_peer = static_cast<int>(kMaxConnectionsPerPeer.default_value);
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };
@@ -65,12 +68,9 @@ ListenAddress parse_listen(std::string_view text);
 std::string to_string(const ListenAddress& address);
 
 // The configuration in `json_text`. Throws InputError whose field is the offending key (""
-// when the text is not a JSON object) and whose message says how to fix it.
+// when the text is not a JSON object) and whose message says how to fix it. Reading
+// the file is the caller's (gaptrain/text_file.hpp): the parser does no I/O.
 DaemonConfig parse_config(std::string_view json_text);
-
-// The configuration in file `path`. Throws InputError as parse_config for bad content (the
-// caller names the file) and std::system_error when the file cannot be read.
-DaemonConfig load_config(const std::string& path);
 
 std::string_view to_string(LogLevel level);
 

@@ -12,19 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "cluster.hpp"
-#include "elastic_jobs.hpp"
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
-#include "holes.hpp"
 
 namespace gaptrain::daemon {
 
 struct PlannerSettings {
-  double horizon_s = 120.0;  // the simulator's sweep on KTH-SP2 found 120 s best
+  double horizon_s = kHorizonS.default_value;
   Objective objective = Objective::speedup;
   SolverOptions solver{.time_limit_s = 1.0};
   // Held pending jobs of this partition are admitted by the allocator (ActionKind::admit).
-  std::string elastic_partition = "elastic";
+  std::string elastic_partition{kDefaultElasticPartition};
   // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a
   // small job submitted then starts on at once, without waiting for a reclaim.
   int idle_reserve_nodes = 0;

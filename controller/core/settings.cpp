@@ -1,0 +1,61 @@
+#include "core/settings.hpp"
+
+#include <sstream>
+
+namespace gaptrain::daemon {
+
+namespace {
+
+constexpr Setting number(const NumberSetting& n, SettingType type, std::string_view default_json,
+                         std::string_view description) {
+  return {n.key, type, default_json, n.min, n.max, description};
+}
+
+}  // namespace
+
+const std::array<Setting, 16>& daemon_settings() {
+  using enum SettingType;
+  static constexpr std::array<Setting, 16> kSettings{{
+      {"listen", address, "\"127.0.0.1:6820\"", 0, 0,
+       "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
+      {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
+      number(kPollIntervalS, seconds, "2.0", "seconds between polls of slurmctld"),
+      number(kWatchIntervalS, seconds, "0.5",
+             "seconds between polls while elastic jobs hold nodes"),
+      {"elastic_partition", text, "\"elastic\"", 0, 0, "the Slurm partition elastic jobs run in"},
+      {"log_level", text, "\"info\"", 0, 0, "\"debug\", \"info\" or \"warning\""},
+      {"resize", flag, "true", 0, 0, "whether jobs are resized (false: watch and plan only)"},
+      number(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),
+      number(kLeaseS, seconds, "300.0", "how far ahead elastic jobs' time limits are kept"),
+      number(kDrainGraceS, seconds, "10.0", "how long an allocator shrink waits for the job"),
+      number(kReclaimGraceS, seconds, "1.0", "how long a reclaim waits for the job"),
+      number(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),
+      {"state_file", text, "\"/var/lib/gaptrain/state.json\"", 0, 0,
+       "absolute path of the state kept across restarts; \"\" for none"},
+      {"metrics_listen", address, "\"\"", 0, 0, "HOST:PORT Prometheus scrapes; \"\" for none"},
+      number(kMaxConnections, count, "512", "requests served at once"),
+      number(kMaxConnectionsPerPeer, count, "64", "requests served at once for one address"),
+  }};
+  return kSettings;
+}
+
+const Setting* find_setting(std::string_view key) {
+  for (const Setting& setting : daemon_settings())
+    if (setting.key == key) return &setting;
+  return nullptr;
+}
+
+std::string settings_help() {
+  std::ostringstream text;
+  text << "Settings (keys of the configuration file, all optional):\n";
+  for (const Setting& setting : daemon_settings()) {
+    text << "  " << setting.key << " = " << setting.default_json;
+    if (setting.type == SettingType::seconds || setting.type == SettingType::count) {
+      text << " (" << setting.min << " to " << setting.max << ")";
+    }
+    text << ": " << setting.description << "\n";
+  }
+  return text.str();
+}
+
+}  // namespace gaptrain::daemon

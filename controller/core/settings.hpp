@@ -1,0 +1,62 @@
+// gaptraind's settings as one table: each key of gaptraind.json with its type, default, bounds
+// and a one-line description. The configuration parser (config.cpp) takes the keys and bounds
+// from here, the structs that hold a setting (DaemonConfig, PlannerSettings, ResizerSettings,
+// the simulator's options) their defaults, and a test checks etc/README.md's table and
+// etc/gaptraind.json against it, so a default is written once.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace gaptrain::daemon {
+
+enum class SettingType { seconds, count, text, flag, address };
+
+struct Setting {
+  std::string_view key;
+  SettingType type;
+  // The default as gaptraind.json writes it ("120.0", "\"elastic\"", "true").
+  std::string_view default_json;
+  double min = 0.0;  // seconds and counts only
+  double max = 0.0;
+  std::string_view description;
+};
+
+// A number setting's default and bounds, usable in constant expressions (struct defaults).
+struct NumberSetting {
+  std::string_view key;
+  double default_value;
+  double min;
+  double max;
+};
+
+// Polls: below 0.1 s the daemon would load slurmctld for nothing (plugin events trigger
+// immediate polls anyway); above an hour holes would be seen far too late.
+inline constexpr NumberSetting kPollIntervalS{"poll_interval_s", 2.0, 0.1, 3600.0};
+inline constexpr NumberSetting kWatchIntervalS{"watch_interval_s", 0.5, 0.1, 3600.0};
+// The allocator's look-ahead: the simulator's sweep on KTH-SP2 found 120 s best.
+inline constexpr NumberSetting kHorizonS{"horizon_s", 120.0, 1.0, 86400.0};
+// A lease is a Slurm time limit: whole minutes, at least one.
+inline constexpr NumberSetting kLeaseS{"lease_s", 300.0, 60.0, 7.0 * 86400.0};
+inline constexpr NumberSetting kDrainGraceS{"drain_grace_s", 10.0, 0.0, 3600.0};
+inline constexpr NumberSetting kReclaimGraceS{"reclaim_grace_s", 1.0, 0.0, 60.0};
+inline constexpr NumberSetting kIdleReserveNodes{"idle_reserve_nodes", 0, 0, 100000};
+// Each connection is a file descriptor; more than 65536 at once is a misconfiguration.
+inline constexpr NumberSetting kMaxConnections{"max_connections", 512, 1, 65536};
+inline constexpr NumberSetting kMaxConnectionsPerPeer{"max_connections_per_peer", 64, 1, 65536};
+
+inline constexpr std::string_view kDefaultElasticPartition = "elastic";
+inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
+
+// Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
+const std::array<Setting, 16>& daemon_settings();
+
+// The record of `key`, or nullptr for a key gaptraind does not know.
+const Setting* find_setting(std::string_view key);
+
+// The table as `gaptraind --help` shows it: one line per key with its default, bounds and
+// description.
+std::string settings_help();
+
+}  // namespace gaptrain::daemon
