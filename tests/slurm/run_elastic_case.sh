@@ -465,6 +465,63 @@ case_flat_progress() {
   no_node_shared
 }
 
+# How many lines of FILE match PATTERN (grep -c, 0 when none).
+count_lines() { grep -c -- "$1" "$2" || true; }  # count_lines PATTERN FILE
+more_lines_than() { (($(count_lines "$2" "$3") > $1)); }  # more_lines_than N PATTERN FILE
+
+# Puts slurm.conf back as it was (CONF from ORIG), reconfigures slurmctld and waits (without
+# failing: it runs at exit) until gaptraind has read Slurm's settings again, so that the next
+# case finds it shrinking jobs as before.
+restore_job_shrink() {  # restore_job_shrink CONF ORIG LOG
+  local before deadline=$((SECONDS + 60))
+  before=$(count_lines 'msg="slurm release"' "$3")
+  cp "$2" "$1" && scontrol reconfigure
+  until more_lines_than "$before" 'msg="slurm release"' "$3" || ((SECONDS >= deadline)); do
+    sleep 0.2
+  done
+}
+
+# SchedulerParameters=disable_job_shrink (slurmctld then refuses to shrink any job): gaptraind
+# reads it at its next full poll, says so in one line, and never shrinks a job's own nodes from
+# then on. A regular job that needs nodes the elastic job grew into gets them as before (its
+# satellites are given back); one that needs the job's own nodes gets them by a requeue of the
+# elastic job. Both start within the same 5 s.
+case_no_job_shrink() {
+  local conf=$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  local blocker job batch_host regular t0 waited notices requeues
+  local notice='disable_job_shrink: gaptraind never shrinks'
+  notices=$(count_lines "$notice" "$log")
+  cp "$conf" "$work/slurm.conf.orig"
+  cleanup_steps+=("restore_job_shrink '$conf' '$work/slurm.conf.orig' '$log'")
+  sed -i 's/^SchedulerParameters=.*/&,disable_job_shrink/' "$conf"
+  scontrol reconfigure
+  poll 60 "gaptraind saying it will not shrink jobs" more_lines_than "$notices" "$notice" "$log"
+
+  elastic_beside_blocker
+  batch_host=$(job_field "$job" BatchHost)
+  ! scontrol update JobId="$job" NumNodes=1 2>/dev/null ||
+    fail "slurmctld shrank job $job although SchedulerParameters has disable_job_shrink"
+  scancel "$blocker"
+  poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
+  regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued for satellites"
+  poll 60 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+
+  # 7 nodes: the 6 satellites and the job's own node beside its batch host.
+  requeues=$(count_lines "ACTION=requeue JOB_ID=$job " "$log")
+  t0=$(now)
+  regular=$(submit -p regular -N 7 -t 1 --wrap 'sleep 3')
+  poll 60 "regular job $regular RUNNING" job_state_is "$regular" RUNNING
+  waited=$(seconds_since "$t0")
+  note "regular job $regular (7 nodes) started ${waited}s after submission on $(job_field "$regular" NodeList)"
+  (($(echo "$waited <= $max_start_s" | bc))) ||
+    fail "regular job $regular started ${waited}s after submission (> ${max_start_s}s)"
+  more_lines_than "$requeues" "ACTION=requeue JOB_ID=$job " "$log" ||
+    fail "gaptraind did not requeue job $job: $(grep "JOB_ID=$job " "$log" | tail -n 5)"
+  no_node_shared
+}
+
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
 # progress log shows the steps going on from the checkpoint, several world sizes, every epoch
 # once, and the loss going down (tests/examples/check_progress.py).
