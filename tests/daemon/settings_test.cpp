@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <regex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +19,43 @@ namespace gaptrain::daemon {
 namespace {
 
 const std::string kSourceDir = GAPTRAIN_SOURCE_DIR;
+
+// The lines of `text`, without their line ends.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string::size_type start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The key and the value of a `  "key": value,` line of a JSON object written one key a line.
+// (Plain string work rather than std::regex: GCC 12's -Wmaybe-uninitialized fires inside
+// <regex> under the sanitizer build's optimisation, and warnings are errors.)
+std::optional<std::pair<std::string, std::string>> json_member(const std::string& line) {
+  const auto open = line.find_first_not_of(' ');
+  if (open == std::string::npos || line[open] != '"') return std::nullopt;
+  const auto close = line.find("\": ", open + 1);
+  if (close == std::string::npos) return std::nullopt;
+  std::string value = line.substr(close + 3);
+  if (!value.empty() && value.back() == ',') value.pop_back();
+  return std::make_pair(line.substr(open + 1, close - open - 1), value);
+}
+
+// The key and the default of a "| `key` | `default` | ..." row of a Markdown table.
+std::optional<std::pair<std::string, std::string>> table_row(const std::string& line) {
+  if (!line.starts_with("| `")) return std::nullopt;
+  const auto key_end = line.find('`', 3);
+  if (key_end == std::string::npos || line.compare(key_end, 5, "` | `") != 0) return std::nullopt;
+  const auto value_end = line.find('`', key_end + 5);
+  if (value_end == std::string::npos) return std::nullopt;
+  return std::make_pair(line.substr(3, key_end - 3),
+                        line.substr(key_end + 5, value_end - key_end - 5));
+}
 
 std::vector<std::string> table_keys() {
   std::vector<std::string> keys;
@@ -38,20 +75,13 @@ TEST(Settings, TheShippedConfigurationIsTheTableInItsOrder) {
   const std::string text = read_text_file(kSourceDir + "/etc/gaptraind.json");
   EXPECT_EQ(parse_config(text), DaemonConfig{});
   std::vector<std::string> keys;
-  const std::regex line(R"re(^\s*"([a-z_]+)": (.*?),?$)re");
-  std::smatch match;
-  std::string::size_type start = 0;
-  while (start < text.size()) {
-    const auto end = text.find('\n', start);
-    const std::string row = text.substr(start, end - start);
-    if (std::regex_match(row, match, line)) {
-      keys.push_back(match[1]);
-      const Setting* setting = find_setting(match[1].str());
-      ASSERT_NE(setting, nullptr) << row;
-      EXPECT_EQ(match[2].str(), setting->default_json) << row;
-    }
-    if (end == std::string::npos) break;
-    start = end + 1;
+  for (const std::string& row : lines_of(text)) {
+    const auto member = json_member(row);
+    if (!member) continue;
+    keys.push_back(member->first);
+    const Setting* setting = find_setting(member->first);
+    ASSERT_NE(setting, nullptr) << row;
+    EXPECT_EQ(member->second, setting->default_json) << row;
   }
   EXPECT_EQ(keys, table_keys());
 }
@@ -59,15 +89,8 @@ TEST(Settings, TheShippedConfigurationIsTheTableInItsOrder) {
 TEST(Settings, TheAdminTableListsEveryKeyWithItsDefault) {
   const std::string text = read_text_file(kSourceDir + "/etc/README.md");
   std::map<std::string, std::string> documented;
-  const std::regex row(R"(^\| `([a-z_]+)` \| `([^`]*)` \|)");
-  std::smatch match;
-  std::string::size_type start = 0;
-  while (start < text.size()) {
-    const auto end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start);
-    if (std::regex_search(line, match, row)) documented[match[1]] = match[2];
-    if (end == std::string::npos) break;
-    start = end + 1;
+  for (const std::string& line : lines_of(text)) {
+    if (const auto row = table_row(line)) documented[row->first] = row->second;
   }
   ASSERT_EQ(documented.size(), daemon_settings().size());
   for (const Setting& setting : daemon_settings()) {
