@@ -341,6 +341,13 @@ std::set<std::string> reserved_holes(const std::vector<Hole>& holes,
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served) {
+  return plan(snapshot, holes, running, now, settings,
+              nodes_to_reclaim(snapshot, running, settings.elastic_partition, served));
+}
+
+Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
+          const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
+          const Reclaim& reclaim) {
   Plan result;
   // The managed jobs and, with no nodes yet, the held ones waiting for admission.
   std::vector<ElasticJob> elastic = running;
@@ -350,9 +357,6 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   if (elastic.empty()) return result;
 
   // 1. Reclaims: give regular jobs what they wait for, at once.
-  std::map<std::uint32_t, std::set<std::string>> lost;  // elastic job -> nodes it must give up
-  std::map<std::uint32_t, std::uint32_t> lost_to;       // elastic job -> a regular job waiting
-  const Reclaim reclaim = nodes_to_reclaim(snapshot, elastic, settings.elastic_partition, served);
   std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
   for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
   const std::set<std::string> reserved =

@@ -119,5 +119,11 @@ std::set<std::string> reserved_holes(const std::vector<Hole>& holes,
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& elastic, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served = {});
+// The same with the reclaims computed by the caller (cycle.hpp computes them once, over the
+// nodes the jobs hold before their drains, and uses them for the leases too). Reclaimed nodes
+// that none of `elastic` holds (on their way back already) need no action here.
+Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
+          const std::vector<ElasticJob>& elastic, std::int64_t now, const PlannerSettings& settings,
+          const Reclaim& reclaim);
 
 }  // namespace gaptrain::daemon

@@ -425,13 +425,11 @@ ResizerSettings Daemon::resizer_settings() const {
   return settings;
 }
 
-// What act() did on the worker: the copies it changed, and the allocator's answer.
+// What act() did on the worker: the copies it changed, and the cycle's outcome.
 struct Daemon::ActOutcome {
   ElasticJobs elastic;
   Resizer resizer;
-  std::optional<AllocationResult> allocation;
-  std::vector<std::pair<std::uint32_t, std::string>> set_aside;  // Plan::set_aside
-  bool changed = false;                                          // Slurm was changed
+  CycleOutcome cycle;
 };
 
 void Daemon::act() {
@@ -440,42 +438,14 @@ void Daemon::act() {
   // Copies, handed over: the loop keeps its own to answer status meanwhile, and holds back
   // what would change them (hold_while_acting) until the outcome replaces them.
   slurm_worker_->post([this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_,
-                       holes = holes_, settings = planner_settings(), resize = config_.resize,
-                       partition = config_.elastic_partition]() mutable -> Worker::Done {
+                       holes = holes_, settings = planner_settings(),
+                       resize = config_.resize]() mutable -> Worker::Done {
     try {
-      resizer.forget_except(elastic, snapshot);
-      std::vector<ElasticJob> held;
-      for (const auto& [id, job] : elastic.jobs()) held.push_back(job);
-      const std::set<std::uint32_t> served = resizer.served(snapshot, at);
-      const auto reclaim = nodes_to_reclaim(snapshot, held, partition, served);
-      std::vector<Hole> growable = holes;
-      const std::set<std::string> promised = resizer.promised(snapshot, at);
-      std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
-      const Plan next =
-          plan(snapshot, growable, resizer.planning_view(elastic), at.wall, settings, served);
-      bool changed = false;
-      if (!resize) {
-        for (const Action& action : next.actions) {
-          log::debug("action not applied (resize is off)", {{"ACTION", to_string(action.kind)},
-                                                            {"JOB_ID", action.job_id},
-                                                            {"NODES", join_nodes(action.nodes)},
-                                                            {"REASON", action.reason}});
-        }
-      } else {
-        std::set<std::string> reclaimed;
-        for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
-        resizer.hurry(reclaim.nodes, at);
-        changed = resizer.release_orphans(snapshot);
-        changed |= resizer.hold_unstarted_admissions(snapshot, at);
-        changed |= resizer.apply(next, snapshot, elastic, at);
-        changed |= resizer.advance(elastic, at);
-        resizer.keep_leases(snapshot, elastic, reclaimed, at,
-                            planned_takeovers(snapshot, held, partition));
-      }
-      return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer), next.allocation,
-                                         next.set_aside, changed}]() mutable {
-        acted(std::move(outcome));
-      };
+      CycleOutcome outcome =
+          cycle(snapshot, holes, elastic, resizer, at, CycleSettings{settings, resize});
+      return
+          [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
+                                      std::move(outcome)}]() mutable { acted(std::move(outcome)); };
     } catch (const std::exception& e) {
       // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
       return [this, what = std::string(e.what())] { cycle_failed(what); };
@@ -488,8 +458,9 @@ void Daemon::acted(ActOutcome outcome) {
   elastic_ = std::move(outcome.elastic);
   resizer_.emplace(std::move(outcome.resizer));
   resizer_->set_settings(resizer_settings());  // a reload meanwhile changed the loop's copy
+  for (const Note& note : outcome.cycle.notes) log::write(note);
   std::set<std::uint32_t> set_aside;
-  for (const auto& [job_id, reason] : outcome.set_aside) {
+  for (const auto& [job_id, reason] : outcome.cycle.set_aside) {
     set_aside.insert(job_id);
     if (!set_aside_.contains(job_id)) {
       log::warning("job set aside: the allocator refuses its inputs; it keeps its nodes",
@@ -497,12 +468,12 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   set_aside_ = std::move(set_aside);
-  if (outcome.allocation) {
-    metrics_.observe_solve(outcome.allocation->solve_ms / 1000.0);
-    last_solve_ms_ = outcome.allocation->solve_ms;
-    if (outcome.allocation->call_status != CallStatus::ok) {
+  if (const auto& allocation = outcome.cycle.allocation) {
+    metrics_.observe_solve(allocation->solve_ms / 1000.0);
+    last_solve_ms_ = allocation->solve_ms;
+    if (allocation->call_status != CallStatus::ok) {
       log::warning("allocator failed, keeping every job as it is",
-                   {{"REASON", outcome.allocation->message}});
+                   {{"REASON", allocation->message}});
     }
   }
   save_state();
@@ -537,7 +508,7 @@ void Daemon::acted(ActOutcome outcome) {
   }
   end_cycle(delay);
   // Slurm changed: see it at once (and re-plan with it) rather than at the next interval.
-  if (outcome.changed) poll_soon();
+  if (outcome.cycle.changed) poll_soon();
 }
 
 void Daemon::end_cycle(std::uint64_t delay_usec) {

@@ -66,13 +66,15 @@ std::string stderr_value(std::string_view value) {
   return quote ? "\"" + out + "\"" : out;
 }
 
-void write_journal(Level level, std::string_view message, std::initializer_list<Field> fields) {
+// Fields: log::Field, or the core's NoteField (the same key and value).
+template <typename Fields>
+void write_journal(Level level, std::string_view message, const Fields& fields) {
   std::vector<std::string> entries;
   entries.reserve(fields.size() + 3);
   entries.push_back("MESSAGE=" + std::string(message));
   entries.push_back("PRIORITY=" + std::to_string(priority(level)));
   entries.emplace_back("SYSLOG_IDENTIFIER=gaptraind");
-  for (const Field& field : fields) {
+  for (const auto& field : fields) {
     entries.push_back(std::string(field.key) + "=" + field.value);
   }
   std::vector<iovec> iov;
@@ -85,7 +87,8 @@ void write_journal(Level level, std::string_view message, std::initializer_list<
   }
 }
 
-void write_stderr(Level level, std::string_view message, std::initializer_list<Field> fields) {
+template <typename Fields>
+void write_stderr(Level level, std::string_view message, const Fields& fields) {
   // Wall-clock seconds with milliseconds: benchmarks and tests measure latencies from these.
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
@@ -95,7 +98,7 @@ void write_stderr(Level level, std::string_view message, std::initializer_list<F
   std::string line = "gaptraind: time=" + std::string(time);
   line += " level=" + std::string(level_name(level));
   line += " msg=" + stderr_value(message);
-  for (const Field& field : fields) {
+  for (const auto& field : fields) {
     line += ' ';
     line += field.key;
     line += '=';
@@ -122,6 +125,21 @@ void write(Level level, std::string_view message, std::initializer_list<Field> f
     write_journal(level, message, fields);
   } else {
     write_stderr(level, message, fields);
+  }
+}
+
+void write(const Note& note) {
+  Level level = Level::info;
+  switch (note.level) {
+    case NoteLevel::debug: level = Level::debug; break;
+    case NoteLevel::info: level = Level::info; break;
+    case NoteLevel::warning: level = Level::warning; break;
+  }
+  if (level < g_threshold.load()) return;
+  if (to_journal()) {
+    write_journal(level, note.message, note.fields);
+  } else {
+    write_stderr(level, note.message, note.fields);
   }
 }
 

@@ -11,7 +11,11 @@
 #include <string_view>
 #include <utility>
 
+#include "core/notes.hpp"
+
 namespace gaptrain::daemon::log {
+
+using daemon::Note;
 
 enum class Level { debug, info, notice, warning, error };
 
@@ -34,6 +38,8 @@ void set_threshold(Level threshold);
 bool to_journal();
 
 void write(Level level, std::string_view message, std::initializer_list<Field> fields = {});
+// What the decision core noted (core/notes.hpp), as one entry.
+void write(const Note& note);
 
 inline void debug(std::string_view m, std::initializer_list<Field> f = {}) {
   write(Level::debug, m, f);

@@ -14,7 +14,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
 #include "gaptrain/version.hpp"
-#include "slurm_actions.hpp"
+#include "libslurm_actions.hpp"
 #include "slurm_source.hpp"
 #include "state_lock.hpp"
 

@@ -27,7 +27,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
-#include "resizer.hpp"
+#include "core/resizer.hpp"
 #include "status.hpp"
 
 namespace prometheus {

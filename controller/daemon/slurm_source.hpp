@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "core/cluster.hpp"
-#include "slurm_queries.hpp"
+#include "core/slurm_queries.hpp"
 
 namespace gaptrain::daemon {
 

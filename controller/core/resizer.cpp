@@ -1,11 +1,8 @@
-#include "resizer.hpp"
+#include "core/resizer.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-
-#include "log.hpp"
 
 namespace gaptrain::daemon {
 
@@ -26,34 +23,27 @@ bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
 
-// Milliseconds a Slurm call took, for ELAPSED_MS.
-class Stopwatch {
- public:
-  long long ms() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start_).count();
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point start_ = Clock::now();
-};
-
-void log_started(const Action& action, const std::vector<std::string>& nodes) {
-  log::info("action started", {{"ACTION", to_string(action.kind)},
-                               {"JOB_ID", action.job_id},
-                               {"NODES", join_nodes(nodes)},
-                               {"REASON", action.reason}});
+Note started(const Action& action, const std::vector<std::string>& nodes) {
+  return Note{NoteLevel::info,
+              "action started",
+              {{"ACTION", to_string(action.kind)},
+               {"JOB_ID", action.job_id},
+               {"NODES", join_nodes(nodes)},
+               {"REASON", action.reason}}};
 }
 
-void log_done(std::string_view kind, std::uint32_t job_id, const std::vector<std::string>& nodes,
-              long long elapsed_ms) {
-  log::info("action done", {{"ACTION", kind},
-                            {"JOB_ID", job_id},
-                            {"NODES", join_nodes(nodes)},
-                            {"ELAPSED_MS", elapsed_ms}});
+Note done(std::string_view kind, std::uint32_t job_id, const std::vector<std::string>& nodes) {
+  return Note{NoteLevel::info,
+              "action done",
+              {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join_nodes(nodes)}}};
 }
 
 }  // namespace
+
+void Resizer::note(NoteLevel level, std::string_view message,
+                   std::initializer_list<NoteField> fields) {
+  notes_.push_back(Note{level, std::string(message), fields});
+}
 
 bool Resizer::busy(std::uint32_t job_id, const Now& now) const {
   if (drains_.contains(job_id)) return true;
@@ -96,8 +86,7 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   const Job* job = find_job(snapshot, action.job_id);
   const auto managed = jobs.jobs().find(action.job_id);
   if (job == nullptr || managed == jobs.jobs().end()) return false;
-  log_started(action, action.nodes);
-  const Stopwatch watch;
+  notes_.push_back(started(action, action.nodes));
   const GrowResult result =
       slurm_.grow(GrowRequest{.job_id = action.job_id,
                               .partition = job->partition,
@@ -109,7 +98,7 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;
   }
-  log_done("grow", action.job_id, action.nodes, watch.ms());
+  notes_.push_back(done("grow", action.job_id, action.nodes));
   succeeded(action.job_id, "grow");
   // The launcher hears of the new nodes at its next report, before the next poll.
   std::vector<std::string> nodes = managed->second.nodes;
@@ -139,8 +128,7 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   if (const Job* job = find_job(snapshot, action.job_id)) {
     user_limits_.emplace(action.job_id, job->time_limit_minutes);
   }
-  log_started(action, action.nodes);
-  const Stopwatch watch;
+  notes_.push_back(started(action, action.nodes));
   const ActionResult result =
       slurm_.admit(AdmitRequest{.job_id = action.job_id,
                                 .nodes = action.nodes,
@@ -149,7 +137,7 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;
   }
-  log_done("admit", action.job_id, action.nodes, watch.ms());
+  notes_.push_back(done("admit", action.job_id, action.nodes));
   succeeded(action.job_id, "admit");
   admitted_[action.job_id] = now.mono + settings_.admit_start_s;
   // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
@@ -176,15 +164,16 @@ void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const
   drain.deadline = managed->second.reported_at ? now.mono + grace : now.mono;
   for (const std::string& node : action.drain) {
     if (action.waiting_job != 0) {
-      log::info("reclaim needed",
-                {{"JOB_ID", action.job_id}, {"NODE", node}, {"WAITING_JOB", action.waiting_job}});
+      note(NoteLevel::info, "reclaim needed",
+           {{"JOB_ID", action.job_id}, {"NODE", node}, {"WAITING_JOB", action.waiting_job}});
     }
   }
-  log::info("drain requested", {{"ACTION", to_string(action.kind)},
-                                {"JOB_ID", action.job_id},
-                                {"NODES", join_nodes(action.drain)},
-                                {"GRACE_S", seconds_text(drain.deadline - now.mono)},
-                                {"REASON", action.reason}});
+  note(NoteLevel::info, "drain requested",
+       {{"ACTION", to_string(action.kind)},
+        {"JOB_ID", action.job_id},
+        {"NODES", join_nodes(action.drain)},
+        {"GRACE_S", seconds_text(drain.deadline - now.mono)},
+        {"REASON", action.reason}});
   drains_[action.job_id] = std::move(drain);
 }
 
@@ -196,7 +185,8 @@ void Resizer::hurry(const std::vector<std::pair<std::string, std::uint32_t>>& re
       if (!contains(drain.drain, node)) continue;
       drain.waiting_job = waiting;
       drain.deadline = std::min(drain.deadline, now.mono + settings_.reclaim_grace_s);
-      log::info("reclaim needed", {{"JOB_ID", job_id}, {"NODE", node}, {"WAITING_JOB", waiting}});
+      note(NoteLevel::info, "reclaim needed",
+           {{"JOB_ID", job_id}, {"NODE", node}, {"WAITING_JOB", waiting}});
     }
   }
 }
@@ -238,13 +228,13 @@ bool Resizer::advance(ElasticJobs& jobs, const Now& now) {
 bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, ElasticJobs& jobs,
                            const Now& now) {
   const ElasticJob& job = jobs.jobs().at(job_id);
-  const Stopwatch watch;
   const std::string_view kind = to_string(drain.kind);
-  log::info("action started", {{"ACTION", kind},
-                               {"JOB_ID", job_id},
-                               {"NODES", join_nodes(drain.drain)},
-                               {"KEEP", join_nodes(drain.keep)},
-                               {"REASON", drain.reason}});
+  note(NoteLevel::info, "action started",
+       {{"ACTION", kind},
+        {"JOB_ID", job_id},
+        {"NODES", join_nodes(drain.drain)},
+        {"KEEP", join_nodes(drain.keep)},
+        {"REASON", drain.reason}});
   // Satellites first: ending them is an ordinary job end. A requeue lets go of all of them.
   std::vector<std::uint32_t> satellites;
   std::map<std::string, std::uint32_t> kept_satellites;
@@ -281,7 +271,7 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
     failed(job_id, drain.kind, kind, result.error, drain.drain, now);
     return false;
   }
-  log_done(kind, job_id, drain.drain, watch.ms());
+  notes_.push_back(done(kind, job_id, drain.drain));
   succeeded(job_id, kind);
   if (drain.waiting_job != 0) {
     reclaim_latencies_.push_back(now.mono - drain.requested_at);
@@ -313,12 +303,13 @@ void Resizer::failed(std::uint32_t job_id, ActionKind kind, std::string_view kin
   const double wait =
       std::min(settings_.retry_max_s, settings_.retry_min_s * std::pow(2.0, backoff.failures - 1));
   backoff.retry_at = now.mono + wait;
-  log::warning("action failed", {{"ACTION", kind_name},
-                                 {"JOB_ID", job_id},
-                                 {"NODES", join_nodes(nodes)},
-                                 {"REASON", error},
-                                 {"FAILURES", backoff.failures},
-                                 {"RETRY_IN_S", seconds_text(wait)}});
+  note(NoteLevel::warning, "action failed",
+       {{"ACTION", kind_name},
+        {"JOB_ID", job_id},
+        {"NODES", join_nodes(nodes)},
+        {"REASON", error},
+        {"FAILURES", backoff.failures},
+        {"RETRY_IN_S", seconds_text(wait)}});
 }
 
 std::uint32_t Resizer::lease_minutes(const Job& job, std::uint32_t user_limit,
@@ -353,18 +344,19 @@ void Resizer::keep_lease(const Job& job, std::uint32_t user_limit, bool waited_f
   if (!result.ok) {
     ++counts_.failed["lease"];
     lease_backoff_until_[job.id] = now.mono + settings_.retry_min_s * 5.0;
-    log::warning("action failed", {{"ACTION", "lease"},
-                                   {"JOB_ID", job.id},
-                                   {"REASON", result.error},
-                                   {"RETRY_IN_S", seconds_text(settings_.retry_min_s * 5.0)}});
+    note(NoteLevel::warning, "action failed",
+         {{"ACTION", "lease"},
+          {"JOB_ID", job.id},
+          {"REASON", result.error},
+          {"RETRY_IN_S", seconds_text(settings_.retry_min_s * 5.0)}});
     return;
   }
   lease_backoff_until_.erase(job.id);
   ++counts_.done["lease"];
-  log::info(too_long ? "lease set" : "lease renewed",
-            {{"JOB_ID", job.id},
-             {"TIME_LIMIT_MIN", wanted},
-             {"LEASE_END", job.start_time + static_cast<std::int64_t>(wanted) * 60}});
+  note(NoteLevel::info, too_long ? "lease set" : "lease renewed",
+       {{"JOB_ID", job.id},
+        {"TIME_LIMIT_MIN", wanted},
+        {"LEASE_END", job.start_time + static_cast<std::int64_t>(wanted) * 60}});
 }
 
 void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
@@ -420,11 +412,11 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   std::string ids;
   for (const std::uint32_t id : orphans) ids += (ids.empty() ? "" : ",") + std::to_string(id);
   if (!result.ok) {
-    log::warning("action failed",
-                 {{"ACTION", "release"}, {"JOB_ID", ids}, {"REASON", result.error}});
+    note(NoteLevel::warning, "action failed",
+         {{"ACTION", "release"}, {"JOB_ID", ids}, {"REASON", result.error}});
     return false;
   }
-  log::info("satellites released: their job ended", {{"JOB_ID", ids}});
+  note(NoteLevel::info, "satellites released: their job ended", {{"JOB_ID", ids}});
   return true;
 }
 
@@ -448,15 +440,15 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
     }
     const ActionResult result = slurm_.hold(it->first);
     if (!result.ok) {
-      log::warning("action failed",
-                   {{"ACTION", "hold"}, {"JOB_ID", it->first}, {"REASON", result.error}});
+      note(NoteLevel::warning, "action failed",
+           {{"ACTION", "hold"}, {"JOB_ID", it->first}, {"REASON", result.error}});
       ++it;  // tried again at the next poll
       continue;
     }
-    log::warning("admitted job not started by Slurm: held again",
-                 {{"ACTION", "hold"},
-                  {"JOB_ID", it->first},
-                  {"WAITED_S", std::lround(settings_.admit_start_s)}});
+    note(NoteLevel::warning, "admitted job not started by Slurm: held again",
+         {{"ACTION", "hold"},
+          {"JOB_ID", it->first},
+          {"WAITED_S", std::lround(settings_.admit_start_s)}});
     backoffs_.erase(it->first);
     it = admitted_.erase(it);
     changed = true;

@@ -1,4 +1,4 @@
-#include "slurm_actions.hpp"
+#include "libslurm_actions.hpp"
 
 #include <unistd.h>
 
@@ -130,26 +130,6 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
 }
 
 }  // namespace
-
-std::string join_nodes(const std::vector<std::string>& nodes) {
-  std::string out;
-  for (const std::string& n : nodes) {
-    if (!out.empty()) out += ',';
-    out += n;
-  }
-  return out;
-}
-
-std::string shrink_refusal(const ShrinkRequest& r) {
-  const std::string what =
-      "shrink of " + job_text(r.job_id) + " to [" + join_nodes(r.keep_nodes) + "]";
-  if (r.keep_nodes.empty()) return what + ": refused, a job cannot keep no node";
-  if (r.batch_host.empty()) return what + ": refused, its batch host is not known";
-  if (std::find(r.keep_nodes.begin(), r.keep_nodes.end(), r.batch_host) == r.keep_nodes.end()) {
-    return what + ": refused, it would remove the batch host " + r.batch_host;
-  }
-  return {};
-}
 
 ActionResult LibslurmActions::shrink(const ShrinkRequest& r) {
   if (std::string why = shrink_refusal(r); !why.empty()) return {false, why};

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/cluster.hpp"
-#include "slurm_release.hpp"
+#include "core/slurm_release.hpp"
 
 namespace gaptrain::daemon {
 

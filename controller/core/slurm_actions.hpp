@@ -1,7 +1,8 @@
 // The controller's changes to Slurm (docs/design.md "Resizing a running job", docs/slurm-notes.md):
-// shrink, grow (satellite allocations), release, lease, admit, requeue. One small interface so that
-// the planner's caller can be tested against a fake, and so that the Slurm mechanics live in
-// one place (slurm_actions.cpp).
+// shrink, grow (satellite allocations), release, lease, admit, requeue: the port through which
+// the decision core (resizer.hpp) changes Slurm. gaptraind implements it with libslurm
+// (controller/daemon/libslurm_actions.hpp), the simulator on its replayed cluster, unit tests
+// with a fake; the Slurm mechanics live in those, never in the core.
 //
 // Every call returns a result and never throws. There are no retries inside: a refusal is
 // reported with Slurm's message and the caller re-plans or retries with backoff. Slurm's polled
@@ -51,19 +52,6 @@ struct AdmitRequest {
   std::uint32_t time_limit_minutes = 0;  // its first lease
 };
 
-// What one job looks like to slurmctld now (for checks and for the test tool).
-struct JobView {
-  bool ok = false;
-  std::string error;
-  std::string state;  // "RUNNING", "PENDING", ...
-  std::string partition;
-  std::string batch_host;
-  std::vector<std::string> nodes;
-  std::uint32_t user_id = 0;
-  std::uint32_t group_id = 0;
-  std::uint32_t time_limit_minutes = 0;
-};
-
 class SlurmActions {
  public:
   virtual ~SlurmActions() = default;
@@ -87,21 +75,6 @@ class SlurmActions {
   virtual ActionResult requeue(std::uint32_t job_id) = 0;
   // Holds a pending job (priority 0, as scontrol hold): an admission Slurm did not start.
   virtual ActionResult hold(std::uint32_t job_id) = 0;
-};
-
-// The real thing, through libslurm. libslurm must already be initialized (slurm_init: the
-// daemon's SlurmSource does it once per process).
-class LibslurmActions final : public SlurmActions {
- public:
-  ActionResult shrink(const ShrinkRequest& request) override;
-  GrowResult grow(const GrowRequest& request) override;
-  ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
-  ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
-  ActionResult admit(const AdmitRequest& request) override;
-  ActionResult requeue(std::uint32_t job_id) override;
-  ActionResult hold(std::uint32_t job_id) override;
-
-  JobView describe(std::uint32_t job_id);
 };
 
 // Why a shrink request must be refused without asking Slurm; empty when it may go ahead.

@@ -10,14 +10,17 @@
 //  renewed only
 //    while no regular job waits for its nodes, so a dead controller holds no node longer than
 //    one lease.
-// A failed Slurm call never throws: it is logged with Slurm's reason and the job backs off
+// A failed Slurm call never throws: it is noted with Slurm's reason and the job backs off
 // (1 s, 2 s, 4 s ... capped), a drain is retried, a grow or admission is re-planned. Every
-// action and its reason goes to the journal ("action started/done/failed", ACTION=, JOB_ID=).
+// action and its reason is noted for the journal ("action started/done/failed", ACTION=,
+// JOB_ID=: notes.hpp); the caller takes the notes and logs them. Slurm is changed only through
+// the SlurmActions port it is given.
 #pragma once
 
 #include <json/value.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,8 +30,9 @@
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/notes.hpp"
 #include "core/planner.hpp"
-#include "slurm_actions.hpp"
+#include "core/slurm_actions.hpp"
 
 namespace gaptrain::daemon {
 
@@ -142,8 +146,11 @@ class Resizer {
   const ActionCounts& counts() const noexcept { return counts_; }
   // How long each reclaim completed since the last call took, drain request to release (s).
   std::vector<double> take_reclaim_latencies() { return std::exchange(reclaim_latencies_, {}); }
+  // What it did since the last call, for the journal (notes.hpp).
+  Notes take_notes() { return std::exchange(notes_, {}); }
 
  private:
+  void note(NoteLevel level, std::string_view message, std::initializer_list<NoteField> fields);
   bool busy(std::uint32_t job_id, const Now& now) const;
   bool grow(const Action& action, const Snapshot& snapshot, ElasticJobs& jobs, const Now& now);
   bool admit(const Action& action, const Snapshot& snapshot, const Now& now);
@@ -180,6 +187,7 @@ class Resizer {
   std::map<std::uint32_t, double> admitted_;  // job -> when it should be running by (mono)
   ActionCounts counts_;
   std::vector<double> reclaim_latencies_;
+  Notes notes_;
 };
 
 // The resizer's state for `gaptrain status` ("actions"): drains in flight, jobs backing off

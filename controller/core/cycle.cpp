@@ -1,0 +1,52 @@
+#include "core/cycle.hpp"
+
+#include <set>
+#include <string>
+
+namespace gaptrain::daemon {
+
+CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, ElasticJobs& elastic,
+                   Resizer& resizer, const Now& now, const CycleSettings& settings) {
+  const std::string& partition = settings.planner.elastic_partition;
+  resizer.forget_except(elastic, snapshot);
+  std::vector<ElasticJob> held;
+  for (const auto& [id, job] : elastic.jobs()) held.push_back(job);
+  const std::set<std::uint32_t> served = resizer.served(snapshot, now);
+  // Over every node the jobs hold, those they are draining included: a node on its way back
+  // counts for the regular job that waits (hurry() below), instead of another being taken.
+  const Reclaim reclaim = nodes_to_reclaim(snapshot, held, partition, served);
+
+  std::vector<Hole> growable = holes;
+  const std::set<std::string> promised = resizer.promised(snapshot, now);
+  std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
+  const Plan next =
+      plan(snapshot, growable, resizer.planning_view(elastic), now.wall, settings.planner, reclaim);
+
+  CycleOutcome outcome;
+  outcome.allocation = next.allocation;
+  outcome.set_aside = next.set_aside;
+  if (!settings.resize) {
+    for (const Action& action : next.actions) {
+      outcome.notes.push_back(Note{NoteLevel::debug,
+                                   "action not applied (resize is off)",
+                                   {{"ACTION", to_string(action.kind)},
+                                    {"JOB_ID", action.job_id},
+                                    {"NODES", join_nodes(action.nodes)},
+                                    {"REASON", action.reason}}});
+    }
+    return outcome;
+  }
+  std::set<std::string> reclaimed;
+  for (const auto& [node, waiting] : reclaim.nodes) reclaimed.insert(node);
+  resizer.hurry(reclaim.nodes, now);
+  outcome.changed = resizer.release_orphans(snapshot);
+  outcome.changed |= resizer.hold_unstarted_admissions(snapshot, now);
+  outcome.changed |= resizer.apply(next, snapshot, elastic, now);
+  outcome.changed |= resizer.advance(elastic, now);
+  resizer.keep_leases(snapshot, elastic, reclaimed, now,
+                      planned_takeovers(snapshot, held, partition));
+  outcome.notes = resizer.take_notes();
+  return outcome;
+}
+
+}  // namespace gaptrain::daemon

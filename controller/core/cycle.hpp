@@ -1,0 +1,53 @@
+// The whole decision gaptraind makes after a poll, as one call: the model's fresh snapshot in,
+// Slurm actions out through the SlurmActions port the resizer holds (docs/design.md, "One
+// decision core"). gaptraind runs it on its Slurm worker against libslurm; `gaptrain simulate`
+// runs it against a replayed cluster (controller/simulator/simulated_slurm.hpp): what the
+// simulator measures is what the daemon does.
+//
+// One cycle:
+//  1. forget what the resizer knew of jobs that are gone; free satellites whose job ended;
+//  2. the reclaims: which elastic nodes the regular workload waits for (nodes_to_reclaim,
+//     computed once, over what every job holds now);
+//  3. the plan: the reclaims as shrinks and requeues, then the allocator over the holes (less
+//     those promised to a waiting job) and what the jobs keep after their drains;
+//  4. the resizer carries it out: drains hurried for a waiting job, grows and admissions at
+//     once, shrinks and requeues once the launcher let go, leases kept.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/notes.hpp"
+#include "core/planner.hpp"
+#include "core/resizer.hpp"
+#include "gaptrain/allocation.hpp"
+
+namespace gaptrain::daemon {
+
+struct CycleSettings {
+  PlannerSettings planner;
+  bool resize = true;  // false: plan and say what would be done, change nothing
+};
+
+struct CycleOutcome {
+  // The allocator's answer; empty when there was nothing to decide (no elastic job).
+  std::optional<AllocationResult> allocation;
+  // Jobs whose own inputs the allocator refuses, with why (Plan::set_aside).
+  std::vector<std::pair<std::uint32_t, std::string>> set_aside;
+  bool changed = false;  // Slurm was changed: the caller polls soon
+  Notes notes;           // what was done and why, for the journal
+};
+
+// One decision over `snapshot` at `now`. `holes` are find_holes(snapshot); `elastic` are the
+// managed jobs, refreshed from the snapshot (ElasticJobs::refresh). Resizes change `elastic`
+// (the nodes a grow gave, a shrink kept) and `resizer` (drains, backoffs, promises, leases).
+CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, ElasticJobs& elastic,
+                   Resizer& resizer, const Now& now, const CycleSettings& settings);
+
+}  // namespace gaptrain::daemon

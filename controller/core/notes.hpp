@@ -1,0 +1,37 @@
+// What the decision core has to say about what it did: one entry per journal line the edges
+// write (gaptraind to journald, the simulator to its log or nowhere). The core never logs
+// itself, so it runs the same in the daemon, in the simulator and in unit tests, and a test can
+// read what it said.
+#pragma once
+
+#include <concepts>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gaptrain::daemon {
+
+enum class NoteLevel { debug, info, warning };
+
+// One structured field. Keys are literals following journald's rules (upper case, digits, '_').
+struct NoteField {
+  NoteField(std::string_view k, std::string v) : key(k), value(std::move(v)) {}
+  NoteField(std::string_view k, std::string_view v) : key(k), value(v) {}
+  NoteField(std::string_view k, const char* v) : key(k), value(v) {}
+  template <std::integral T>
+  NoteField(std::string_view k, T v) : key(k), value(std::to_string(v)) {}
+
+  std::string_view key;
+  std::string value;
+};
+
+struct Note {
+  NoteLevel level = NoteLevel::info;
+  std::string message;
+  std::vector<NoteField> fields;
+};
+
+using Notes = std::vector<Note>;
+
+}  // namespace gaptrain::daemon
