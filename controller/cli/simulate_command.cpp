@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.hpp"
 #include "default_scenario.hpp"
 #include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
@@ -78,7 +79,8 @@ struct SimulateArgs {
   int max_running = 10;
   double start_s = 0.0;
   double duration_s = 0.0;
-  double horizon_s = daemon::kHorizonS.default_value;
+  std::string config_path;          // gaptraind.json: the daemon's settings
+  std::optional<double> horizon_s;  // overrides the configuration's horizon_s
   double time_limit_s = 1.0;
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
@@ -156,7 +158,15 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   options.node_limit = args.nodes;
   options.start_s = args.start_s;
   options.duration_s = args.duration_s > 0.0 ? args.duration_s : sim::kUnknownEnd;
-  options.horizon_s = args.horizon_s;
+  if (!args.config_path.empty()) {
+    const std::string text = sim::read_input_file(args.config_path, args.max_input_mb << 20);
+    try {
+      options.config = daemon::parse_config(text);  // gaptraind's own validation
+    } catch (const InputError& e) {
+      throw InputError(args.config_path, e.what());
+    }
+  }
+  if (args.horizon_s) options.config.horizon_s = *args.horizon_s;
   options.objective = *objective_from_string(args.objective);
   options.solver.time_limit_s = args.time_limit_s;
   return options;
@@ -256,6 +266,11 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   json["solver_ms_p99"] = s.solver_ms_p99;
   json["solver_ms_max"] = s.solver_ms_max;
   json["simulated_s"] = s.simulated_s;
+  json["cycles"] = Json::Int64(s.cycles);
+  json["regular_waits"] = Json::Int64(s.regular_waits);
+  json["regular_wait_s_p50"] = s.regular_wait_s_p50;
+  json["regular_wait_s_p99"] = s.regular_wait_s_p99;
+  json["regular_wait_s_max"] = s.regular_wait_s_max;
   json["wall_s"] = wall_s;
   return json;
 }
@@ -276,7 +291,8 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["max_running"] = options.max_running;
   p["start_s"] = options.start_s;
   p["duration_s"] = args.duration_s > 0.0 ? Json::Value(args.duration_s) : Json::Value();
-  p["horizon_s"] = options.horizon_s;
+  p["config"] = args.config_path.empty() ? Json::Value() : Json::Value(args.config_path);
+  p["horizon_s"] = options.config.horizon_s;
   p["objective"] = std::string(to_string(options.objective));
   p["time_limit_s"] = options.solver.time_limit_s;
   return p;
@@ -458,10 +474,14 @@ Command add_simulate_command(CLI::App& parent) {
   app->add_option("--duration", args->duration_s, "Replay SECONDS (default: to the trace's end)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false));
+  app->add_option("--config", args->config_path,
+                  "gaptraind's configuration (gaptraind.json): the replay runs the daemon's "
+                  "core with its settings (default: the daemon's defaults)")
+      ->type_name("FILE");
   app->add_option("--horizon", args->horizon_s,
-                  "The allocator's planning horizon (default " +
+                  "The allocator's planning horizon (default: the configuration's horizon_s, " +
                       std::to_string(static_cast<int>(daemon::kHorizonS.default_value)) +
-                      ", gaptraind's horizon_s)")
+                      " unless set)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false, bounds::kMaxSeconds));
   app->add_option("--objective", args->objective,

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "allocator/allocator.hpp"
+#include "allocator/equal_share.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 
@@ -404,7 +405,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     if (reclaimed.contains(hole.node) || reserved.contains(hole.node)) continue;
     gaptrain::NodeState node;
     node.name = hole.node;
-    if (hole.predicted_end)
+    if (hole.predicted_end && settings.use_hole_ends)
       node.hole_end_s = static_cast<double>(std::max<std::int64_t>(0, *hole.predicted_end - now));
     problem.nodes.push_back(std::move(node));
   }
@@ -423,7 +424,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
       gaptrain::NodeState node;
       node.name = name;
       node.job = e->id;
-      node.hole_end_s = seconds_left(name);
+      if (settings.use_hole_ends) node.hole_end_s = seconds_left(name);
       problem.nodes.push_back(std::move(node));
     }
     if (!job.nodes.empty() && contains(job.nodes, job.batch_host)) e->batch_host = job.batch_host;
@@ -432,7 +433,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   staying = std::move(planned);
   try {
-    result.allocation = allocate(problem);
+    result.allocation = settings.equal_share ? share_equally(problem) : allocate(problem);
   } catch (const InputError& error) {  // the jobs were checked: a setting, never a crash
     result.allocation = AllocationResult{};
     result.allocation->message = error.what();
@@ -474,16 +475,21 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     const std::vector<std::string> added = minus(minus(target, job.nodes), pinned);
     const std::vector<std::string> removed = minus(minus(job.nodes, target), pinned);
     if (!added.empty() && job.nodes.empty()) {
-      // Admitted on one node, its batch host, on the longest of the holes; the allocator grows
-      // it into the others as satellites once it runs. A job's own nodes are never shrunk
-      // then, only satellites cancelled: shrinking an exclusive allocation leaks the node's
-      // reservation in Slurm 22.05 (docs/slurm-notes.md).
-      const auto longest = std::max_element(added.begin(), added.end(),
-                                            [&](const std::string& a, const std::string& b) {
-                                              return end_or_never(a) < end_or_never(b);
-                                            });
-      grows.push_back(Action{
-          ActionKind::admit, job.job_id, {*longest}, {}, "allocator", 0, first_end({*longest})});
+      // Admitted on as few nodes as it runs on (its minimum: below it the job cannot start),
+      // the batch host first, on the longest of the holes; the allocator grows it into the
+      // others as satellites once it runs. A job's own nodes are never shrunk below them, only
+      // satellites cancelled: shrinking an exclusive allocation leaks the node's reservation
+      // in Slurm 22.05 (docs/slurm-notes.md).
+      std::vector<std::string> start = added;
+      if (settings.use_hole_ends) {
+        std::stable_sort(start.begin(), start.end(),
+                         [&](const std::string& a, const std::string& b) {
+                           return end_or_never(a) > end_or_never(b);
+                         });
+      }
+      start.resize(std::min(start.size(), static_cast<std::size_t>(std::max(1, job.min_nodes))));
+      grows.push_back(
+          Action{ActionKind::admit, job.job_id, start, {}, "allocator", 0, first_end(start)});
     } else if (!added.empty()) {
       grows.push_back(
           Action{ActionKind::grow, job.job_id, added, {}, "allocator", 0, first_end(added)});

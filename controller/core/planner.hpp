@@ -32,6 +32,13 @@ struct PlannerSettings {
   // False under SchedulerParameters=disable_job_shrink (slurm_release.hpp): a job never gives
   // back one of its own nodes but by a requeue; satellites are still given back one by one.
   bool shrink_own_nodes = true;
+  // The comparison policies of `gaptrain simulate` (--policy); gaptraind runs the defaults.
+  // False: the allocator is not told when holes end (BFTrainer's view: every hole lasts the
+  // horizon) and admits a job on any hole, not the longest.
+  bool use_hole_ends = true;
+  // True: BFTrainer's heuristic baseline shares the nodes equally (allocator/equal_share.hpp)
+  // instead of the allocator.
+  bool equal_share = false;
 };
 
 enum class ActionKind {

@@ -6,15 +6,16 @@
 #include <deque>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
-#include "allocator/allocator.hpp"
-#include "core/curve_learner.hpp"
+#include "core/cycle.hpp"
+#include "core/elastic_jobs.hpp"
+#include "core/holes.hpp"
+#include "core/resizer.hpp"
 #include "gaptrain/input_error.hpp"
-#include "simulator/equal_share.hpp"
-#include "simulator/hole_predictor.hpp"
-#include "simulator/reclaim_risk.hpp"
+#include "gaptrain/protocol.hpp"
+#include "simulator/replayed_slurm.hpp"
 
 namespace gaptrain::sim {
 
@@ -30,27 +31,23 @@ constexpr std::array kPolicyNames = {
 // Completion times are computed in floating point: a job within this much of its end is done.
 constexpr double kDoneTolerance_s = 1e-6;
 
-enum class Phase { waiting, queued, admitted, done };
+// After a decision that changed Slurm or left a drain in flight, gaptraind decides again within
+// a second: a change triggers a poll 0.1 s later, and launchers (whose acks complete drains)
+// report twice a second. The replay's next decision comes then.
+constexpr double kFollowUpS = 1.0;
 
-// A rescale whose stall the job will report once training resumes (for --learn).
-struct PendingStall {
-  bool grow = false;
-  double cost_s = 0.0;
-  double ends_s = 0.0;
-};
+enum class Phase { waiting, queued, in_slurm, done };
 
-struct JobState {
+struct JobRun {
   const JobSpec* spec = nullptr;
   const ScalingCurve* curve = nullptr;  // the true curve: what the job really does
   Phase phase = Phase::waiting;
-  std::vector<int> nodes;  // batch host first
+  std::uint32_t slurm_id = 0;  // while in Slurm
   double done_samples = 0.0;
   double stall_until_s = -kUnknownEnd;  // no progress before this time (rescaling)
-  std::optional<PendingStall> pending_stall;
-  std::optional<CurveLearner> learner;
+  int training_nodes = 0;               // the nodes its training runs on: held, less those draining
 
-  int count() const { return static_cast<int>(nodes.size()); }
-  double rate() const { return nodes.empty() ? 0.0 : curve->at(count()); }
+  double rate() const { return training_nodes == 0 ? 0.0 : curve->at(training_nodes); }
   double remaining() const { return spec->work_samples - done_samples; }
 };
 
@@ -62,33 +59,48 @@ double percentile(std::vector<double> values, double p) {
   return *at;
 }
 
-// One replay: the cluster's node states, the elastic jobs and the metrics, advanced event by
-// event (docs/simulator.md "Event semantics": progress, reclaims, completions, new holes,
-// admission, re-solve).
+daemon::CycleSettings cycle_settings(const SimOptions& options) {
+  daemon::CycleSettings settings;
+  daemon::PlannerSettings& planner = settings.planner;
+  planner.horizon_s = options.config.horizon_s;
+  planner.objective = options.objective;
+  planner.solver = options.solver;
+  planner.elastic_partition = options.config.elastic_partition;
+  planner.idle_reserve_nodes = options.config.idle_reserve_nodes;
+  planner.use_hole_ends = options.policy != Policy::bftrainer;
+  planner.equal_share = options.policy == Policy::equal_share;
+  settings.resize = true;  // a replay of a daemon that changes nothing would measure nothing
+  return settings;
+}
+
+daemon::ResizerSettings resizer_settings(const SimOptions& options) {
+  daemon::ResizerSettings settings;
+  settings.drain_grace_s = options.config.drain_grace_s;
+  settings.reclaim_grace_s = options.config.reclaim_grace_s;
+  settings.lease_s = options.config.lease_s;
+  settings.elastic_partition = options.config.elastic_partition;
+  return settings;
+}
+
+// One replay: the trace's regular workload and the elastic jobs' users act on the simulated
+// Slurm, and gaptraind's core decides after each change (docs/simulator.md "Event semantics").
 class Replay {
  public:
   Replay(const HoleTrace& trace, const std::vector<JobSpec>& jobs, const CurveTable& curves,
          const SimOptions& options, const StepObserver& observer)
-      : trace_(trace), options_(options), observer_(observer) {
-    const int total = static_cast<int>(trace.node_names.size());
-    node_count_ = options.node_limit > 0 ? std::min(options.node_limit, total) : total;
-    offered_.assign(static_cast<std::size_t>(node_count_), false);
-    predicted_end_.assign(offered_.size(), kUnknownEnd);
-    actual_end_.assign(offered_.size(), kUnknownEnd);
-    idle_since_.assign(offered_.size(), 0.0);
-    holder_.assign(offered_.size(), -1);
-    for (int i = 0; i < node_count_; ++i) node_index_.emplace(trace.node_names[idx(i)], i);
-
+      : trace_(trace),
+        options_(options),
+        observer_(observer),
+        slurm_(
+            trace,
+            options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
+            options.config.elastic_partition),
+        resizer_(slurm_, resizer_settings(options)),
+        settings_(cycle_settings(options)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
     jobs_.reserve(jobs.size());
-    for (const JobSpec& spec : jobs) {
-      JobState job;
-      job.spec = &spec;
-      job.curve = &curves.at(spec.model);
-      if (options.learn) job.learner.emplace(max_nodes(spec));
-      jobs_.push_back(std::move(job));
-    }
+    for (const JobSpec& spec : jobs) jobs_.push_back(JobRun{&spec, &curves.at(spec.model)});
     submit_order_.resize(jobs_.size());
     for (std::size_t j = 0; j < jobs_.size(); ++j) submit_order_[j] = static_cast<int>(j);
     std::stable_sort(submit_order_.begin(), submit_order_.end(), [&](int a, int b) {
@@ -122,47 +134,59 @@ class Replay {
     summary_.solver_ms_p99 = percentile(solve_ms_, 0.99);
     summary_.solver_ms_max =
         solve_ms_.empty() ? 0.0 : *std::max_element(solve_ms_.begin(), solve_ms_.end());
+    const std::vector<double>& waits = slurm_.regular_waits();
+    summary_.regular_waits = static_cast<long long>(waits.size());
+    summary_.regular_wait_s_p50 = percentile(waits, 0.50);
+    summary_.regular_wait_s_p99 = percentile(waits, 0.99);
+    summary_.regular_wait_s_max =
+        waits.empty() ? 0.0 : *std::max_element(waits.begin(), waits.end());
     return summary_;
   }
 
  private:
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
-  // A job's maximum, at most the nodes the replay has (a larger one means all of them; the
-  // minimum is kept, and a job needing more than there are never starts).
-  int max_nodes(const JobSpec& spec) const {
-    return std::max(spec.min_nodes, std::min(spec.max_nodes, node_count_));
-  }
-  JobState& job(int j) { return jobs_[idx(j)]; }
   bool oracle() const { return options_.policy == Policy::oracle; }
+  JobRun& job(int j) { return jobs_[idx(j)]; }
 
   // Node states at the window start: every trace step before it, with no jobs yet.
   void fast_forward_to_start() {
     while (next_step_ < trace_.steps.size() && trace_.steps[next_step_].time_s <= start_s_) {
-      for (const NodeUpdate& u : trace_.steps[next_step_].updates) {
-        if (u.node >= node_count_) continue;
-        if (u.idle) {
-          set_idle(u, trace_.steps[next_step_].time_s);
-        } else {
-          offered_[idx(u.node)] = false;
-        }
-      }
+      slurm_.set_time(trace_.steps[next_step_].time_s);
+      apply_trace_step(trace_.steps[next_step_]);
       ++next_step_;
     }
-    offered_count_ = static_cast<int>(std::count(offered_.begin(), offered_.end(), true));
-    dirty_ = true;
   }
 
-  double completion_time(const JobState& j, double now) const {
-    if (j.nodes.empty()) return kUnknownEnd;
-    return std::max(now, j.stall_until_s) + std::max(0.0, j.remaining()) / j.rate();
+  void apply_trace_step(const TraceStep& trace_step) {
+    for (const NodeUpdate& u : trace_step.updates) {
+      if (u.node >= slurm_.node_count()) continue;
+      if (u.idle) {
+        const bool was_hole = slurm_.is_hole(u.node);
+        const double before = slurm_.free_node(u.node, u.predicted_end_s, u.actual_end_s);
+        // A new plan matters within the horizon only: beyond it the allocator values every
+        // end alike, and most of the scheduler's re-plans are there.
+        const double near = slurm_.time() + options_.config.horizon_s;
+        changed_ |= !was_hole ||
+                    (before != u.predicted_end_s && std::min(before, u.predicted_end_s) < near);
+      } else {
+        const int waiting = slurm_.regular_waiting();
+        changed_ |= slurm_.take_node(u.node);
+        if (slurm_.regular_waiting() > waiting) ++summary_.reclaims;
+      }
+    }
+  }
+
+  double completion_time(const JobRun& r, double now) const {
+    if (r.training_nodes == 0) return kUnknownEnd;
+    return std::max(now, r.stall_until_s) + std::max(0.0, r.remaining()) / r.rate();
   }
 
   double next_event_after(double now) const {
-    double next = kUnknownEnd;
-    if (next_step_ < trace_.steps.size()) next = trace_.steps[next_step_].time_s;
+    double next = follow_up_at_;
+    if (next_step_ < trace_.steps.size()) next = std::min(next, trace_.steps[next_step_].time_s);
     if (next_submit_ < submit_order_.size())
       next = std::min(next, start_s_ + jobs_[idx(submit_order_[next_submit_])].spec->submit_s);
-    for (int j : admitted_) next = std::min(next, completion_time(jobs_[idx(j)], now));
+    for (const int j : in_slurm_) next = std::min(next, completion_time(jobs_[idx(j)], now));
     return next;
   }
 
@@ -170,123 +194,56 @@ class Replay {
   void advance(double from, double to) {
     const double dt = to - from;
     if (dt <= 0.0) return;
-    summary_.hole_node_seconds += offered_count_ * dt;
-    hazard_.add_idle_node_seconds(offered_count_ * dt);
-    summary_.allocated_node_seconds += allocated_count_ * dt;
-    for (int j : admitted_) {
-      JobState& s = job(j);
-      if (s.nodes.empty()) continue;
-      const double rate = s.rate();
-      const double productive = std::max(0.0, to - std::max(from, s.stall_until_s));
-      const double samples = std::min(rate * productive, std::max(0.0, s.remaining()));
-      s.done_samples += samples;
+    summary_.hole_node_seconds += slurm_.hole_nodes() * dt;
+    summary_.allocated_node_seconds += slurm_.held_hole_nodes() * dt;
+    for (const int j : in_slurm_) {
+      JobRun& r = job(j);
+      if (r.training_nodes == 0) continue;
+      const double rate = r.rate();
+      const double productive = std::max(0.0, to - std::max(from, r.stall_until_s));
+      const double samples = std::min(rate * productive, std::max(0.0, r.remaining()));
+      r.done_samples += samples;
       summary_.useful_samples += samples;
       summary_.ideal_samples += rate * dt;
       rescale_loss_samples_ += rate * (dt - productive);
-      if (s.learner) {
-        if (productive > 0.0) s.learner->observe_progress(s.count(), samples, productive);
-        if (s.pending_stall && s.pending_stall->ends_s <= to) {
-          s.learner->observe_rescale(s.pending_stall->grow, s.pending_stall->cost_s);
-          s.pending_stall.reset();
-        }
-      }
     }
   }
 
   void step(double now) {
+    slurm_.set_time(now);
     solver_ms_this_step_ = 0.0;
-    const TraceStep* trace_step = nullptr;
     if (next_step_ < trace_.steps.size() && trace_.steps[next_step_].time_s <= now)
-      trace_step = &trace_.steps[next_step_++];
-    if (trace_step) apply_reclaims(*trace_step, now);
+      apply_trace_step(trace_.steps[next_step_++]);
     complete_jobs(now);
-    if (trace_step) apply_new_holes(*trace_step, now);
-    submit_and_admit(now);
-    if (dirty_) decide(now);
+    submit(now);
+    // gaptraind polls every few seconds; between changes a poll sees what the last one saw
+    // and decides the same, so the replay decides when something changed or a decision asked
+    // to look again (a drain, an admission, a backoff).
+    if (changed_ || now >= follow_up_at_) decide(now);
     if (observer_) observer_(record(now));
   }
 
-  void set_idle(const NodeUpdate& u, double now) {
-    const std::size_t n = idx(u.node);
-    // A new plan matters only within the horizon: the allocator values a node by its free time
-    // up to the horizon, so ends beyond it are all alike (and most plan changes are there).
-    if (predicted_end_[n] != u.predicted_end_s && options_.policy == Policy::gaptrain &&
-        trace_.has_plan &&
-        std::min(predicted_end_[n], u.predicted_end_s) < now + options_.horizon_s)
-      dirty_ = true;
-    predicted_end_[n] = u.predicted_end_s;
-    actual_end_[n] = u.actual_end_s;
-    if (!offered_[n]) {
-      offered_[n] = true;
-      idle_since_[n] = now;
-      ++offered_count_;
-      dirty_ = true;
-    }
-  }
-
-  // The regular workload takes nodes back: a job losing nodes shrinks (paying its shrink cost),
-  // or stops when it falls below its minimum or loses its batch host.
-  void apply_reclaims(const TraceStep& trace_step, double now) {
-    std::vector<int> hit;
-    std::vector<bool> lost_batch_host;
-    for (const NodeUpdate& u : trace_step.updates) {
-      if (u.idle || u.node >= node_count_ || !offered_[idx(u.node)]) continue;
-      const std::size_t n = idx(u.node);
-      offered_[n] = false;
-      --offered_count_;
-      history_.observe(now - idle_since_[n]);
-      hazard_.add_hole_end();
-      const int j = holder_[n];
-      if (j < 0) continue;
-      holder_[n] = -1;
-      --allocated_count_;
-      ++summary_.reclaims;
-      JobState& s = job(j);
-      const auto pos = std::find(s.nodes.begin(), s.nodes.end(), u.node);
-      const bool batch_host = pos == s.nodes.begin();
-      s.nodes.erase(pos);
-      const auto seen = std::find(hit.begin(), hit.end(), j);
-      if (seen == hit.end()) {
-        hit.push_back(j);
-        lost_batch_host.push_back(batch_host);
-      } else if (batch_host) {
-        lost_batch_host[static_cast<std::size_t>(seen - hit.begin())] = true;
-      }
-    }
-    for (std::size_t k = 0; k < hit.size(); ++k) {
-      JobState& s = job(hit[k]);
-      dirty_ = true;
-      if (lost_batch_host[k] || s.count() < s.spec->min_nodes) {
-        release_all(hit[k]);
-      } else {
-        charge_rescale(s, /*grow=*/false, now);
-      }
-    }
-  }
-
   void complete_jobs(double now) {
-    for (auto it = admitted_.begin(); it != admitted_.end();) {
-      JobState& s = job(*it);
-      const bool done = !s.nodes.empty() && completion_time(s, now) <= now + kDoneTolerance_s;
+    for (auto it = in_slurm_.begin(); it != in_slurm_.end();) {
+      JobRun& r = job(*it);
+      const bool done = r.training_nodes > 0 && completion_time(r, now) <= now + kDoneTolerance_s;
       if (!done) {
         ++it;
         continue;
       }
-      s.done_samples = s.spec->work_samples;
-      release_all(*it);
-      s.phase = Phase::done;
+      r.done_samples = r.spec->work_samples;
+      slurm_.end_elastic(r.slurm_id);
+      changed_ = true;
+      r.training_nodes = 0;
+      r.phase = Phase::done;
       ++summary_.jobs_completed;
-      it = admitted_.erase(it);
-      dirty_ = true;
+      it = in_slurm_.erase(it);
     }
   }
 
-  void apply_new_holes(const TraceStep& trace_step, double now) {
-    for (const NodeUpdate& u : trace_step.updates)
-      if (u.idle && u.node < node_count_) set_idle(u, now);
-  }
-
-  void submit_and_admit(double now) {
+  // The users' side: a job is submitted (held, for gaptraind to admit) while fewer than
+  // max_running of theirs are in Slurm; the rest wait in their own queue, first come first.
+  void submit(double now) {
     while (next_submit_ < submit_order_.size() &&
            start_s_ + jobs_[idx(submit_order_[next_submit_])].spec->submit_s <= now) {
       const int j = submit_order_[next_submit_++];
@@ -294,242 +251,127 @@ class Replay {
       queue_.push_back(j);
       ++summary_.jobs_submitted;
     }
-    while (!queue_.empty() && static_cast<int>(admitted_.size()) < options_.max_running) {
-      job(queue_.front()).phase = Phase::admitted;
-      admitted_.push_back(queue_.front());
+    while (!queue_.empty() && static_cast<int>(in_slurm_.size()) < options_.max_running) {
+      JobRun& r = job(queue_.front());
+      r.phase = Phase::in_slurm;
+      r.slurm_id = slurm_.submit_elastic(r.spec->id, r.spec->min_nodes, r.spec->max_nodes);
+      changed_ = true;
+      in_slurm_.push_back(queue_.front());
       queue_.pop_front();
-      dirty_ = true;
     }
   }
 
-  void release_all(int j) {
-    JobState& s = job(j);
-    for (int n : s.nodes) {
-      holder_[idx(n)] = -1;
-      --allocated_count_;
+  // What the plugin registers when the job starts: its curve and costs, unless --learn.
+  protocol::JobRegistration registration(const JobRun& r, const daemon::Job& job) const {
+    protocol::JobRegistration request;
+    request.job_id = r.slurm_id;
+    request.user = job.user;
+    request.batch_host = job.batch_host;
+    request.min_nodes = r.spec->min_nodes;
+    request.max_nodes =
+        std::max(r.spec->min_nodes, std::min(r.spec->max_nodes, slurm_.node_count()));
+    if (!options_.learn || oracle()) {
+      request.curve = *r.curve;
+      request.up_cost_s = oracle() ? 0.0 : r.spec->up_cost_s;
+      request.down_cost_s = oracle() ? 0.0 : r.spec->down_cost_s;
     }
-    s.nodes.clear();
-    s.pending_stall.reset();
+    return request;
   }
 
-  // A rescale stalls the job for its cost: it holds its new nodes but makes no progress.
-  void charge_rescale(JobState& s, bool grow, double now) {
-    ++summary_.rescales;
-    const double cost = oracle() ? 0.0 : (grow ? s.spec->up_cost_s : s.spec->down_cost_s);
-    const bool stalled = s.stall_until_s > now;
-    s.stall_until_s = std::max(s.stall_until_s, now) + cost;
-    // Back-to-back rescales merge into one stall nobody can attribute: the learner skips it.
-    if (stalled) {
-      s.pending_stall.reset();
-    } else {
-      s.pending_stall = PendingStall{grow, cost, s.stall_until_s};
+  // The launchers' side, before each decision: a job that started registers; every registered
+  // one reports its progress, the nodes it trains on and the drains it let go of.
+  void register_and_report(std::int64_t wall, double now) {
+    for (const int j : in_slurm_) {
+      const JobRun& r = jobs_[idx(j)];
+      if (!slurm_.running(r.slurm_id)) continue;
+      if (!elastic_.contains(r.slurm_id)) {
+        const std::optional<daemon::Job> job = slurm_.job(r.slurm_id);
+        if (auto refused =
+                elastic_.add(registration(r, *job), &*job, options_.config.elastic_partition, wall))
+          throw std::logic_error("simulate: registration of " + r.spec->id +
+                                 " refused: " + *refused);
+      }
+      protocol::LauncherReport report;
+      report.job_id = r.slurm_id;
+      report.drained = resizer_.draining(r.slurm_id);
+      for (const int node : slurm_.nodes_of(r.slurm_id)) {
+        const std::string& name = slurm_.node_name(node);
+        if (std::find(report.drained.begin(), report.drained.end(), name) == report.drained.end())
+          report.running.push_back(name);
+      }
+      report.samples_done = r.done_samples;
+      elastic_.report(report, wall, now);
     }
   }
 
-  // --- Decisions -------------------------------------------------------------------------------
-
+  // One of gaptraind's polls: the snapshot, the model, the core's cycle; then what the jobs'
+  // training runs on after it.
   void decide(double now) {
-    dirty_ = false;
-    if (admitted_.empty() || offered_count_ == 0) return;
-    std::vector<std::vector<int>> targets =
-        options_.policy == Policy::equal_share ? equal_share_targets() : allocator_targets(now);
-    apply_targets(targets, now);
+    changed_ = false;
+    follow_up_at_ = kUnknownEnd;
+    const std::int64_t wall = ReplayedSlurm::kEpoch + static_cast<std::int64_t>(std::floor(now));
+    daemon::Snapshot snapshot;
+    slurm_.poll(snapshot, wall, true);
+    holes_ = daemon::find_holes(snapshot, holes_);
+    if (oracle()) tell_actual_ends(holes_);
+    elastic_.refresh(snapshot);
+    register_and_report(wall, now);
+    const daemon::CycleOutcome outcome =
+        daemon::cycle(snapshot, holes_, elastic_, resizer_, daemon::Now{now, wall}, settings_);
+    ++summary_.cycles;
+    (void)resizer_.take_reclaim_latencies();
+    if (outcome.allocation) {
+      if (outcome.allocation->call_status != CallStatus::ok)
+        throw std::runtime_error("simulate: the allocator failed at t=" + std::to_string(now) +
+                                 " s: " + outcome.allocation->message);
+      solve_ms_.push_back(outcome.allocation->solve_ms);
+      solver_ms_this_step_ = outcome.allocation->solve_ms;
+    }
+    for (const int j : in_slurm_) retrain(job(j), now);
+    if (outcome.changed || !resizer_.drains().empty()) follow_up_at_ = now + kFollowUpS;
+    for (const auto& [id, backoff] : resizer_.backoffs())
+      if (backoff.retry_at > now) follow_up_at_ = std::min(follow_up_at_, backoff.retry_at);
   }
 
-  std::optional<double> hole_end_for(int node, double now) const {
-    const std::size_t n = idx(node);
-    switch (options_.policy) {
-      case Policy::oracle:
-        if (actual_end_[n] == kUnknownEnd) return std::nullopt;
-        return power_of_two_floor(actual_end_[n] - now);
-      case Policy::gaptrain:
-        if (trace_.has_plan) {
-          if (predicted_end_[n] == kUnknownEnd) return std::nullopt;
-          return std::max(0.0, predicted_end_[n] - now);
-        }
-        return history_prediction(now - idle_since_[n]);
-      case Policy::bftrainer:
-      case Policy::equal_share: return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  // With no plan (node-event logs), how long a node idle for `age_s` stays idle, from the holes
-  // seen so far.
-  std::optional<double> history_prediction(double age_s) const {
-    const std::optional<double> expected = history_.expected_remaining(age_s, options_.horizon_s);
-    if (!expected) return std::nullopt;
-    return power_of_two_floor(*expected);
-  }
-
-  // Remaining hole time rounded down to a power of two seconds (0 below 1 s): a few distinct
-  // values keep the allocator's hole classes few and its solves fast, and the rounding never
-  // promises a node for longer than known.
-  std::optional<double> power_of_two_floor(double remaining_s) const {
-    if (remaining_s >= options_.horizon_s) return std::nullopt;
-    if (remaining_s < 1.0) return 0.0;
-    return std::exp2(std::floor(std::log2(remaining_s)));
-  }
-
-  // The learned jobs' stand-in for S(1) before they have run: the median of the running jobs'
-  // estimates, else the last such median. Only the running jobs: a decision must not cost time
-  // in the number of jobs ever submitted (a year of KTH submits 60,000).
-  double learned_rate_fallback() {
-    std::vector<double> rates;
-    for (int j : admitted_)
-      if (const JobState& s = jobs_[idx(j)]; s.learner)
-        if (auto r = s.learner->one_node_rate()) rates.push_back(*r);
-    if (!rates.empty()) last_rate_fallback_ = percentile(std::move(rates), 0.5);
-    return last_rate_fallback_;
-  }
-
-  // The job as the allocator sees it; empty when it is worth nothing (reclaim_adjusted): it is
-  // then left out of the problem, and gets no nodes.
-  std::optional<ElasticJob> elastic_job(const JobState& s, double fallback_rate) const {
-    ElasticJob e;
-    e.id = s.spec->id;
-    e.min_nodes = s.spec->min_nodes;
-    e.max_nodes = max_nodes(*s.spec);
-    if (s.learner) {
-      e.curve = s.learner->curve(fallback_rate);
-      e.up_cost_s = s.learner->up_cost_s();
-      e.down_cost_s = s.learner->down_cost_s();
-    } else {
-      e.curve = *s.curve;
-      e.up_cost_s = s.spec->up_cost_s;
-      e.down_cost_s = s.spec->down_cost_s;
-    }
-    // gaptrain's own knowledge beyond BFTrainer's: reclaims the plan cannot show cost more on
-    // large jobs (reclaim_risk.hpp). The oracle keeps gaptrain's rule, so that it bounds it.
-    if (options_.policy == Policy::gaptrain || oracle()) {
-      std::optional<ScalingCurve> adjusted = reclaim_adjusted(
-          e.curve, e.max_nodes, hazard_.per_node_second(), e.up_cost_s, e.down_cost_s);
-      if (!adjusted) return std::nullopt;
-      e.curve = std::move(*adjusted);
-    }
-    if (oracle()) e.up_cost_s = e.down_cost_s = 0.0;  // its rescales are free
-    if (!s.nodes.empty()) e.batch_host = trace_.node_names[idx(s.nodes.front())];
-    return e;
-  }
-
-  std::vector<std::vector<int>> allocator_targets(double now) {
-    AllocationProblem problem;
-    problem.horizon_s = options_.horizon_s;
-    problem.objective = options_.objective;
-    problem.solver = options_.solver;
-    if (options_.policy == Policy::bftrainer) problem.solver.max_hole_classes = 1;
-    problem.nodes.reserve(idx(offered_count_));
-    for (int n = 0; n < node_count_; ++n) {
-      if (!offered_[idx(n)]) continue;
-      NodeState node{trace_.node_names[idx(n)], std::nullopt, hole_end_for(n, now)};
-      if (holder_[idx(n)] >= 0) node.job = jobs_[idx(holder_[idx(n)])].spec->id;
-      problem.nodes.push_back(std::move(node));
-    }
-    const double fallback_rate = options_.learn ? learned_rate_fallback() : 1.0;
-    for (int j : admitted_)
-      if (std::optional<ElasticJob> e = elastic_job(job(j), fallback_rate))
-        problem.jobs.push_back(std::move(*e));
-
-    const AllocationResult result = allocate(problem);
-    if (result.call_status != CallStatus::ok)
-      throw std::runtime_error("simulate: the allocator failed at t=" + std::to_string(now) +
-                               " s: " + result.message);
-    solve_ms_.push_back(result.solve_ms);
-    solver_ms_this_step_ = result.solve_ms;
-
-    std::vector<std::vector<int>> targets(admitted_.size());
-    for (std::size_t k = 0; k < admitted_.size(); ++k) {
-      const auto it = result.allocation.find(job(admitted_[k]).spec->id);
-      if (it == result.allocation.end()) continue;
-      for (const std::string& name : it->second) targets[k].push_back(node_index_.at(name));
-    }
-    return targets;
-  }
-
-  // BFTrainer's heuristic: counts from the equal split; a shrinking job keeps its batch host
-  // and first nodes, a growing one takes the lowest-index free nodes.
-  std::vector<std::vector<int>> equal_share_targets() {
-    std::vector<ShareLimits> limits;
-    for (int j : admitted_) limits.push_back({job(j).spec->min_nodes, job(j).spec->max_nodes});
-    const std::vector<int> counts = equal_share_counts(limits, offered_count_);
-    std::vector<std::vector<int>> targets(admitted_.size());
-    std::vector<bool> taken(offered_.size(), false);
-    for (std::size_t k = 0; k < admitted_.size(); ++k) {
-      const std::vector<int>& held = job(admitted_[k]).nodes;
-      const auto keep = std::min(held.size(), idx(counts[k]));
-      targets[k].assign(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(keep));
-      for (int n : targets[k]) taken[idx(n)] = true;
-    }
-    int next_free = 0;
-    for (std::size_t k = 0; k < admitted_.size(); ++k) {
-      while (static_cast<int>(targets[k].size()) < counts[k]) {
-        // Nodes a shrinking job gives up count as free: apply_targets() releases them first.
-        while (!offered_[idx(next_free)] || taken[idx(next_free)]) ++next_free;
-        taken[idx(next_free)] = true;
-        targets[k].push_back(next_free);
-      }
-    }
-    return targets;
-  }
-
-  // Moves every admitted job to its target node set (batch host first), charging rescales.
-  // Releases first, so nodes a shrinking job gives up can go to a growing one.
-  void apply_targets(const std::vector<std::vector<int>>& targets, double now) {
-    for (std::size_t k = 0; k < admitted_.size(); ++k) {
-      JobState& s = job(admitted_[k]);
-      const std::vector<int>& target = targets[k];
-      if (target.size() >= s.nodes.size()) continue;
-      if (target.empty()) {
-        release_all(admitted_[k]);
-        continue;
-      }
-      for (int n : s.nodes) {
-        if (std::find(target.begin(), target.end(), n) != target.end()) continue;
-        holder_[idx(n)] = -1;
-        --allocated_count_;
-      }
-      require_subset(target, s.nodes, *s.spec);
-      s.nodes = target;
-      charge_rescale(s, /*grow=*/false, now);
-    }
-    for (std::size_t k = 0; k < admitted_.size(); ++k) {
-      JobState& s = job(admitted_[k]);
-      const std::vector<int>& target = targets[k];
-      if (target.size() <= s.nodes.size()) continue;
-      require_subset(s.nodes, target, *s.spec);
-      for (int n : target) {
-        if (holder_[idx(n)] == admitted_[k]) continue;
-        if (holder_[idx(n)] >= 0 || !offered_[idx(n)])
-          throw std::logic_error("simulate: node " + trace_.node_names[idx(n)] + " given to job " +
-                                 s.spec->id + " is not free");
-        holder_[idx(n)] = admitted_[k];
-        ++allocated_count_;
-      }
-      s.nodes = target;
-      charge_rescale(s, /*grow=*/true, now);
+  // The oracle's knowledge: when every hole really ends, where the daemon knows the plan's
+  // prediction. Slurm's plan (and so the reclaims) stays what the trace's scheduler planned.
+  void tell_actual_ends(std::vector<daemon::Hole>& holes) const {
+    for (daemon::Hole& hole : holes) {
+      const double end = slurm_.actual_end(*slurm_.index_of(hole.node));
+      hole.predicted_end.reset();
+      if (end != kUnknownEnd)
+        hole.predicted_end = ReplayedSlurm::kEpoch + static_cast<std::int64_t>(std::floor(end));
     }
   }
 
-  static void require_subset(const std::vector<int>& small, const std::vector<int>& large,
-                             const JobSpec& spec) {
-    for (int n : small)
-      if (std::find(large.begin(), large.end(), n) == large.end())
-        throw std::logic_error("simulate: the decision migrates job " + spec.id +
-                               " (neither grow nor shrink)");
-    if (!small.empty() && small.front() != large.front())
-      throw std::logic_error("simulate: the decision moves job " + spec.id + "'s batch host");
+  // The training restarts on its new node count, stalled for the rescale's cost (the true
+  // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow.
+  void retrain(JobRun& r, double now) {
+    const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
+    const auto draining = resizer_.draining(r.slurm_id).size();
+    const int nodes = static_cast<int>(held.size() - std::min(held.size(), draining));
+    if (nodes == r.training_nodes) return;
+    const bool grow = nodes > r.training_nodes;
+    r.training_nodes = nodes;
+    if (nodes == 0) return;
+    ++summary_.rescales;
+    const double cost = oracle() ? 0.0 : (grow ? r.spec->up_cost_s : r.spec->down_cost_s);
+    r.stall_until_s = std::max(r.stall_until_s, now) + cost;
   }
 
   StepRecord record(double now) const {
     StepRecord r;
     r.time_s = now;
-    r.hole_nodes = offered_count_;
-    r.allocated_nodes = allocated_count_;
+    r.hole_nodes = slurm_.hole_nodes();
+    r.allocated_nodes = slurm_.held_hole_nodes();
     r.useful_samples = summary_.useful_samples;
     r.rescale_loss_samples = rescale_loss_samples_;
     r.solver_ms = solver_ms_this_step_;
-    for (int j : admitted_) {
-      const int n = jobs_[idx(j)].count();
+    for (const int j : in_slurm_) {
+      // Hole nodes only: one the trace took back is the waiting regular job's, not a hole.
+      const std::vector<int> held = slurm_.nodes_of(jobs_[idx(j)].slurm_id);
+      const auto n = static_cast<int>(
+          std::count_if(held.begin(), held.end(), [&](int node) { return slurm_.is_hole(node); }));
       if (n == 0) continue;
       ++r.jobs_running;
       r.allocation.push_back({j, n});
@@ -540,31 +382,26 @@ class Replay {
   const HoleTrace& trace_;
   const SimOptions& options_;
   const StepObserver& observer_;
-  int node_count_ = 0;
   double start_s_ = 0.0;
   double end_s_ = 0.0;
 
-  // Per node (index < node_count_).
-  std::vector<bool> offered_;  // the regular workload leaves it free
-  std::vector<double> predicted_end_;
-  std::vector<double> actual_end_;
-  std::vector<double> idle_since_;
-  std::vector<int> holder_;  // elastic job index, -1 when none
-  std::unordered_map<std::string, int> node_index_;
-  int offered_count_ = 0;
-  int allocated_count_ = 0;
+  ReplayedSlurm slurm_;
+  // gaptraind's model and core, as the daemon holds them.
+  daemon::ElasticJobs elastic_;
+  std::vector<daemon::Hole> holes_;
+  daemon::Resizer resizer_;
+  daemon::CycleSettings settings_;
 
-  std::vector<JobState> jobs_;
+  std::vector<JobRun> jobs_;
   std::vector<int> submit_order_;
   std::size_t next_submit_ = 0;
-  std::deque<int> queue_;      // submitted, waiting for admission (FCFS)
-  std::vector<int> admitted_;  // in admission order
-  double last_rate_fallback_ = 1.0;
-
+  std::deque<int> queue_;      // submitted by their users, not yet in Slurm (FCFS)
+  std::vector<int> in_slurm_;  // in Slurm, in submission order
   std::size_t next_step_ = 0;
-  bool dirty_ = false;  // something changed that the last decision did not see
-  HolePredictor history_;
-  ReclaimHazard hazard_;
+  double follow_up_at_ = kUnknownEnd;
+  bool changed_ = true;
+  // the simulated Slurm changed since the last decision
+
   SimSummary summary_;
   double rescale_loss_samples_ = 0.0;
   std::vector<double> solve_ms_;
@@ -574,7 +411,7 @@ class Replay {
 void validate_options(const HoleTrace& trace, const SimOptions& options) {
   if (options.max_running < 1) throw InputError("--max-running", "must be >= 1");
   if (options.node_limit < 0) throw InputError("--nodes", "must be >= 1");
-  if (!(options.horizon_s > 0.0)) throw InputError("horizon_s", "must be > 0");
+  if (!(options.config.horizon_s > 0.0)) throw InputError("horizon_s", "must be > 0");
   if (!(options.start_s >= 0.0) || options.start_s >= trace.end_s)
     throw InputError(
         "--start", "must lie within the trace, which lasts " + std::to_string(trace.end_s) + " s");

@@ -1,6 +1,7 @@
-// The trace-driven simulator: replays a hole trace and a mix of elastic jobs through the same
-// allocator the daemon uses (docs/simulator.md). Pure: plain structs in, plain structs out; what
-// happens at each step reaches the caller through an observer (log, plot, progress bar).
+// The trace-driven simulator: replays a hole trace and a mix of elastic jobs through gaptraind's
+// own decision core (core/cycle.hpp) and a simulated Slurm (replayed_slurm.hpp), with the
+// daemon's settings (docs/simulator.md). Pure: plain structs in, plain structs out; what happens
+// at each step reaches the caller through an observer (log, plot, progress bar).
 #pragma once
 
 #include <functional>
@@ -8,18 +9,21 @@
 #include <string_view>
 #include <vector>
 
-#include "core/settings.hpp"
+#include "core/config.hpp"
+#include "core/planner.hpp"
 #include "gaptrain/allocation.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
 
 namespace gaptrain::sim {
 
+// Every policy runs the same core and Slurm mechanics (reclaims, drains, leases); they differ
+// only in what the planner is told or uses (PlannerSettings).
 enum class Policy {
-  gaptrain,     // the hole-aware allocator on predicted hole ends only
-  bftrainer,    // BFTrainer: the same MILP objective, fixed horizon, no hole ends
+  gaptrain,     // what gaptraind does: the allocator on the plan's predicted hole ends
+  bftrainer,    // BFTrainer: the same allocator, not told hole ends (fixed horizon)
   equal_share,  // BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
-  oracle,       // upper bound: gaptrain's rule told the actual hole ends, rescales free
+  oracle,       // gaptrain told the actual hole ends as the plan, its rescales free
 };
 std::string_view to_string(Policy policy);
 std::optional<Policy> policy_from_string(std::string_view name);
@@ -32,13 +36,12 @@ struct SimOptions {
   int node_limit = 0;               // > 0: only nodes with index < node_limit offer holes
   double start_s = 0.0;             // the window simulated, in trace seconds; job submit times
   double duration_s = kUnknownEnd;  // are relative to start_s
-  // The allocator's horizon. 120 s: on KTH-SP2 both MILP policies do best there, since a
-  // longer one credits growth with time that reclaims and re-solves cut short (docs/simulator.md).
-  double horizon_s = daemon::kHorizonS.default_value;
-  // Speedup: under a standing queue, throughput runs the fastest model wide at poor parallel
-  // efficiency and finishes less work in the long run (docs/simulator.md).
-  Objective objective = Objective::speedup;
-  SolverOptions solver{.time_limit_s = 1.0};
+  // gaptraind's settings (gaptraind.json: horizon, graces, lease, idle reserve, partition):
+  // the core runs with these, as the daemon does.
+  daemon::DaemonConfig config;
+  // The planner's objective and solver, as gaptraind's (PlannerSettings).
+  Objective objective = daemon::PlannerSettings{}.objective;
+  SolverOptions solver = daemon::PlannerSettings{}.solver;
 };
 
 // A job holding nodes after a step. `job` indexes the job list given to simulate().
@@ -78,6 +81,13 @@ struct SimSummary {
   double solver_ms_p99 = 0.0;
   double solver_ms_max = 0.0;
   double simulated_s = 0.0;  // length of the window replayed
+  // The harm to the regular workload: a job the trace starts on a node an elastic job holds
+  // waits until the node is given back (replayed_slurm.hpp).
+  long long regular_waits = 0;
+  double regular_wait_s_p50 = 0.0;
+  double regular_wait_s_p99 = 0.0;
+  double regular_wait_s_max = 0.0;
+  long long cycles = 0;  // the core's decisions (gaptraind's polls that could change anything)
 };
 
 // Replays `trace` in the window of `options` with `jobs` (submit times relative to the window

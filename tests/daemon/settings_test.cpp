@@ -13,7 +13,7 @@
 #include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
-#include "resizer.hpp"
+#include "core/resizer.hpp"
 
 namespace gaptrain::daemon {
 namespace {

@@ -1,8 +1,8 @@
-#include "simulator/equal_share.hpp"
+#include "allocator/equal_share.hpp"
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::sim {
+namespace gaptrain {
 namespace {
 
 TEST(EqualShare, SplitsEquallyThenGivesLeftoversInFcfsOrder) {
@@ -26,4 +26,4 @@ TEST(EqualShare, NothingToShare) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain

@@ -97,7 +97,9 @@ TEST(SimulatorRealTrace, NodeSecondsAreConserved) {
   EXPECT_GT(summary.utilization, 0.5);
 }
 
-TEST(SimulatorRealTrace, EveryPolicyIsWithinTheOracleAndEfficiencyAtMostOne) {
+// The oracle runs through the daemon's mechanics too (a lease's minute, drains): it is no upper
+// bound of the others, and is not checked as one here.
+TEST(SimulatorRealTrace, EveryPolicyKeepsTheBooksAndRegularJobsWaitNoLongerThanAReclaim) {
   const Scenario& s = kth();
   const SimSummary oracle = simulate(s.trace, s.jobs, s.curves, window(Policy::oracle));
   EXPECT_NEAR(oracle.efficiency, 1.0, 1e-12);  // rescales are free for the oracle
@@ -109,7 +111,10 @@ TEST(SimulatorRealTrace, EveryPolicyIsWithinTheOracleAndEfficiencyAtMostOne) {
       const SimSummary summary = simulate(s.trace, s.jobs, s.curves, options);
       SCOPED_TRACE(std::string(to_string(policy)) + (learn ? " --learn" : ""));
       EXPECT_GT(summary.useful_samples, 0.0);
-      EXPECT_LE(summary.useful_samples, oracle.useful_samples);
+      // A regular job the trace starts on an elastic node waits for the reclaim's grace (1 s,
+      // gaptraind's default) and the poll that completes it, never longer.
+      EXPECT_GT(summary.regular_waits, 0);
+      EXPECT_LE(summary.regular_wait_s_max, 1.0);
       EXPECT_LE(summary.efficiency, 1.0);
       EXPECT_LE(summary.useful_samples, summary.ideal_samples);
       EXPECT_LE(summary.allocated_node_seconds, summary.hole_node_seconds);

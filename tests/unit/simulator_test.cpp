@@ -1,6 +1,9 @@
 // The simulator's event semantics on hand-made traces whose answers are computed by hand
-// (docs/simulator.md, "Event semantics"): progress, stalls for rescale costs, reclaims, stops below
-// the minimum, completions, admission, and the policies' different decisions on the same trace.
+// (docs/simulator.md, "Event semantics"): gaptraind's core decides through the simulated Slurm,
+// so a job is admitted on its minimum (its start costs a grow's stall), grows a second later
+// once it runs, and a node the regular workload takes back is drained (the training lets go at
+// once, a shrink's stall) and handed over a second later. Also: stops below the minimum,
+// completions, admission, and the policies' different decisions on the same trace.
 #include "simulator/simulator.hpp"
 
 #include <gtest/gtest.h>
@@ -77,20 +80,24 @@ TEST(SimulatorSemantics, AHoleShorterThanTheRescaleCostIsNotFilled) {
 TEST(SimulatorSemantics, BftrainerFillsTheShortHoleAndPaysForIt) {
   const SimSummary s = simulate(short_hole_trace(), {linear_job("a", 0, 1, 2)}, kCurves,
                                 with_policy(Policy::bftrainer));
-  // 20..1000 on 1 node; grow at 1000 stalls to 1020, the reclaim at 1010 adds a 10 s shrink
-  // stall after it: no progress until 1030; then 1 node until 2000.
+  // 20..1000 on 1 node; grow at 1000 stalls to 1020. Slurm's plan has a regular job on node 1
+  // at 1010 and the satellite's lease (a minute, Slurm's least) would outlast that: gaptraind
+  // gives the node back at the next poll (1001: drain, the training lets go, a 10 s shrink stall
+  // after the grow's, until 1030; 1002: released). Then 1 node until 2000.
   EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0 + 970.0 * 100.0);
-  EXPECT_DOUBLE_EQ(s.ideal_samples, 1000.0 * 100.0 + 10.0 * 200.0 + 990.0 * 100.0);
-  EXPECT_EQ(s.rescales, 3);  // start, grow, forced shrink
-  EXPECT_EQ(s.reclaims, 1);
-  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2000.0 + 10.0);
+  EXPECT_DOUBLE_EQ(s.ideal_samples, 1000.0 * 100.0 + 1.0 * 200.0 + 999.0 * 100.0);
+  EXPECT_EQ(s.rescales, 3);  // start, grow, shrink
+  EXPECT_EQ(s.reclaims, 0);  // given back before the regular job came
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2000.0 + 2.0);
+  EXPECT_EQ(s.regular_waits, 0);
 }
 
 TEST(SimulatorSemantics, TheOracleSeesTheHoleEndAndPaysNothing) {
   const SimSummary s = simulate(short_hole_trace(), {linear_job("a", 0, 1, 2)}, kCurves,
                                 with_policy(Policy::oracle));
-  // Free rescales: every node-second of both holes is progress.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 2010.0 * 100.0);
+  // Free rescales: node 0 all along, node 1 from its grow at 1000 until the drain at 1001 (the
+  // same mechanics as bftrainer's above: its lease would outlast the planned regular job).
+  EXPECT_DOUBLE_EQ(s.useful_samples, 2001.0 * 100.0);
   EXPECT_DOUBLE_EQ(s.efficiency, 1.0);
 }
 
@@ -100,13 +107,15 @@ TEST(SimulatorSemantics, AReclaimChargesTheShrinkCost) {
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(1)}}});
   const SimSummary s =
       simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
-  // Start on both nodes (stall 20 s), 200/s until the reclaim at 500, 10 s shrink stall, then
-  // 100/s until 1000.
+  // Admitted on node 0 at 0 (stall to 20), grown onto node 1 at 1 (stall to 40), 200/s until
+  // the regular workload takes node 1 at 500: drained at once (10 s shrink stall), released at
+  // 501, where the waiting regular job starts; then 100/s until 1000.
   EXPECT_EQ(s.reclaims, 1);
-  EXPECT_EQ(s.rescales, 2);  // start, forced shrink
-  EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 490.0 * 100.0);
-  EXPECT_DOUBLE_EQ(s.ideal_samples, 500.0 * 200.0 + 500.0 * 100.0);
-  EXPECT_NEAR(s.efficiency, (480.0 * 200.0 + 490.0 * 100.0) / 150000.0, 1e-12);
+  EXPECT_EQ(s.rescales, 3);  // start, grow, shrink
+  EXPECT_DOUBLE_EQ(s.useful_samples, 460.0 * 200.0 + 490.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.ideal_samples, 1.0 * 100.0 + 499.0 * 200.0 + 500.0 * 100.0);
+  EXPECT_EQ(s.regular_waits, 1);
+  EXPECT_DOUBLE_EQ(s.regular_wait_s_max, 1.0);
 }
 
 TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
@@ -117,10 +126,11 @@ TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(0), idle(1)}}});
   const SimSummary s =
       simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
-  // 20..500 on 2 nodes; stopped at 500 (node 1 freed); restarted on node 1 at once (stall 20 s,
-  // the start cost), then 100/s from 520 to 1000.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 480.0 * 100.0);
-  EXPECT_EQ(s.rescales, 2);  // start, restart; the stop itself costs no stall
+  // 40..500 on 2 nodes (admitted at 0, grown at 1); at 500 the batch host is wanted: the job is
+  // drained whole and requeued at 501, admitted again on node 1 at 502 (stall 20 s, the start
+  // cost), then 100/s from 522 to 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 460.0 * 200.0 + 478.0 * 100.0);
+  EXPECT_EQ(s.rescales, 3);  // start, grow, restart; the stop itself costs no stall
   EXPECT_EQ(s.reclaims, 1);
 }
 
@@ -129,11 +139,12 @@ TEST(SimulatorSemantics, AJobBelowItsMinimumStopsAndRestartsWhenNodesReturn) {
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}, {500.0, {busy(1)}}, {700.0, {idle(1)}}});
   const SimSummary s =
       simulate(trace, {linear_job("a", 0, 2, 2)}, kCurves, with_policy(Policy::bftrainer));
-  // 20..500 on 2 nodes; at 500 one node goes, 1 < min 2: stop, node 0 left idle; at 700 both
-  // are free again: restart (stall 20 s), 200/s from 720 to 1000.
+  // Admitted on both (its minimum) at 0, 20..500 at 200/s; at 500 one node goes, 1 < min 2:
+  // drained and requeued at 501, node 0 left idle; at 700 both are free again: admitted
+  // (stall 20 s), 200/s from 720 to 1000.
   EXPECT_DOUBLE_EQ(s.useful_samples, 480.0 * 200.0 + 280.0 * 200.0);
   EXPECT_DOUBLE_EQ(s.hole_node_seconds, 2.0 * 500.0 + 200.0 + 2.0 * 300.0);
-  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2.0 * 500.0 + 2.0 * 300.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 2.0 * 500.0 + 1.0 + 2.0 * 300.0);
   EXPECT_EQ(s.rescales, 2);
   EXPECT_EQ(s.reclaims, 1);
 }
@@ -150,10 +161,12 @@ TEST(SimulatorSemantics, AJobCompletesWhenItsWorkIsDoneAndTheNextIsAdmitted) {
   EXPECT_EQ(s.jobs_submitted, 2);
   EXPECT_EQ(s.jobs_completed, 1);
   EXPECT_DOUBLE_EQ(s.useful_samples, 50000.0 + 460.0 * 100.0);
-  ASSERT_EQ(steps.size(), 3U);  // t=0 (trace, submits), t=520 (completion), t=1000 (the end)
-  EXPECT_DOUBLE_EQ(steps[1].time_s, 520.0);
-  ASSERT_EQ(steps[1].allocation.size(), 1U);
-  EXPECT_EQ(steps[1].allocation[0].job, 1);
+  // t=0 (trace, submits, a admitted), t=1 (the poll after it), t=520 (a done, b admitted),
+  // t=521, t=1000 (the end).
+  ASSERT_EQ(steps.size(), 5U);
+  EXPECT_DOUBLE_EQ(steps[2].time_s, 520.0);
+  ASSERT_EQ(steps[2].allocation.size(), 1U);
+  EXPECT_EQ(steps[2].allocation[0].job, 1);
 }
 
 TEST(SimulatorSemantics, AdmissionIsFcfsAndBounded) {
@@ -163,16 +176,17 @@ TEST(SimulatorSemantics, AdmissionIsFcfsAndBounded) {
   std::vector<StepRecord> steps;
   simulate(trace, {linear_job("a", 0, 1, 4), linear_job("b", 0, 1, 4), linear_job("c", 0, 1, 4)},
            kCurves, options, [&](const StepRecord& r) { steps.push_back(r); });
-  // The first step, then the record of the window's end (t=100, nothing changed).
-  ASSERT_EQ(steps.size(), 2U);
-  EXPECT_DOUBLE_EQ(steps[1].time_s, 100.0);
-  EXPECT_EQ(steps[1].allocated_nodes, 4);
-  // Only a and b are admitted; equal share gives each 2 nodes.
-  ASSERT_EQ(steps[0].allocation.size(), 2U);
-  EXPECT_EQ(steps[0].allocation[0].job, 0);
-  EXPECT_EQ(steps[0].allocation[0].nodes, 2);
-  EXPECT_EQ(steps[0].allocation[1].job, 1);
-  EXPECT_EQ(steps[0].allocation[1].nodes, 2);
+  // t=0: a and b admitted on one node each; t=1: each grown to its equal share of 2; t=2: the
+  // poll after the grows, nothing to do; then the window's end.
+  ASSERT_EQ(steps.size(), 4U);
+  EXPECT_DOUBLE_EQ(steps[3].time_s, 100.0);
+  EXPECT_EQ(steps[3].allocated_nodes, 4);
+  // Only a and b are in Slurm (at most 2 running); equal share gives each 2 nodes.
+  ASSERT_EQ(steps[1].allocation.size(), 2U);
+  EXPECT_EQ(steps[1].allocation[0].job, 0);
+  EXPECT_EQ(steps[1].allocation[0].nodes, 2);
+  EXPECT_EQ(steps[1].allocation[1].job, 1);
+  EXPECT_EQ(steps[1].allocation[1].nodes, 2);
 }
 
 TEST(SimulatorSemantics, TheWindowShiftsSubmitsAndCountsOnlyItsOwnTime) {
@@ -196,13 +210,28 @@ TEST(SimulatorSemantics, NodesBeyondTheLimitOfferNoHoles) {
   EXPECT_DOUBLE_EQ(s.useful_samples, 80.0 * 100.0);
 }
 
+// The daemon's settings reach the core: with one idle node kept in reserve for regular jobs
+// (gaptraind.json's idle_reserve_nodes), the job never grows onto the second.
+TEST(SimulatorSemantics, TheDaemonsSettingsAreTheCoresIdleReserveIncluded) {
+  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}});
+  SimOptions options = with_policy(Policy::gaptrain);
+  options.config.idle_reserve_nodes = 1;
+  const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 1000.0);
+  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0);
+  options.config.idle_reserve_nodes = 0;
+  EXPECT_DOUBLE_EQ(simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options).useful_samples,
+                   960.0 * 200.0);
+}
+
 TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
   const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}});
   SimOptions options = with_policy(Policy::bftrainer);
   options.learn = true;
   const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
-  // Whatever the prior says, one job alone takes every free node it can use.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 200.0);
+  // Whatever the prior says, one job alone takes every free node it can use: admitted at 0
+  // (stall to 20), grown at 1 (stall to 40), 200/s until 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 960.0 * 200.0);
 }
 
 TEST(SimulatorInput, AModelWithoutACurveIsAnError) {

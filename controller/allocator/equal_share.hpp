@@ -1,0 +1,29 @@
+// BFTrainer's heuristic baseline, the comparison policy `equal-share` of gaptrain simulate: the
+// nodes are split equally among the jobs, the leftovers go to jobs in FCFS order. Pure; an
+// alternative to allocate() for the same problem, with the same never-migrate rule.
+#pragma once
+
+#include <vector>
+
+#include "gaptrain/allocation.hpp"
+
+namespace gaptrain {
+
+struct ShareLimits {
+  int min_nodes = 1;
+  int max_nodes = 1;
+};
+
+// Node counts for `jobs` (in FCFS order) sharing `nodes` nodes. Every job gets the equal share
+// clamped to its max; a job whose min exceeds the share gets nothing; nodes left over then go
+// one job at a time in FCFS order, each job up to its max (a job given nothing yet takes them
+// only when they reach its min). Every count is 0 or within [min, max]; the sum is <= nodes.
+std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int nodes);
+
+// `problem` shared equally (the counts above, jobs in the problem's order): a job keeps the
+// nodes it holds (batch host first) up to its count and then takes idle nodes in the problem's
+// order; hole ends, curves and costs are not looked at. Never migrates, never moves a batch
+// host; a job whose count falls below what keeps its batch host gives up everything.
+AllocationResult share_equally(const AllocationProblem& problem);
+
+}  // namespace gaptrain

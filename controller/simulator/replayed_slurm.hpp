@@ -1,0 +1,156 @@
+// Slurm as the replay sees it: the decision core's two ports (core/slurm_queries.hpp,
+// core/slurm_actions.hpp) over a cluster whose regular workload follows a hole trace
+// (docs/simulator.md, "The simulated Slurm"). gaptrain simulate drives the core through it as
+// gaptraind drives the core through libslurm, so the policy measured is the policy shipped.
+//
+// What it answers (poll): every node (allocated while the regular workload or an elastic job
+// holds it; idle, or PLANNED when the trace's scheduler plan names its end), the elastic jobs
+// (held pending ones waiting for admission, running ones, and their satellites), and the
+// regular workload's pending jobs:
+//  - the plan: for each predicted hole end, one job backfill plans on those nodes at that time.
+//    It asks for more nodes than the cluster's free and elastic ones, for it also waits for
+//    nodes regular jobs hold until then: nothing gaptrain gives back starts it sooner;
+//  - a node the trace hands back to the regular workload while an elastic job holds it: a job
+//    that can run only there (its own one-node partition, as `-w NODE` would), waiting for it.
+//    It starts the moment the node is let go; how long it waited is the harm done.
+// What it does (the actions): grows take idle hole nodes as one-node satellites, shrinks and
+// releases let nodes go, admissions start a held job on its nodes, requeues put a job back in
+// the queue, held, keeping its progress (its checkpoint). A node that is not idle is refused,
+// as slurmctld refuses it. Time limits are recorded, not enforced: gaptraind renews leases at
+// every poll and the replay polls only when something happens (docs/simulator.md).
+//
+// Times: the replay's seconds `t` are Slurm's epoch seconds kEpoch + t.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "core/slurm_actions.hpp"
+#include "core/slurm_queries.hpp"
+#include "simulator/trace.hpp"
+
+namespace gaptrain::sim {
+
+class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {
+ public:
+  static constexpr std::int64_t kEpoch = 1'000'000'000;
+
+  // The first `node_count` nodes of `trace` (all busy until the trace frees them), in partition
+  // "regular" and in `elastic_partition`, where the elastic jobs run.
+  ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition);
+
+  void set_time(double t) { now_s_ = t; }
+  double time() const { return now_s_; }
+
+  // --- The regular workload (the trace) ---------------------------------------------------
+  // The node is left free by the regular workload from now on: a hole, with the plan's
+  // predicted end and the actual end (absolute trace seconds; kUnknownEnd: no plan, or never).
+  // For a node free already, only the plan changes. Only the oracle is told the actual end.
+  // Returns the predicted end the node had before (kUnknownEnd also when it was no hole).
+  double free_node(int node, double predicted_end_s, double actual_end_s);
+  double actual_end(int node) const { return nodes_[static_cast<std::size_t>(node)].actual_end_s; }
+  std::optional<int> index_of(const std::string& name) const;
+  // The regular workload takes the node: at once when no elastic job holds it, else as soon
+  // as it is let go. False when the node was not a hole.
+  bool take_node(int node);
+
+  // --- The elastic jobs' users -------------------------------------------------------------
+  // A held pending job in the elastic partition (sbatch --hold -N MIN-MAX); returns its id.
+  std::uint32_t submit_elastic(const std::string& name, int min_nodes, int max_nodes);
+  // The job's training finished: it ends, its own nodes are free. Its satellites are left to
+  // gaptraind, which releases them as it does in Slurm: the ended job stays listed for
+  // MinJobAge (slurmctld's default, 300 s), and a satellite outliving its owner ends at its
+  // time limit at the latest.
+  void end_elastic(std::uint32_t job_id);
+
+  // --- Ports ---------------------------------------------------------------------------------
+  Result poll(daemon::Snapshot& snapshot, std::int64_t now, bool full) override;
+  Result load_config(Config& config) override;
+  daemon::ActionResult shrink(const daemon::ShrinkRequest& request) override;
+  daemon::GrowResult grow(const daemon::GrowRequest& request) override;
+  daemon::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
+  daemon::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
+  daemon::ActionResult admit(const daemon::AdmitRequest& request) override;
+  daemon::ActionResult requeue(std::uint32_t job_id) override;
+  daemon::ActionResult hold(std::uint32_t job_id) override;
+
+  // --- What the replay measures --------------------------------------------------------------
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  const std::string& node_name(int node) const { return names_[static_cast<std::size_t>(node)]; }
+  // Nodes the regular workload leaves free (holes), and of those, held by elastic jobs.
+  int hole_nodes() const { return hole_nodes_; }
+  int held_hole_nodes() const { return held_hole_nodes_; }
+  // Regular jobs waiting for a node an elastic job holds, now.
+  int regular_waiting() const { return waiting_; }
+  // The waits that ended so far (s each): a regular job started late on a node given back.
+  const std::vector<double>& regular_waits() const { return regular_waits_; }
+  // The nodes a job (own nodes, batch host first, then its satellites') holds; empty when it
+  // does not run.
+  std::vector<int> nodes_of(std::uint32_t job_id) const;
+  bool running(std::uint32_t job_id) const;
+  // Whether the regular workload leaves the node free (a hole; held by an elastic job or not).
+  bool is_hole(int node) const { return nodes_[static_cast<std::size_t>(node)].hole; }
+  // The job as a snapshot shows it (for registration); nullopt when unknown or ended.
+  std::optional<daemon::Job> job(std::uint32_t job_id) const;
+
+ private:
+  struct Node {
+    bool hole = false;  // the regular workload leaves it free
+    double predicted_end_s = kUnknownEnd;
+    double actual_end_s = kUnknownEnd;
+    double idle_since_s = 0.0;
+    std::uint32_t holder = 0;  // the elastic job or satellite on it; 0: none
+    bool wanted = false;       // a regular job waits for it (the hole ended while held)
+    double wanted_since_s = 0.0;
+  };
+  enum class Phase { held, running, ended };
+  struct ElasticJob {
+    std::string name;
+    int min_nodes = 1;
+    int max_nodes = 1;
+    Phase phase = Phase::held;
+    bool requeued = false;
+    std::vector<int> nodes;  // own nodes, batch host first
+    std::int64_t start_time = 0;
+    std::int64_t end_time = 0;  // ended: when
+    std::uint32_t time_limit_minutes = 0;
+  };
+  struct Satellite {
+    std::uint32_t owner = 0;
+    int node = 0;
+    std::int64_t start_time = 0;
+    std::uint32_t time_limit_minutes = 0;
+  };
+
+  std::int64_t wall() const;
+  // Ended jobs older than MinJobAge are forgotten; satellites of a job that no longer runs end
+  // at their time limit.
+  void expire();
+  Node& at(int node) { return nodes_[static_cast<std::size_t>(node)]; }
+  // Free for elastic work: a hole no job holds and no regular job waits for.
+  bool idle(int node) const;
+  void hold(int node, std::uint32_t holder);
+  // The holder lets the node go: a regular job waiting for it starts there.
+  void let_go(int node);
+  daemon::Job job_view(std::uint32_t id, const ElasticJob& job) const;
+  daemon::ActionResult refuse(const std::string& what) const;
+
+  std::string elastic_partition_;
+  std::vector<std::string> names_;
+  std::map<std::string, int> index_;
+  std::vector<Node> nodes_;
+  std::map<std::uint32_t, ElasticJob> jobs_;
+  std::map<std::uint32_t, Satellite> satellites_;
+  std::uint32_t next_id_ = 1;
+  double now_s_ = 0.0;
+  int hole_nodes_ = 0;
+  int held_hole_nodes_ = 0;
+  int waiting_ = 0;
+  std::vector<double> regular_waits_;
+};
+
+}  // namespace gaptrain::sim
