@@ -5,6 +5,26 @@
 
 namespace gaptrain::daemon {
 
+CycleSettings cycle_settings(const DaemonConfig& config,
+                             const std::optional<SlurmBehaviour>& behaviour) {
+  CycleSettings settings;
+  settings.planner.horizon_s = config.horizon_s;
+  settings.planner.elastic_partition = config.elastic_partition;
+  settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
+  if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;
+  settings.resize = config.resize;
+  return settings;
+}
+
+ResizerSettings resizer_settings(const DaemonConfig& config) {
+  ResizerSettings settings;
+  settings.drain_grace_s = config.drain_grace_s;
+  settings.reclaim_grace_s = config.reclaim_grace_s;
+  settings.lease_s = config.lease_s;
+  settings.elastic_partition = config.elastic_partition;
+  return settings;
+}
+
 CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, ElasticJobs& elastic,
                    Resizer& resizer, const Now& now, const CycleSettings& settings) {
   const std::string& partition = settings.planner.elastic_partition;

@@ -21,11 +21,13 @@
 #include <vector>
 
 #include "core/cluster.hpp"
+#include "core/config.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
 #include "core/notes.hpp"
 #include "core/planner.hpp"
 #include "core/resizer.hpp"
+#include "core/slurm_release.hpp"
 #include "gaptrain/allocation.hpp"
 
 namespace gaptrain::daemon {
@@ -34,6 +36,13 @@ struct CycleSettings {
   PlannerSettings planner;
   bool resize = true;  // false: plan and say what would be done, change nothing
 };
+
+// What gaptraind.json sets of the cycle and of the resizer: the daemon and the simulator take
+// them from here, so that both run the core with the same settings. `behaviour`: what slurmctld's
+// configuration changes (disable_job_shrink), once known.
+CycleSettings cycle_settings(const DaemonConfig& config,
+                             const std::optional<SlurmBehaviour>& behaviour = std::nullopt);
+ResizerSettings resizer_settings(const DaemonConfig& config);
 
 struct CycleOutcome {
   // The allocator's answer; empty when there was nothing to decide (no elastic job).

@@ -103,7 +103,7 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
       config_(std::move(config)),
       slurm_(slurm),
       actions_(actions) {
-  resizer_.emplace(actions_, resizer_settings());
+  resizer_.emplace(actions_, resizer_settings(config_));
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -407,29 +407,12 @@ Now Daemon::now() const {
              .wall = wall_now()};
 }
 
-PlannerSettings Daemon::planner_settings() const {
-  PlannerSettings settings;
-  settings.horizon_s = config_.horizon_s;
-  settings.elastic_partition = config_.elastic_partition;
-  settings.idle_reserve_nodes = config_.idle_reserve_nodes;
-  if (slurm_behaviour_) settings.shrink_own_nodes = slurm_behaviour_->shrink_own_nodes;
-  return settings;
-}
-
-ResizerSettings Daemon::resizer_settings() const {
-  ResizerSettings settings;
-  settings.drain_grace_s = config_.drain_grace_s;
-  settings.reclaim_grace_s = config_.reclaim_grace_s;
-  settings.lease_s = config_.lease_s;
-  settings.elastic_partition = config_.elastic_partition;
-  return settings;
-}
-
 // What act() did on the worker: the copies it changed, and the cycle's outcome.
 struct Daemon::ActOutcome {
   ElasticJobs elastic;
   Resizer resizer;
   CycleOutcome cycle;
+  Now decided_at;
 };
 
 void Daemon::act() {
@@ -437,27 +420,27 @@ void Daemon::act() {
   acting_ = true;
   // Copies, handed over: the loop keeps its own to answer status meanwhile, and holds back
   // what would change them (hold_while_acting) until the outcome replaces them.
-  slurm_worker_->post([this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_,
-                       holes = holes_, settings = planner_settings(),
-                       resize = config_.resize]() mutable -> Worker::Done {
-    try {
-      CycleOutcome outcome =
-          cycle(snapshot, holes, elastic, resizer, at, CycleSettings{settings, resize});
-      return
-          [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
-                                      std::move(outcome)}]() mutable { acted(std::move(outcome)); };
-    } catch (const std::exception& e) {
-      // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
-      return [this, what = std::string(e.what())] { cycle_failed(what); };
-    }
-  });
+  slurm_worker_->post(
+      [this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_, holes = holes_,
+       settings = cycle_settings(config_, slurm_behaviour_)]() mutable -> Worker::Done {
+        try {
+          CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
+          return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
+                                             std::move(outcome), at}]() mutable {
+            acted(std::move(outcome));
+          };
+        } catch (const std::exception& e) {
+          // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
+          return [this, what = std::string(e.what())] { cycle_failed(what); };
+        }
+      });
 }
 
 void Daemon::acted(ActOutcome outcome) {
   acting_ = false;
   elastic_ = std::move(outcome.elastic);
   resizer_.emplace(std::move(outcome.resizer));
-  resizer_->set_settings(resizer_settings());  // a reload meanwhile changed the loop's copy
+  resizer_->set_settings(resizer_settings(config_));  // a reload meanwhile changed the loop's copy
   for (const Note& note : outcome.cycle.notes) log::write(note);
   std::set<std::uint32_t> set_aside;
   for (const auto& [job_id, reason] : outcome.cycle.set_aside) {
@@ -485,7 +468,8 @@ void Daemon::acted(ActOutcome outcome) {
 
   if (poll_observer_) {
     const auto poll_usec = static_cast<double>(mono_now_uncached() - cycle_started_);
-    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_});
+    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_,
+                    outcome.decided_at, std::exchange(registered_, {})});
   }
 
   if (!ready_) {
@@ -583,7 +567,7 @@ void Daemon::reload() {
     server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
                                    static_cast<std::size_t>(config_.max_connections_per_peer));
     // An act() running keeps the settings it started with; the next one has these.
-    resizer_->set_settings(resizer_settings());
+    resizer_->set_settings(resizer_settings(config_));
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {
@@ -775,6 +759,7 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
     return;
   }
   const ElasticJob& elastic = elastic_.jobs().at(request.job_id);
+  if (poll_observer_) registered_.push_back(request.job_id);
   ++events_.accepted;
   log::info("elastic job registered", {{"JOB_ID", request.job_id},
                                        {"UID", uid},

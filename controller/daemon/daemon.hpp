@@ -51,12 +51,16 @@ class StartError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What one successful poll did, for an observer (the load generator's measurements).
+// What one successful poll did, for an observer (the load generator's measurements, and the
+// test that checks the simulator decides as the daemon does).
 struct PollReport {
   std::size_t nodes = 0;
   std::size_t holes = 0;
   double poll_ms = 0.0;            // the whole poll: Slurm, model, plan, actions, state file
   std::optional<double> solve_ms;  // the allocator's, when it ran
+  Now decided_at;                  // the time the decision was made for
+  // The jobs registered since the last report, in order: the model the decision saw had them.
+  std::vector<std::uint32_t> registered;
 };
 
 class Daemon {
@@ -98,8 +102,6 @@ class Daemon {
   // The end of a poll (and its act): the next one is timed, requests held meanwhile run.
   void end_cycle(std::uint64_t delay_usec);
   Now now() const;
-  PlannerSettings planner_settings() const;
-  ResizerSettings resizer_settings() const;
   // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
   void poll_soon();
   // The same, not before `not_before` (CLOCK_MONOTONIC usec).
@@ -174,6 +176,7 @@ class Daemon {
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
   std::function<void(const PollReport&)> poll_observer_;
+  std::vector<std::uint32_t> registered_;  // since the last PollReport
 
   struct WaitingRegistration {
     protocol::JobRegistration request;

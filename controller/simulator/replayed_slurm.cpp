@@ -46,8 +46,9 @@ std::string only_partition(const std::string& node) {
 
 }  // namespace
 
-ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition)
-    : elastic_partition_(std::move(elastic_partition)) {
+ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
+                             std::int64_t epoch)
+    : elastic_partition_(std::move(elastic_partition)), epoch_(epoch) {
   const int count = std::min(node_count, static_cast<int>(trace.node_names.size()));
   names_.assign(trace.node_names.begin(), trace.node_names.begin() + count);
   nodes_.resize(names_.size());
@@ -55,7 +56,7 @@ ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string
 }
 
 std::int64_t ReplayedSlurm::wall() const {
-  return kEpoch + static_cast<std::int64_t>(std::floor(now_s_));
+  return wall_at(now_s_);
 }
 
 bool ReplayedSlurm::idle(int node) const {
@@ -241,16 +242,15 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     } else {
       node.state = plan_known ? NodeState::planned : NodeState::idle;
     }
-    if (n.hole) node.last_busy = kEpoch + static_cast<std::int64_t>(std::floor(n.idle_since_s));
+    if (n.hole) node.last_busy = wall_at(n.idle_since_s);
     if (plan_known) {
-      planned[kEpoch + static_cast<std::int64_t>(std::floor(n.predicted_end_s))].push_back(
-          node.name);
+      planned[wall_at(n.predicted_end_s)].push_back(node.name);
     }
     snapshot.nodes.push_back(std::move(node));
   }
   for (auto& [start, nodes] : planned) {
     Job job =
-        regular_pending(kPlanIds + static_cast<std::uint32_t>(start - kEpoch), kRegularPartition);
+        regular_pending(kPlanIds + static_cast<std::uint32_t>(start - epoch_), kRegularPartition);
     job.start_time = start;
     job.sched_nodes = std::move(nodes);
     // It also waits for nodes the regular workload holds until then: more nodes than are

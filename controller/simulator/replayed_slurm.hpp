@@ -19,9 +19,11 @@
 // as slurmctld refuses it. Time limits are recorded, not enforced: gaptraind renews leases at
 // every poll and the replay polls only when something happens (docs/simulator.md).
 //
-// Times: the replay's seconds `t` are Slurm's epoch seconds kEpoch + t.
+// Times: the replay's seconds `t` are Slurm's epoch seconds epoch + t (kEpoch unless given: a
+// test that runs the real daemon against it gives the wall clock's start).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -41,7 +43,12 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
 
   // The first `node_count` nodes of `trace` (all busy until the trace frees them), in partition
   // "regular" and in `elastic_partition`, where the elastic jobs run.
-  ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition);
+  ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
+                std::int64_t epoch = kEpoch);
+
+  std::int64_t epoch() const { return epoch_; }
+  // Slurm's time (epoch seconds) at replay second `t`.
+  std::int64_t wall_at(double t) const { return epoch_ + static_cast<std::int64_t>(std::floor(t)); }
 
   void set_time(double t) { now_s_ = t; }
   double time() const { return now_s_; }
@@ -140,6 +147,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   daemon::ActionResult refuse(const std::string& what) const;
 
   std::string elastic_partition_;
+  std::int64_t epoch_ = kEpoch;
   std::vector<std::string> names_;
   std::map<std::string, int> index_;
   std::vector<Node> nodes_;

@@ -9,10 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cycle.hpp"
-#include "core/elastic_jobs.hpp"
-#include "core/holes.hpp"
-#include "core/resizer.hpp"
+#include "core/controller.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/protocol.hpp"
 #include "simulator/replayed_slurm.hpp"
@@ -59,26 +56,14 @@ double percentile(std::vector<double> values, double p) {
   return *at;
 }
 
-daemon::CycleSettings cycle_settings(const SimOptions& options) {
-  daemon::CycleSettings settings;
-  daemon::PlannerSettings& planner = settings.planner;
-  planner.horizon_s = options.config.horizon_s;
-  planner.objective = options.objective;
-  planner.solver = options.solver;
-  planner.elastic_partition = options.config.elastic_partition;
-  planner.idle_reserve_nodes = options.config.idle_reserve_nodes;
-  planner.use_hole_ends = options.policy != Policy::bftrainer;
-  planner.equal_share = options.policy == Policy::equal_share;
+// gaptraind's settings (cycle.hpp), and the comparison policy's.
+daemon::CycleSettings policy_settings(const SimOptions& options) {
+  daemon::CycleSettings settings = daemon::cycle_settings(options.config);
+  settings.planner.objective = options.objective;
+  settings.planner.solver = options.solver;
+  settings.planner.use_hole_ends = options.policy != Policy::bftrainer;
+  settings.planner.equal_share = options.policy == Policy::equal_share;
   settings.resize = true;  // a replay of a daemon that changes nothing would measure nothing
-  return settings;
-}
-
-daemon::ResizerSettings resizer_settings(const SimOptions& options) {
-  daemon::ResizerSettings settings;
-  settings.drain_grace_s = options.config.drain_grace_s;
-  settings.reclaim_grace_s = options.config.reclaim_grace_s;
-  settings.lease_s = options.config.lease_s;
-  settings.elastic_partition = options.config.elastic_partition;
   return settings;
 }
 
@@ -95,8 +80,7 @@ class Replay {
             trace,
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
             options.config.elastic_partition),
-        resizer_(slurm_, resizer_settings(options)),
-        settings_(cycle_settings(options)) {
+        gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
     jobs_.reserve(jobs.size());
@@ -284,23 +268,22 @@ class Replay {
     for (const int j : in_slurm_) {
       const JobRun& r = jobs_[idx(j)];
       if (!slurm_.running(r.slurm_id)) continue;
-      if (!elastic_.contains(r.slurm_id)) {
+      if (!gaptraind_.jobs().contains(r.slurm_id)) {
         const std::optional<daemon::Job> job = slurm_.job(r.slurm_id);
-        if (auto refused =
-                elastic_.add(registration(r, *job), &*job, options_.config.elastic_partition, wall))
+        if (auto refused = gaptraind_.add(registration(r, *job), wall))
           throw std::logic_error("simulate: registration of " + r.spec->id +
                                  " refused: " + *refused);
       }
       protocol::LauncherReport report;
       report.job_id = r.slurm_id;
-      report.drained = resizer_.draining(r.slurm_id);
+      report.drained = gaptraind_.resizer().draining(r.slurm_id);
       for (const int node : slurm_.nodes_of(r.slurm_id)) {
         const std::string& name = slurm_.node_name(node);
         if (std::find(report.drained.begin(), report.drained.end(), name) == report.drained.end())
           report.running.push_back(name);
       }
       report.samples_done = r.done_samples;
-      elastic_.report(report, wall, now);
+      gaptraind_.report(report, wall, now);
     }
   }
 
@@ -309,17 +292,15 @@ class Replay {
   void decide(double now) {
     changed_ = false;
     follow_up_at_ = kUnknownEnd;
-    const std::int64_t wall = ReplayedSlurm::kEpoch + static_cast<std::int64_t>(std::floor(now));
+    const std::int64_t wall = slurm_.wall_at(now);
     daemon::Snapshot snapshot;
     slurm_.poll(snapshot, wall, true);
-    holes_ = daemon::find_holes(snapshot, holes_);
-    if (oracle()) tell_actual_ends(holes_);
-    elastic_.refresh(snapshot);
+    gaptraind_.observe(std::move(snapshot));
+    if (oracle()) tell_actual_ends(gaptraind_.holes());
     register_and_report(wall, now);
-    const daemon::CycleOutcome outcome =
-        daemon::cycle(snapshot, holes_, elastic_, resizer_, daemon::Now{now, wall}, settings_);
+    const daemon::CycleOutcome outcome = gaptraind_.decide(daemon::Now{now, wall});
     ++summary_.cycles;
-    (void)resizer_.take_reclaim_latencies();
+    (void)gaptraind_.resizer().take_reclaim_latencies();
     if (outcome.allocation) {
       if (outcome.allocation->call_status != CallStatus::ok)
         throw std::runtime_error("simulate: the allocator failed at t=" + std::to_string(now) +
@@ -328,8 +309,9 @@ class Replay {
       solver_ms_this_step_ = outcome.allocation->solve_ms;
     }
     for (const int j : in_slurm_) retrain(job(j), now);
-    if (outcome.changed || !resizer_.drains().empty()) follow_up_at_ = now + kFollowUpS;
-    for (const auto& [id, backoff] : resizer_.backoffs())
+    const daemon::Resizer& resizer = gaptraind_.resizer();
+    if (outcome.changed || !resizer.drains().empty()) follow_up_at_ = now + kFollowUpS;
+    for (const auto& [id, backoff] : resizer.backoffs())
       if (backoff.retry_at > now) follow_up_at_ = std::min(follow_up_at_, backoff.retry_at);
   }
 
@@ -339,8 +321,7 @@ class Replay {
     for (daemon::Hole& hole : holes) {
       const double end = slurm_.actual_end(*slurm_.index_of(hole.node));
       hole.predicted_end.reset();
-      if (end != kUnknownEnd)
-        hole.predicted_end = ReplayedSlurm::kEpoch + static_cast<std::int64_t>(std::floor(end));
+      if (end != kUnknownEnd) hole.predicted_end = slurm_.wall_at(end);
     }
   }
 
@@ -348,7 +329,7 @@ class Replay {
   // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow.
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
-    const auto draining = resizer_.draining(r.slurm_id).size();
+    const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
     const int nodes = static_cast<int>(held.size() - std::min(held.size(), draining));
     if (nodes == r.training_nodes) return;
     const bool grow = nodes > r.training_nodes;
@@ -386,11 +367,7 @@ class Replay {
   double end_s_ = 0.0;
 
   ReplayedSlurm slurm_;
-  // gaptraind's model and core, as the daemon holds them.
-  daemon::ElasticJobs elastic_;
-  std::vector<daemon::Hole> holes_;
-  daemon::Resizer resizer_;
-  daemon::CycleSettings settings_;
+  daemon::Controller gaptraind_;  // gaptraind's model and decision, as the daemon runs them
 
   std::vector<JobRun> jobs_;
   std::vector<int> submit_order_;

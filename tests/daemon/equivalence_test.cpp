@@ -1,0 +1,299 @@
+// gaptraind and `gaptrain simulate` decide alike (issue 19): the real Daemon (its loop, its Slurm
+// worker deciding on copies, munge-sealed registrations) runs against the simulator's Slurm
+// (simulator/replayed_slurm.hpp) while this test plays the regular workload and the elastic
+// jobs' users on it. Every snapshot the daemon polled is recorded with the Slurm calls that
+// followed it; then the simulator's decision step (core/controller.hpp, as simulate runs it) is
+// fed the same snapshots, registrations and times, and must make the same calls, step by step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/controller.hpp"
+#include "gaptrain/protocol.hpp"
+#include "running_daemon.hpp"
+#include "simulator/replayed_slurm.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One Slurm call, as text for comparing, and its answer for replaying.
+struct Call {
+  std::string what;
+  ActionResult result;
+  GrowResult grow;
+};
+
+std::string text(const std::vector<std::string>& nodes) {
+  return join_nodes(nodes);
+}
+
+std::string describe(const ShrinkRequest& r) {
+  return "shrink " + std::to_string(r.job_id) + " keep " + text(r.keep_nodes);
+}
+std::string describe(const GrowRequest& r) {
+  return "grow " + std::to_string(r.job_id) + " " + text(r.add_nodes) + " lease " +
+         std::to_string(r.time_limit_minutes);
+}
+std::string describe(const std::vector<std::uint32_t>& ids) {
+  std::ostringstream out;
+  out << "release";
+  for (const std::uint32_t id : ids) out << ' ' << id;
+  return out.str();
+}
+std::string describe_limit(std::uint32_t job, std::uint32_t minutes) {
+  return "time limit " + std::to_string(job) + " " + std::to_string(minutes);
+}
+std::string describe(const AdmitRequest& r) {
+  return "admit " + std::to_string(r.job_id) + " " + text(r.nodes) + " lease " +
+         std::to_string(r.time_limit_minutes);
+}
+
+// The daemon's side: the simulator's Slurm, shared with the test's thread, recording each poll's
+// snapshot and the calls made after it.
+class RecordedSlurm final : public SlurmQueries, public SlurmActions {
+ public:
+  struct Step {
+    Snapshot snapshot;
+    std::vector<Call> calls;
+  };
+
+  RecordedSlurm(const sim::HoleTrace& nodes, std::int64_t epoch)
+      : slurm_(nodes, static_cast<int>(nodes.node_names.size()), "elastic", epoch) {}
+
+  // The test's side: `change` runs on the cluster at the wall clock's time.
+  template <typename Change>
+  auto with_cluster(Change change) {
+    const std::lock_guard lock(mutex_);
+    slurm_.set_time(seconds_now());
+    return change(slurm_);
+  }
+  std::vector<Step> steps() {
+    const std::lock_guard lock(mutex_);
+    return steps_;
+  }
+
+  Result poll(Snapshot& snapshot, std::int64_t now, bool full) override {
+    const std::lock_guard lock(mutex_);
+    slurm_.set_time(seconds_now());
+    const Result result = slurm_.poll(snapshot, now, full);
+    steps_.push_back({snapshot, {}});
+    return result;
+  }
+  Result load_config(Config& config) override { return slurm_.load_config(config); }
+  ActionResult shrink(const ShrinkRequest& r) override {
+    return record(describe(r), [&] { return slurm_.shrink(r); });
+  }
+  GrowResult grow(const GrowRequest& r) override {
+    const std::lock_guard lock(mutex_);
+    GrowResult result = slurm_.grow(r);
+    steps_.back().calls.push_back({describe(r), {result.ok, result.error}, result});
+    return result;
+  }
+  ActionResult release(const std::vector<std::uint32_t>& ids) override {
+    return record(describe(ids), [&] { return slurm_.release(ids); });
+  }
+  ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
+    return record(describe_limit(job, minutes),
+                  [&] { return slurm_.set_time_limit(job, minutes); });
+  }
+  ActionResult admit(const AdmitRequest& r) override {
+    return record(describe(r), [&] { return slurm_.admit(r); });
+  }
+  ActionResult requeue(std::uint32_t job) override {
+    return record("requeue " + std::to_string(job), [&] { return slurm_.requeue(job); });
+  }
+  ActionResult hold(std::uint32_t job) override {
+    return record("hold " + std::to_string(job), [&] { return slurm_.hold(job); });
+  }
+
+  std::int64_t epoch() const { return slurm_.epoch(); }
+
+ private:
+  double seconds_now() const {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+               .count() -
+           static_cast<double>(slurm_.epoch());
+  }
+  template <typename Act>
+  ActionResult record(std::string what, Act act) {
+    const std::lock_guard lock(mutex_);
+    const ActionResult result = act();
+    steps_.back().calls.push_back({std::move(what), result, {}});
+    return result;
+  }
+
+  std::mutex mutex_;
+  sim::ReplayedSlurm slurm_;
+  std::vector<Step> steps_;
+};
+
+// The simulator's side: answers each call as the daemon's Slurm answered it, and notes the calls.
+class ReplayedAnswers final : public SlurmActions {
+ public:
+  void expect(std::vector<Call> calls) {
+    expected_ = std::move(calls);
+    next_ = 0;
+    made_.clear();
+  }
+  const std::vector<std::string>& made() const { return made_; }
+
+  ActionResult shrink(const ShrinkRequest& r) override { return answer(describe(r)).result; }
+  GrowResult grow(const GrowRequest& r) override { return answer(describe(r)).grow; }
+  ActionResult release(const std::vector<std::uint32_t>& ids) override {
+    return answer(describe(ids)).result;
+  }
+  ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
+    return answer(describe_limit(job, minutes)).result;
+  }
+  ActionResult admit(const AdmitRequest& r) override { return answer(describe(r)).result; }
+  ActionResult requeue(std::uint32_t job) override {
+    return answer("requeue " + std::to_string(job)).result;
+  }
+  ActionResult hold(std::uint32_t job) override {
+    return answer("hold " + std::to_string(job)).result;
+  }
+
+ private:
+  Call answer(std::string what) {
+    made_.push_back(what);
+    if (next_ < expected_.size() && expected_[next_].what == what) return expected_[next_++];
+    return {what, {false, "the daemon made no such call here"}, {false, "no such call", {}}};
+  }
+
+  std::vector<Call> expected_;
+  std::size_t next_ = 0;
+  std::vector<std::string> made_;
+};
+
+// Waits up to 30 s for `done`, checking every 50 ms.
+template <typename Done>
+bool eventually(Done done) {
+  const auto give_up = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < give_up) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+protocol::JobRegistration registration_of(std::uint32_t id, const Job& job, int min_nodes) {
+  protocol::JobRegistration r;
+  r.job_id = id;
+  r.user = job.user;
+  r.batch_host = job.batch_host;
+  r.min_nodes = min_nodes;
+  r.max_nodes = 4;
+  r.curve = ScalingCurve({{1, 100.0}, {2, 190.0}, {4, 360.0}});
+  r.up_cost_s = 5.0;
+  r.down_cost_s = 5.0;
+  return r;
+}
+
+TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
+  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+  sim::HoleTrace nodes;
+  for (int n = 1; n <= 6; ++n) nodes.node_names.push_back("n" + std::to_string(n));
+  const auto epoch = static_cast<std::int64_t>(std::time(nullptr)) - 1;
+  RecordedSlurm slurm(nodes, epoch);
+
+  std::mutex reports_mutex;
+  std::vector<PollReport> reports;
+  DaemonConfig config;
+  config.poll_interval_s = 0.5;
+  config.log_level = LogLevel::warning;
+  std::map<std::uint32_t, protocol::JobRegistration> registrations;
+  {
+    testing::RunningDaemon gaptraind(config, slurm, slurm, [&](const PollReport& report) {
+      const std::lock_guard lock(reports_mutex);
+      reports.push_back(report);
+    });
+    ASSERT_TRUE(gaptraind.started()) << gaptraind.error();
+    const auto reg = [&](std::uint32_t id, int min_nodes) {
+      const Job job = *slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.job(id); });
+      registrations[id] = registration_of(id, job, min_nodes);
+      const testing::Answer answer = gaptraind.send(protocol::encode(registrations[id]),
+                                                    "127.0.0.1", std::chrono::seconds(10));
+      ASSERT_TRUE(answer.reply) << "registration of " << id << " got no answer";
+      EXPECT_NE(answer.reply->find(R"("ok":true)"), std::string::npos) << *answer.reply;
+    };
+    const auto running = [&](std::uint32_t id) {
+      return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.running(id); });
+    };
+    const auto held_by = [&](std::uint32_t id) {
+      return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.nodes_of(id); });
+    };
+
+    // Six holes with no known end, and two held elastic jobs: gaptraind admits both.
+    const auto [a, b] = slurm.with_cluster([](sim::ReplayedSlurm& s) {
+      for (int n = 0; n < 6; ++n) s.free_node(n, sim::kUnknownEnd, sim::kUnknownEnd);
+      return std::pair{s.submit_elastic("a", 1, 4), s.submit_elastic("b", 2, 4)};
+    });
+    ASSERT_TRUE(eventually([&] { return running(a) && running(b); })) << "no admission";
+    reg(a, 1);
+    reg(b, 2);
+    // Registered, they grow into the other holes.
+    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == 6; }))
+        << "the jobs did not grow into every hole";
+    // The regular workload takes one of a's satellites, then b's batch host: a shrinks, b is
+    // requeued and admitted again on what is left.
+    const int satellite = held_by(a).back();
+    slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(satellite); });
+    ASSERT_TRUE(eventually([&] {
+      return slurm.with_cluster([](sim::ReplayedSlurm& s) { return s.regular_waits().size(); }) ==
+             1;
+    })) << "the node was not given back";
+    const int batch_host = held_by(b).front();
+    slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(batch_host); });
+    ASSERT_TRUE(eventually([&] {
+      return slurm.with_cluster([](sim::ReplayedSlurm& s) { return s.regular_waits().size(); }) ==
+             2;
+    })) << "the batch host was not given back";
+    ASSERT_TRUE(eventually([&] { return running(b); })) << "b was not admitted again";
+    reg(b, 2);
+    // Both nodes come back: the jobs grow again.
+    slurm.with_cluster([&](sim::ReplayedSlurm& s) {
+      s.free_node(satellite, sim::kUnknownEnd, sim::kUnknownEnd);
+      s.free_node(batch_host, sim::kUnknownEnd, sim::kUnknownEnd);
+      return 0;
+    });
+    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == 6; }))
+        << "the jobs did not grow back";
+  }  // gaptraind stops
+
+  const std::vector<RecordedSlurm::Step> steps = slurm.steps();
+  const std::lock_guard lock(reports_mutex);
+  // The last poll may have been cut short by the stop: only decisions the daemon reported.
+  ASSERT_LE(reports.size(), steps.size());
+  ASSERT_GT(reports.size(), 5U);
+
+  ReplayedAnswers answers;
+  Controller simulated(answers, cycle_settings(config), resizer_settings(config));
+  std::size_t calls = 0;
+  for (std::size_t k = 0; k < reports.size(); ++k) {
+    answers.expect(steps[k].calls);
+    simulated.observe(steps[k].snapshot);
+    for (const std::uint32_t id : reports[k].registered) {
+      const auto refused = simulated.add(registrations.at(id), reports[k].decided_at.wall);
+      EXPECT_FALSE(refused) << "step " << k << ": " << *refused;
+    }
+    simulated.decide(reports[k].decided_at);
+    std::vector<std::string> daemon_calls;
+    for (const Call& call : steps[k].calls) daemon_calls.push_back(call.what);
+    EXPECT_EQ(answers.made(), daemon_calls) << "at decision " << k << " of " << reports.size();
+    calls += daemon_calls.size();
+  }
+  // Admissions, grows, a shrink, a requeue, releases and leases were compared, not nothing.
+  EXPECT_GE(calls, 8U);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
