@@ -29,7 +29,7 @@
 #include "daemon.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
-#include "private_munged.hpp"
+#include "running_daemon.hpp"
 
 namespace gaptrain::daemon {
 namespace {
@@ -117,125 +117,31 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
   std::uint64_t grows_ = 0;
 };
 
-std::uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
-
-struct Answer {
-  std::optional<std::string> reply;  // empty: none within the timeout
-  double ms = 0.0;                   // connect to reply
-};
+using testing::Answer;
 
 class DaemonLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (auto why = bench::PrivateMunged::unavailable()) GTEST_SKIP() << *why;
-    // Before any thread starts: the daemon's loop reads them from a signalfd.
-    sigset_t signals;
-    sigemptyset(&signals);
-    for (const int s : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, s);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);
-    std::string dir = "/tmp/gaptrain-loop-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
-    // munged runs as user munge: it must reach its directory below this one.
-    std::filesystem::permissions(
-        dir_, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                  std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
-                  std::filesystem::perms::others_exec);
-    munged_ = std::make_unique<bench::PrivateMunged>(dir_ + "/munge");
-    config_.listen = ListenAddress{"127.0.0.1", free_port()};
-    config_.munge_socket = munged_->socket();
-    config_.state_file = "";
-    config_.poll_interval_s = 3600.0;  // only the polls the test causes
-    config_.resize = resize_;
-    config_.log_level = LogLevel::warning;
-    loop_ = std::thread([this] {
-      try {
-        Daemon gaptraind("(test)", config_, slurm_, slurm_);
-        started_ = true;
-        gaptraind.run();
-      } catch (const std::exception& e) {
-        start_error_ = e.what();
-        started_ = true;
-      }
-    });
-    ASSERT_TRUE(slurm_.wait_for_polls(1));
-    // Ready once status shows the first poll.
-    const auto give_up = Clock::now() + std::chrono::seconds(30);
-    while (Clock::now() < give_up && status_value("last_poll").isNull()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ASSERT_TRUE(start_error_.empty()) << start_error_;
-    ASSERT_FALSE(status_value("last_poll").isNull()) << "the daemon did not come up";
+    if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+    DaemonConfig config;
+    config.poll_interval_s = 3600.0;  // only the polls the test causes
+    config.resize = resize_;
+    config.log_level = LogLevel::warning;
+    gaptraind_ = std::make_unique<testing::RunningDaemon>(config, slurm_, slurm_);
+    ASSERT_TRUE(gaptraind_->started()) << gaptraind_->error();
   }
 
   void TearDown() override {
-    if (!loop_.joinable()) return;
+    // A poll or resize waiting on a closed gate would hold the daemon's stop.
     slurm_.set_gate(true);
     slurm_.set_action_gate(true);
-    ::kill(::getpid(), SIGTERM);  // drains, and its loop ends
-    loop_.join();
-    munged_.reset();
-    std::filesystem::remove_all(dir_);
+    gaptraind_.reset();
   }
 
-  // Sends `payload` sealed by munge (as this process's user, root) from `source` and waits up to
-  // `timeout` for the reply line.
   Answer send(const std::string& payload, const char* source, std::chrono::milliseconds timeout) {
-    const std::string line = munge::seal(payload, munged_->socket()) + "\n";
-    const auto start = Clock::now();
-    Answer answer;
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in local{};
-    local.sin_family = AF_INET;
-    inet_pton(AF_INET, source, &local.sin_addr);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(config_.listen.port);
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
-    timeval tv{};
-    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
-    tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) == 0 &&
-        ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-        ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(line.size())) {
-      std::string reply;
-      char buffer[4096];
-      for (;;) {
-        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-        if (n <= 0) break;
-        reply.append(buffer, static_cast<std::size_t>(n));
-        if (reply.ends_with('\n')) {
-          answer.reply = reply;
-          break;
-        }
-      }
-    }
-    ::close(fd);
-    answer.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    return answer;
+    return gaptraind_->send(payload, source, timeout);
   }
-
-  // A field of `gaptrain status`'s answer, asked from 127.0.0.2 (not the address the tests
-  // flood); null when there was no answer within 5 s.
-  Json::Value status_value(const std::string& field) {
-    const Answer answer = send(protocol::encode(protocol::StatusRequest{}), "127.0.0.2",
-                               std::chrono::milliseconds(5000));
-    Json::Value reply;
-    if (!answer.reply || !Json::Reader().parse(*answer.reply, reply)) return Json::nullValue;
-    return reply["status"][field];
-  }
+  Json::Value status_value(const std::string& field) { return gaptraind_->status_value(field); }
 
   std::string node_freed() {
     protocol::NodeFreed event;
@@ -267,13 +173,8 @@ class DaemonLoopTest : public ::testing::Test {
   }
 
   bool resize_ = false;
-  std::string dir_;
-  std::unique_ptr<bench::PrivateMunged> munged_;
   GatedSlurm slurm_;
-  DaemonConfig config_;
-  std::thread loop_;
-  std::atomic<bool> started_{false};
-  std::string start_error_;
+  std::unique_ptr<testing::RunningDaemon> gaptraind_;
 };
 
 TEST_F(DaemonLoopTest, StatusAndPluginEventsAreAnsweredWhileAPollWaitsForSlurm) {
