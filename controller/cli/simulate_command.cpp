@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/config.hpp"
@@ -24,6 +25,7 @@
 #include "one_line.hpp"
 #include "simulator/easy_backfill.hpp"
 #include "simulator/node_event_trace.hpp"
+#include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/timeline_plot.hpp"
 #include "simulator/workload_io.hpp"
@@ -76,16 +78,16 @@ struct SimulateArgs {
   std::string policy = "gaptrain";
   bool learn = false;
   int nodes = 0;
-  int max_running = 10;
-  double start_s = 0.0;
-  double duration_s = 0.0;
+  int max_running = static_cast<int>(sim::kMaxRunningOption.default_value);
+  double start_s = sim::kStartOption.default_value;
+  double duration_s = sim::kDurationOption.default_value;
   std::string config_path;          // gaptraind.json: the daemon's settings
   std::optional<double> horizon_s;  // overrides the configuration's horizon_s
-  double time_limit_s = 1.0;
+  double time_limit_s = sim::kTimeLimitOption.default_value;
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
   std::optional<double> repeat_s;
-  std::size_t max_input_mb = sim::kDefaultMaxInputBytes >> 20;
+  std::size_t max_input_mb = static_cast<std::size_t>(sim::kMaxInputMbOption.default_value);
   bool with_oracle = false;
   std::string json_path;
   std::string log_path;
@@ -440,6 +442,31 @@ CLI::Validator finite_seconds(bool allow_zero, double most = HUGE_VAL) {
       "SECONDS");
 }
 
+// One of simulate's numeric options (simulator/options.hpp): its help, with the default where
+// it has one, and its bounds as the check.
+template <typename T>
+void add_number(CLI::App* app, const sim::SimOption& option, T& target) {
+  std::ostringstream help;
+  help << option.description;
+  if (option.default_value != 0) help << " (default " << option.default_value << ")";
+  CLI::Option* added = app->add_option(std::string(option.flag), target, help.str())
+                           ->type_name(std::string(option.value_name));
+  if constexpr (std::is_floating_point_v<T>) {
+    added->check(finite_seconds(!option.above_min, option.max));
+  } else {
+    added->check(CLI::Range(static_cast<T>(option.min), static_cast<T>(option.max)));
+  }
+}
+
+template <typename T>
+void add_number(CLI::App* app, const sim::SimOption& option, std::optional<T>& target) {
+  std::ostringstream help;
+  help << option.description;
+  app->add_option(std::string(option.flag), target, help.str())
+      ->type_name(std::string(option.value_name))
+      ->check(finite_seconds(!option.above_min, option.max));
+}
+
 }  // namespace
 
 Command add_simulate_command(CLI::App& parent) {
@@ -461,19 +488,10 @@ Command add_simulate_command(CLI::App& parent) {
       ->check(CLI::IsMember({"gaptrain", "bftrainer", "equal-share", "oracle"}));
   app->add_flag("--learn", args->learn,
                 "Do not tell the allocator the curves and costs: learn them from progress");
-  app->add_option("--nodes", args->nodes, "Only the first N nodes of the trace offer holes")
-      ->type_name("N")
-      ->check(CLI::Range(1, 1 << 24));
-  app->add_option("--max-running", args->max_running,
-                  "Elastic jobs admitted at once, FCFS (default 10)")
-      ->type_name("N")
-      ->check(CLI::Range(1, 1 << 20));
-  app->add_option("--start", args->start_s, "Start the window SECONDS into the trace")
-      ->type_name("SECONDS")
-      ->check(finite_seconds(true));
-  app->add_option("--duration", args->duration_s, "Replay SECONDS (default: to the trace's end)")
-      ->type_name("SECONDS")
-      ->check(finite_seconds(false));
+  add_number(app, sim::kNodesOption, args->nodes);
+  add_number(app, sim::kMaxRunningOption, args->max_running);
+  add_number(app, sim::kStartOption, args->start_s);
+  add_number(app, sim::kDurationOption, args->duration_s);
   app->add_option("--config", args->config_path,
                   "gaptraind's configuration (gaptraind.json): the replay runs the daemon's "
                   "core with its settings (default: the daemon's defaults)")
@@ -488,19 +506,9 @@ Command add_simulate_command(CLI::App& parent) {
                   "speedup (default) | throughput | fair; see docs/simulator.md")
       ->type_name("NAME")
       ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
-  app->add_option("--time-limit", args->time_limit_s, "Solver time limit per event (default 1)")
-      ->type_name("SECONDS")
-      ->check(finite_seconds(false, bounds::kMaxTimeLimitS));
-  app->add_option("--repeat-jobs", args->repeat_s,
-                  "Resubmit the job mix every SECONDS (0: once; default 14400 for the example "
-                  "mix, else 0)")
-      ->type_name("SECONDS")
-      ->check(finite_seconds(true));
-  app->add_option("--max-input-mb", args->max_input_mb,
-                  "Refuse an input file larger than this, gunzipped (default 512): a small "
-                  ".gz can inflate to gigabytes")
-      ->type_name("MB")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  add_number(app, sim::kTimeLimitOption, args->time_limit_s);
+  add_number(app, sim::kRepeatJobsOption, args->repeat_s);
+  add_number(app, sim::kMaxInputMbOption, args->max_input_mb);
   app->add_flag("--oracle", args->with_oracle,
                 "Also run the oracle on the same window and report oracle_samples (on the KTH "
                 "year it takes several times the policy's time)");

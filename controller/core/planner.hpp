@@ -23,7 +23,7 @@ namespace gaptrain::daemon {
 struct PlannerSettings {
   double horizon_s = kHorizonS.default_value;
   Objective objective = Objective::speedup;
-  SolverOptions solver{.time_limit_s = 1.0};
+  SolverOptions solver{.time_limit_s = kSolveTimeLimitS};
   // Held pending jobs of this partition are admitted by the allocator (ActionKind::admit).
   std::string elastic_partition{kDefaultElasticPartition};
   // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a

@@ -37,6 +37,8 @@ inline constexpr NumberSetting kPollIntervalS{"poll_interval_s", 2.0, 0.1, 3600.
 inline constexpr NumberSetting kWatchIntervalS{"watch_interval_s", 0.5, 0.1, 3600.0};
 // The allocator's look-ahead: the simulator's sweep on KTH-SP2 found 120 s best.
 inline constexpr NumberSetting kHorizonS{"horizon_s", 120.0, 1.0, 86400.0};
+// The allocator's time limit per decision (not a key of gaptraind.json: a poll must end).
+inline constexpr double kSolveTimeLimitS = 1.0;
 // A lease is a Slurm time limit: whole minutes, at least one.
 inline constexpr NumberSetting kLeaseS{"lease_s", 300.0, 60.0, 7.0 * 86400.0};
 inline constexpr NumberSetting kDrainGraceS{"drain_grace_s", 10.0, 0.0, 3600.0};

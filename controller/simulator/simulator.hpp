@@ -11,6 +11,7 @@
 
 #include "core/config.hpp"
 #include "core/planner.hpp"
+#include "simulator/options.hpp"
 #include "gaptrain/allocation.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
@@ -32,7 +33,7 @@ struct SimOptions {
   Policy policy = Policy::gaptrain;
   // The allocator is not told curves or costs; it learns them from the progress the jobs report.
   bool learn = false;
-  int max_running = 10;             // elastic jobs admitted at once (FCFS)
+  int max_running = static_cast<int>(kMaxRunningOption.default_value);  // in Slurm at once
   int node_limit = 0;               // > 0: only nodes with index < node_limit offer holes
   double start_s = 0.0;             // the window simulated, in trace seconds; job submit times
   double duration_s = kUnknownEnd;  // are relative to start_s

@@ -17,13 +17,15 @@
 #include <vector>
 
 #include "gaptrain/scaling_curve.hpp"
+#include "simulator/options.hpp"
 
 namespace gaptrain::sim {
 
 // The most bytes an input file may hold, gunzipped: above the real logs (KTH-SP2 is 2.6 MB, two
 // weeks of Summit node events 8.7 MB, so a year of them ~230 MB), below what would exhaust a
 // workstation (the parsed rows take a few times the text). `simulate --max-input-mb` changes it.
-inline constexpr std::size_t kDefaultMaxInputBytes = std::size_t{512} << 20;
+inline constexpr std::size_t kDefaultMaxInputBytes =
+    static_cast<std::size_t>(kMaxInputMbOption.default_value) << 20;
 
 // The whole content of `path`, gunzipped when the name ends in ".gz". Throws InputError
 // (field = path) when the file cannot be read, is not valid gzip (with the system's reason),

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The simulator's comparison table (docs/benchmarks.md): every policy on one scenario, with
-# known and learned curves, its wall time and peak memory. Extra arguments go to every run.
+# known and learned curves, its wall time and peak memory, and each run's useful samples as a
+# fraction of the bftrainer policy's with known curves. Extra arguments go to every run.
 #
 #   tests/bench/simulate_table.sh build/controller/gaptrain                 # built-in KTH-SP2
-#   tests/bench/simulate_table.sh build/controller/gaptrain --objective throughput
-#   RUNS="bftrainer:known equal-share:known" ORACLE=1.76544e12 tests/bench/simulate_table.sh ...
-# RUNS picks rows (policy:known|learn); ORACLE gives the oracle's samples when its row is not run.
+#   tests/bench/simulate_table.sh build/controller/gaptrain --node-events LOG --nodes 1000 ...
+#   RUNS="bftrainer:known gaptrain:known" tests/bench/simulate_table.sh ...
+# RUNS picks rows (policy:known|learn).
 set -euo pipefail
 
 gaptrain="$1"
@@ -13,26 +14,32 @@ shift
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-echo "| policy | curves | useful_samples | vs oracle | efficiency | utilization | jobs completed | rescales | wall s | peak RSS MB |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
-oracle="${ORACLE:-}"
-for run in ${RUNS:-oracle:known gaptrain:known gaptrain:learn bftrainer:known bftrainer:learn equal-share:known}; do
+runs="${RUNS:-bftrainer:known gaptrain:known gaptrain:learn bftrainer:learn equal-share:known oracle:known}"
+for run in $runs; do
   policy="${run%%:*}"
   curves="${run##*:}"
   learn=()
   [[ "$curves" == learn ]] && learn=(--learn)
-  /usr/bin/time -f '%e %M' -o "$tmp/time" \
-    "$gaptrain" simulate --policy "$policy" "${learn[@]}" --json "$tmp/summary.json" "$@"
-  read -r wall rss_kb <"$tmp/time"
-  row="$(python3 - "$tmp/summary.json" "$oracle" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-oracle = float(sys.argv[2]) if sys.argv[2] else s["useful_samples"]
-print(f'{s["useful_samples"]:.6g} {s["useful_samples"] / oracle:.4f} {s["efficiency"]:.4f} '
-      f'{s["utilization"]:.4f} {s["jobs_completed"]} {s["rescales"]} {s["useful_samples"]!r}')
-PY
-)"
-  read -r useful ratio efficiency utilization completed rescales exact <<<"$row"
-  [[ -z "$oracle" ]] && oracle="$exact"
-  echo "| $policy | $curves | $useful | $ratio | $efficiency | $utilization | $completed | $rescales | $wall | $((rss_kb / 1024)) |"
+  /usr/bin/time -f '%e %M' -o "$tmp/$run.time" \
+    "$gaptrain" simulate --policy "$policy" "${learn[@]}" --json "$tmp/$run.json" "$@"
 done
+python3 - "$tmp" $runs <<'PY'
+import json, sys
+tmp, runs = sys.argv[1], sys.argv[2:]
+base = None
+if "bftrainer:known" in runs:
+    base = json.load(open(f"{tmp}/bftrainer:known.json"))["useful_samples"]
+print("| policy | curves | useful_samples | vs bftrainer | efficiency | utilization | "
+      "jobs completed | rescales | regular wait p99 s | wall s | peak RSS MB |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for run in runs:
+    policy, curves = run.split(":")
+    s = json.load(open(f"{tmp}/{run}.json"))
+    wall, rss_kb = open(f"{tmp}/{run}.time").read().split()
+    ratio = f'{s["useful_samples"] / base:.4f}' if base else "–"
+    wait = s.get("regular_wait_s_p99")
+    wait = "–" if wait is None else f"{wait:g}"
+    print(f'| {policy} | {curves} | {s["useful_samples"]:.6g} | {ratio} | {s["efficiency"]:.4f} | '
+          f'{s["utilization"]:.4f} | {s["jobs_completed"]} | {s["rescales"]} | {wait} | {wall} | '
+          f'{int(rss_kb) // 1024} |')
+PY
