@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The controller's Slurm actions (controller/daemon/slurm_actions.*) against the real local
+# The controller's Slurm actions (controller/daemon/libslurm_actions.*) against the real local
 # cluster of the `slurm_cluster` ctest fixture, through resize_tool.
 #   run_resize_case.sh ENV_SH CASE
 # RESIZE_TOOL (set by CMake) is the resize_tool binary. Exits 0 on success, 1 on failure, 77
@@ -38,7 +38,7 @@ resize() {
   note "resize_tool $*: $out"
 }
 
-# Satellite allocations (slurm_actions.cpp names them gaptrain:JOBID) of JOB, or of any job.
+# Satellite allocations (libslurm_actions.cpp names them gaptrain:JOBID) of JOB, or of any job.
 satellites_of() { squeue -h -n "gaptrain:$1" -o %i; }
 all_satellites() { squeue -h -o '%i %j' | awk '$2 ~ /^gaptrain:/ {print $1}'; }
 # Cancelled at exit with the case's jobs: a failed grow must leave nothing (the cases check).
