@@ -304,6 +304,18 @@ TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
   ASSERT_NE(action_for(p, 7), nullptr);
 }
 
+// A job that runs on no fewer than 3 nodes (-N 3-4) is started on 3: admitted on one, it would
+// run below its minimum until grown (the simulator, running this planner, found it).
+TEST(Planner, AHeldJobIsAdmittedOnItsMinimumBatchHostFirst) {
+  Snapshot s = cluster(4, {});
+  add_held_elastic(s, 7).min_nodes = 3;
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  const Action* admit = action_for(p, 7);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->kind, ActionKind::admit);
+  EXPECT_EQ(admit->nodes.size(), 3U);
+}
+
 // One job's bad input (here a negative rescale cost; once a learned curve with a 1-node rate of
 // 0, which threw out of the poll timer and ended gaptraind, and which no curve holds now) sets
 // that job aside, keeping its nodes; the other jobs are still planned.
