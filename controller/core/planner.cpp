@@ -1,9 +1,6 @@
 #include "core/planner.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include "gaptrain/allocation_json.hpp"
 #include <limits>
 #include <map>
 #include <optional>
@@ -437,7 +434,6 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   staying = std::move(planned);
   try {
     result.allocation = settings.equal_share ? share_equally(problem) : allocate(problem);
-    if (std::getenv("GT_DUMP") && result.allocation->solve_ms > 15) { static int n = 0; std::ofstream("/tmp/slow_" + std::to_string(n++) + ".json") << to_json_text(problem_to_json(problem), true); }
   } catch (const InputError& error) {  // the jobs were checked: a setting, never a crash
     result.allocation = AllocationResult{};
     result.allocation->message = error.what();

@@ -11,8 +11,8 @@
 
 #include "core/config.hpp"
 #include "core/planner.hpp"
-#include "simulator/options.hpp"
 #include "gaptrain/allocation.hpp"
+#include "simulator/options.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
 
