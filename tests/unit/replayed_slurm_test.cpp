@@ -1,0 +1,154 @@
+// The simulator's Slurm (simulator/replayed_slurm.hpp): what a poll shows of the trace's regular
+// workload and of the elastic jobs, and what each of the core's actions does to the cluster.
+#include "simulator/replayed_slurm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gaptrain::sim {
+namespace {
+
+using daemon::Job;
+using daemon::JobState;
+using daemon::NodeState;
+using daemon::Snapshot;
+
+constexpr std::int64_t kEpoch = ReplayedSlurm::kEpoch;
+
+HoleTrace nodes(int count) {
+  HoleTrace trace;
+  for (int n = 0; n < count; ++n) trace.node_names.push_back("n" + std::to_string(n));
+  return trace;
+}
+
+Snapshot poll(ReplayedSlurm& slurm) {
+  Snapshot snapshot;
+  EXPECT_TRUE(slurm.poll(snapshot, slurm.wall_at(slurm.time()), true).ok);
+  return snapshot;
+}
+
+const Job* job_named(const Snapshot& s, const std::string& partition) {
+  const auto it = std::find_if(s.jobs.begin(), s.jobs.end(),
+                               [&](const Job& j) { return j.partition == partition; });
+  return it == s.jobs.end() ? nullptr : &*it;
+}
+
+// A running elastic job on n0 (admitted), with a satellite on n1.
+struct Running {
+  ReplayedSlurm slurm{nodes(3), 3, "elastic"};
+  std::uint32_t id = 0;
+  std::uint32_t satellite = 0;
+  Running() {
+    for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd, kUnknownEnd);
+    id = slurm.submit_elastic("a", 1, 3);
+    EXPECT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
+    const daemon::GrowResult grown = slurm.grow({id, "elastic", {"n1"}, 2000, 2000, 5});
+    EXPECT_TRUE(grown.ok) << grown.error;
+    satellite = grown.satellites.at("n1");
+  }
+};
+
+TEST(ReplayedSlurm, APlanShowsAsOnePendingJobPerHoleEndThatNoElasticNodeStartsSooner) {
+  ReplayedSlurm slurm(nodes(3), 3, "elastic");
+  slurm.free_node(0, 100.0, 120.0);
+  slurm.free_node(1, 100.0, 90.0);
+  slurm.free_node(2, kUnknownEnd, kUnknownEnd);
+  const Snapshot s = poll(slurm);
+  EXPECT_EQ(s.nodes[0].state, NodeState::planned);
+  EXPECT_EQ(s.nodes[2].state, NodeState::idle);
+  ASSERT_EQ(s.jobs.size(), 1U);
+  EXPECT_EQ(s.jobs[0].start_time, kEpoch + 100);
+  EXPECT_EQ(s.jobs[0].sched_nodes, (std::vector<std::string>{"n0", "n1"}));
+  EXPECT_GT(s.jobs[0].min_nodes, 3U);  // it also waits for nodes regular jobs hold
+}
+
+TEST(ReplayedSlurm, ANodeTakenFromAnElasticJobWaitsForItAndIsHandedOverWhenLetGo) {
+  Running r;
+  r.slurm.set_time(50.0);
+  EXPECT_TRUE(r.slurm.take_node(1));
+  EXPECT_EQ(r.slurm.regular_waiting(), 1);
+  EXPECT_EQ(r.slurm.hole_nodes(), 2);
+  const Snapshot s = poll(r.slurm);
+  const Job* waiting = job_named(s, "only:n1");
+  ASSERT_NE(waiting, nullptr) << "no regular job waits for n1";
+  EXPECT_EQ(waiting->state, JobState::pending);
+  EXPECT_EQ(waiting->sched_nodes, (std::vector<std::string>{"n1"}));
+  // Its own partition holds only n1: no other idle node stands in for it.
+  const auto partition = std::find_if(s.partitions.begin(), s.partitions.end(),
+                                      [](const auto& p) { return p.name == "only:n1"; });
+  ASSERT_NE(partition, s.partitions.end());
+  EXPECT_EQ(partition->nodes, (std::vector<std::string>{"n1"}));
+
+  r.slurm.set_time(51.5);
+  EXPECT_TRUE(r.slurm.release({r.satellite}).ok);
+  EXPECT_EQ(r.slurm.regular_waiting(), 0);
+  EXPECT_EQ(r.slurm.regular_waits(), (std::vector<double>{1.5}));
+  EXPECT_EQ(job_named(poll(r.slurm), "only:n1"), nullptr);
+  // The regular job has n1 now: no grow may take it.
+  EXPECT_FALSE(r.slurm.grow({r.id, "elastic", {"n1"}, 2000, 2000, 5}).ok);
+}
+
+TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {
+  Running r;
+  const std::size_t satellites_before = poll(r.slurm).jobs.size();
+  EXPECT_TRUE(r.slurm.take_node(2));  // a regular job has n2 now
+  const daemon::GrowResult refused = r.slurm.grow({r.id, "elastic", {"n2"}, 2000, 2000, 5});
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("n2"), std::string::npos) << refused.error;
+  EXPECT_EQ(poll(r.slurm).jobs.size(), satellites_before);
+  EXPECT_EQ(r.slurm.nodes_of(r.id), (std::vector<int>{0, 1}));
+}
+
+TEST(ReplayedSlurm, AdmissionSetsTheJobsSizeToItsNodesAndRequeueHoldsItKeepingNothing) {
+  ReplayedSlurm slurm(nodes(2), 2, "elastic");
+  slurm.free_node(0, kUnknownEnd, kUnknownEnd);
+  slurm.free_node(1, kUnknownEnd, kUnknownEnd);
+  const std::uint32_t id = slurm.submit_elastic("a", 1, 2);
+  const Job held = *slurm.job(id);
+  EXPECT_TRUE(held.held);
+  EXPECT_EQ(held.state, JobState::pending);
+  ASSERT_TRUE(slurm.admit({id, {"n1", "n0"}, 3}).ok);
+  const Job started = *slurm.job(id);
+  EXPECT_EQ(started.state, JobState::running);
+  EXPECT_EQ(started.batch_host, "n1");
+  EXPECT_EQ(started.min_nodes, 2U);  // as slurmctld sets it
+  EXPECT_EQ(started.time_limit_minutes, 3U);
+  EXPECT_FALSE(slurm.admit({id, {"n0"}, 3}).ok);  // not held any more
+  ASSERT_TRUE(slurm.requeue(id).ok);
+  const Job requeued = *slurm.job(id);
+  EXPECT_TRUE(requeued.held);
+  EXPECT_TRUE(requeued.requeued);
+  EXPECT_TRUE(slurm.nodes_of(id).empty());
+  EXPECT_EQ(slurm.held_hole_nodes(), 0);
+}
+
+TEST(ReplayedSlurm, AnEndedJobStaysListedForMinJobAgeAndItsOrphanSatelliteEndsAtItsLimit) {
+  Running r;
+  r.slurm.set_time(10.0);
+  r.slurm.end_elastic(r.id);
+  EXPECT_EQ(r.slurm.nodes_of(r.id), std::vector<int>{});
+  const Snapshot after_end = poll(r.slurm);
+  const auto owner = std::find_if(after_end.jobs.begin(), after_end.jobs.end(),
+                                  [&](const Job& j) { return j.id == r.id; });
+  ASSERT_NE(owner, after_end.jobs.end()) << "the ended job is not listed";
+  EXPECT_EQ(owner->state, JobState::finished);
+  EXPECT_EQ(r.slurm.held_hole_nodes(), 1);  // the satellite holds n1 until released
+  r.slurm.set_time(299.0);
+  poll(r.slurm);
+  EXPECT_EQ(r.slurm.held_hole_nodes(), 1);  // within its 5-minute limit, from its start at 0
+  r.slurm.set_time(300.0);
+  const Snapshot at_limit = poll(r.slurm);
+  EXPECT_EQ(r.slurm.held_hole_nodes(), 0);  // ended at its limit
+  EXPECT_TRUE(std::any_of(at_limit.jobs.begin(), at_limit.jobs.end(),
+                          [&](const Job& j) { return j.id == r.id; }));
+  r.slurm.set_time(10.0 + 300.0);
+  const Snapshot aged = poll(r.slurm);
+  EXPECT_TRUE(
+      std::none_of(aged.jobs.begin(), aged.jobs.end(), [&](const Job& j) { return j.id == r.id; }));
+}
+
+}  // namespace
+}  // namespace gaptrain::sim
