@@ -1,6 +1,6 @@
 // The resizer against a recording fake of Slurm: what it calls, when, and what the job's
 // launcher is told meanwhile.
-#include "resizer.hpp"
+#include "core/resizer.hpp"
 
 #include <gtest/gtest.h>
 

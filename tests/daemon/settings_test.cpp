@@ -11,9 +11,9 @@
 
 #include "core/config.hpp"
 #include "core/planner.hpp"
+#include "core/resizer.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
-#include "resizer.hpp"
 
 namespace gaptrain::daemon {
 namespace {

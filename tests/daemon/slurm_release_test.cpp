@@ -1,4 +1,4 @@
-#include "slurm_release.hpp"
+#include "core/slurm_release.hpp"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "slurm_actions.hpp"
+#include "libslurm_actions.hpp"
 #include "slurm_api.hpp"
 
 namespace {

@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "core/cluster.hpp"
-#include "slurm_actions.hpp"
-#include "slurm_queries.hpp"
+#include "core/slurm_actions.hpp"
+#include "core/slurm_queries.hpp"
 
 namespace gaptrain::bench {
 
