@@ -1,5 +1,6 @@
 #include "core/cycle.hpp"
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -32,9 +33,14 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   std::vector<ElasticJob> held;
   for (const auto& [id, job] : elastic.jobs()) held.push_back(job);
   const std::set<std::uint32_t> served = resizer.served(snapshot, now);
+  std::map<std::string, std::uint32_t> draining;  // node -> the regular job it goes to, or 0
+  for (const auto& [job_id, drain] : resizer.drains()) {
+    for (const std::string& node : drain.drain) draining[node] = drain.waiting_job;
+  }
   // Over every node the jobs hold, those they are draining included: a node on its way back
-  // counts for the regular job that waits (hurry() below), instead of another being taken.
-  const Reclaim reclaim = nodes_to_reclaim(snapshot, held, partition, served);
+  // for the allocator counts for the regular job that waits (hurry() below), instead of another
+  // being taken; one on its way to a regular job serves no other.
+  const Reclaim reclaim = nodes_to_reclaim(snapshot, held, partition, served, draining);
 
   std::vector<Hole> growable = holes;
   const std::set<std::string> promised = resizer.promised(snapshot, now);

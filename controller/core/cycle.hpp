@@ -7,7 +7,7 @@
 // One cycle:
 //  1. forget what the resizer knew of jobs that are gone; free satellites whose job ended;
 //  2. the reclaims: which elastic nodes the regular workload waits for (nodes_to_reclaim,
-//     computed once, over what every job holds now);
+//     computed once, over what every job holds now; nodes already draining count first);
 //  3. the plan: the reclaims as shrinks and requeues, then the allocator over the holes (less
 //     those promised to a waiting job) and what the jobs keep after their drains;
 //  4. the resizer carries it out: drains hurried for a waiting job, grows and admissions at

@@ -127,7 +127,8 @@ std::string_view to_string(ActionKind kind) {
 
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const std::string& elastic_partition,
-                         const std::set<std::uint32_t>& served) {
+                         const std::set<std::uint32_t>& served,
+                         const std::map<std::string, std::uint32_t>& draining) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   struct Holder {
     const ElasticJob* job;
@@ -149,15 +150,19 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
   const auto is_batch_host = [&](const std::string& node) {
     return holder.at(node).job->batch_host == node;
   };
-  // The elastic nodes in the order they are given up: satellites first (giving one back is an
-  // ordinary job end), then the jobs' own nodes, batch hosts last (that is a requeue).
+  // The elastic nodes in the order they are given up: those the allocator drains already
+  // first (they are leaving anyway), then satellites (giving one back is an ordinary job end),
+  // then the jobs' own nodes, batch hosts last (that is a requeue).
+  const auto giving_rank = [&](const ElasticJob& job, const std::string& node) {
+    if (draining.contains(node)) return 0;
+    if (node == job.batch_host) return 3;
+    return job.satellites.contains(node) ? 1 : 2;
+  };
   std::vector<std::string> giving_order;
-  for (const int rank : {0, 1, 2}) {
+  for (const int rank : {0, 1, 2, 3}) {
     for (const ElasticJob& job : elastic) {
       for (const std::string& node : job.nodes) {
-        if (!holder.contains(node)) continue;
-        const int node_rank = node == job.batch_host ? 2 : job.satellites.contains(node) ? 0 : 1;
-        if (node_rank == rank) giving_order.push_back(node);
+        if (holder.contains(node) && giving_rank(job, node) == rank) giving_order.push_back(node);
       }
     }
   }
@@ -184,7 +189,10 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
 
   Reclaim result;
   std::set<std::string> idle_counted;  // idle nodes some waiting job is counted on
-  std::set<std::string> taken;         // elastic nodes reclaimed
+  std::set<std::string> taken;         // elastic nodes reclaimed, or going to a regular job
+  for (const auto& [node, regular_job] : draining) {
+    if (regular_job != 0) taken.insert(node);
+  }
   const auto take = [&](const std::string& node, std::uint32_t job_id) {
     taken.insert(node);
     result.nodes.emplace_back(node, job_id);

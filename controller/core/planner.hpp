@@ -94,13 +94,18 @@ struct Reclaim {
 // It needs as many nodes, not those very ones: idle nodes count first (kept_idle), then elastic
 // ones (satellites, then the jobs' own nodes), a batch host last (a requeue) when nothing else
 // can stand in. Jobs ahead are counted on their nodes; jobs in `served` already have nodes on
-// their way and get only their idle ones kept. Not modelled: node features, memory, licences
-// (a job that fits in idle nodes but that backfill plans later is left to Slurm), and backfill's
-// rule that a job may not delay those ahead (a small job behind a blocked big one gets nodes it
-// may not start on yet: the elastic jobs lose them, the regular workload loses nothing).
+// their way and get only their idle ones kept. `draining` are elastic nodes already on their way
+// back, each with the regular job it goes to (0: drained for the allocator): those going to a
+// regular job serve no other, and those the allocator drains are given first, so a job that
+// waits is counted on them rather than on one more node. Not modelled: node features, memory,
+// licences (a job that fits in idle nodes but that backfill plans later is left to Slurm), and
+// backfill's rule that a job may not delay those ahead (a small job behind a blocked big one
+// gets nodes it may not start on yet: the elastic jobs lose them, the regular workload loses
+// nothing).
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const std::string& elastic_partition,
-                         const std::set<std::uint32_t>& served = {});
+                         const std::set<std::uint32_t>& served = {},
+                         const std::map<std::string, std::uint32_t>& draining = {});
 
 // When the regular workload plans to take each node back: the earliest start_time of a pending
 // regular job whose backfill plan (sched_nodes) names it. Leases never run past it.

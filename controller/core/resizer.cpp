@@ -65,6 +65,7 @@ bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& job
       pending.keep = action.nodes;
       pending.kind = action.kind;
       pending.waiting_job = action.waiting_job;
+      pending.waiting_jobs.insert(action.waiting_job);
       pending.reason = action.reason;
       pending.deadline = std::min(pending.deadline, now.mono + settings_.reclaim_grace_s);
       continue;
@@ -157,6 +158,7 @@ void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const
   drain.drain = action.drain;
   drain.reason = action.reason;
   drain.waiting_job = action.waiting_job;
+  if (action.waiting_job != 0) drain.waiting_jobs.insert(action.waiting_job);
   drain.requested_at = now.mono;
   const double grace =
       action.waiting_job != 0 ? settings_.reclaim_grace_s : settings_.drain_grace_s;
@@ -184,6 +186,7 @@ void Resizer::hurry(const std::vector<std::pair<std::string, std::uint32_t>>& re
     for (const auto& [node, waiting] : reclaim) {
       if (!contains(drain.drain, node)) continue;
       drain.waiting_job = waiting;
+      drain.waiting_jobs.insert(waiting);
       drain.deadline = std::min(drain.deadline, now.mono + settings_.reclaim_grace_s);
       note(NoteLevel::info, "reclaim needed",
            {{"JOB_ID", job_id}, {"NODE", node}, {"WAITING_JOB", waiting}});
@@ -492,7 +495,7 @@ std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now
 std::set<std::uint32_t> Resizer::served(const Snapshot& snapshot, const Now& now) const {
   std::set<std::uint32_t> jobs;
   for (const auto& [job_id, drain] : drains_) {
-    if (drain.waiting_job != 0) jobs.insert(drain.waiting_job);
+    jobs.insert(drain.waiting_jobs.begin(), drain.waiting_jobs.end());
   }
   for (const auto& [node, promise] : promises_) {
     if (promise_holds(node, promise, snapshot, now)) jobs.insert(promise.waiting_job);

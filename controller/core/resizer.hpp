@@ -61,8 +61,11 @@ struct PendingDrain {
   std::vector<std::string> drain;  // the nodes the job lets go
   std::string reason;
   std::uint32_t waiting_job = 0;  // the regular job a reclaim is for; 0 for the allocator's
-  double requested_at = 0.0;      // mono
-  double deadline = 0.0;          // mono: the Slurm call is made by then, acked or not
+  // Every regular job its nodes go to: a drain grows when another job waits (waiting_job is
+  // the latest), and each of them stays served until the nodes are back.
+  std::set<std::uint32_t> waiting_jobs;
+  double requested_at = 0.0;  // mono
+  double deadline = 0.0;      // mono: the Slurm call is made by then, acked or not
 };
 
 // The last failure of a job's Slurm calls, while it backs off.

@@ -130,6 +130,15 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(rank, values.size() - 1)];
 }
 
+// p50, p99 and max of `values`, as JSON.
+Json::Value spread(const std::vector<double>& values) {
+  Json::Value j(Json::objectValue);
+  j["p50"] = percentile(values, 0.5);
+  j["p99"] = percentile(values, 0.99);
+  j["max"] = percentile(values, 1.0);
+  return j;
+}
+
 double ms_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
 }
@@ -310,9 +319,7 @@ Json::Value to_json(const BurstResult& b) {
   j["undelivered"] = Json::UInt64{b.sent.undelivered};
   j["send_s"] = b.sent.seconds;
   j["events_per_s"] = b.sent.seconds > 0 ? static_cast<double>(b.sent.sent) / b.sent.seconds : 0;
-  j["latency_ms"]["p50"] = percentile(b.sent.latency_ms, 0.5);
-  j["latency_ms"]["p99"] = percentile(b.sent.latency_ms, 0.99);
-  j["latency_ms"]["max"] = percentile(b.sent.latency_ms, 1.0);
+  j["latency_ms"] = spread(b.sent.latency_ms);
   j["model_ms"] = b.model_ms;
   j["polls"] = Json::UInt64{b.polls};
   j["solves"] = Json::UInt64{b.solve_ms.size()};
@@ -445,18 +452,29 @@ int run(const Options& options) {
     print_table(bursts);
     const std::vector<PollRecord> all = polls.all();
     std::vector<double> solves;
+    std::vector<double> poll_times;
     for (const PollRecord& p : all) {
+      poll_times.push_back(p.poll_ms);
       if (p.solve_ms) solves.push_back(*p.solve_ms);
     }
     std::size_t events = 0;
-    for (const BurstResult& b : bursts) events += b.sent.sent;
+    // Replies slower than the plugin's timeout: the plugin gave up on them (fails open).
+    std::size_t slow_replies = 0;
+    for (const BurstResult& b : bursts) {
+      events += b.sent.sent;
+      slow_replies += static_cast<std::size_t>(
+          std::count_if(b.sent.latency_ms.begin(), b.sent.latency_ms.end(),
+                        [&](double ms) { return ms > options.timeout_ms; }));
+    }
     const Memory end = memory_now();
     const bench::SlurmCalls calls = slurm.calls();
     std::printf(
-        "overall: %zu events, %zu polls, %zu solves (p50 %.0f ms, max %.0f ms), %llu actions "
-        "(%llu grows, %llu nodes grown, %llu refused); RSS %.1f MiB, peak %.1f MiB; daemon exit "
-        "%d\n",
-        events, all.size(), solves.size(), percentile(solves, 0.5), percentile(solves, 1.0),
+        "overall: %zu events (%zu replies over %d ms), %zu polls (p50/p99/max %.1f / %.1f / %.1f "
+        "ms), %zu solves (p50 %.0f ms, max %.0f ms), %llu actions (%llu grows, %llu nodes grown, "
+        "%llu refused); RSS %.1f MiB, peak %.1f MiB; daemon exit %d\n",
+        events, slow_replies, options.timeout_ms, all.size(), percentile(poll_times, 0.5),
+        percentile(poll_times, 0.99), percentile(poll_times, 1.0), solves.size(),
+        percentile(solves, 0.5), percentile(solves, 1.0),
         static_cast<unsigned long long>(calls.actions()),
         static_cast<unsigned long long>(calls.grows),
         static_cast<unsigned long long>(calls.grown_nodes),
@@ -472,6 +490,9 @@ int run(const Options& options) {
       report["peak_rss_mib"] = end.peak_mib;
       report["polls"] = Json::UInt64{all.size()};
       report["solves"] = Json::UInt64{solves.size()};
+      report["poll_ms"] = spread(poll_times);
+      report["solve_ms"] = spread(solves);
+      report["replies_over_timeout"] = Json::UInt64{slow_replies};
       for (const BurstResult& b : bursts) report["bursts"].append(to_json(b));
       std::ofstream(options.json) << report << '\n';
     }

@@ -1,0 +1,183 @@
+// One decision cycle (core/cycle.hpp) against a recording fake of Slurm: the reclaims are
+// computed once, over the nodes the jobs hold before their drains, so a node already on its
+// way back serves the regular job that waits instead of another node being taken.
+#include "core/cycle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "core/holes.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+using Nodes = std::vector<std::string>;
+constexpr std::int64_t kWall = 1'700'000'000;
+
+// Answers every call with success and records the shrinks and requeues.
+class RecordingSlurm final : public SlurmActions {
+ public:
+  ActionResult shrink(const ShrinkRequest& r) override {
+    shrinks.push_back(r);
+    return {true, ""};
+  }
+  GrowResult grow(const GrowRequest& r) override {
+    GrowResult result{true, "", {}};
+    for (const std::string& node : r.add_nodes) result.satellites[node] = next_satellite++;
+    return result;
+  }
+  ActionResult release(const std::vector<std::uint32_t>&) override { return {true, ""}; }
+  ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return {true, ""}; }
+  ActionResult admit(const AdmitRequest&) override { return {true, ""}; }
+  ActionResult requeue(std::uint32_t job_id) override {
+    requeues.push_back(job_id);
+    return {true, ""};
+  }
+  ActionResult hold(std::uint32_t) override { return {true, ""}; }
+
+  std::uint32_t next_satellite = 100;
+  std::vector<ShrinkRequest> shrinks;
+  std::vector<std::uint32_t> requeues;
+};
+
+class CycleTest : public ::testing::Test {
+ protected:
+  // n1..n4, all held by elastic job 7 (batch host n1, min 1, max 4), its launcher running a
+  // step on each; the allocator has asked it to let go of `allocator_drain` (not acked yet).
+  void start(const Nodes& allocator_drain) {
+    const Nodes all = {"n1", "n2", "n3", "n4"};
+    for (const std::string& name : all) {
+      snapshot.nodes.push_back({name, NodeState::allocated, kWall - 600});
+    }
+    snapshot.taken_at = kWall;
+    Job job;
+    job.id = 7;
+    job.state = JobState::running;
+    job.partition = "elastic";
+    job.nodes = all;
+    job.batch_host = "n1";
+    job.start_time = kWall - 60;
+    job.end_time = kWall + 240;
+    snapshot.jobs.push_back(job);
+    protocol::JobRegistration registration;
+    registration.job_id = 7;
+    registration.min_nodes = 1;
+    registration.max_nodes = 4;
+    registration.curve = ScalingCurve({{1, 100.0}, {4, 400.0}});
+    registration.up_cost_s = 10.0;
+    registration.down_cost_s = 10.0;
+    ASSERT_FALSE(elastic.add(registration, &snapshot.jobs.front(), "elastic", kWall));
+    protocol::LauncherReport report;
+    report.job_id = 7;
+    report.running = all;
+    ASSERT_TRUE(elastic.report(report, kWall, 0.0));
+
+    Nodes keep;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(keep), [&](const std::string& n) {
+      return std::find(allocator_drain.begin(), allocator_drain.end(), n) == allocator_drain.end();
+    });
+    Plan allocator;
+    allocator.actions.push_back({ActionKind::shrink, 7, keep, allocator_drain, "allocator", 0});
+    resizer.apply(allocator, snapshot, elastic, Now{0.0, kWall});
+    ASSERT_EQ(resizer.drains().at(7).drain, allocator_drain);
+    ASSERT_EQ(resizer.drains().at(7).waiting_job, 0U);
+    resizer.take_notes();
+  }
+
+  // Regular job 42 of partition "regular" (which has every node) waits for `count` nodes.
+  void regular_job_waits(std::uint32_t count) {
+    Job job;
+    job.id = 42;
+    job.state = JobState::pending;
+    job.partition = "regular";
+    job.min_nodes = count;
+    job.priority = 100;
+    job.reason = PendingReason::resources;
+    snapshot.jobs.push_back(job);
+  }
+
+  CycleOutcome run_cycle(double mono) {
+    return cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{mono, kWall},
+                 CycleSettings{});
+  }
+
+  static bool noted(const Notes& notes, const std::string& message, const std::string& node) {
+    return std::any_of(notes.begin(), notes.end(), [&](const Note& note) {
+      return note.message == message &&
+             std::any_of(note.fields.begin(), note.fields.end(), [&](const NoteField& field) {
+               return field.key == "NODE" && field.value == node;
+             });
+    });
+  }
+
+  RecordingSlurm slurm;
+  Snapshot snapshot;
+  ElasticJobs elastic;
+  Resizer resizer{slurm, ResizerSettings{}};
+};
+
+TEST_F(CycleTest, ANodeDrainingForTheAllocatorServesTheRegularJobThatWaits) {
+  // n2 is on its way back for the allocator; job 42 needs one node. The drain is hurried for
+  // job 42 and nothing else is taken from job 7 (planning over what it keeps would have
+  // reclaimed n3 as well).
+  start({"n2"});
+  regular_job_waits(1);
+  const CycleOutcome outcome = run_cycle(1.0);
+  const PendingDrain& drain = resizer.drains().at(7);
+  EXPECT_EQ(drain.drain, Nodes{"n2"});
+  EXPECT_EQ(drain.waiting_job, 42U);
+  EXPECT_TRUE(noted(outcome.notes, "reclaim needed", "n2"));
+  EXPECT_TRUE(slurm.shrinks.empty());  // the launcher has not let go yet, the grace runs
+  EXPECT_TRUE(slurm.requeues.empty());
+}
+
+TEST_F(CycleTest, AJobNeedingMoreThanTheDrainingNodeGetsOneMore) {
+  // Job 42 needs two nodes: n2, on its way back, and one more of job 7's own nodes (n3, the
+  // first in its giving order); the batch host stays.
+  start({"n2"});
+  regular_job_waits(2);
+  run_cycle(1.0);
+  const PendingDrain& drain = resizer.drains().at(7);
+  Nodes drained = drain.drain;
+  std::sort(drained.begin(), drained.end());
+  EXPECT_EQ(drained, (Nodes{"n2", "n3"}));
+  EXPECT_EQ(drain.waiting_job, 42U);
+  EXPECT_EQ(std::count(drain.keep.begin(), drain.keep.end(), "n1"), 1);
+}
+
+TEST_F(CycleTest, AnAllocatorDrainOfAnyNodeServesTheWaitingJobFirst) {
+  // n4 is on its way back for the allocator; it is not the node job 42 would be given first
+  // (n2), yet it is the one counted for job 42: job 7 keeps n2.
+  start({"n4"});
+  regular_job_waits(1);
+  const CycleOutcome outcome = run_cycle(1.0);
+  const PendingDrain& drain = resizer.drains().at(7);
+  EXPECT_EQ(drain.drain, Nodes{"n4"});
+  EXPECT_EQ(drain.waiting_job, 42U);
+  EXPECT_TRUE(noted(outcome.notes, "reclaim needed", "n4"));
+}
+
+TEST_F(CycleTest, ANodeDrainingForOneRegularJobServesNoOther) {
+  // n2 drains for job 42; job 43 comes to wait for one node too. It gets n3 at once (not n2,
+  // which is job 42's), and neither job is given a third node while the drain lasts.
+  start({"n2"});
+  regular_job_waits(1);
+  snapshot.jobs.back().priority = 200;
+  run_cycle(1.0);
+  ASSERT_EQ(resizer.drains().at(7).waiting_job, 42U);
+  Job second = snapshot.jobs.back();
+  second.id = 43;
+  second.priority = 100;
+  snapshot.jobs.push_back(second);
+  run_cycle(1.2);
+  EXPECT_EQ(resizer.drains().at(7).drain, (Nodes{"n2", "n3"}));
+  EXPECT_EQ(resizer.drains().at(7).waiting_jobs, (std::set<std::uint32_t>{42, 43}));
+  run_cycle(1.4);
+  EXPECT_EQ(resizer.drains().at(7).drain, (Nodes{"n2", "n3"}));
+  EXPECT_TRUE(slurm.shrinks.empty());
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
