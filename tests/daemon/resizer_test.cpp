@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "log.hpp"
-
 namespace gaptrain::daemon {
 namespace {
 
@@ -72,12 +70,10 @@ class FakeSlurm final : public SlurmActions {
 class ResizerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    log::set_threshold(log::Level::error);  // the journal lines are not what is tested here
     settings.drain_grace_s = 10.0;
     settings.reclaim_grace_s = 1.0;
     settings.lease_s = 300.0;
   }
-  void TearDown() override { log::set_threshold(log::Level::info); }
 
   // Job 7 running on `nodes` (batch host first) in Slurm and registered with gaptrain.
   void run_job(const Nodes& nodes, std::uint32_t time_limit_minutes = 0) {
@@ -285,6 +281,21 @@ TEST_F(ResizerTest, FailedGrowIsNotRetriedBlindlyButVisible) {
   ASSERT_EQ(status["retrying"].size(), 1U);
   EXPECT_EQ(status["retrying"][0]["action"].asString(), "grow");
   EXPECT_EQ(status["retrying"][0]["error"].asString(), "Requested nodes are busy");
+  // The journal's story, as notes the daemon logs: what was tried, and Slurm's reason.
+  const Notes notes = resizer.take_notes();
+  ASSERT_EQ(notes.size(), 2U);
+  EXPECT_EQ(notes[0].message, "action started");
+  EXPECT_EQ(notes[1].message, "action failed");
+  EXPECT_EQ(notes[1].level, NoteLevel::warning);
+  const auto field = [&](std::string_view key) {
+    for (const NoteField& f : notes[1].fields)
+      if (f.key == key) return f.value;
+    return std::string("(none)");
+  };
+  EXPECT_EQ(field("ACTION"), "grow");
+  EXPECT_EQ(field("JOB_ID"), "7");
+  EXPECT_EQ(field("REASON"), "Requested nodes are busy");
+  EXPECT_TRUE(resizer.take_notes().empty()) << "taken once";
   resizer.apply(grow, snapshot, jobs, at(0.5));
   EXPECT_EQ(slurm.grows.size(), 1U) << "backing off";
   EXPECT_TRUE(resizer.apply(grow, snapshot, jobs, at(1.0)));
