@@ -45,8 +45,14 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   std::vector<Hole> growable = holes;
   const std::set<std::string> promised = resizer.promised(snapshot, now);
   std::erase_if(growable, [&](const Hole& hole) { return promised.contains(hole.node); });
+  // Equal share splits the nodes it sees, and a node being drained is neither a job's nor a
+  // hole until it is let go: re-sharing while drains are in flight moves the split with every
+  // drain, and jobs shrink off nodes to grow back onto them a poll later. It re-shares a
+  // settled cluster (reclaims still go ahead).
+  PlannerSettings planner = settings.planner;
+  if (planner.equal_share && !resizer.drains().empty()) planner.allocate = false;
   const Plan next =
-      plan(snapshot, growable, resizer.planning_view(elastic), now.wall, settings.planner, reclaim);
+      plan(snapshot, growable, resizer.planning_view(elastic), now.wall, planner, reclaim);
 
   CycleOutcome outcome;
   outcome.allocation = next.allocation;

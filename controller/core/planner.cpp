@@ -395,7 +395,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     result.actions.push_back(std::move(action));
   }
-  if (staying.empty()) return result;
+  if (staying.empty() || !settings.allocate) return result;
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
   const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partition);

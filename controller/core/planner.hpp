@@ -39,6 +39,8 @@ struct PlannerSettings {
   // True: BFTrainer's heuristic baseline shares the nodes equally (allocator/equal_share.hpp)
   // instead of the allocator.
   bool equal_share = false;
+  // False: reclaims only, no allocation this time (cycle.hpp: equal share waits for drains).
+  bool allocate = true;
 };
 
 enum class ActionKind {

@@ -179,5 +179,29 @@ TEST_F(CycleTest, ANodeDrainingForOneRegularJobServesNoOther) {
   EXPECT_TRUE(slurm.shrinks.empty());
 }
 
+// Equal share (a comparison policy of `gaptrain simulate`) splits what it sees; while n2 is
+// being drained it sees one node less, and re-sharing then made jobs shrink off nodes to grow
+// back onto them a poll later (9.3 M rescales in the KTH year). It waits for the drain.
+TEST_F(CycleTest, EqualShareDoesNotReshareWhileADrainIsInFlight) {
+  start({"n2"});
+  CycleSettings equal_share;
+  equal_share.planner.equal_share = true;
+  const CycleOutcome waiting =
+      cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{1.0, kWall}, equal_share);
+  EXPECT_FALSE(waiting.allocation) << "re-shared while n2 drains";
+  EXPECT_EQ(resizer.drains().at(7).drain, Nodes{"n2"});
+  // Once the launcher let go of n2, the drain completes and the next cycle shares again.
+  protocol::LauncherReport report;
+  report.job_id = 7;
+  report.running = {"n1", "n3", "n4"};
+  report.drained = {"n2"};
+  ASSERT_TRUE(elastic.report(report, kWall, 2.0));
+  cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{2.0, kWall}, equal_share);
+  EXPECT_TRUE(resizer.drains().empty());
+  EXPECT_TRUE(cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{3.0, kWall}, equal_share)
+                  .allocation)
+      << "a settled cluster is shared";
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon
