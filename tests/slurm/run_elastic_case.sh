@@ -544,7 +544,17 @@ case_pytorch() {
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
   batch_host=$(job_field "$job" BatchHost)
-  poll 300 "training progress from job $job" test -s "$ckpt/progress.jsonl"
+  # Torch's first rendezvous while the job grows from 1 to 4 nodes has once taken more than
+  # 300 s on a loaded machine: when it does, the launcher's and torch's own words say why.
+  local deadline=$((SECONDS + 300))
+  until test -s "$ckpt/progress.jsonl"; do
+    if ((SECONDS >= deadline)); then
+      echo "--- job $job's output (last 40 lines):" >&2
+      tail -n 40 "$work/$job.out" >&2 || true
+      fail "timed out after 300s waiting for training progress from job $job"
+    fi
+    sleep 0.2
+  done
   for cycle in 1 2; do
     local regular
     # The regular job runs until torch has trained at world size 2 (its dead-peer detection
