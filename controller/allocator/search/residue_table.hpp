@@ -42,7 +42,7 @@ class ResidueTable {
       const int left = capacity_[c] - layout_.field(key, c);
       residue = residue * modulus_ + static_cast<std::size_t>(left % static_cast<int>(modulus_));
     }
-    return least_[s * cells_ + residue];
+    return static_cast<double>(least_[s * cells_ + residue]);
   }
 
  private:

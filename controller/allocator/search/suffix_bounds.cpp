@@ -377,8 +377,9 @@ double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) cons
     if (bound > enough) return bound;
   }
   for (const PairTable& pair : pairs_) {
-    const double least = pair.row(s)[pair.cell(capacity_[pair.a] - layout_.field(key, pair.a),
-                                               capacity_[pair.b] - layout_.field(key, pair.b))];
+    const double least =
+        static_cast<double>(pair.row(s)[pair.cell(capacity_[pair.a] - layout_.field(key, pair.a),
+                                                  capacity_[pair.b] - layout_.field(key, pair.b))]);
     bound = std::max(bound, least + split_sum(s, key, pair.others));
     if (bound > enough) return bound;
   }
