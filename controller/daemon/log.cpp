@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <span>
 #include <vector>
 
 namespace gaptrain::daemon::log {
@@ -66,15 +67,13 @@ std::string stderr_value(std::string_view value) {
   return quote ? "\"" + out + "\"" : out;
 }
 
-// Fields: log::Field, or the core's NoteField (the same key and value).
-template <typename Fields>
-void write_journal(Level level, std::string_view message, const Fields& fields) {
+void write_journal(Level level, std::string_view message, std::span<const Field> fields) {
   std::vector<std::string> entries;
   entries.reserve(fields.size() + 3);
   entries.push_back("MESSAGE=" + std::string(message));
   entries.push_back("PRIORITY=" + std::to_string(priority(level)));
   entries.emplace_back("SYSLOG_IDENTIFIER=gaptraind");
-  for (const auto& field : fields) {
+  for (const Field& field : fields) {
     entries.push_back(std::string(field.key) + "=" + field.value);
   }
   std::vector<iovec> iov;
@@ -87,8 +86,7 @@ void write_journal(Level level, std::string_view message, const Fields& fields) 
   }
 }
 
-template <typename Fields>
-void write_stderr(Level level, std::string_view message, const Fields& fields) {
+void write_stderr(Level level, std::string_view message, std::span<const Field> fields) {
   // Wall-clock seconds with milliseconds: benchmarks and tests measure latencies from these.
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
@@ -98,7 +96,7 @@ void write_stderr(Level level, std::string_view message, const Fields& fields) {
   std::string line = "gaptraind: time=" + std::string(time);
   line += " level=" + std::string(level_name(level));
   line += " msg=" + stderr_value(message);
-  for (const auto& field : fields) {
+  for (const Field& field : fields) {
     line += ' ';
     line += field.key;
     line += '=';
@@ -119,7 +117,10 @@ bool to_journal() {
   return journal;
 }
 
-void write(Level level, std::string_view message, std::initializer_list<Field> fields) {
+namespace {
+
+// One entry, to journald or stderr; what the two write() calls share.
+void emit(Level level, std::string_view message, std::span<const Field> fields) {
   if (level < g_threshold.load()) return;
   if (to_journal()) {
     write_journal(level, message, fields);
@@ -128,19 +129,23 @@ void write(Level level, std::string_view message, std::initializer_list<Field> f
   }
 }
 
+Level level_of(NoteLevel level) {
+  switch (level) {
+    case NoteLevel::debug: return Level::debug;
+    case NoteLevel::info: return Level::info;
+    case NoteLevel::warning: return Level::warning;
+  }
+  return Level::info;
+}
+
+}  // namespace
+
+void write(Level level, std::string_view message, std::initializer_list<Field> fields) {
+  emit(level, message, std::span<const Field>(fields.begin(), fields.size()));
+}
+
 void write(const Note& note) {
-  Level level = Level::info;
-  switch (note.level) {
-    case NoteLevel::debug: level = Level::debug; break;
-    case NoteLevel::info: level = Level::info; break;
-    case NoteLevel::warning: level = Level::warning; break;
-  }
-  if (level < g_threshold.load()) return;
-  if (to_journal()) {
-    write_journal(level, note.message, note.fields);
-  } else {
-    write_stderr(level, note.message, note.fields);
-  }
+  emit(level_of(note.level), note.message, note.fields);
 }
 
 }  // namespace gaptrain::daemon::log

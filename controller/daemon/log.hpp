@@ -5,7 +5,6 @@
 // The pure model never logs: only the daemon's edges do.
 #pragma once
 
-#include <concepts>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -16,20 +15,13 @@
 namespace gaptrain::daemon::log {
 
 using daemon::Note;
+using daemon::NoteField;
 
 enum class Level { debug, info, notice, warning, error };
 
-// One structured field. Keys follow journald's rules: upper case, digits and '_'.
-struct Field {
-  Field(std::string_view k, std::string v) : key(k), value(std::move(v)) {}
-  Field(std::string_view k, std::string_view v) : key(k), value(v) {}
-  Field(std::string_view k, const char* v) : key(k), value(v) {}
-  template <std::integral T>
-  Field(std::string_view k, T v) : key(k), value(std::to_string(v)) {}
-
-  std::string_view key;
-  std::string value;
-};
+// One structured field (the core's type: what it notes is logged as it is). Keys follow
+// journald's rules: upper case, digits and '_'.
+using Field = NoteField;
 
 // Entries below `threshold` are dropped (default info).
 void set_threshold(Level threshold);
