@@ -70,16 +70,18 @@ void ReplayedSlurm::hold(int node, std::uint32_t holder) {
   if (n.hole) ++held_hole_nodes_;
 }
 
+void ReplayedSlurm::end_wait(Node& n) {
+  n.wanted = false;
+  --waiting_;
+  regular_waits_.push_back(now_s_ - n.wanted_since_s);
+}
+
 void ReplayedSlurm::let_go(int node) {
   Node& n = at(node);
   if (n.holder == 0) return;
   n.holder = 0;
   if (n.hole) --held_hole_nodes_;
-  if (n.wanted) {  // the regular job waiting for it starts now
-    n.wanted = false;
-    --waiting_;
-    regular_waits_.push_back(now_s_ - n.wanted_since_s);
-  }
+  if (n.wanted) end_wait(n);  // the regular job waiting for it starts now
 }
 
 double ReplayedSlurm::free_node(int node, double predicted_end_s, double actual_end_s) {
@@ -91,9 +93,7 @@ double ReplayedSlurm::free_node(int node, double predicted_end_s, double actual_
   if (n.wanted) {
     // The regular job that waited for it is gone from the trace (it ran, as far as the trace
     // knows): the wait ends here, and the node is a hole again, still held.
-    n.wanted = false;
-    --waiting_;
-    regular_waits_.push_back(now_s_ - n.wanted_since_s);
+    end_wait(n);
   }
   n.hole = true;
   n.idle_since_s = now_s_;

@@ -143,6 +143,8 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   void hold(int node, std::uint32_t holder);
   // The holder lets the node go: a regular job waiting for it starts there.
   void let_go(int node);
+  // The regular job waiting for `n` stops waiting (it starts there, or the trace moved on).
+  void end_wait(Node& n);
   daemon::Job job_view(std::uint32_t id, const ElasticJob& job) const;
   daemon::ActionResult refuse(const std::string& what) const;
 
