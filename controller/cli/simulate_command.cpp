@@ -39,7 +39,7 @@ constexpr const char* kSimulateHelp = R"(Inputs (formats: docs/simulator.md, "In
                         MaxNodes nodes: holes, the backfill plan's predicted hole ends and the
                         actual ends all come from the replay
   --node-events FILE    CSV time,node,state (epoch seconds, node name, idle|busy); no plan, so
-                        the gaptrain policy predicts hole ends from the hole lengths seen so far
+                        every hole's end is unknown (gaptrain uses the holes idle longest first)
   --jobs FILE --curves FILE
                         CSV id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
                         down_cost_s (submit_s relative to --start) and CSV model,nodes,
@@ -55,7 +55,8 @@ Policies:
   --learn       the allocator is not told curves or costs: it learns them from job progress
 
 Output (stdout or --json): one JSON object, the summary of docs/simulator.md, "Outputs"
-  (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
+  (hole_node_seconds, allocated_node_seconds, utilization, usable_node_seconds,
+  usable_utilization, useful_samples, ideal_samples,
   efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
   solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.
   oracle_samples is null unless --oracle (or --policy oracle) was given.
@@ -255,6 +256,8 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   json["hole_node_seconds"] = s.hole_node_seconds;
   json["allocated_node_seconds"] = s.allocated_node_seconds;
   json["utilization"] = s.utilization;
+  json["usable_node_seconds"] = s.usable_node_seconds;
+  json["usable_utilization"] = s.usable_utilization;
   json["useful_samples"] = s.useful_samples;
   json["ideal_samples"] = s.ideal_samples;
   json["efficiency"] = s.efficiency;

@@ -111,6 +111,10 @@ class Replay {
     summary_.utilization = summary_.hole_node_seconds > 0.0
                                ? summary_.allocated_node_seconds / summary_.hole_node_seconds
                                : 0.0;
+    summary_.usable_utilization =
+        summary_.usable_node_seconds > 0.0
+            ? summary_.allocated_node_seconds / summary_.usable_node_seconds
+            : 0.0;
     summary_.efficiency =
         summary_.ideal_samples > 0.0 ? summary_.useful_samples / summary_.ideal_samples : 1.0;
     summary_.solves = static_cast<long long>(solve_ms_.size());
@@ -180,6 +184,7 @@ class Replay {
     if (dt <= 0.0) return;
     summary_.hole_node_seconds += slurm_.hole_nodes() * dt;
     summary_.allocated_node_seconds += slurm_.held_hole_nodes() * dt;
+    summary_.usable_node_seconds += std::min(slurm_.hole_nodes(), usable_nodes()) * dt;
     for (const int j : in_slurm_) {
       JobRun& r = job(j);
       if (r.training_nodes == 0) continue;
@@ -191,6 +196,14 @@ class Replay {
       summary_.ideal_samples += rate * dt;
       rescale_loss_samples_ += rate * (dt - productive);
     }
+  }
+
+  // The most nodes the elastic jobs in Slurm could hold at once (SimSummary::usable_*).
+  int usable_nodes() const {
+    long long nodes = 0;
+    for (const int j : in_slurm_)
+      nodes += std::min(jobs_[idx(j)].spec->max_nodes, slurm_.node_count());
+    return static_cast<int>(std::min<long long>(nodes, slurm_.node_count()));
   }
 
   void step(double now) {
@@ -326,7 +339,10 @@ class Replay {
   }
 
   // The training restarts on its new node count, stalled for the rescale's cost (the true
-  // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow.
+  // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow. A
+  // rescale while the job is still restarting joins that restart (torchrun's agents re-enter
+  // one rendezvous, docs/user.md): the stall ends a full cost after the later rescale, not after
+  // both costs back to back.
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
     const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
@@ -337,7 +353,7 @@ class Replay {
     if (nodes == 0) return;
     ++summary_.rescales;
     const double cost = oracle() ? 0.0 : (grow ? r.spec->up_cost_s : r.spec->down_cost_s);
-    r.stall_until_s = std::max(r.stall_until_s, now) + cost;
+    r.stall_until_s = std::max(r.stall_until_s, now + cost);
   }
 
   StepRecord record(double now) const {

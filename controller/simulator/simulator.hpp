@@ -69,10 +69,15 @@ struct SimSummary {
   double hole_node_seconds = 0.0;       // idle node-time offered
   double allocated_node_seconds = 0.0;  // node-time held by elastic jobs
   double utilization = 0.0;             // allocated / hole
-  double useful_samples = 0.0;          // progress, net of rescale and restart losses
-  double ideal_samples = 0.0;           // the same allocations with zero rescale cost
-  double efficiency = 0.0;              // useful / ideal
-  double oracle_samples = -1.0;         // useful samples of the oracle policy; < 0: not run
+  // The hole node-time the elastic jobs in Slurm could have held: at each moment the hole
+  // nodes, at most the sum of those jobs' maximum node counts. A mix of ten 64-node jobs
+  // cannot fill a 1,000-node hole, whatever the policy.
+  double usable_node_seconds = 0.0;
+  double usable_utilization = 0.0;  // allocated / usable
+  double useful_samples = 0.0;      // progress, net of rescale and restart losses
+  double ideal_samples = 0.0;       // the same allocations with zero rescale cost
+  double efficiency = 0.0;          // useful / ideal
+  double oracle_samples = -1.0;     // useful samples of the oracle policy; < 0: not run
   int jobs_submitted = 0;
   int jobs_completed = 0;
   long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for

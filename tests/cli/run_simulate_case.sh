@@ -55,7 +55,8 @@ case "$mode" in
 import csv, json, sys
 tmp = sys.argv[1]
 s = json.load(open(f"{tmp}/summary.json"))
-keys = ["hole_node_seconds", "allocated_node_seconds", "utilization", "useful_samples",
+keys = ["hole_node_seconds", "allocated_node_seconds", "utilization", "usable_node_seconds",
+        "usable_utilization", "useful_samples",
         "ideal_samples", "efficiency", "oracle_samples", "jobs_submitted", "jobs_completed",
         "rescales", "solver_ms_p50", "solver_ms_p99", "solver_ms_max", "cycles", "regular_waits",
         "regular_wait_s_p50", "regular_wait_s_p99", "regular_wait_s_max", "parameters"]
@@ -65,6 +66,8 @@ eps = 1e-6
 assert s["hole_node_seconds"] > 0, "no holes"
 assert s["useful_samples"] > 0, "no progress"
 assert s["allocated_node_seconds"] <= s["hole_node_seconds"] * (1 + eps)
+assert s["allocated_node_seconds"] <= s["usable_node_seconds"] * (1 + eps)
+assert s["usable_node_seconds"] <= s["hole_node_seconds"] * (1 + eps)
 assert s["useful_samples"] <= s["ideal_samples"] * (1 + eps)
 assert 0 < s["efficiency"] <= 1 + eps, s["efficiency"]
 # The oracle runs through gaptraind's mechanics too: no bound of the policy (docs/simulator.md).

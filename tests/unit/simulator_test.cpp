@@ -1,8 +1,9 @@
 // The simulator's event semantics on hand-made traces whose answers are computed by hand
 // (docs/simulator.md, "Event semantics"): gaptraind's core decides through the simulated Slurm,
 // so a job is admitted on its minimum (its start costs a grow's stall), grows a second later
-// once it runs, and a node the regular workload takes back is drained (the training lets go at
-// once, a shrink's stall) and handed over a second later. Also: stops below the minimum,
+// once it runs (joining the start's restart rather than paying a second one), and a node the
+// regular workload takes back is drained (the training lets go at once, a shrink's stall) and
+// handed over a second later. Also: stops below the minimum,
 // completions, admission, and the policies' different decisions on the same trace.
 #include "simulator/simulator.hpp"
 
@@ -82,9 +83,10 @@ TEST(SimulatorSemantics, BftrainerFillsTheShortHoleAndPaysForIt) {
                                 with_policy(Policy::bftrainer));
   // 20..1000 on 1 node; grow at 1000 stalls to 1020. Slurm's plan has a regular job on node 1
   // at 1010 and the satellite's lease (a minute, Slurm's least) would outlast that: gaptraind
-  // gives the node back at the next poll (1001: drain, the training lets go, a 10 s shrink stall
-  // after the grow's, until 1030; 1002: released). Then 1 node until 2000.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0 + 970.0 * 100.0);
+  // gives the node back at the next poll (1001: drain, the training lets go; its 10 s shrink
+  // stall joins the grow's restart, which still ends at 1020; 1002: released). Then 1 node
+  // until 2000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0 + 980.0 * 100.0);
   EXPECT_DOUBLE_EQ(s.ideal_samples, 1000.0 * 100.0 + 1.0 * 200.0 + 999.0 * 100.0);
   EXPECT_EQ(s.rescales, 3);  // start, grow, shrink
   EXPECT_EQ(s.reclaims, 0);  // given back before the regular job came
@@ -107,12 +109,13 @@ TEST(SimulatorSemantics, AReclaimChargesTheShrinkCost) {
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(1)}}});
   const SimSummary s =
       simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
-  // Admitted on node 0 at 0 (stall to 20), grown onto node 1 at 1 (stall to 40), 200/s until
-  // the regular workload takes node 1 at 500: drained at once (10 s shrink stall), released at
-  // 501, where the waiting regular job starts; then 100/s until 1000.
+  // Admitted on node 0 at 0 (stall to 20), grown onto node 1 at 1 (the grow joins the start's
+  // restart: stall to 21), 200/s until the regular workload takes node 1 at 500: drained at
+  // once (10 s shrink stall), released at 501, where the waiting regular job starts; then 100/s
+  // until 1000.
   EXPECT_EQ(s.reclaims, 1);
   EXPECT_EQ(s.rescales, 3);  // start, grow, shrink
-  EXPECT_DOUBLE_EQ(s.useful_samples, 460.0 * 200.0 + 490.0 * 100.0);
+  EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 490.0 * 100.0);
   EXPECT_DOUBLE_EQ(s.ideal_samples, 1.0 * 100.0 + 499.0 * 200.0 + 500.0 * 100.0);
   EXPECT_EQ(s.regular_waits, 1);
   EXPECT_DOUBLE_EQ(s.regular_wait_s_max, 1.0);
@@ -126,10 +129,10 @@ TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(0), idle(1)}}});
   const SimSummary s =
       simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
-  // 40..500 on 2 nodes (admitted at 0, grown at 1); at 500 the batch host is wanted: the job is
-  // drained whole and requeued at 501, admitted again on node 1 at 502 (stall 20 s, the start
-  // cost), then 100/s from 522 to 1000.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 460.0 * 200.0 + 478.0 * 100.0);
+  // 21..500 on 2 nodes (admitted at 0, grown at 1 within the start's restart); at 500 the batch
+  // host is wanted: the job is drained whole and requeued at 501, admitted again on node 1 at
+  // 502 (stall 20 s, the start cost), then 100/s from 522 to 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 478.0 * 100.0);
   EXPECT_EQ(s.rescales, 3);  // start, grow, restart; the stop itself costs no stall
   EXPECT_EQ(s.reclaims, 1);
 }
@@ -219,9 +222,22 @@ TEST(SimulatorSemantics, TheDaemonsSettingsAreTheCoresIdleReserveIncluded) {
   const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
   EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 1000.0);
   EXPECT_DOUBLE_EQ(s.useful_samples, 980.0 * 100.0);
-  options.config.idle_reserve_nodes = 0;
+  options.config.idle_reserve_nodes = 0;  // grown at 1, within the start's restart: stall to 21
   EXPECT_DOUBLE_EQ(simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options).useful_samples,
-                   960.0 * 200.0);
+                   979.0 * 200.0);
+}
+
+// Utilization counts every hole node; usable utilization only what the jobs in Slurm could
+// hold (their maximum node counts): one job of at most one node on a two-node hole.
+TEST(SimulatorSemantics, UsableUtilizationCountsWhatTheJobsCouldHold) {
+  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}});
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 1, 1)}, kCurves, with_policy(Policy::gaptrain));
+  EXPECT_DOUBLE_EQ(s.hole_node_seconds, 2000.0);
+  EXPECT_DOUBLE_EQ(s.usable_node_seconds, 1000.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 1000.0);
+  EXPECT_DOUBLE_EQ(s.utilization, 0.5);
+  EXPECT_DOUBLE_EQ(s.usable_utilization, 1.0);
 }
 
 TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
@@ -230,8 +246,8 @@ TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
   options.learn = true;
   const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
   // Whatever the prior says, one job alone takes every free node it can use: admitted at 0
-  // (stall to 20), grown at 1 (stall to 40), 200/s until 1000.
-  EXPECT_DOUBLE_EQ(s.useful_samples, 960.0 * 200.0);
+  // (stall to 20), grown at 1 (joining the start's restart: stall to 21), 200/s until 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 979.0 * 200.0);
 }
 
 TEST(SimulatorInput, AModelWithoutACurveIsAnError) {
