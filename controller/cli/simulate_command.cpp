@@ -39,7 +39,7 @@ constexpr const char* kSimulateHelp = R"(Inputs (formats: docs/simulator.md, "In
                         MaxNodes nodes: holes, the backfill plan's predicted hole ends and the
                         actual ends all come from the replay
   --node-events FILE    CSV time,node,state (epoch seconds, node name, idle|busy); no plan, so
-                        every hole's end is unknown (gaptrain uses the holes idle longest first)
+                        every hole's end is unknown
   --jobs FILE --curves FILE
                         CSV id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
                         down_cost_s (submit_s relative to --start) and CSV model,nodes,
@@ -87,6 +87,7 @@ struct SimulateArgs {
   double time_limit_s = sim::kTimeLimitOption.default_value;
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
+  std::string placement = "slurm";
   std::optional<double> repeat_s;
   std::size_t max_input_mb = static_cast<std::size_t>(sim::kMaxInputMbOption.default_value);
   bool with_oracle = false;
@@ -171,6 +172,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   }
   if (args.horizon_s) options.config.horizon_s = *args.horizon_s;
   options.objective = *objective_from_string(args.objective);
+  options.placement = args.placement == "trace" ? sim::Placement::trace : sim::Placement::slurm;
   options.solver.time_limit_s = args.time_limit_s;
   return options;
 }
@@ -299,6 +301,7 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["config"] = args.config_path.empty() ? Json::Value() : Json::Value(args.config_path);
   p["horizon_s"] = options.config.horizon_s;
   p["objective"] = std::string(to_string(options.objective));
+  p["placement"] = options.placement == sim::Placement::trace ? "trace" : "slurm";
   p["time_limit_s"] = options.solver.time_limit_s;
   return p;
 }
@@ -509,6 +512,13 @@ Command add_simulate_command(CLI::App& parent) {
                   "speedup (default) | throughput | fair; see docs/simulator.md")
       ->type_name("NAME")
       ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
+  app->add_option("--placement", args->placement,
+                  "Where a regular job runs that the trace starts on a node an elastic job "
+                  "holds: slurm (default: on an idle node if any, as Slurm would start it, else "
+                  "the first node given back) | trace (that very node, taken back from the "
+                  "elastic job: BFTrainer beside the scheduler)")
+      ->type_name("NAME")
+      ->check(CLI::IsMember({"slurm", "trace"}));
   add_number(app, sim::kTimeLimitOption, args->time_limit_s);
   add_number(app, sim::kRepeatJobsOption, args->repeat_s);
   add_number(app, sim::kMaxInputMbOption, args->max_input_mb);

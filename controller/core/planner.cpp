@@ -113,24 +113,6 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   return e;
 }
 
-// The holes in the order the allocator takes them within a hole class (assign.hpp: a new job's
-// batch host is the first node of its class, a grow takes the first ones, a shrink keeps them):
-// hole-aware, the oldest first. Where nothing says when a hole ends, the longer a node has
-// been idle, the longer it tends to stay idle (on the Summit node log a fresh hole has 537 s
-// left at the median, one idle for 30 minutes 1,612 s), so the batch host, whose loss requeues
-// the whole job, and the first grows go where a reclaim is least likely. Without hole ends
-// (BFTrainer's view), Slurm's order.
-std::vector<const Hole*> by_age(const std::vector<Hole>& holes, bool hole_aware) {
-  std::vector<const Hole*> ordered;
-  ordered.reserve(holes.size());
-  for (const Hole& hole : holes) ordered.push_back(&hole);
-  if (hole_aware) {
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const Hole* a, const Hole* b) { return a->since < b->since; });
-  }
-  return ordered;
-}
-
 }  // namespace
 
 std::string_view to_string(ActionKind kind) {
@@ -427,8 +409,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   problem.horizon_s = settings.horizon_s;
   problem.objective = settings.objective;
   problem.solver = settings.solver;
-  for (const Hole* hole_ptr : by_age(holes, settings.use_hole_ends)) {
-    const Hole& hole = *hole_ptr;
+  for (const Hole& hole : holes) {
     if (reclaimed.contains(hole.node) || reserved.contains(hole.node)) continue;
     gaptrain::NodeState node;
     node.name = hole.node;

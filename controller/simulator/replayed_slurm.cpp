@@ -47,12 +47,17 @@ std::string only_partition(const std::string& node) {
 }  // namespace
 
 ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                             std::int64_t epoch)
-    : elastic_partition_(std::move(elastic_partition)), epoch_(epoch) {
+                             std::int64_t epoch, Placement placement)
+    : elastic_partition_(std::move(elastic_partition)), epoch_(epoch), placement_(placement) {
   const int count = std::min(node_count, static_cast<int>(trace.node_names.size()));
   names_.assign(trace.node_names.begin(), trace.node_names.begin() + count);
   nodes_.resize(names_.size());
-  for (int i = 0; i < count; ++i) index_.emplace(names_[static_cast<std::size_t>(i)], i);
+  placed_.resize(names_.size());
+  trace_of_.resize(names_.size());
+  for (int i = 0; i < count; ++i) {
+    index_.emplace(names_[static_cast<std::size_t>(i)], i);
+    placed_[static_cast<std::size_t>(i)] = trace_of_[static_cast<std::size_t>(i)] = i;
+  }
 }
 
 std::int64_t ReplayedSlurm::wall() const {
@@ -81,10 +86,58 @@ void ReplayedSlurm::let_go(int node) {
   if (n.holder == 0) return;
   n.holder = 0;
   if (n.hole) --held_hole_nodes_;
-  if (n.wanted) end_wait(n);  // the regular job waiting for it starts now
+  if (n.wanted) {
+    end_wait(n);  // the regular job waiting for it starts now
+  } else if (n.hole) {
+    serve_waiting(node);
+  }
 }
 
-double ReplayedSlurm::free_node(int node, double predicted_end_s, double actual_end_s) {
+void ReplayedSlurm::swap_places(int a, int b) {
+  if (a == b) return;
+  Node& x = at(a);
+  Node& y = at(b);
+  const auto count = [&](const Node& n, int sign) {
+    hole_nodes_ += sign * static_cast<int>(n.hole);
+    held_hole_nodes_ += sign * static_cast<int>(n.hole && n.holder != 0);
+    waiting_ += sign * static_cast<int>(n.wanted);
+  };
+  count(x, -1);
+  count(y, -1);
+  std::swap(x.hole, y.hole);
+  std::swap(x.predicted_end_s, y.predicted_end_s);
+  std::swap(x.actual_end_s, y.actual_end_s);
+  std::swap(x.wanted, y.wanted);
+  std::swap(x.wanted_since_s, y.wanted_since_s);
+  count(x, +1);
+  count(y, +1);
+  const auto ua = static_cast<std::size_t>(a);
+  const auto ub = static_cast<std::size_t>(b);
+  std::swap(trace_of_[ua], trace_of_[ub]);
+  placed_[static_cast<std::size_t>(trace_of_[ua])] = a;
+  placed_[static_cast<std::size_t>(trace_of_[ub])] = b;
+}
+
+int ReplayedSlurm::longest_waiting() const {
+  int longest = -1;
+  for (int i = 0; i < node_count(); ++i) {
+    const Node& n = nodes_[static_cast<std::size_t>(i)];
+    if (n.wanted && (longest < 0 ||
+                     n.wanted_since_s < nodes_[static_cast<std::size_t>(longest)].wanted_since_s))
+      longest = i;
+  }
+  return longest;
+}
+
+void ReplayedSlurm::serve_waiting(int node) {
+  if (placement_ != Placement::slurm || waiting_ == 0 || !idle(node)) return;
+  const int waiting = longest_waiting();
+  swap_places(node, waiting);
+  end_wait(at(node));
+}
+
+double ReplayedSlurm::free_node(int trace_node, double predicted_end_s, double actual_end_s) {
+  const int node = placed(trace_node);
   Node& n = at(node);
   const double before = n.predicted_end_s;
   n.predicted_end_s = predicted_end_s;
@@ -99,10 +152,20 @@ double ReplayedSlurm::free_node(int node, double predicted_end_s, double actual_
   n.idle_since_s = now_s_;
   ++hole_nodes_;
   if (n.holder != 0) ++held_hole_nodes_;
+  serve_waiting(node);
   return kUnknownEnd;
 }
 
-bool ReplayedSlurm::take_node(int node) {
+bool ReplayedSlurm::take_node(int trace_node) {
+  int node = placed(trace_node);
+  if (placement_ == Placement::slurm && at(node).hole && at(node).holder != 0) {
+    for (int other = 0; other < node_count(); ++other) {
+      if (!idle(other)) continue;
+      swap_places(node, other);  // Slurm starts the job on the first idle node
+      node = other;
+      break;
+    }
+  }
   Node& n = at(node);
   if (!n.hole) return false;
   n.hole = false;
@@ -261,13 +324,15 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
   }
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (!nodes_[i].wanted) continue;
-    Job job =
-        regular_pending(kWaitingIds + static_cast<std::uint32_t>(i), only_partition(names_[i]));
+    // Placement::slurm: any node will do (no idle one is left, or it would run there).
+    const bool pinned = placement_ == Placement::trace;
+    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i),
+                              pinned ? only_partition(names_[i]) : kRegularPartition);
     job.start_time = now;
-    job.sched_nodes = {names_[i]};
+    if (pinned) job.sched_nodes = {names_[i]};
     job.min_nodes = 1;
     job.priority = 2;  // it was due first
-    snapshot.partitions.push_back({job.partition, {names_[i]}});
+    if (pinned) snapshot.partitions.push_back({job.partition, {names_[i]}});
     snapshot.jobs.push_back(std::move(job));
   }
   for (const auto& [id, elastic] : jobs_) snapshot.jobs.push_back(job_view(id, elastic));

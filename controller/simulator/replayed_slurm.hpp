@@ -37,6 +37,19 @@
 
 namespace gaptrain::sim {
 
+// Where a regular job runs that the trace starts on a node an elastic job holds.
+enum class Placement {
+  // On the very node the trace names, once the elastic job there lets go: BFTrainer's setting,
+  // beside a scheduler that knows nothing of the training (its replays take a node back from
+  // whichever job holds it).
+  trace,
+  // Where Slurm would start it: the trace's node identities are the schedule of a machine
+  // without gaptrain, and with elastic jobs allocated there, Slurm starts a regular job on idle
+  // nodes. So it runs on an idle hole node when there is one (the two nodes swap their places
+  // in the trace from then on), else it waits for the first node an elastic job lets go.
+  slurm,
+};
+
 class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {
  public:
   static constexpr std::int64_t kEpoch = 1'000'000'000;
@@ -44,7 +57,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // The first `node_count` nodes of `trace` (all busy until the trace frees them), in partition
   // "regular" and in `elastic_partition`, where the elastic jobs run.
   ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                std::int64_t epoch = kEpoch);
+                std::int64_t epoch = kEpoch, Placement placement = Placement::trace);
 
   std::int64_t epoch() const { return epoch_; }
   // Slurm's time (epoch seconds) at replay second `t`.
@@ -54,16 +67,21 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   double time() const { return now_s_; }
 
   // --- The regular workload (the trace) ---------------------------------------------------
+  // `trace_node` is a node index of the trace; the node it is on now is placed(trace_node)
+  // (itself, unless Placement::slurm moved a regular job elsewhere). The other calls take the
+  // nodes Slurm shows.
+  int placed(int trace_node) const { return placed_[static_cast<std::size_t>(trace_node)]; }
   // The node is left free by the regular workload from now on: a hole, with the plan's
   // predicted end and the actual end (absolute trace seconds; kUnknownEnd: no plan, or never).
   // For a node free already, only the plan changes. Only the oracle is told the actual end.
   // Returns the predicted end the node had before (kUnknownEnd also when it was no hole).
-  double free_node(int node, double predicted_end_s, double actual_end_s);
+  double free_node(int trace_node, double predicted_end_s, double actual_end_s);
   double actual_end(int node) const { return nodes_[static_cast<std::size_t>(node)].actual_end_s; }
   std::optional<int> index_of(const std::string& name) const;
   // The regular workload takes the node: at once when no elastic job holds it, else as soon
-  // as it is let go. False when the node was not a hole.
-  bool take_node(int node);
+  // as it is let go (Placement::slurm: an idle node instead, or the first one let go). False
+  // when the node was not a hole.
+  bool take_node(int trace_node);
 
   // --- The elastic jobs' users -------------------------------------------------------------
   // A held pending job in the elastic partition (sbatch --hold -N MIN-MAX); returns its id.
@@ -145,11 +163,22 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   void let_go(int node);
   // The regular job waiting for `n` stops waiting (it starts there, or the trace moved on).
   void end_wait(Node& n);
+  // Placement::slurm: the two nodes exchange their places in the trace (hole or not, the plan,
+  // a regular job waiting); what Slurm knows of each (holder, last busy) stays.
+  void swap_places(int a, int b);
+  // Placement::slurm: the node a regular job has waited for longest; -1 when none waits.
+  int longest_waiting() const;
+  // Placement::slurm: a hole `node` just became free to: the regular job that waits longest
+  // starts there instead.
+  void serve_waiting(int node);
   daemon::Job job_view(std::uint32_t id, const ElasticJob& job) const;
   daemon::ActionResult refuse(const std::string& what) const;
 
   std::string elastic_partition_;
   std::int64_t epoch_ = kEpoch;
+  Placement placement_ = Placement::trace;
+  std::vector<int> placed_;    // trace node -> the node it is on
+  std::vector<int> trace_of_;  // node -> the trace node on it
   std::vector<std::string> names_;
   std::map<std::string, int> index_;
   std::vector<Node> nodes_;

@@ -79,7 +79,7 @@ class Replay {
         slurm_(
             trace,
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
-            options.config.elastic_partition),
+            options.config.elastic_partition, ReplayedSlurm::kEpoch, options.placement),
         gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
@@ -149,7 +149,7 @@ class Replay {
     for (const NodeUpdate& u : trace_step.updates) {
       if (u.node >= slurm_.node_count()) continue;
       if (u.idle) {
-        const bool was_hole = slurm_.is_hole(u.node);
+        const bool was_hole = slurm_.is_hole(slurm_.placed(u.node));
         const double before = slurm_.free_node(u.node, u.predicted_end_s, u.actual_end_s);
         // A new plan matters within the horizon only: beyond it the allocator values every
         // end alike, and most of the scheduler's re-plans are there.

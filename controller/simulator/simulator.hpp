@@ -13,6 +13,7 @@
 #include "core/planner.hpp"
 #include "gaptrain/allocation.hpp"
 #include "simulator/options.hpp"
+#include "simulator/replayed_slurm.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
 
@@ -33,6 +34,10 @@ struct SimOptions {
   Policy policy = Policy::gaptrain;
   // The allocator is not told curves or costs; it learns them from the progress the jobs report.
   bool learn = false;
+  // Where a regular job runs that the trace starts on a node an elastic job holds: where Slurm
+  // would start it (gaptrain, inside Slurm), or on the trace's very node (BFTrainer, beside the
+  // scheduler). replayed_slurm.hpp.
+  Placement placement = Placement::slurm;
   int max_running = static_cast<int>(kMaxRunningOption.default_value);  // in Slurm at once
   int node_limit = 0;               // > 0: only nodes with index < node_limit offer holes
   double start_s = 0.0;             // the window simulated, in trace seconds; job submit times

@@ -316,27 +316,6 @@ TEST(Planner, AHeldJobIsAdmittedOnItsMinimumBatchHostFirst) {
   EXPECT_EQ(admit->nodes.size(), 3U);
 }
 
-// With no hole end known, the batch host (whose loss requeues the whole job) and the first grows
-// go on the nodes idle longest: a hole that has lasted long tends to last longer. BFTrainer's
-// view (no hole ends) keeps Slurm's order.
-TEST(Planner, WithNoEndKnownTheBatchHostGoesOnTheOldestHole) {
-  Snapshot s = cluster(4, {});
-  s.nodes[0].last_busy = kNow - 60;    // n1: idle for a minute
-  s.nodes[1].last_busy = kNow - 30;    // n2: freed 30 s ago
-  s.nodes[2].last_busy = kNow - 3600;  // n3: idle for an hour
-  s.nodes[3].last_busy = kNow - 600;   // n4
-  add_held_elastic(s, 7).max_nodes = 1;
-  const Plan hole_aware = plan(s, find_holes(s), {}, kNow, {});
-  const Action* admit = action_for(hole_aware, 7);
-  ASSERT_NE(admit, nullptr);
-  EXPECT_EQ(admit->nodes, Nodes{"n3"});
-  PlannerSettings bftrainer;
-  bftrainer.use_hole_ends = false;
-  const Plan slurm_order = plan(s, find_holes(s), {}, kNow, bftrainer);
-  ASSERT_NE(action_for(slurm_order, 7), nullptr);
-  EXPECT_EQ(action_for(slurm_order, 7)->nodes, Nodes{"n1"});
-}
-
 // One job's bad input (here a negative rescale cost; once a learned curve with a 1-node rate of
 // 0, which threw out of the poll timer and ended gaptraind, and which no curve holds now) sets
 // that job aside, keeping its nodes; the other jobs are still planned.

@@ -38,10 +38,11 @@ const Job* job_named(const Snapshot& s, const std::string& partition) {
 
 // A running elastic job on n0 (admitted), with a satellite on n1.
 struct Running {
-  ReplayedSlurm slurm{nodes(3), 3, "elastic"};
+  ReplayedSlurm slurm;
   std::uint32_t id = 0;
   std::uint32_t satellite = 0;
-  Running() {
+  explicit Running(Placement placement = Placement::trace)
+      : slurm(nodes(3), 3, "elastic", kEpoch, placement) {
     for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
     EXPECT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
@@ -89,6 +90,66 @@ TEST(ReplayedSlurm, ANodeTakenFromAnElasticJobWaitsForItAndIsHandedOverWhenLetGo
   EXPECT_EQ(job_named(poll(r.slurm), "only:n1"), nullptr);
   // The regular job has n1 now: no grow may take it.
   EXPECT_FALSE(r.slurm.grow({r.id, "elastic", {"n1"}, 2000, 2000, 5}).ok);
+}
+
+// Where Slurm places regular jobs, one the trace starts on n1 (the satellite's) runs on the idle
+// n2 instead: n2 takes n1's place in the trace from then on (when the trace frees n1 again, it
+// is n2 that is freed), and nobody waits.
+TEST(ReplayedSlurm, WhereSlurmPlacesAJobTheTraceStartsOnAnElasticNodeItRunsOnAnIdleOne) {
+  Running r(Placement::slurm);
+  r.slurm.set_time(50.0);
+  EXPECT_TRUE(r.slurm.take_node(1));
+  EXPECT_EQ(r.slurm.regular_waiting(), 0);
+  EXPECT_EQ(r.slurm.placed(1), 2);
+  EXPECT_EQ(r.slurm.placed(2), 1);
+  EXPECT_TRUE(r.slurm.is_hole(1));
+  EXPECT_FALSE(r.slurm.is_hole(2));
+  EXPECT_EQ(r.slurm.nodes_of(r.id), (std::vector<int>{0, 1}));
+  EXPECT_EQ(r.slurm.free_node(1, kUnknownEnd, kUnknownEnd), kUnknownEnd);  // n2 is free again
+  EXPECT_TRUE(r.slurm.is_hole(2));
+  EXPECT_EQ(r.slurm.hole_nodes(), 3);
+}
+
+// With no idle node left, it waits for any node (the regular partition), and starts on the
+// first node an elastic job lets go: here the batch host's n0, the satellite staying.
+TEST(ReplayedSlurm, WhereSlurmPlacesAJobWithNoIdleNodeItWaitsForTheFirstNodeLetGo) {
+  Running r(Placement::slurm);
+  const daemon::GrowResult grown = r.slurm.grow({r.id, "elastic", {"n2"}, 2000, 2000, 5});
+  ASSERT_TRUE(grown.ok) << grown.error;
+  r.slurm.set_time(50.0);
+  EXPECT_TRUE(r.slurm.take_node(1));
+  EXPECT_EQ(r.slurm.regular_waiting(), 1);
+  const Snapshot s = poll(r.slurm);
+  const Job* waiting = job_named(s, "regular");
+  ASSERT_NE(waiting, nullptr) << "no regular job waits";
+  EXPECT_EQ(waiting->min_nodes, 1U);
+  EXPECT_TRUE(waiting->sched_nodes.empty());
+  r.slurm.set_time(51.0);
+  EXPECT_TRUE(r.slurm.release({grown.satellites.at("n2")}).ok);
+  EXPECT_EQ(r.slurm.regular_waiting(), 0);
+  EXPECT_EQ(r.slurm.regular_waits(), (std::vector<double>{1.0}));
+  EXPECT_EQ(r.slurm.placed(1), 2);  // the regular job runs on n2
+  EXPECT_TRUE(r.slurm.is_hole(1));  // n1 is a hole again, still the satellite's
+  EXPECT_EQ(r.slurm.held_hole_nodes(), 2);
+}
+
+// A node the trace frees while a regular job waits goes to that job.
+TEST(ReplayedSlurm, WhereSlurmPlacesAJobANodeTheTraceFreesStartsTheOneWaiting) {
+  ReplayedSlurm slurm(nodes(3), 3, "elastic", kEpoch, Placement::slurm);
+  slurm.free_node(0, kUnknownEnd, kUnknownEnd);
+  const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
+  ASSERT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
+  slurm.set_time(10.0);
+  EXPECT_TRUE(slurm.take_node(0));
+  EXPECT_EQ(slurm.regular_waiting(), 1);
+  slurm.set_time(12.0);
+  slurm.free_node(2, kUnknownEnd, kUnknownEnd);  // n2's regular job ends
+  EXPECT_EQ(slurm.regular_waiting(), 0);
+  EXPECT_EQ(slurm.regular_waits(), (std::vector<double>{2.0}));
+  EXPECT_FALSE(slurm.is_hole(2));  // the waiting job runs there
+  EXPECT_TRUE(slurm.is_hole(0));   // and the elastic job keeps n0, a hole again
+  EXPECT_EQ(slurm.hole_nodes(), 1);
+  EXPECT_EQ(slurm.held_hole_nodes(), 1);
 }
 
 TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {

@@ -127,14 +127,48 @@ TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
   // now giving it no end.
   const HoleTrace trace =
       make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(0), idle(1)}}});
-  const SimSummary s =
-      simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
+  SimOptions options = with_policy(Policy::gaptrain);
+  options.placement = Placement::trace;  // the regular job runs on node 0 and nowhere else
+  const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, options);
   // 21..500 on 2 nodes (admitted at 0, grown at 1 within the start's restart); at 500 the batch
   // host is wanted: the job is drained whole and requeued at 501, admitted again on node 1 at
   // 502 (stall 20 s, the start cost), then 100/s from 522 to 1000.
   EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 478.0 * 100.0);
   EXPECT_EQ(s.rescales, 3);  // start, grow, restart; the stop itself costs no stall
   EXPECT_EQ(s.reclaims, 1);
+}
+
+// Where Slurm places regular jobs (the default), the same trace costs the job a satellite, not
+// its batch host: the regular job the trace starts on node 0 waits for any node, and gaptraind
+// gives the satellite on node 1 (a shrink), where it starts.
+TEST(SimulatorSemantics, WhereSlurmPlacesTheRegularJobTheJobGivesASatelliteInstead) {
+  const HoleTrace trace =
+      make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(0), idle(1)}}});
+  const SimSummary s =
+      simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves, with_policy(Policy::gaptrain));
+  // 21..500 on 2 nodes; at 500 the satellite is drained (10 s shrink stall) and given back at
+  // 501, where the regular job starts after a second's wait; 100/s from 510 to 1000.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 490.0 * 100.0);
+  EXPECT_EQ(s.rescales, 3);  // start, grow, shrink: no restart
+  EXPECT_EQ(s.regular_waits, 1);
+  EXPECT_DOUBLE_EQ(s.regular_wait_s_max, 1.0);
+}
+
+// Where Slurm places regular jobs, one the trace starts on a node an elastic job holds runs on
+// an idle hole node instead, and nobody waits: node 1 is idle (the job runs on at most one).
+TEST(SimulatorSemantics, WhereSlurmPlacesTheRegularJobItRunsOnAnIdleNode) {
+  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}, {500.0, {busy(0)}}});
+  const SimSummary placed =
+      simulate(trace, {linear_job("a", 0, 1, 1)}, kCurves, with_policy(Policy::gaptrain));
+  EXPECT_DOUBLE_EQ(placed.useful_samples, 980.0 * 100.0);
+  EXPECT_EQ(placed.reclaims, 0);
+  EXPECT_EQ(placed.regular_waits, 0);
+  EXPECT_DOUBLE_EQ(placed.hole_node_seconds, 2.0 * 500.0 + 500.0);
+  SimOptions options = with_policy(Policy::gaptrain);
+  options.placement = Placement::trace;  // the job's node 0 is taken back: requeued, restarts
+  const SimSummary pinned = simulate(trace, {linear_job("a", 0, 1, 1)}, kCurves, options);
+  EXPECT_EQ(pinned.reclaims, 1);
+  EXPECT_LT(pinned.useful_samples, placed.useful_samples);
 }
 
 TEST(SimulatorSemantics, AJobBelowItsMinimumStopsAndRestartsWhenNodesReturn) {
