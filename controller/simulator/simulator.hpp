@@ -24,7 +24,6 @@ enum class Policy {
   gaptrain,     // what gaptraind does: the allocator on the plan's predicted hole ends
   bftrainer,    // BFTrainer: the same allocator, not told hole ends (fixed horizon)
   equal_share,  // BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
-  oracle,       // gaptrain told the actual hole ends as the plan, its rescales free
 };
 std::string_view to_string(Policy policy);
 std::optional<Policy> policy_from_string(std::string_view name);
@@ -72,7 +71,9 @@ struct SimSummary {
   double useful_samples = 0.0;          // progress, net of rescale and restart losses
   double ideal_samples = 0.0;           // the same allocations with zero rescale cost
   double efficiency = 0.0;              // useful / ideal
-  double oracle_samples = -1.0;         // useful samples of the oracle policy; < 0: not run
+  // Node-time elastic jobs held, and trained on, after the trace took the node back (a regular
+  // job waiting for each): training outside the holes, which the upper bound must allow.
+  double waited_node_seconds = 0.0;
   int jobs_submitted = 0;
   int jobs_completed = 0;
   long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
