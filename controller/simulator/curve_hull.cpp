@@ -9,9 +9,9 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
   // Points through the highest one (first if several): beyond it the majorant is flat.
   std::vector<std::pair<double, double>> points{{0.0, 0.0}};
   const auto& measured = curve.points();
-  const auto highest =
-      std::max_element(measured.begin(), measured.end(),
-                       [](const auto& a, const auto& b) { return a.samples_per_s < b.samples_per_s; });
+  const auto highest = std::max_element(
+      measured.begin(), measured.end(),
+      [](const auto& a, const auto& b) { return a.samples_per_s < b.samples_per_s; });
   for (auto it = measured.begin(); it != std::next(highest); ++it)
     points.emplace_back(it->nodes, it->samples_per_s);
 

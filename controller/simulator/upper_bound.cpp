@@ -107,7 +107,7 @@ Buckets cut(const HoleCount& holes, const std::vector<double>& marks, int count)
 struct BoundJob {
   double submit_s = 0.0;  // absolute
   double work = 0.0;
-  int cap = 1;  // the most nodes it trains on within holes: max_nodes, or all nodes
+  int cap = 1;            // the most nodes it trains on within holes: max_nodes, or all nodes
   double top_rate = 0.0;  // its curve's highest rate
   std::vector<HullPiece> hull;
   std::string model;
@@ -215,7 +215,7 @@ double open_seconds(const Buckets& buckets, int b, double submit_s) {
 // The columns and rows every bucket has: the node-time taken back from the trace (placed
 // anywhere, up to the non-hole node-time of the bucket), the capacity and the slot rows.
 struct BucketRows {
-  std::vector<int> waited;    // column per bucket; -1 when there is no such node-time
+  std::vector<int> waited;  // column per bucket; -1 when there is no such node-time
   std::vector<double> waited_upper;
   std::vector<int> capacity;  // Σ_j u_jb - w_b <= hole node-seconds
   std::vector<int> slots;     // Σ_j a_jb <= K * length
@@ -228,15 +228,14 @@ BucketRows bucket_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buck
     const double holes = buckets.hole_node_s[static_cast<std::size_t>(b)];
     int w = -1;
     if (total >= 0) {
-      w = lp.add_column(0.0, std::max(0.0, std::min(r.waited_node_s,
-                                                     r.nodes * buckets.length_of(b) - holes)));
+      w = lp.add_column(
+          0.0, std::max(0.0, std::min(r.waited_node_s, r.nodes * buckets.length_of(b) - holes)));
       lp.add_term(total, w, 1.0);
     }
     rows.waited.push_back(w);
-    rows.waited_upper.push_back(w >= 0 ? std::max(0.0, std::min(r.waited_node_s,
-                                                                 r.nodes * buckets.length_of(b) -
-                                                                     holes))
-                                       : 0.0);
+    rows.waited_upper.push_back(
+        w >= 0 ? std::max(0.0, std::min(r.waited_node_s, r.nodes * buckets.length_of(b) - holes))
+               : 0.0);
     rows.capacity.push_back(lp.add_row(holes));
     if (w >= 0) lp.add_term(rows.capacity.back(), w, -1.0);
     rows.slots.push_back(lp.add_row(r.options.max_running * buckets.length_of(b)));
@@ -301,9 +300,8 @@ double per_job_bound(const Relaxation& r, const Buckets& buckets, const std::vec
     const int work_row = lp.add_row(job.work);
     for (int b = f; b < count; ++b) {
       const auto bi = static_cast<std::size_t>(b);
-      const Cell cell =
-          add_cell(lp, rows, b, open_seconds(buckets, b, job.submit_s), job.cap, job.hull,
-                   std::min(job.work, job.top_rate * buckets.length_of(b)));
+      const Cell cell = add_cell(lp, rows, b, open_seconds(buckets, b, job.submit_s), job.cap,
+                                 job.hull, std::min(job.work, job.top_rate * buckets.length_of(b)));
       lp.add_term(work_row, cell.samples, 1.0);
       // cumulative_ib <= cumulative_i,b-1 + s_ib
       cumulative[bi] = lp.add_column(0.0, job.work);
@@ -394,8 +392,7 @@ UpperBound useful_samples_bound(const HoleTrace& trace, const std::vector<JobSpe
   if (!(options.duration_s > 0.0)) throw InputError("--duration", "must be > 0");
   if (!(options.start_s >= 0.0) || options.start_s >= trace.end_s)
     throw InputError("--start", "must lie within the trace");
-  if (!(bound.waited_node_seconds >= 0.0))
-    throw InputError("waited_node_seconds", "must be >= 0");
+  if (!(bound.waited_node_seconds >= 0.0)) throw InputError("waited_node_seconds", "must be >= 0");
   check_models_known(jobs, curves, "jobs");
 
   const int all = static_cast<int>(trace.node_names.size());

@@ -35,7 +35,7 @@ struct UpperBound {
   // Which relaxation gave it: "per-job LP" (first-come-first-served modelled) or "per-model LP"
   // (coarser: jobs of one model pooled, submission order ignored).
   std::string method;
-  int buckets = 0;      // of the relaxation that gave it
+  int buckets = 0;        // of the relaxation that gave it
   int jobs_modelled = 0;  // jobs that can start within the window
 };
 
