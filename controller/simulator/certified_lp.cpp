@@ -70,6 +70,7 @@ CertifiedLp::Answer CertifiedLp::maximize() const {
   glp_init_smcp(&simplex);
   simplex.msg_lev = GLP_MSG_OFF;
   simplex.presolve = GLP_ON;
+  simplex.meth = GLP_DUALP;
   if (glp_simplex(lp.get(), &simplex) != 0 || glp_get_status(lp.get()) != GLP_OPT) return answer;
   answer.primal = glp_get_obj_val(lp.get());
 

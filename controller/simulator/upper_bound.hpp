@@ -26,8 +26,8 @@ struct BoundOptions {
   double waited_node_seconds = 0.0;
   // The per-job relaxation is used while (job, bucket) pairs fit in this budget (its size, and
   // so its solve time, grows with them); beyond, the per-model relaxation alone.
-  long long max_job_buckets = 60'000;
-  int max_buckets = 2'000;  // finest cut of the window
+  long long max_job_buckets = 4'000;
+  int max_buckets = 250;  // finest cut of the window
 };
 
 struct UpperBound {
