@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "compare.hpp"
 #include "core/config.hpp"
 #include "default_scenario.hpp"
 #include "gaptrain/allocation_json.hpp"
@@ -28,6 +29,7 @@
 #include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/timeline_plot.hpp"
+#include "simulator/upper_bound.hpp"
 #include "simulator/workload_io.hpp"
 
 namespace gaptrain::cli {
@@ -51,15 +53,28 @@ Policies:
   gaptrain      the hole-aware allocator on predicted hole ends (never the actual ones)
   bftrainer     BFTrainer's MILP: the same objective, fixed horizon, no hole ends
   equal-share   BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
-  oracle        upper bound: gaptrain's rule told the actual hole ends, rescales free
   --learn       the allocator is not told curves or costs: it learns them from job progress
+  --oracle      also compute the oracle bound: a proven upper bound on the useful samples of
+                any policy on this input (docs/simulator.md, "The oracle bound")
+  --compare     run every policy on the input and print a table: gaptrain, bftrainer,
+                BFTrainer's method (throughput, horizon 5 or 10 s, the better), equal-share,
+                each as useful samples, ratio to BFTrainer's method, efficiency, utilization,
+                rescales and fraction of the oracle bound (--json FILE: the same as JSON)
 
 Output (stdout or --json): one JSON object, the summary of docs/simulator.md, "Outputs"
+<<<<<<< HEAD
   (hole_node_seconds, allocated_node_seconds, utilization, usable_node_seconds,
   usable_utilization, useful_samples, ideal_samples,
   efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
   solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.
   oracle_samples is null unless --oracle (or --policy oracle) was given.
+=======
+  (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
+  efficiency, waited_node_seconds, oracle_samples, fraction_of_oracle, oracle_bound,
+  jobs_submitted, jobs_completed, rescales, reclaims, solves, solver_ms_p50/p99/max,
+  simulated_s, wall_s) and "parameters", the run's inputs. The oracle fields are null unless
+  --oracle was given.
+>>>>>>> oracle-bound
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
   the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
   (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.
@@ -91,6 +106,7 @@ struct SimulateArgs {
   std::optional<double> repeat_s;
   std::size_t max_input_mb = static_cast<std::size_t>(sim::kMaxInputMbOption.default_value);
   bool with_oracle = false;
+  bool compare = false;
   std::string json_path;
   std::string log_path;
   std::string plot_path;
@@ -263,7 +279,7 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   json["useful_samples"] = s.useful_samples;
   json["ideal_samples"] = s.ideal_samples;
   json["efficiency"] = s.efficiency;
-  json["oracle_samples"] = s.oracle_samples < 0.0 ? Json::Value() : Json::Value(s.oracle_samples);
+  json["waited_node_seconds"] = s.waited_node_seconds;
   json["jobs_submitted"] = s.jobs_submitted;
   json["jobs_completed"] = s.jobs_completed;
   json["rescales"] = Json::Int64(s.rescales);
@@ -320,6 +336,48 @@ std::optional<std::string> too_many_repeats(std::size_t mix, double period_s, do
   return why.str();
 }
 
+// --compare: every policy on the input, then the table on stdout (or the JSON in --json FILE).
+int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<sim::JobSpec>& jobs,
+                const sim::SimOptions& options, bool show_progress) {
+  Comparison comparison;
+  try {
+    comparison = compare_policies(in.trace, jobs, in.curves, options, [&](const std::string& what) {
+      if (show_progress) std::cerr << "\r\033[K" << what << "..." << std::flush;
+    });
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+  } catch (const InputError& e) {
+    report(e.what());
+    return kExitBadInput;
+  }
+  const bool json_file = !args.json_path.empty() && args.json_path != kStdout;
+  std::ostringstream table;
+  table << "gaptrain simulate --compare: " << in.trace_name << ", " << jobs.size() << " jobs"
+        << (options.learn ? ", curves learned" : "") << "\n"
+        << comparison_table(comparison);
+  if (args.json_path == kStdout) {
+    Json::Value json = comparison_json(comparison);
+    json["parameters"] = parameters_json(args, in, options);
+    std::cout << to_json_text(json, args.pretty) << '\n';
+  } else {
+    std::cout << table.str();
+  }
+  if (!std::cout.flush()) {
+    report("cannot write the table to stdout");
+    return kExitFailure;
+  }
+  if (json_file) {
+    Json::Value json = comparison_json(comparison);
+    json["parameters"] = parameters_json(args, in, options);
+    std::ofstream out(args.json_path, std::ios::binary | std::ios::trunc);
+    out << to_json_text(json, args.pretty) << '\n';
+    if (!out.flush()) {
+      report("cannot write " + args.json_path);
+      return kExitFailure;
+    }
+  }
+  return kExitOk;
+}
+
 int run_simulate(const SimulateArgs& args) {
   Inputs in;
   sim::SimOptions options;
@@ -328,6 +386,10 @@ int run_simulate(const SimulateArgs& args) {
     if (args.jobs.empty() != args.curves.empty())
       throw InputError(args.jobs.empty() ? "--curves" : "--jobs",
                        "--jobs and --curves go together (or leave both out for the example mix)");
+    if (args.compare && (!args.log_path.empty() || !args.plot_path.empty()))
+      throw InputError("--compare",
+                       "prints a table of every policy; --log and --plot are for one policy's "
+                       "run (leave --compare out)");
     in = load_inputs(args);
     options = sim_options(args);
     check_one_stdout_output(args);
@@ -366,26 +428,23 @@ int run_simulate(const SimulateArgs& args) {
     if (bar) bar->update(record.time_s);
   };
 
+  if (args.compare) return run_compare(args, in, jobs, options, show_progress);
+
   const auto started = std::chrono::steady_clock::now();
   sim::SimSummary summary;
+  std::optional<sim::UpperBound> bound;
+  double bound_wall_s = 0.0;
   try {
     summary = sim::simulate(in.trace, jobs, in.curves, options,
                             log_out || plot || bar ? observer : sim::StepObserver());
     bar.reset();
-    if (options.policy == sim::Policy::oracle) {
-      summary.oracle_samples = summary.useful_samples;
-    } else if (args.with_oracle) {
-      sim::SimOptions oracle = options;
-      oracle.policy = sim::Policy::oracle;
-      oracle.learn = false;
-      std::optional<ProgressBar> oracle_bar;
-      if (show_progress) oracle_bar.emplace("oracle", options.start_s, window_end);
-      const sim::StepObserver oracle_observer = [&](const sim::StepRecord& record) {
-        oracle_bar->update(record.time_s);
-      };
-      summary.oracle_samples = sim::simulate(in.trace, jobs, in.curves, oracle,
-                                             oracle_bar ? oracle_observer : sim::StepObserver())
-                                   .useful_samples;
+    if (args.with_oracle) {
+      // The bound allows the node-time this run held after the trace took it back.
+      const auto bound_started = std::chrono::steady_clock::now();
+      bound = sim::useful_samples_bound(in.trace, jobs, in.curves, options,
+                                        {summary.waited_node_seconds});
+      bound_wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
     }
   } catch (const InputError& e) {
     report(e.what());
@@ -395,6 +454,13 @@ int run_simulate(const SimulateArgs& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   Json::Value json = summary_json(summary, wall_s);
+  json["oracle_samples"] = bound ? Json::Value(bound->samples) : Json::Value();
+  json["fraction_of_oracle"] =
+      bound ? Json::Value(bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0)
+            : Json::Value();
+  json["oracle_bound"] = bound ? Json::Value(bound->method) : Json::Value();
+  json["oracle_buckets"] = bound ? Json::Value(bound->buckets) : Json::Value();
+  json["oracle_wall_s"] = bound ? Json::Value(bound_wall_s) : Json::Value();
   json["parameters"] = parameters_json(args, in, options);
   const std::string text = to_json_text(json, args.pretty);
   int status = kExitOk;
@@ -473,6 +539,20 @@ void add_number(CLI::App* app, const sim::SimOption& option, std::optional<T>& t
       ->check(finite_seconds(!option.above_min, option.max));
 }
 
+// The policies by name; the one that was removed says what replaced it.
+CLI::Validator policy_name() {
+  return CLI::Validator(
+      [](const std::string& name) -> std::string {
+        if (name == "oracle")
+          return "the oracle policy was removed: --oracle now computes a proven upper bound on "
+                 "every policy (docs/simulator.md, \"The oracle bound\")";
+        if (!sim::policy_from_string(name))
+          return "expected gaptrain, bftrainer or equal-share, got \"" + name + "\"";
+        return {};
+      },
+      "NAME");
+}
+
 }  // namespace
 
 Command add_simulate_command(CLI::App& parent) {
@@ -489,9 +569,9 @@ Command add_simulate_command(CLI::App& parent) {
       ->excludes(swf);
   app->add_option("--jobs", args->jobs, "Elastic job mix CSV (needs --curves)")->type_name("FILE");
   app->add_option("--curves", args->curves, "Scaling curves CSV (needs --jobs)")->type_name("FILE");
-  app->add_option("--policy", args->policy, "gaptrain | bftrainer | equal-share | oracle")
+  app->add_option("--policy", args->policy, "gaptrain | bftrainer | equal-share")
       ->type_name("NAME")
-      ->check(CLI::IsMember({"gaptrain", "bftrainer", "equal-share", "oracle"}));
+      ->check(policy_name());
   app->add_flag("--learn", args->learn,
                 "Do not tell the allocator the curves and costs: learn them from progress");
   add_number(app, sim::kNodesOption, args->nodes);
@@ -523,8 +603,11 @@ Command add_simulate_command(CLI::App& parent) {
   add_number(app, sim::kRepeatJobsOption, args->repeat_s);
   add_number(app, sim::kMaxInputMbOption, args->max_input_mb);
   app->add_flag("--oracle", args->with_oracle,
-                "Also run the oracle on the same window and report oracle_samples (on the KTH "
-                "year it takes several times the policy's time)");
+                "Also compute the oracle bound, a proven upper bound on any policy's useful "
+                "samples on this input: oracle_samples and fraction_of_oracle");
+  app->add_flag("--compare", args->compare,
+                "Run every policy on the input and print a table with the oracle bound (--json "
+                "FILE: the same as JSON)");
   app->add_option("--json", args->json_path,
                   "Write the summary here instead of stdout (- is stdout)")
       ->type_name("FILE");

@@ -22,7 +22,6 @@ constexpr std::array kPolicyNames = {
     std::pair{Policy::gaptrain, std::string_view("gaptrain")},
     std::pair{Policy::bftrainer, std::string_view("bftrainer")},
     std::pair{Policy::equal_share, std::string_view("equal-share")},
-    std::pair{Policy::oracle, std::string_view("oracle")},
 };
 
 // Completion times are computed in floating point: a job within this much of its end is done.
@@ -133,7 +132,6 @@ class Replay {
 
  private:
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
-  bool oracle() const { return options_.policy == Policy::oracle; }
   JobRun& job(int j) { return jobs_[idx(j)]; }
 
   // Node states at the window start: every trace step before it, with no jobs yet.
@@ -184,7 +182,11 @@ class Replay {
     if (dt <= 0.0) return;
     summary_.hole_node_seconds += slurm_.hole_nodes() * dt;
     summary_.allocated_node_seconds += slurm_.held_hole_nodes() * dt;
+<<<<<<< HEAD
     summary_.usable_node_seconds += std::min(slurm_.hole_nodes(), usable_nodes()) * dt;
+=======
+    summary_.waited_node_seconds += slurm_.regular_waiting() * dt;
+>>>>>>> oracle-bound
     for (const int j : in_slurm_) {
       JobRun& r = job(j);
       if (r.training_nodes == 0) continue;
@@ -267,10 +269,10 @@ class Replay {
     request.min_nodes = r.spec->min_nodes;
     request.max_nodes =
         std::max(r.spec->min_nodes, std::min(r.spec->max_nodes, slurm_.node_count()));
-    if (!options_.learn || oracle()) {
+    if (!options_.learn) {
       request.curve = *r.curve;
-      request.up_cost_s = oracle() ? 0.0 : r.spec->up_cost_s;
-      request.down_cost_s = oracle() ? 0.0 : r.spec->down_cost_s;
+      request.up_cost_s = r.spec->up_cost_s;
+      request.down_cost_s = r.spec->down_cost_s;
     }
     return request;
   }
@@ -309,7 +311,6 @@ class Replay {
     daemon::Snapshot snapshot;
     slurm_.poll(snapshot, wall, true);
     gaptraind_.observe(std::move(snapshot));
-    if (oracle()) tell_actual_ends(gaptraind_.holes());
     register_and_report(wall, now);
     const daemon::CycleOutcome outcome = gaptraind_.decide(daemon::Now{now, wall});
     ++summary_.cycles;
@@ -328,21 +329,15 @@ class Replay {
       if (backoff.retry_at > now) follow_up_at_ = std::min(follow_up_at_, backoff.retry_at);
   }
 
-  // The oracle's knowledge: when every hole really ends, where the daemon knows the plan's
-  // prediction. Slurm's plan (and so the reclaims) stays what the trace's scheduler planned.
-  void tell_actual_ends(std::vector<daemon::Hole>& holes) const {
-    for (daemon::Hole& hole : holes) {
-      const double end = slurm_.actual_end(*slurm_.index_of(hole.node));
-      hole.predicted_end.reset();
-      if (end != kUnknownEnd) hole.predicted_end = slurm_.wall_at(end);
-    }
-  }
-
   // The training restarts on its new node count, stalled for the rescale's cost (the true
+<<<<<<< HEAD
   // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow. A
   // rescale while the job is still restarting joins that restart (torchrun's agents re-enter
   // one rendezvous, docs/user.md): the stall ends a full cost after the later rescale, not after
   // both costs back to back.
+=======
+  // cost). Requeued or ended, it stops; starting again is a grow.
+>>>>>>> oracle-bound
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
     const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
@@ -352,8 +347,13 @@ class Replay {
     r.training_nodes = nodes;
     if (nodes == 0) return;
     ++summary_.rescales;
+<<<<<<< HEAD
     const double cost = oracle() ? 0.0 : (grow ? r.spec->up_cost_s : r.spec->down_cost_s);
     r.stall_until_s = std::max(r.stall_until_s, now + cost);
+=======
+    const double cost = grow ? r.spec->up_cost_s : r.spec->down_cost_s;
+    r.stall_until_s = std::max(r.stall_until_s, now) + cost;
+>>>>>>> oracle-bound
   }
 
   StepRecord record(double now) const {

@@ -8,6 +8,9 @@
 #                                                     stderr holding EXPECT
 #   run_simulate_case.sh stdout GAPTRAIN ARGS...      `--json -` puts the summary on stdout and
 #                                                     `--log -` the CSV log, with no file named -
+#   run_simulate_case.sh compare GAPTRAIN ARGS...     `--compare` prints a table with every
+#                                                     policy's row, `--json FILE` the same
+#                                                     rows, each under the oracle bound
 #   run_simulate_case.sh help GAPTRAIN                `simulate --help` names every option
 #   run_simulate_case.sh same GAPTRAIN A B ARGS...    `--node-events A` and `--node-events B`
 #                                                     give the same trace and the same summary
@@ -70,9 +73,11 @@ assert s["allocated_node_seconds"] <= s["usable_node_seconds"] * (1 + eps)
 assert s["usable_node_seconds"] <= s["hole_node_seconds"] * (1 + eps)
 assert s["useful_samples"] <= s["ideal_samples"] * (1 + eps)
 assert 0 < s["efficiency"] <= 1 + eps, s["efficiency"]
-# The oracle runs through gaptraind's mechanics too: no bound of the policy (docs/simulator.md).
+# The oracle bound (--oracle) is an upper bound of the run (docs/simulator.md).
 if s["oracle_samples"] is not None:
-    assert s["oracle_samples"] > 0, "the oracle made no progress"
+    assert s["useful_samples"] <= s["oracle_samples"], (s["useful_samples"], s["oracle_samples"])
+    assert 0 < s["fraction_of_oracle"] <= 1, s["fraction_of_oracle"]
+    assert s["oracle_bound"] in ("per-job LP", "per-model LP"), s["oracle_bound"]
 # A regular job waits for an elastic node no longer than the reclaim's grace (1 s by default).
 assert s["regular_waits"] >= 0 and s["regular_wait_s_max"] <= 1.0 + eps, s["regular_wait_s_max"]
 assert s["cycles"] >= s["solves"] >= 0
@@ -158,10 +163,32 @@ PY
       fail "--log -: the summary did not go to --json's file"
     [[ ! -e "$tmp/-" ]] || fail "a file named - was written"
     ;;
+  compare)
+    run "$@" --compare --json "$tmp/compare.json"
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --compare)"
+    [[ ! -s "$tmp/stderr" ]] || fail "stderr is not empty (no terminal, so no progress)"
+    for row in gaptrain bftrainer bftrainer-method equal-share "oracle bound"; do
+      grep -q -- "^$row" "$tmp/stdout" || fail "the table has no row $row"
+    done
+    python3 - "$tmp/compare.json" <<'PY' || fail "--compare JSON check failed"
+import json, sys
+c = json.load(open(sys.argv[1]))
+names = [r["policy"] for r in c["rows"]]
+assert names == ["gaptrain", "bftrainer", "bftrainer-method", "equal-share"], names
+assert c["oracle_bound"] in ("per-job LP", "per-model LP"), c["oracle_bound"]
+for r in c["rows"]:
+    assert 0 < r["useful_samples"] <= c["oracle_samples"], (r, c["oracle_samples"])
+    assert abs(r["fraction_of_oracle"] - r["useful_samples"] / c["oracle_samples"]) < 1e-9
+ref = c["rows"][2]
+assert abs(ref["ratio_to_bftrainer_method"] - 1) < 1e-12
+assert ref["settings"] in ("throughput, horizon 5 s", "throughput, horizon 10 s"), ref["settings"]
+PY
+    ;;
   help)
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
     for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
-      --start --duration --json --log --plot --max-input-mb bftrainer equal-share oracle \
+      --start --duration --json --log --plot --max-input-mb bftrainer equal-share --oracle \
+      --compare \
       "Exit status"; do
       grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
     done
