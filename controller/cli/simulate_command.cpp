@@ -62,19 +62,11 @@ Policies:
                 rescales and fraction of the oracle bound (--json FILE: the same as JSON)
 
 Output (stdout or --json): one JSON object, the summary of docs/simulator.md, "Outputs"
-<<<<<<< HEAD
   (hole_node_seconds, allocated_node_seconds, utilization, usable_node_seconds,
-  usable_utilization, useful_samples, ideal_samples,
-  efficiency, oracle_samples, jobs_submitted, jobs_completed, rescales, reclaims, solves,
-  solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's inputs.
-  oracle_samples is null unless --oracle (or --policy oracle) was given.
-=======
-  (hole_node_seconds, allocated_node_seconds, utilization, useful_samples, ideal_samples,
-  efficiency, waited_node_seconds, oracle_samples, fraction_of_oracle, oracle_bound,
-  jobs_submitted, jobs_completed, rescales, reclaims, solves, solver_ms_p50/p99/max,
-  simulated_s, wall_s) and "parameters", the run's inputs. The oracle fields are null unless
-  --oracle was given.
->>>>>>> oracle-bound
+  usable_utilization, useful_samples, ideal_samples, efficiency, waited_node_seconds,
+  oracle_samples, fraction_of_oracle, oracle_bound, jobs_submitted, jobs_completed, rescales,
+  reclaims, solves, solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's
+  inputs. The oracle fields are null unless --oracle was given.
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
   the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
   (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.

@@ -182,11 +182,8 @@ class Replay {
     if (dt <= 0.0) return;
     summary_.hole_node_seconds += slurm_.hole_nodes() * dt;
     summary_.allocated_node_seconds += slurm_.held_hole_nodes() * dt;
-<<<<<<< HEAD
     summary_.usable_node_seconds += std::min(slurm_.hole_nodes(), usable_nodes()) * dt;
-=======
     summary_.waited_node_seconds += slurm_.regular_waiting() * dt;
->>>>>>> oracle-bound
     for (const int j : in_slurm_) {
       JobRun& r = job(j);
       if (r.training_nodes == 0) continue;
@@ -330,14 +327,10 @@ class Replay {
   }
 
   // The training restarts on its new node count, stalled for the rescale's cost (the true
-<<<<<<< HEAD
-  // cost; the oracle's are free). Requeued or ended, it stops; starting again is a grow. A
-  // rescale while the job is still restarting joins that restart (torchrun's agents re-enter
-  // one rendezvous, docs/user.md): the stall ends a full cost after the later rescale, not after
-  // both costs back to back.
-=======
-  // cost). Requeued or ended, it stops; starting again is a grow.
->>>>>>> oracle-bound
+  // cost). Requeued or ended, it stops; starting again is a grow. A rescale while the job is
+  // still restarting joins that restart (torchrun's agents re-enter one rendezvous,
+  // docs/user.md): the stall ends a full cost after the later rescale, not after both costs
+  // back to back.
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
     const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
@@ -347,13 +340,8 @@ class Replay {
     r.training_nodes = nodes;
     if (nodes == 0) return;
     ++summary_.rescales;
-<<<<<<< HEAD
-    const double cost = oracle() ? 0.0 : (grow ? r.spec->up_cost_s : r.spec->down_cost_s);
-    r.stall_until_s = std::max(r.stall_until_s, now + cost);
-=======
     const double cost = grow ? r.spec->up_cost_s : r.spec->down_cost_s;
-    r.stall_until_s = std::max(r.stall_until_s, now) + cost;
->>>>>>> oracle-bound
+    r.stall_until_s = std::max(r.stall_until_s, now + cost);
   }
 
   StepRecord record(double now) const {

@@ -73,7 +73,6 @@ struct SimSummary {
   double hole_node_seconds = 0.0;       // idle node-time offered
   double allocated_node_seconds = 0.0;  // node-time held by elastic jobs
   double utilization = 0.0;             // allocated / hole
-<<<<<<< HEAD
   // The hole node-time the elastic jobs in Slurm could have held: at each moment the hole
   // nodes, at most the sum of those jobs' maximum node counts. A mix of ten 64-node jobs
   // cannot fill a 1,000-node hole, whatever the policy.
@@ -82,15 +81,9 @@ struct SimSummary {
   double useful_samples = 0.0;      // progress, net of rescale and restart losses
   double ideal_samples = 0.0;       // the same allocations with zero rescale cost
   double efficiency = 0.0;          // useful / ideal
-  double oracle_samples = -1.0;     // useful samples of the oracle policy; < 0: not run
-=======
-  double useful_samples = 0.0;          // progress, net of rescale and restart losses
-  double ideal_samples = 0.0;           // the same allocations with zero rescale cost
-  double efficiency = 0.0;              // useful / ideal
   // Node-time elastic jobs held, and trained on, after the trace took the node back (a regular
   // job waiting for each): training outside the holes, which the upper bound must allow.
   double waited_node_seconds = 0.0;
->>>>>>> oracle-bound
   int jobs_submitted = 0;
   int jobs_completed = 0;
   long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for

@@ -181,7 +181,10 @@ for r in c["rows"]:
     assert abs(r["fraction_of_oracle"] - r["useful_samples"] / c["oracle_samples"]) < 1e-9
 ref = c["rows"][2]
 assert abs(ref["ratio_to_bftrainer_method"] - 1) < 1e-12
-assert ref["settings"] in ("throughput, horizon 5 s", "throughput, horizon 10 s"), ref["settings"]
+assert ref["settings"] in ("throughput, horizon 5 s, beside the scheduler",
+                           "throughput, horizon 10 s, beside the scheduler"), ref["settings"]
+for r in c["rows"]:
+    assert 0 < r["usable_utilization"] <= 1 + 1e-9, r
 PY
     ;;
   help)
