@@ -54,8 +54,7 @@ class Controller {
   }
 
   const Snapshot& snapshot() const noexcept { return snapshot_; }
-  // The holes, which a simulation's oracle may be told more of than the plan says.
-  std::vector<Hole>& holes() noexcept { return holes_; }
+  const std::vector<Hole>& holes() const noexcept { return holes_; }
   const ElasticJobs& jobs() const noexcept { return elastic_; }
   Resizer& resizer() noexcept { return resizer_; }
   const CycleSettings& settings() const noexcept { return settings_; }

@@ -73,7 +73,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   int placed(int trace_node) const { return placed_[static_cast<std::size_t>(trace_node)]; }
   // The node is left free by the regular workload from now on: a hole, with the plan's
   // predicted end and the actual end (absolute trace seconds; kUnknownEnd: no plan, or never).
-  // For a node free already, only the plan changes. Only the oracle is told the actual end.
+  // For a node free already, only the plan changes. No policy is told the actual end.
   // Returns the predicted end the node had before (kUnknownEnd also when it was no hole).
   double free_node(int trace_node, double predicted_end_s, double actual_end_s);
   double actual_end(int node) const { return nodes_[static_cast<std::size_t>(node)].actual_end_s; }

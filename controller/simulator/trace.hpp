@@ -20,7 +20,7 @@ struct NodeUpdate {
   // (kUnknownEnd: no plan covers the node, or the trace has no plan at all).
   double predicted_end_s = kUnknownEnd;
   // Idle only, absolute seconds: when the hole really ends, i.e. the node's next busy update
-  // (kUnknownEnd: never within the trace). Only the oracle may look at it.
+  // (kUnknownEnd: never within the trace). No policy is told it (gaptraind sees the plan).
   double actual_end_s = kUnknownEnd;
 };
 
