@@ -219,6 +219,7 @@ struct BucketRows {
   std::vector<double> waited_upper;
   std::vector<int> capacity;  // Σ_j u_jb - w_b <= hole node-seconds
   std::vector<int> slots;     // Σ_j a_jb <= K * length
+  std::vector<int> beyond;    // Σ_j x_jb - w_b <= 0 (x_jb: node-seconds beyond j's cap); or -1
 };
 
 BucketRows bucket_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets) {
@@ -239,12 +240,17 @@ BucketRows bucket_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buck
     rows.capacity.push_back(lp.add_row(holes));
     if (w >= 0) lp.add_term(rows.capacity.back(), w, -1.0);
     rows.slots.push_back(lp.add_row(r.options.max_running * buckets.length_of(b)));
+    rows.beyond.push_back(w >= 0 ? lp.add_row(0.0) : -1);
+    if (w >= 0) lp.add_term(rows.beyond.back(), w, -1.0);
   }
   return rows;
 }
 
 // One (job or model, bucket) cell: active seconds a, node-seconds u, samples s, with
-// s <= intercept * a + slope * u for every hull piece and u <= cap * a + w_b.
+// s <= intercept * a + slope * u for every hull piece and u <= cap * a + x, x the node-seconds
+// beyond the cap (held after the trace took them: Σ x <= w_b over the bucket's cells). One x
+// per cell rather than w_b in every cap row: a column in thousands of rows makes the interior
+// point method's normal matrix dense.
 struct Cell {
   int active = 0;
   int node_s = 0;
@@ -267,8 +273,11 @@ Cell add_cell(CertifiedLp& lp, const BucketRows& rows, int b, double active_uppe
   const int cap_row = lp.add_row(0.0);
   lp.add_term(cap_row, cell.node_s, 1.0);
   lp.add_term(cap_row, cell.active, -static_cast<double>(cap));
-  if (rows.waited[static_cast<std::size_t>(b)] >= 0)
-    lp.add_term(cap_row, rows.waited[static_cast<std::size_t>(b)], -1.0);
+  if (rows.beyond[static_cast<std::size_t>(b)] >= 0) {
+    const int beyond = lp.add_column(0.0, rows.waited_upper[static_cast<std::size_t>(b)]);
+    lp.add_term(cap_row, beyond, -1.0);
+    lp.add_term(rows.beyond[static_cast<std::size_t>(b)], beyond, 1.0);
+  }
   lp.add_term(rows.capacity[static_cast<std::size_t>(b)], cell.node_s, 1.0);
   lp.add_term(rows.slots[static_cast<std::size_t>(b)], cell.active, 1.0);
   return cell;
@@ -373,7 +382,10 @@ struct Pool {
   std::vector<int> arrived_jobs;
   std::vector<double> prefix_work;  // by e = 0..n: of the pool's jobs among the first e
   double largest_work = 0.0;
-  std::vector<int> cumulative;  // by bucket: the column of its samples through it (-1: none)
+  // By bucket, columns of its samples through it (-1: none): `above` >= them, `below` <= them.
+  // Two one-sided chains, not one equality: opposite rows stall the interior point method.
+  std::vector<int> above;
+  std::vector<int> below;
 };
 
 // Submission order, pooled (docs/simulator.md, "The oracle bound", step 9). With E the jobs
@@ -384,7 +396,7 @@ struct Pool {
 void add_order_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets,
                     const std::vector<int>& first,
                     std::map<std::pair<std::string, int>, Pool>& pools) {
-  constexpr std::size_t kMostLines = 32;
+  constexpr std::size_t kMostLines = 16;
   struct Bounds {
     std::vector<Line> above;
     std::vector<Line> below;
@@ -412,19 +424,18 @@ void add_order_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets
     std::size_t p = 0;
     for (const auto& [key, pool] : pools) {
       const Bounds& lines = bounds[p++];
-      const int cumulative = pool.cumulative[bi];
-      for (const Line& line : lines.above) {  // cumulative <= W_p(E)
+      for (const Line& line : lines.above) {  // samples through b <= W_p(E)
         const int row = lp.add_row(line.intercept);
-        if (cumulative >= 0) lp.add_term(row, cumulative, 1.0);
+        if (pool.above[bi] >= 0) lp.add_term(row, pool.above[bi], 1.0);
         lp.add_term(row, entered, -line.slope);
       }
       const int incomplete = lp.add_column(0.0, r.options.max_running);
       lp.add_term(slots, incomplete, 1.0);
-      // W_p(E) - cumulative <= k_p * largest + E * (a complete job's shortfall, 2 µs at most)
+      // W_p(E) - samples through b <= k_p * largest + E * (a complete job's shortfall, <= 2 µs)
       const double shortfall = pool.top_rate * kDoneToleranceS;
       for (const Line& line : lines.below) {
         const int row = lp.add_row(-line.intercept);
-        if (cumulative >= 0) lp.add_term(row, cumulative, -1.0);
+        if (pool.below[bi] >= 0) lp.add_term(row, pool.below[bi], -1.0);
         lp.add_term(row, entered, line.slope - shortfall);
         lp.add_term(row, incomplete, -pool.largest_work);
       }
@@ -448,7 +459,8 @@ double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::v
       pool.top_rate = job.top_rate;
       pool.arrived_work.assign(static_cast<std::size_t>(count), 0.0);
       pool.arrived_jobs.assign(static_cast<std::size_t>(count), 0);
-      pool.cumulative.assign(static_cast<std::size_t>(count), -1);
+      pool.above.assign(static_cast<std::size_t>(count), -1);
+      pool.below.assign(static_cast<std::size_t>(count), -1);
     }
     pool.arrived_work[static_cast<std::size_t>(first[i])] += job.work;
     pool.arrived_jobs[static_cast<std::size_t>(first[i])] += 1;
@@ -475,16 +487,17 @@ double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::v
       const double active = buckets.length_of(b) * std::min(jobs, r.options.max_running);
       const Cell cell = add_cell(lp, rows, b, active, pool.cap, *pool.hull,
                                  std::min(work, pool.top_rate * active));
-      // cumulative_b = cumulative_b-1 + s_b, at most the work arrived.
-      const int cumulative = lp.add_column(0.0, work);
+      // above_b >= above_b-1 + s_b, at most the work arrived; below_b <= below_b-1 + s_b.
       for (const double sign : {1.0, -1.0}) {
+        std::vector<int>& chain = sign > 0.0 ? pool.above : pool.below;
+        const int column = lp.add_column(0.0, work);
         const int row = lp.add_row(0.0);
         lp.add_term(row, cell.samples, sign);
-        lp.add_term(row, cumulative, -sign);
-        if (previous >= 0) lp.add_term(row, previous, sign);
+        lp.add_term(row, column, -sign);
+        if (previous >= 0) lp.add_term(row, chain[static_cast<std::size_t>(previous)], sign);
+        chain[bi] = column;
       }
-      previous = cumulative;
-      pool.cumulative[bi] = cumulative;
+      previous = b;
     }
   }
   add_order_rows(lp, r, buckets, first, pools);
