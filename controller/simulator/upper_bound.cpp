@@ -388,7 +388,7 @@ struct Pool {
   std::vector<int> below;
 };
 
-// Submission order, pooled (docs/simulator.md, "The oracle bound", step 9). With E the jobs
+// Submission order, pooled (docs/simulator.md, "The oracle bound", step 8). With E the jobs
 // that entered Slurm by a bucket's end (a prefix of the submission order) and k_p of them
 // incomplete in pool p (Σ_p k_p <= K), the pool's samples through then lie between
 // W_p(E) - k_p * largest_p and W_p(E), W_p(e) the work of its jobs among the first e; W_p
