@@ -1,8 +1,8 @@
-// A linear program max c·x s.t. A x <= b, 0 <= x <= ub, solved by GLPK's simplex, whose answer
-// is a proven upper bound on its optimum: the bound returned is the dual objective of the
-// solver's row duals (clamped to >= 0), which weak duality makes an upper bound whatever the
-// solver's tolerances did. The upper bound (upper_bound.hpp) uses it so that a bound never
-// falls below the optimum by a rounding error.
+// A linear program max c·x s.t. A x <= b, 0 <= x <= ub, solved by GLPK (interior point, the
+// simplex where that fails), whose answer is a proven upper bound on its optimum: the bound
+// returned is the dual objective of the solver's row duals (clamped to >= 0), which weak
+// duality makes an upper bound whatever the solver's tolerances did. The upper bound
+// (upper_bound.hpp) uses it so that a bound never falls below the optimum by a rounding error.
 #pragma once
 
 #include <vector>

@@ -219,6 +219,7 @@ struct BucketRows {
   std::vector<double> waited_upper;
   std::vector<int> capacity;  // Σ_j u_jb - w_b <= hole node-seconds
   std::vector<int> slots;     // Σ_j a_jb <= K * length
+  std::vector<int> beyond;    // Σ_j x_jb - w_b <= 0 (x_jb: node-seconds beyond j's cap); or -1
 };
 
 BucketRows bucket_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets) {
@@ -239,12 +240,17 @@ BucketRows bucket_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buck
     rows.capacity.push_back(lp.add_row(holes));
     if (w >= 0) lp.add_term(rows.capacity.back(), w, -1.0);
     rows.slots.push_back(lp.add_row(r.options.max_running * buckets.length_of(b)));
+    rows.beyond.push_back(w >= 0 ? lp.add_row(0.0) : -1);
+    if (w >= 0) lp.add_term(rows.beyond.back(), w, -1.0);
   }
   return rows;
 }
 
 // One (job or model, bucket) cell: active seconds a, node-seconds u, samples s, with
-// s <= intercept * a + slope * u for every hull piece and u <= cap * a + w_b.
+// s <= intercept * a + slope * u for every hull piece and u <= cap * a + x, x the node-seconds
+// beyond the cap (held after the trace took them: Σ x <= w_b over the bucket's cells). One x
+// per cell rather than w_b in every cap row: a column in thousands of rows makes the interior
+// point method's normal matrix dense.
 struct Cell {
   int active = 0;
   int node_s = 0;
@@ -267,8 +273,11 @@ Cell add_cell(CertifiedLp& lp, const BucketRows& rows, int b, double active_uppe
   const int cap_row = lp.add_row(0.0);
   lp.add_term(cap_row, cell.node_s, 1.0);
   lp.add_term(cap_row, cell.active, -static_cast<double>(cap));
-  if (rows.waited[static_cast<std::size_t>(b)] >= 0)
-    lp.add_term(cap_row, rows.waited[static_cast<std::size_t>(b)], -1.0);
+  if (rows.beyond[static_cast<std::size_t>(b)] >= 0) {
+    const int beyond = lp.add_column(0.0, rows.waited_upper[static_cast<std::size_t>(b)]);
+    lp.add_term(cap_row, beyond, -1.0);
+    lp.add_term(rows.beyond[static_cast<std::size_t>(b)], beyond, 1.0);
+  }
   lp.add_term(rows.capacity[static_cast<std::size_t>(b)], cell.node_s, 1.0);
   lp.add_term(rows.slots[static_cast<std::size_t>(b)], cell.active, 1.0);
   return cell;
@@ -330,21 +339,118 @@ double per_job_bound(const Relaxation& r, const Buckets& buckets, const std::vec
   return lp.maximize().bound;
 }
 
-// Jobs of one model and cap pooled: per model and bucket, with each pool's samples through a
-// bucket at most the work of its jobs that can have started by then. Submission order is
-// dropped, so it is looser; its size does not grow with the number of jobs.
-double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::vector<int>& first) {
-  struct Pool {
-    int cap = 1;
-    const std::vector<HullPiece>* hull = nullptr;
-    double top_rate = 0.0;
-    std::vector<double> arrived_work;  // by bucket: of the jobs whose first bucket is <= it
-    std::vector<int> arrived_jobs;
+// A line y = intercept + slope * e.
+struct Line {
+  double intercept = 0.0;
+  double slope = 0.0;
+};
+
+// Lines through consecutive vertices of the upper (or lower) convex hull of the points
+// (e, y[e]), e = 0..n-1: each lies above (below) every point, so a point's y is at most (at
+// least) any of them at its e. At most `most` of them, evenly picked: any subset still bounds.
+std::vector<Line> hull_lines(const std::vector<double>& y, bool upper, std::size_t most) {
+  std::vector<std::size_t> hull;
+  const auto turns_wrong = [&](std::size_t a, std::size_t b, std::size_t c) {
+    // The cross product of (b - a) and (c - a): >= 0 when b is not strictly outside.
+    const double cross = (static_cast<double>(b) - static_cast<double>(a)) * (y[c] - y[a]) -
+                         (y[b] - y[a]) * (static_cast<double>(c) - static_cast<double>(a));
+    return upper ? cross >= 0.0 : cross <= 0.0;
   };
+  for (std::size_t e = 0; e < y.size(); ++e) {
+    while (hull.size() >= 2 && turns_wrong(hull[hull.size() - 2], hull.back(), e)) hull.pop_back();
+    hull.push_back(e);
+  }
+  std::vector<Line> lines;
+  for (std::size_t k = 0; k + 1 < hull.size(); ++k) {
+    const double slope = (y[hull[k + 1]] - y[hull[k]]) /
+                         (static_cast<double>(hull[k + 1]) - static_cast<double>(hull[k]));
+    lines.push_back({y[hull[k]] - slope * static_cast<double>(hull[k]), slope});
+  }
+  if (lines.size() <= most) return lines;
+  std::vector<Line> picked;
+  for (std::size_t k = 0; k < most; ++k)
+    picked.push_back(lines[k * (lines.size() - 1) / (most - 1)]);
+  return picked;
+}
+
+// Jobs of one model and cap pooled.
+struct Pool {
+  int cap = 1;
+  const std::vector<HullPiece>* hull = nullptr;
+  double top_rate = 0.0;
+  std::vector<double> arrived_work;  // by bucket: of the jobs whose first bucket is <= it
+  std::vector<int> arrived_jobs;
+  std::vector<double> prefix_work;  // by e = 0..n: of the pool's jobs among the first e
+  double largest_work = 0.0;
+  // By bucket, columns of its samples through it (-1: none): `above` >= them, `below` <= them.
+  // Two one-sided chains, not one equality: opposite rows stall the interior point method.
+  std::vector<int> above;
+  std::vector<int> below;
+};
+
+// Submission order, pooled (docs/simulator.md, "The oracle bound", step 8). With E the jobs
+// that entered Slurm by a bucket's end (a prefix of the submission order) and k_p of them
+// incomplete in pool p (Σ_p k_p <= K), the pool's samples through then lie between
+// W_p(E) - k_p * largest_p and W_p(E), W_p(e) the work of its jobs among the first e; W_p
+// relaxed to its convex hull's lines. This makes the pools train in the submission mix.
+void add_order_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets,
+                    const std::vector<int>& first,
+                    std::map<std::pair<std::string, int>, Pool>& pools) {
+  constexpr std::size_t kMostLines = 16;
+  struct Bounds {
+    std::vector<Line> above;
+    std::vector<Line> below;
+  };
+  std::vector<Bounds> bounds;
+  for (const auto& [key, pool] : pools)
+    bounds.push_back({hull_lines(pool.prefix_work, true, kMostLines),
+                      hull_lines(pool.prefix_work, false, kMostLines)});
+  int entered_before = -1;
+  int can_enter = 0;  // jobs whose first bucket is <= b
+  for (int b = 0; b < buckets.count(); ++b) {
+    const auto bi = static_cast<std::size_t>(b);
+    while (static_cast<std::size_t>(can_enter) < first.size() &&
+           first[static_cast<std::size_t>(can_enter)] >= 0 &&
+           first[static_cast<std::size_t>(can_enter)] <= b)
+      ++can_enter;
+    const int entered = lp.add_column(0.0, can_enter);
+    if (entered_before >= 0) {
+      const int row = lp.add_row(0.0);  // E never decreases
+      lp.add_term(row, entered_before, 1.0);
+      lp.add_term(row, entered, -1.0);
+    }
+    entered_before = entered;
+    const int slots = lp.add_row(r.options.max_running);
+    std::size_t p = 0;
+    for (const auto& [key, pool] : pools) {
+      const Bounds& lines = bounds[p++];
+      for (const Line& line : lines.above) {  // samples through b <= W_p(E)
+        const int row = lp.add_row(line.intercept);
+        if (pool.above[bi] >= 0) lp.add_term(row, pool.above[bi], 1.0);
+        lp.add_term(row, entered, -line.slope);
+      }
+      const int incomplete = lp.add_column(0.0, r.options.max_running);
+      lp.add_term(slots, incomplete, 1.0);
+      // W_p(E) - samples through b <= k_p * largest + E * (a complete job's shortfall, <= 2 µs)
+      const double shortfall = pool.top_rate * kDoneToleranceS;
+      for (const Line& line : lines.below) {
+        const int row = lp.add_row(-line.intercept);
+        if (pool.below[bi] >= 0) lp.add_term(row, pool.below[bi], -1.0);
+        lp.add_term(row, entered, line.slope - shortfall);
+        lp.add_term(row, incomplete, -pool.largest_work);
+      }
+    }
+  }
+}
+
+// Per model and bucket, with each pool's samples through a bucket at most the work of its jobs
+// that can have started by then and the submission mix (add_order_rows). The order within a
+// pool is dropped, so it is looser than per job; its size does not grow with the jobs.
+double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::vector<int>& first) {
   const int count = buckets.count();
   std::map<std::pair<std::string, int>, Pool> pools;
-  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
-    if (first[i] < 0) continue;
+  std::size_t modelled = 0;
+  for (std::size_t i = 0; i < r.jobs.size() && first[i] >= 0; ++i) {
     const BoundJob& job = r.jobs[i];
     Pool& pool = pools[{job.model, job.cap}];
     if (pool.hull == nullptr) {
@@ -353,10 +459,20 @@ double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::v
       pool.top_rate = job.top_rate;
       pool.arrived_work.assign(static_cast<std::size_t>(count), 0.0);
       pool.arrived_jobs.assign(static_cast<std::size_t>(count), 0);
+      pool.above.assign(static_cast<std::size_t>(count), -1);
+      pool.below.assign(static_cast<std::size_t>(count), -1);
     }
     pool.arrived_work[static_cast<std::size_t>(first[i])] += job.work;
     pool.arrived_jobs[static_cast<std::size_t>(first[i])] += 1;
+    pool.largest_work = std::max(pool.largest_work, job.work);
+    modelled = i + 1;
   }
+  for (auto& [key, pool] : pools) pool.prefix_work.assign(modelled + 1, 0.0);
+  for (std::size_t i = 0; i < modelled; ++i)
+    for (auto& [key, pool] : pools)
+      pool.prefix_work[i + 1] =
+          pool.prefix_work[i] +
+          (key == std::make_pair(r.jobs[i].model, r.jobs[i].cap) ? r.jobs[i].work : 0.0);
   CertifiedLp lp;
   const BucketRows rows = bucket_rows(lp, r, buckets);
   for (auto& [key, pool] : pools) {
@@ -371,15 +487,20 @@ double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::v
       const double active = buckets.length_of(b) * std::min(jobs, r.options.max_running);
       const Cell cell = add_cell(lp, rows, b, active, pool.cap, *pool.hull,
                                  std::min(work, pool.top_rate * active));
-      // cumulative_b >= cumulative_b-1 + s_b, and cumulative_b <= the work arrived.
-      const int cumulative = lp.add_column(0.0, work);
-      const int row = lp.add_row(0.0);
-      lp.add_term(row, cell.samples, 1.0);
-      lp.add_term(row, cumulative, -1.0);
-      if (previous >= 0) lp.add_term(row, previous, 1.0);
-      previous = cumulative;
+      // above_b >= above_b-1 + s_b, at most the work arrived; below_b <= below_b-1 + s_b.
+      for (const double sign : {1.0, -1.0}) {
+        std::vector<int>& chain = sign > 0.0 ? pool.above : pool.below;
+        const int column = lp.add_column(0.0, work);
+        const int row = lp.add_row(0.0);
+        lp.add_term(row, cell.samples, sign);
+        lp.add_term(row, column, -sign);
+        if (previous >= 0) lp.add_term(row, chain[static_cast<std::size_t>(previous)], sign);
+        chain[bi] = column;
+      }
+      previous = b;
     }
   }
+  add_order_rows(lp, r, buckets, first, pools);
   return lp.maximize().bound;
 }
 

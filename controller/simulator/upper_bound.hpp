@@ -5,7 +5,8 @@
 // It is the optimum of a linear relaxation of every replay: time cut into buckets, and per job
 // and bucket the seconds it trains, its node-seconds and its samples, bounded by the hole
 // node-time, the max_running slots, each job's work, the concave hull of its true curve and
-// its users' first-come-first-served submission. The replay's own trajectory is a feasible
+// its users' first-come-first-served submission (per job, or as the mix the pools of one model
+// and max_nodes must keep). The replay's own trajectory is a feasible
 // point of it, so no replay trains more.
 #pragma once
 
@@ -33,7 +34,8 @@ struct BoundOptions {
 struct UpperBound {
   double samples = 0.0;  // >= useful_samples of every replay of the input
   // Which relaxation gave it: "per-job LP" (first-come-first-served modelled) or "per-model LP"
-  // (coarser: jobs of one model pooled, submission order ignored).
+  // (jobs of one model and max_nodes pooled, kept to the submission mix; the order within a
+  // pool ignored).
   std::string method;
   int buckets = 0;        // of the relaxation that gave it
   int jobs_modelled = 0;  // jobs that can start within the window

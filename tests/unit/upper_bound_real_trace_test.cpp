@@ -39,8 +39,8 @@ TEST(UpperBoundRealTrace, GaptrainAndBftrainerStayUnderTheBoundOnSummit) {
     waited = std::max(waited, run.waited_node_seconds);
     useful.push_back(run.useful_samples);
   }
-  // A smaller per-job budget than the default keeps the test quick (GLPK's simplex on the
-  // default's 4,000 pairs takes over a minute here); every budget gives a valid bound.
+  // A smaller per-job budget than the default keeps the test quick; every budget gives a valid
+  // bound.
   BoundOptions small;
   small.waited_node_seconds = waited;
   small.max_job_buckets = 1'000;
