@@ -13,27 +13,15 @@
 #include <vector>
 
 #include "gaptrain/input_error.hpp"
+#include "hand_made_trace.hpp"
 #include "input_error_testing.hpp"
 
 namespace gaptrain::sim {
 namespace {
 
-NodeUpdate idle(int node, double predicted_end_s = kUnknownEnd) {
-  return NodeUpdate{.node = node, .idle = true, .predicted_end_s = predicted_end_s};
-}
-NodeUpdate busy(int node) {
-  return NodeUpdate{.node = node, .idle = false};
-}
-
-HoleTrace make_trace(int nodes, double end_s, std::vector<TraceStep> steps) {
-  HoleTrace trace;
-  for (int n = 0; n < nodes; ++n) trace.node_names.push_back("n" + std::to_string(n));
-  trace.steps = std::move(steps);
-  trace.end_s = end_s;
-  trace.has_plan = true;
-  fill_actual_ends(trace);
-  return trace;
-}
+using testing::busy;
+using testing::idle;
+using testing::make_trace;
 
 // A job on the "linear" model: 100 samples/s per node, grows cost 20 s, shrinks 10 s.
 JobSpec linear_job(std::string id, double submit_s, int min_nodes, int max_nodes,

@@ -10,28 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "hand_made_trace.hpp"
 #include "simulator/curve_hull.hpp"
 #include "simulator/simulator.hpp"
 
 namespace gaptrain::sim {
 namespace {
 
-NodeUpdate idle(int node, double predicted_end_s = kUnknownEnd) {
-  return NodeUpdate{.node = node, .idle = true, .predicted_end_s = predicted_end_s};
-}
-NodeUpdate busy(int node) {
-  return NodeUpdate{.node = node, .idle = false};
-}
-
-HoleTrace make_trace(int nodes, double end_s, std::vector<TraceStep> steps) {
-  HoleTrace trace;
-  for (int n = 0; n < nodes; ++n) trace.node_names.push_back("n" + std::to_string(n));
-  trace.steps = std::move(steps);
-  trace.end_s = end_s;
-  trace.has_plan = true;
-  fill_actual_ends(trace);
-  return trace;
-}
+using testing::busy;
+using testing::idle;
+using testing::make_trace;
 
 JobSpec job(std::string id, std::string model, double submit_s, int max_nodes, double work) {
   JobSpec spec;
