@@ -177,21 +177,25 @@ TEST(UpperBoundProperty, NoPolicyTrainsMoreThanTheBoundOnRandomTraces) {
     const RandomCase c = random_case(seed);
     for (const Policy policy : {Policy::gaptrain, Policy::bftrainer, Policy::equal_share}) {
       for (const bool learn : {false, true}) {
-        SimOptions options = c.options;
-        options.policy = policy;
-        options.learn = learn;
-        SCOPED_TRACE("seed " + std::to_string(seed) + " " + std::string(to_string(policy)) +
-                     (learn ? " --learn" : ""));
-        // What the bound assumes of the core: no job trains on more hole nodes than its max.
-        const StepObserver within_max = [&](const StepRecord& record) {
-          for (const JobNodes& held : record.allocation)
-            EXPECT_LE(held.nodes, c.jobs[static_cast<std::size_t>(held.job)].max_nodes);
-        };
-        const SimSummary run = simulate(c.trace, c.jobs, kRandomCurves, options, within_max);
-        const UpperBound bound = useful_samples_bound(c.trace, c.jobs, kRandomCurves, options,
-                                                      {run.waited_node_seconds});
-        EXPECT_LE(run.useful_samples, bound.samples);
-        EXPECT_GT(bound.samples, 0.0);
+        for (const Placement placement : {Placement::slurm, Placement::trace}) {
+          SimOptions options = c.options;
+          options.policy = policy;
+          options.learn = learn;
+          options.placement = placement;
+          SCOPED_TRACE("seed " + std::to_string(seed) + " " + std::string(to_string(policy)) +
+                       (learn ? " --learn" : "") +
+                       (placement == Placement::trace ? " --placement trace" : ""));
+          // What the bound assumes of the core: no job trains on more hole nodes than its max.
+          const StepObserver within_max = [&](const StepRecord& record) {
+            for (const JobNodes& held : record.allocation)
+              EXPECT_LE(held.nodes, c.jobs[static_cast<std::size_t>(held.job)].max_nodes);
+          };
+          const SimSummary run = simulate(c.trace, c.jobs, kRandomCurves, options, within_max);
+          const UpperBound bound = useful_samples_bound(c.trace, c.jobs, kRandomCurves, options,
+                                                        {run.waited_node_seconds});
+          EXPECT_LE(run.useful_samples, bound.samples);
+          EXPECT_GT(bound.samples, 0.0);
+        }
       }
     }
   }
