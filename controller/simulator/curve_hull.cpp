@@ -12,8 +12,11 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
   const auto highest = std::max_element(
       measured.begin(), measured.end(),
       [](const auto& a, const auto& b) { return a.samples_per_s < b.samples_per_s; });
-  for (auto it = measured.begin(); it != std::next(highest); ++it)
+  double top = 0.0;  // the highest rate: the flat piece's height
+  for (auto it = measured.begin(); it != std::next(highest); ++it) {
     points.emplace_back(it->nodes, it->samples_per_s);
+    top = std::max(top, it->samples_per_s);
+  }
 
   // Upper hull, left to right: drop a point that lies on or below the line of its neighbours.
   std::vector<std::pair<double, double>> hull;
@@ -36,7 +39,7 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
     // y0 - slope * x0 >= 0 by concavity; the max() only guards rounding.
     pieces.push_back({std::max(0.0, y0 - slope * x0), slope});
   }
-  pieces.push_back({hull.back().second, 0.0});
+  pieces.push_back({top, 0.0});
   return pieces;
 }
 
