@@ -328,9 +328,12 @@ std::optional<std::string> too_many_repeats(std::size_t mix, double period_s, do
   return why.str();
 }
 
-// --compare: every policy on the input, then the table on stdout (or the JSON in --json FILE).
+// --compare: every policy on the input, then the table on stdout and, with --json, the same as
+// JSON there (`json_out`, opened before the runs like the summary's; "-" puts it on stdout
+// instead of the table).
 int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<sim::JobSpec>& jobs,
-                const sim::SimOptions& options, bool show_progress) {
+                const sim::SimOptions& options, std::optional<OutputFile>& json_out) {
+  const bool show_progress = isatty(STDERR_FILENO) == 1;
   Comparison comparison;
   try {
     comparison = compare_policies(in.trace, jobs, in.curves, options, [&](const std::string& what) {
@@ -341,29 +344,21 @@ int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<si
     report(e.what());
     return kExitBadInput;
   }
-  const bool json_file = !args.json_path.empty() && args.json_path != kStdout;
-  std::ostringstream table;
-  table << "gaptrain simulate --compare: " << in.trace_name << ", " << jobs.size() << " jobs"
-        << (options.learn ? ", curves learned" : "") << "\n"
-        << comparison_table(comparison);
-  if (args.json_path == kStdout) {
+  if (!json_out || !json_out->to_stdout) {
+    std::cout << "gaptrain simulate --compare: " << in.trace_name << ", " << jobs.size() << " jobs"
+              << (options.learn ? ", curves learned" : "") << "\n"
+              << comparison_table(comparison);
+    if (!std::cout.flush()) {
+      report("cannot write the table to stdout");
+      return kExitFailure;
+    }
+  }
+  if (json_out) {
     Json::Value json = comparison_json(comparison);
     json["parameters"] = parameters_json(args, in, options);
-    std::cout << to_json_text(json, args.pretty) << '\n';
-  } else {
-    std::cout << table.str();
-  }
-  if (!std::cout.flush()) {
-    report("cannot write the table to stdout");
-    return kExitFailure;
-  }
-  if (json_file) {
-    Json::Value json = comparison_json(comparison);
-    json["parameters"] = parameters_json(args, in, options);
-    std::ofstream out(args.json_path, std::ios::binary | std::ios::trunc);
-    out << to_json_text(json, args.pretty) << '\n';
-    if (!out.flush()) {
-      report("cannot write " + args.json_path);
+    json_out->stream() << to_json_text(json, args.pretty) << '\n';
+    if (!json_out->stream().flush()) {
+      report("cannot write " + json_out->path);
       return kExitFailure;
     }
   }
@@ -400,6 +395,7 @@ int run_simulate(const SimulateArgs& args) {
   }
   const std::vector<sim::JobSpec> jobs =
       sim::repeat_jobs(in.jobs, in.repeat_s, window_end - options.start_s);
+  if (args.compare) return run_compare(args, in, jobs, options, json_out);
 
   std::optional<sim::TimelinePlot> plot;
   if (plot_out) {
@@ -419,8 +415,6 @@ int run_simulate(const SimulateArgs& args) {
     if (plot) plot->add(record);
     if (bar) bar->update(record.time_s);
   };
-
-  if (args.compare) return run_compare(args, in, jobs, options, show_progress);
 
   const auto started = std::chrono::steady_clock::now();
   sim::SimSummary summary;
