@@ -440,13 +440,18 @@ int run_simulate(const SimulateArgs& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   Json::Value json = summary_json(summary, wall_s);
-  json["oracle_samples"] = bound ? Json::Value(bound->samples) : Json::Value();
-  json["fraction_of_oracle"] =
-      bound ? Json::Value(bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0)
-            : Json::Value();
-  json["oracle_bound"] = bound ? Json::Value(bound->method) : Json::Value();
-  json["oracle_buckets"] = bound ? Json::Value(bound->buckets) : Json::Value();
-  json["oracle_wall_s"] = bound ? Json::Value(bound_wall_s) : Json::Value();
+  // The oracle's fields are always there, null without --oracle.
+  for (const char* key :
+       {"oracle_samples", "fraction_of_oracle", "oracle_bound", "oracle_buckets", "oracle_wall_s"})
+    json[key] = Json::Value();
+  if (bound) {
+    json["oracle_samples"] = bound->samples;
+    json["fraction_of_oracle"] =
+        bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0;
+    json["oracle_bound"] = bound->method;
+    json["oracle_buckets"] = bound->buckets;
+    json["oracle_wall_s"] = bound_wall_s;
+  }
   json["parameters"] = parameters_json(args, in, options);
   const std::string text = to_json_text(json, args.pretty);
   int status = kExitOk;
