@@ -106,7 +106,6 @@ void ReplayedSlurm::swap_places(int a, int b) {
   count(y, -1);
   std::swap(x.hole, y.hole);
   std::swap(x.predicted_end_s, y.predicted_end_s);
-  std::swap(x.actual_end_s, y.actual_end_s);
   std::swap(x.wanted, y.wanted);
   std::swap(x.wanted_since_s, y.wanted_since_s);
   count(x, +1);
@@ -136,12 +135,11 @@ void ReplayedSlurm::serve_waiting(int node) {
   end_wait(at(node));
 }
 
-double ReplayedSlurm::free_node(int trace_node, double predicted_end_s, double actual_end_s) {
+double ReplayedSlurm::free_node(int trace_node, double predicted_end_s) {
   const int node = placed(trace_node);
   Node& n = at(node);
   const double before = n.predicted_end_s;
   n.predicted_end_s = predicted_end_s;
-  n.actual_end_s = actual_end_s;
   if (n.hole) return before;
   if (n.wanted) {
     // The regular job that waited for it is gone from the trace (it ran, as far as the trace

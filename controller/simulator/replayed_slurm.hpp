@@ -72,11 +72,10 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // nodes Slurm shows.
   int placed(int trace_node) const { return placed_[static_cast<std::size_t>(trace_node)]; }
   // The node is left free by the regular workload from now on: a hole, with the plan's
-  // predicted end and the actual end (absolute trace seconds; kUnknownEnd: no plan, or never).
-  // For a node free already, only the plan changes. No policy is told the actual end.
-  // Returns the predicted end the node had before (kUnknownEnd also when it was no hole).
-  double free_node(int trace_node, double predicted_end_s, double actual_end_s);
-  double actual_end(int node) const { return nodes_[static_cast<std::size_t>(node)].actual_end_s; }
+  // predicted end (absolute trace seconds; kUnknownEnd: no plan). For a node free already,
+  // only the plan changes. Returns the predicted end the node had before (kUnknownEnd also when
+  // it was no hole).
+  double free_node(int trace_node, double predicted_end_s);
   std::optional<int> index_of(const std::string& name) const;
   // The regular workload takes the node: at once when no elastic job holds it, else as soon
   // as it is let go (Placement::slurm: an idle node instead, or the first one let go). False
@@ -126,7 +125,6 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   struct Node {
     bool hole = false;  // the regular workload leaves it free
     double predicted_end_s = kUnknownEnd;
-    double actual_end_s = kUnknownEnd;
     double idle_since_s = 0.0;
     std::uint32_t holder = 0;  // the elastic job or satellite on it; 0: none
     bool wanted = false;       // a regular job waits for it (the hole ended while held)

@@ -148,7 +148,7 @@ class Replay {
       if (u.node >= slurm_.node_count()) continue;
       if (u.idle) {
         const bool was_hole = slurm_.is_hole(slurm_.placed(u.node));
-        const double before = slurm_.free_node(u.node, u.predicted_end_s, u.actual_end_s);
+        const double before = slurm_.free_node(u.node, u.predicted_end_s);
         // A new plan matters within the horizon only: beyond it the allocator values every
         // end alike, and most of the scheduler's re-plans are there.
         const double near = slurm_.time() + options_.config.horizon_s;

@@ -234,7 +234,7 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
 
     // Six holes with no known end, and two held elastic jobs: gaptraind admits both.
     const auto [a, b] = slurm.with_cluster([](sim::ReplayedSlurm& s) {
-      for (int n = 0; n < 6; ++n) s.free_node(n, sim::kUnknownEnd, sim::kUnknownEnd);
+      for (int n = 0; n < 6; ++n) s.free_node(n, sim::kUnknownEnd);
       return std::pair{s.submit_elastic("a", 1, 4), s.submit_elastic("b", 2, 4)};
     });
     ASSERT_TRUE(eventually([&] { return running(a) && running(b); })) << "no admission";
@@ -261,8 +261,8 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
     reg(b, 2);
     // Both nodes come back: the jobs grow again.
     slurm.with_cluster([&](sim::ReplayedSlurm& s) {
-      s.free_node(satellite, sim::kUnknownEnd, sim::kUnknownEnd);
-      s.free_node(batch_host, sim::kUnknownEnd, sim::kUnknownEnd);
+      s.free_node(satellite, sim::kUnknownEnd);
+      s.free_node(batch_host, sim::kUnknownEnd);
       return 0;
     });
     ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == 6; }))

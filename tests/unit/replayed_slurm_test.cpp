@@ -43,7 +43,7 @@ struct Running {
   std::uint32_t satellite = 0;
   explicit Running(Placement placement = Placement::trace)
       : slurm(nodes(3), 3, "elastic", kEpoch, placement) {
-    for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd, kUnknownEnd);
+    for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
     EXPECT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
     const daemon::GrowResult grown = slurm.grow({id, "elastic", {"n1"}, 2000, 2000, 5});
@@ -54,9 +54,9 @@ struct Running {
 
 TEST(ReplayedSlurm, APlanShowsAsOnePendingJobPerHoleEndThatNoElasticNodeStartsSooner) {
   ReplayedSlurm slurm(nodes(3), 3, "elastic");
-  slurm.free_node(0, 100.0, 120.0);
-  slurm.free_node(1, 100.0, 90.0);
-  slurm.free_node(2, kUnknownEnd, kUnknownEnd);
+  slurm.free_node(0, 100.0);
+  slurm.free_node(1, 100.0);
+  slurm.free_node(2, kUnknownEnd);
   const Snapshot s = poll(slurm);
   EXPECT_EQ(s.nodes[0].state, NodeState::planned);
   EXPECT_EQ(s.nodes[2].state, NodeState::idle);
@@ -105,7 +105,7 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobTheTraceStartsOnAnElasticNodeItRunsOnAnI
   EXPECT_TRUE(r.slurm.is_hole(1));
   EXPECT_FALSE(r.slurm.is_hole(2));
   EXPECT_EQ(r.slurm.nodes_of(r.id), (std::vector<int>{0, 1}));
-  EXPECT_EQ(r.slurm.free_node(1, kUnknownEnd, kUnknownEnd), kUnknownEnd);  // n2 is free again
+  EXPECT_EQ(r.slurm.free_node(1, kUnknownEnd), kUnknownEnd);  // n2 is free again
   EXPECT_TRUE(r.slurm.is_hole(2));
   EXPECT_EQ(r.slurm.hole_nodes(), 3);
 }
@@ -136,14 +136,14 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobWithNoIdleNodeItWaitsForTheFirstNodeLetG
 // A node the trace frees while a regular job waits goes to that job.
 TEST(ReplayedSlurm, WhereSlurmPlacesAJobANodeTheTraceFreesStartsTheOneWaiting) {
   ReplayedSlurm slurm(nodes(3), 3, "elastic", kEpoch, Placement::slurm);
-  slurm.free_node(0, kUnknownEnd, kUnknownEnd);
+  slurm.free_node(0, kUnknownEnd);
   const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
   ASSERT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
   slurm.set_time(10.0);
   EXPECT_TRUE(slurm.take_node(0));
   EXPECT_EQ(slurm.regular_waiting(), 1);
   slurm.set_time(12.0);
-  slurm.free_node(2, kUnknownEnd, kUnknownEnd);  // n2's regular job ends
+  slurm.free_node(2, kUnknownEnd);  // n2's regular job ends
   EXPECT_EQ(slurm.regular_waiting(), 0);
   EXPECT_EQ(slurm.regular_waits(), (std::vector<double>{2.0}));
   EXPECT_FALSE(slurm.is_hole(2));  // the waiting job runs there
@@ -165,8 +165,8 @@ TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {
 
 TEST(ReplayedSlurm, AdmissionSetsTheJobsSizeToItsNodesAndRequeueHoldsItKeepingNothing) {
   ReplayedSlurm slurm(nodes(2), 2, "elastic");
-  slurm.free_node(0, kUnknownEnd, kUnknownEnd);
-  slurm.free_node(1, kUnknownEnd, kUnknownEnd);
+  slurm.free_node(0, kUnknownEnd);
+  slurm.free_node(1, kUnknownEnd);
   const std::uint32_t id = slurm.submit_elastic("a", 1, 2);
   const Job held = *slurm.job(id);
   EXPECT_TRUE(held.held);
