@@ -24,9 +24,6 @@ constexpr std::array kPolicyNames = {
     std::pair{Policy::equal_share, std::string_view("equal-share")},
 };
 
-// Completion times are computed in floating point: a job within this much of its end is done.
-constexpr double kDoneTolerance_s = 1e-6;
-
 // After a decision that changed Slurm or left a drain in flight, gaptraind decides again within
 // a second: a change triggers a poll 0.1 s later, and launchers (whose acks complete drains)
 // report twice a second. The replay's next decision comes then.

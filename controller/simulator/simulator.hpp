@@ -49,6 +49,10 @@ struct SimOptions {
   SolverOptions solver = daemon::PlannerSettings{}.solver;
 };
 
+// Completion times are computed in floating point: a job within this much of its end is done
+// (crediting a little less than its work; the upper bound allows for it).
+inline constexpr double kDoneTolerance_s = 1e-6;
+
 // A job holding nodes after a step. `job` indexes the job list given to simulate().
 struct JobNodes {
   int job = 0;

@@ -16,10 +16,10 @@ namespace gaptrain::sim {
 
 namespace {
 
-// The replay marks a job done when its remaining work would take under this long (simulator.cpp's
-// kDoneTolerance_s), crediting a little less than its work: the first-come-first-served rows
-// allow twice that much per completed job.
-constexpr double kDoneToleranceS = 2e-6;
+// The replay marks a job done when its remaining work would take under kDoneTolerance_s,
+// crediting a little less than its work: the first-come-first-served rows allow twice that much
+// per completed job.
+constexpr double kDoneShortfallS = 2.0 * kDoneTolerance_s;
 // The certificate's sums, and the replay's, are rounded: the bound is raised by this much
 // (relative), far below anything measured and above any rounding of sums of ~1e6 terms.
 constexpr double kRoundingMargin = 1e-9;
@@ -164,7 +164,7 @@ std::vector<BoundJob> bound_jobs(const std::vector<JobSpec>& jobs, const CurveTa
     }
     if (k > 0)
       result[i].entry_samples =
-          std::max(0.0, smallest_sum - static_cast<double>(k) * top_rate * kDoneToleranceS);
+          std::max(0.0, smallest_sum - static_cast<double>(k) * top_rate * kDoneShortfallS);
   }
   return result;
 }
@@ -432,7 +432,7 @@ void add_order_rows(CertifiedLp& lp, const Relaxation& r, const Buckets& buckets
       const int incomplete = lp.add_column(0.0, r.options.max_running);
       lp.add_term(slots, incomplete, 1.0);
       // W_p(E) - samples through b <= k_p * largest + E * (a complete job's shortfall, <= 2 µs)
-      const double shortfall = pool.top_rate * kDoneToleranceS;
+      const double shortfall = pool.top_rate * kDoneShortfallS;
       for (const Line& line : lines.below) {
         const int row = lp.add_row(-line.intercept);
         if (pool.below[bi] >= 0) lp.add_term(row, pool.below[bi], -1.0);
