@@ -5,6 +5,22 @@
 
 namespace gaptrain::sim {
 
+std::vector<std::pair<double, double>> upper_hull(
+    const std::vector<std::pair<double, double>>& points) {
+  std::vector<std::pair<double, double>> hull;
+  for (const auto& p : points) {
+    while (hull.size() >= 2) {
+      const auto& [x0, y0] = hull[hull.size() - 2];
+      const auto& [x1, y1] = hull.back();
+      const double cross = (x1 - x0) * (p.second - y0) - (y1 - y0) * (p.first - x0);
+      if (cross < 0.0) break;  // hull.back() lies strictly above: keep it
+      hull.pop_back();
+    }
+    hull.push_back(p);
+  }
+  return hull;
+}
+
 std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
   // Points through the highest one (first if several): beyond it the majorant is flat.
   std::vector<std::pair<double, double>> points{{0.0, 0.0}};
@@ -18,19 +34,7 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
     top = std::max(top, it->samples_per_s);
   }
 
-  // Upper hull, left to right: drop a point that lies on or below the line of its neighbours.
-  std::vector<std::pair<double, double>> hull;
-  for (const auto& p : points) {
-    while (hull.size() >= 2) {
-      const auto& [x0, y0] = hull[hull.size() - 2];
-      const auto& [x1, y1] = hull.back();
-      const double cross = (x1 - x0) * (p.second - y0) - (y1 - y0) * (p.first - x0);
-      if (cross < 0.0) break;  // hull.back() lies strictly above: keep it
-      hull.pop_back();
-    }
-    hull.push_back(p);
-  }
-
+  const std::vector<std::pair<double, double>> hull = upper_hull(points);
   std::vector<HullPiece> pieces;
   for (std::size_t i = 1; i < hull.size(); ++i) {
     const auto& [x0, y0] = hull[i - 1];

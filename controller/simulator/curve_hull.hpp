@@ -2,11 +2,18 @@
 // bound (upper_bound.hpp) may assume a job trains at most, whatever node counts it ran on.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::sim {
+
+// The vertices of the upper convex hull of `points` (x ascending), left to right: Andrew's
+// monotone chain, which drops a point on or below the segment between its neighbours. The lower
+// hull is the upper hull of the points with y negated.
+std::vector<std::pair<double, double>> upper_hull(
+    const std::vector<std::pair<double, double>>& points);
 
 // One line of the majorant: samples/s <= intercept + slope * nodes.
 struct HullPiece {

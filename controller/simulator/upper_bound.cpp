@@ -349,22 +349,19 @@ struct Line {
 // (e, y[e]), e = 0..n-1: each lies above (below) every point, so a point's y is at most (at
 // least) any of them at its e. At most `most` of them, evenly picked: any subset still bounds.
 std::vector<Line> hull_lines(const std::vector<double>& y, bool upper, std::size_t most) {
-  std::vector<std::size_t> hull;
-  const auto turns_wrong = [&](std::size_t a, std::size_t b, std::size_t c) {
-    // The cross product of (b - a) and (c - a): >= 0 when b is not strictly outside.
-    const double cross = (static_cast<double>(b) - static_cast<double>(a)) * (y[c] - y[a]) -
-                         (y[b] - y[a]) * (static_cast<double>(c) - static_cast<double>(a));
-    return upper ? cross >= 0.0 : cross <= 0.0;
-  };
-  for (std::size_t e = 0; e < y.size(); ++e) {
-    while (hull.size() >= 2 && turns_wrong(hull[hull.size() - 2], hull.back(), e)) hull.pop_back();
-    hull.push_back(e);
-  }
+  // The lower hull is the upper hull of -y; negation is exact, so its lines are too.
+  const double sign = upper ? 1.0 : -1.0;
+  std::vector<std::pair<double, double>> points;
+  points.reserve(y.size());
+  for (std::size_t e = 0; e < y.size(); ++e)
+    points.emplace_back(static_cast<double>(e), sign * y[e]);
+  const std::vector<std::pair<double, double>> hull = upper_hull(points);
   std::vector<Line> lines;
   for (std::size_t k = 0; k + 1 < hull.size(); ++k) {
-    const double slope = (y[hull[k + 1]] - y[hull[k]]) /
-                         (static_cast<double>(hull[k + 1]) - static_cast<double>(hull[k]));
-    lines.push_back({y[hull[k]] - slope * static_cast<double>(hull[k]), slope});
+    const auto& [x0, y0] = hull[k];
+    const auto& [x1, y1] = hull[k + 1];
+    const double slope = (y1 - y0) / (x1 - x0);
+    lines.push_back({sign * (y0 - slope * x0), sign * slope});
   }
   if (lines.size() <= most) return lines;
   std::vector<Line> picked;
