@@ -57,6 +57,10 @@ struct Job {
   std::uint32_t group_id = 0;
   std::string user;  // empty when Slurm did not resolve it
   std::string partition;
+  // What the job is charged to (sbatch --account, --qos; empty: not known). Its satellites are
+  // charged the same, under the same association's and QOS's limits.
+  std::string account;
+  std::string qos;
   JobState state = JobState::pending;
   bool completing = false;         // its epilog still runs somewhere
   std::vector<std::string> nodes;  // allocated nodes (running jobs)

@@ -94,7 +94,9 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
                               .add_nodes = action.nodes,
                               .user_id = job->user_id,
                               .group_id = job->group_id,
-                              .time_limit_minutes = first_lease_minutes(action.hole_end, now)});
+                              .time_limit_minutes = first_lease_minutes(action.hole_end, now),
+                              .account = job->account,
+                              .qos = job->qos});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;

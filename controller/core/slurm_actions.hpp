@@ -37,6 +37,9 @@ struct GrowRequest {
   std::uint32_t user_id = 0;
   std::uint32_t group_id = 0;
   std::uint32_t time_limit_minutes = 0;  // the satellites' lease; 0: the partition's default
+  // The job's account and QOS, which its satellites are charged to ("": the user's default).
+  std::string account;
+  std::string qos;
 };
 
 struct GrowResult {

@@ -78,8 +78,10 @@ std::string cancel(std::uint32_t job_id) {
 }
 
 // A satellite: a job with no batch script, in the job's partition, on exactly `node`, granted
-// now or refused (immediate), owned by the job's user and named after the job, so that the
-// job's launcher may run a step in it (srun --jobid) and the daemon finds it in its poll.
+// now or refused (immediate), owned by the job's user, charged to the job's account and QOS
+// (else the user's default account would pay, and another association's limits would apply),
+// and named after the job, so that the job's launcher may run a step in it (srun --jobid) and
+// the daemon finds it in its poll.
 // Returns the new job's id, or 0 with `error` set.
 std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
                                  std::string& error) {
@@ -91,8 +93,12 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   // without the current working directory specified", 2063; 22.05 did not ask). Nothing runs
   // there: the job's launcher starts its steps in its own directory (srun --jobid).
   std::string work_dir = "/";
+  std::string account = r.account;
+  std::string qos = r.qos;
   job_desc_msg_t desc = blank_desc(NO_VAL);
   desc.partition = partition.data();
+  if (!account.empty()) desc.account = account.data();
+  if (!qos.empty()) desc.qos = qos.data();
   desc.req_nodes = nodes.data();
   desc.name = name.data();
   desc.alloc_node = host.data();

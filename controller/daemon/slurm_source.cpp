@@ -153,6 +153,8 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.group_id = j.group_id;
       job.user = text(j.user_name);
       job.partition = text(j.partition);
+      job.account = text(j.account);
+      job.qos = text(j.qos);
       job.state = job_state(j.job_state);
       job.completing = (j.job_state & JOB_COMPLETING) != 0U;
       if (holds_nodes(job)) job.nodes = expand_hostlist(j.nodes);

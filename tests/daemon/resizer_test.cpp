@@ -82,6 +82,8 @@ class ResizerTest : public ::testing::Test {
     job.user_id = 1000;
     job.group_id = 100;
     job.partition = "elastic";
+    job.account = "vision";
+    job.qos = "train";
     job.state = JobState::running;
     job.nodes = nodes;
     job.batch_host = nodes.front();
@@ -131,6 +133,8 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(slurm.grows[0].partition, "elastic");
   EXPECT_EQ(slurm.grows[0].user_id, 1000U);
   EXPECT_EQ(slurm.grows[0].group_id, 100U);
+  EXPECT_EQ(slurm.grows[0].account, "vision");  // charged as the job is, not the user's default
+  EXPECT_EQ(slurm.grows[0].qos, "train");
   EXPECT_EQ(slurm.grows[0].time_limit_minutes, 5U);  // the first lease
   EXPECT_EQ(job_nodes(), (Nodes{"n2", "n1", "n3"}));
   EXPECT_EQ(jobs.jobs().at(7).satellites, (std::map<std::string, std::uint32_t>{{"n3", 100}}));

@@ -20,6 +20,7 @@
 namespace {
 
 using gaptrain::daemon::ActionResult;
+using gaptrain::daemon::GrowRequest;
 using gaptrain::daemon::LibslurmActions;
 
 std::vector<std::string> split(const std::string& list) {
@@ -55,7 +56,14 @@ int grow(LibslurmActions& actions, std::uint32_t job, const std::string& partiti
          const std::string& nodes, std::uint32_t minutes) {
   const auto view = actions.describe(job);
   if (!view.ok) return report({false, view.error}, "");
-  const auto r = actions.grow({job, partition, split(nodes), view.user_id, view.group_id, minutes});
+  GrowRequest request;
+  request.job_id = job;
+  request.partition = partition;
+  request.add_nodes = split(nodes);
+  request.user_id = view.user_id;
+  request.group_id = view.group_id;
+  request.time_limit_minutes = minutes;
+  const auto r = actions.grow(request);
   std::string satellites;
   for (const auto& [node, id] : r.satellites) {
     satellites += (satellites.empty() ? "" : ",") + node + "=" + std::to_string(id);

@@ -486,6 +486,39 @@ restore_job_shrink() {  # restore_job_shrink CONF ORIG LOG
   done
 }
 
+# Satellites are charged as their job is: an elastic job submitted with an account and a QOS
+# other than its user's defaults grows into satellites of that account and QOS, not the
+# defaults' (whose limits and bills are another project's).
+case_account_and_qos() {
+  local cluster blocker job satellites charged
+  cluster=$(scontrol show config | awk '$1 == "ClusterName" {print $3}')
+  # The cluster lives on across cases (and a failed case runs once more): add what is missing.
+  sacctmgr -n -P show account vision format=account | grep -qx vision ||
+    sacctmgr -i add account vision Cluster="$cluster" Description=tests Organization=gaptrain >/dev/null
+  sacctmgr -n -P show qos train format=name | grep -qx train ||
+    sacctmgr -i add qos train >/dev/null
+  sacctmgr -n -P show assoc where user=root account=vision format=account | grep -qx vision ||
+    sacctmgr -i add user root Account=vision Cluster="$cluster" >/dev/null
+  sacctmgr -i modify user where name=root account=vision set qos+=train >/dev/null || true
+  sacctmgr -n -P show assoc where user=root account=vision format=qos | tr ',' '\n' | grep -qx train ||
+    fail "root's association with account vision lacks QOS train: $(sacctmgr -n -P show assoc where user=root format=account,qos | tr '\n' ' ')"
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "$idle_loop" -A vision --qos train)
+  poll 60 "elastic job $job registered on the 2 idle nodes" elastic_at "$job" 2
+  scancel "$blocker"
+  poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+  [ "$(squeue -h -j "$job" -o '%a %q')" = "vision train" ] ||
+    fail "elastic job $job runs as $(squeue -h -j "$job" -o '%a %q'), not vision train"
+  satellites=$(squeue -h -o '%i %j' | awk -v name="gaptrain:$job" '$2 == name {print $1}')
+  [ "$(echo "$satellites" | wc -w)" -ge 1 ] || fail "elastic job $job has no satellite"
+  charged=$(for s in $satellites; do squeue -h -j "$s" -o '%a %q'; done | sort -u | tr '\n' ';')
+  [ "$charged" = "vision train;" ] ||
+    fail "satellites of job $job ($(echo $satellites)) charged to $charged, not vision train"
+  note "elastic job $job and its $(echo "$satellites" | wc -w) satellites: account vision, QOS train"
+}
+
 # SchedulerParameters=disable_job_shrink (slurmctld then refuses to shrink any job): gaptraind
 # reads it at its next full poll, says so in one line, and never shrinks a job's own nodes from
 # then on. A regular job that needs nodes the elastic job grew into gets them as before (its

@@ -36,6 +36,17 @@ const Job* job_named(const Snapshot& s, const std::string& partition) {
   return it == s.jobs.end() ? nullptr : &*it;
 }
 
+// Job `id` grows by a satellite on `node`, as user and group 2000, for a 5-minute lease.
+daemon::GrowRequest grow_onto(std::uint32_t id, const std::string& node) {
+  daemon::GrowRequest request;
+  request.job_id = id;
+  request.partition = "elastic";
+  request.add_nodes = {node};
+  request.user_id = request.group_id = 2000;
+  request.time_limit_minutes = 5;
+  return request;
+}
+
 // A running elastic job on n0 (admitted), with a satellite on n1.
 struct Running {
   ReplayedSlurm slurm;
@@ -46,7 +57,7 @@ struct Running {
     for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
     EXPECT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
-    const daemon::GrowResult grown = slurm.grow({id, "elastic", {"n1"}, 2000, 2000, 5});
+    const daemon::GrowResult grown = slurm.grow(grow_onto(id, "n1"));
     EXPECT_TRUE(grown.ok) << grown.error;
     satellite = grown.satellites.at("n1");
   }
@@ -89,7 +100,7 @@ TEST(ReplayedSlurm, ANodeTakenFromAnElasticJobWaitsForItAndIsHandedOverWhenLetGo
   EXPECT_EQ(r.slurm.regular_waits(), (std::vector<double>{1.5}));
   EXPECT_EQ(job_named(poll(r.slurm), "only:n1"), nullptr);
   // The regular job has n1 now: no grow may take it.
-  EXPECT_FALSE(r.slurm.grow({r.id, "elastic", {"n1"}, 2000, 2000, 5}).ok);
+  EXPECT_FALSE(r.slurm.grow(grow_onto(r.id, "n1")).ok);
 }
 
 // Where Slurm places regular jobs, one the trace starts on n1 (the satellite's) runs on the idle
@@ -114,7 +125,7 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobTheTraceStartsOnAnElasticNodeItRunsOnAnI
 // first node an elastic job lets go: here the batch host's n0, the satellite staying.
 TEST(ReplayedSlurm, WhereSlurmPlacesAJobWithNoIdleNodeItWaitsForTheFirstNodeLetGo) {
   Running r(Placement::slurm);
-  const daemon::GrowResult grown = r.slurm.grow({r.id, "elastic", {"n2"}, 2000, 2000, 5});
+  const daemon::GrowResult grown = r.slurm.grow(grow_onto(r.id, "n2"));
   ASSERT_TRUE(grown.ok) << grown.error;
   r.slurm.set_time(50.0);
   EXPECT_TRUE(r.slurm.take_node(1));
@@ -156,7 +167,7 @@ TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {
   Running r;
   const std::size_t satellites_before = poll(r.slurm).jobs.size();
   EXPECT_TRUE(r.slurm.take_node(2));  // a regular job has n2 now
-  const daemon::GrowResult refused = r.slurm.grow({r.id, "elastic", {"n2"}, 2000, 2000, 5});
+  const daemon::GrowResult refused = r.slurm.grow(grow_onto(r.id, "n2"));
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.error.find("n2"), std::string::npos) << refused.error;
   EXPECT_EQ(poll(r.slurm).jobs.size(), satellites_before);
