@@ -61,6 +61,10 @@ struct Job {
   // charged the same, under the same association's and QOS's limits.
   std::string account;
   std::string qos;
+  // The generic resources it asked for on each node (--gres, --gpus-per-node), as Slurm words
+  // them ("gres/gpu:2"; empty: none): its satellites ask for the same, or their steps would
+  // find no GPU.
+  std::string tres_per_node;
   JobState state = JobState::pending;
   bool completing = false;         // its epilog still runs somewhere
   std::vector<std::string> nodes;  // allocated nodes (running jobs)

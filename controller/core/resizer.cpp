@@ -96,7 +96,8 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
                               .group_id = job->group_id,
                               .time_limit_minutes = first_lease_minutes(action.hole_end, now),
                               .account = job->account,
-                              .qos = job->qos});
+                              .qos = job->qos,
+                              .tres_per_node = job->tres_per_node});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;

@@ -40,6 +40,7 @@ struct GrowRequest {
   // The job's account and QOS, which its satellites are charged to ("": the user's default).
   std::string account;
   std::string qos;
+  std::string tres_per_node;  // the job's per-node GRES, which each satellite asks for too
 };
 
 struct GrowResult {

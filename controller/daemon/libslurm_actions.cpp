@@ -80,9 +80,9 @@ std::string cancel(std::uint32_t job_id) {
 // A satellite: a job with no batch script, in the job's partition, on exactly `node`, granted
 // now or refused (immediate), owned by the job's user, charged to the job's account and QOS
 // (else the user's default account would pay, and another association's limits would apply),
-// and named after the job, so that the job's launcher may run a step in it (srun --jobid) and
-// the daemon finds it in its poll.
-// Returns the new job's id, or 0 with `error` set.
+// with the job's per-node GRES (else a training step there finds no GPU), and named after the
+// job, so that the job's launcher may run a step in it (srun --jobid) and the daemon finds it
+// in its poll. Returns the new job's id, or 0 with `error` set.
 std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
                                  std::string& error) {
   std::string partition = r.partition;
@@ -95,10 +95,12 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   std::string work_dir = "/";
   std::string account = r.account;
   std::string qos = r.qos;
+  std::string tres_per_node = r.tres_per_node;
   job_desc_msg_t desc = blank_desc(NO_VAL);
   desc.partition = partition.data();
   if (!account.empty()) desc.account = account.data();
   if (!qos.empty()) desc.qos = qos.data();
+  if (!tres_per_node.empty()) desc.tres_per_node = tres_per_node.data();
   desc.req_nodes = nodes.data();
   desc.name = name.data();
   desc.alloc_node = host.data();

@@ -84,6 +84,7 @@ class ResizerTest : public ::testing::Test {
     job.partition = "elastic";
     job.account = "vision";
     job.qos = "train";
+    job.tres_per_node = "gres/gpu:4";
     job.state = JobState::running;
     job.nodes = nodes;
     job.batch_host = nodes.front();
@@ -135,7 +136,8 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(slurm.grows[0].group_id, 100U);
   EXPECT_EQ(slurm.grows[0].account, "vision");  // charged as the job is, not the user's default
   EXPECT_EQ(slurm.grows[0].qos, "train");
-  EXPECT_EQ(slurm.grows[0].time_limit_minutes, 5U);  // the first lease
+  EXPECT_EQ(slurm.grows[0].tres_per_node, "gres/gpu:4");  // the job's GPUs on each new node
+  EXPECT_EQ(slurm.grows[0].time_limit_minutes, 5U);       // the first lease
   EXPECT_EQ(job_nodes(), (Nodes{"n2", "n1", "n3"}));
   EXPECT_EQ(jobs.jobs().at(7).satellites, (std::map<std::string, std::uint32_t>{{"n3", 100}}));
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);

@@ -123,6 +123,22 @@ elastic_beside_blocker() {  # elastic_beside_blocker [CMD]
   poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
 }
 
+# An elastic job submitted with SBATCH-ARGS starts on the 2 nodes a 6-node regular job leaves
+# idle, and grows into the other 6 as satellites once that job ends (its id set in the caller's
+# `job`).
+elastic_grown_into_satellites() {  # elastic_grown_into_satellites [SBATCH-ARGS...]
+  local blocker
+  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "$idle_loop" "$@")
+  poll 60 "elastic job $job registered on the 2 idle nodes" elastic_at "$job" 2
+  scancel "$blocker"
+  poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+}
+
+satellites_of() { squeue -h -o '%i %j' | awk -v name="gaptrain:$1" '$2 == name {print $1}'; }
+
 # gaptraind killed with SIGKILL (its pid set in the caller's `pid`); returns once it is gone.
 kill_gaptraind() {
   read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
@@ -490,7 +506,7 @@ restore_job_shrink() {  # restore_job_shrink CONF ORIG LOG
 # other than its user's defaults grows into satellites of that account and QOS, not the
 # defaults' (whose limits and bills are another project's).
 case_account_and_qos() {
-  local cluster blocker job satellites charged
+  local cluster job satellites charged
   cluster=$(scontrol show config | awk '$1 == "ClusterName" {print $3}')
   # The cluster lives on across cases (and a failed case runs once more): add what is missing.
   sacctmgr -n -P show account vision format=account | grep -qx vision ||
@@ -502,21 +518,33 @@ case_account_and_qos() {
   sacctmgr -i modify user where name=root account=vision set qos+=train >/dev/null || true
   sacctmgr -n -P show assoc where user=root account=vision format=qos | tr ',' '\n' | grep -qx train ||
     fail "root's association with account vision lacks QOS train: $(sacctmgr -n -P show assoc where user=root format=account,qos | tr '\n' ' ')"
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "$idle_loop" -A vision --qos train)
-  poll 60 "elastic job $job registered on the 2 idle nodes" elastic_at "$job" 2
-  scancel "$blocker"
-  poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
-  no_node_shared
+  elastic_grown_into_satellites -A vision --qos train
   [ "$(squeue -h -j "$job" -o '%a %q')" = "vision train" ] ||
     fail "elastic job $job runs as $(squeue -h -j "$job" -o '%a %q'), not vision train"
-  satellites=$(squeue -h -o '%i %j' | awk -v name="gaptrain:$job" '$2 == name {print $1}')
-  [ "$(echo "$satellites" | wc -w)" -ge 1 ] || fail "elastic job $job has no satellite"
+  satellites=$(satellites_of "$job")
   charged=$(for s in $satellites; do squeue -h -j "$s" -o '%a %q'; done | sort -u | tr '\n' ';')
   [ "$charged" = "vision train;" ] ||
     fail "satellites of job $job ($(echo $satellites)) charged to $charged, not vision train"
   note "elastic job $job and its $(echo "$satellites" | wc -w) satellites: account vision, QOS train"
+}
+
+# A job's per-node GRES goes with it: an elastic job that asked for 2 GPUs a node grows into
+# satellites that hold 2 GPUs each (the cluster's GPUs are counted, not real), so that its
+# training steps there see them.
+case_gres() {
+  local job satellites asked held
+  elastic_grown_into_satellites --gres=gpu:2
+  asked=$(squeue -h -j "$job" -o %b)
+  [[ $asked == *gpu:2* ]] || fail "elastic job $job asks for '$asked', not gpu:2 a node"
+  satellites=$(satellites_of "$job")
+  for s in $satellites; do
+    [ "$(squeue -h -j "$s" -o %b)" = "$asked" ] ||
+      fail "satellite $s of job $job asks for '$(squeue -h -j "$s" -o %b)', not '$asked'"
+    held=$(scontrol show -d job "$s" | grep -o 'JOB_GRES=[^ ]*' || true)
+    [ "$held" = "JOB_GRES=gpu:2" ] ||
+      fail "satellite $s of job $job holds '$held', not JOB_GRES=gpu:2: $(scontrol show -d job "$s" | grep -i gres)"
+  done
+  note "elastic job $job ($asked) and its $(echo "$satellites" | wc -w) satellites: 2 GPUs each"
 }
 
 # SchedulerParameters=disable_job_shrink (slurmctld then refuses to shrink any job): gaptraind
