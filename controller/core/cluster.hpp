@@ -65,6 +65,7 @@ struct Job {
   // them ("gres/gpu:2"; empty: none): its satellites ask for the same, or their steps would
   // find no GPU.
   std::string tres_per_node;
+  std::string tres_per_job;  // what it asked for in all (--gpus: "gres/gpu:8"); empty: nothing
   JobState state = JobState::pending;
   bool completing = false;         // its epilog still runs somewhere
   std::vector<std::string> nodes;  // allocated nodes (running jobs)

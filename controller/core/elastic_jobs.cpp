@@ -106,6 +106,12 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
            ": only jobs of the elastic partition " + elastic_partition +
            " are managed (submit with -p " + elastic_partition + ")";
   }
+  if (job->tres_per_node.empty() && job->tres_per_job.find("gpu") != std::string::npos) {
+    // A satellite asks for its job's GPUs per node; a job total says nothing of a new node.
+    return "job " + id + " asks for its GPUs as a job total (" + job->tres_per_job +
+           "): a node it grows into would get none; ask for them per node (--gpus-per-node or "
+           "--gres=gpu:N)";
+  }
   if (request.min_nodes < 1 || request.max_nodes < request.min_nodes) {
     return "min_nodes " + std::to_string(request.min_nodes) + " and max_nodes " +
            std::to_string(request.max_nodes) + " must satisfy 1 <= min_nodes <= max_nodes";

@@ -156,6 +156,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.account = text(j.account);
       job.qos = text(j.qos);
       job.tres_per_node = text(j.tres_per_node);
+      job.tres_per_job = text(j.tres_per_job);
       job.state = job_state(j.job_state);
       job.completing = (j.job_state & JOB_COMPLETING) != 0U;
       if (holds_nodes(job)) job.nodes = expand_hostlist(j.nodes);

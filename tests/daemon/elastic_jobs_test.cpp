@@ -169,6 +169,21 @@ TEST(ElasticJobs, AJobOutsideTheElasticPartitionIsRefused) {
   EXPECT_FALSE(jobs.contains(5));
 }
 
+TEST(ElasticJobs, AJobAskingForItsGpusAsAJobTotalIsRefused) {
+  ElasticJobs jobs;
+  Job job = running_job(5);
+  job.tres_per_job = "gres/gpu:8";
+  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(*refused,
+            "job 5 asks for its GPUs as a job total (gres/gpu:8): a node it grows into would get "
+            "none; ask for them per node (--gpus-per-node or --gres=gpu:N)");
+  EXPECT_FALSE(jobs.contains(5));
+
+  job.tres_per_node = "gres/gpu:4";  // per node as well: every new node gets 4
+  EXPECT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+}
+
 // The launcher's report of a job running a step on `nodes` with `samples` done.
 protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nodes,
                                   double samples) {

@@ -529,10 +529,19 @@ case_account_and_qos() {
 }
 
 # A job's per-node GRES goes with it: an elastic job that asked for 2 GPUs a node grows into
-# satellites that hold 2 GPUs each (the cluster's GPUs are counted, not real), so that its
-# training steps there see them.
+# satellites that hold 2 GPUs each (the cluster's GPUs are stand-ins), so that its training
+# steps there see them. One that asked for GPUs only as a job total is refused, with why.
 case_gres() {
-  local job satellites asked held
+  local job satellites asked held lines log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  lines=$(wc -l <"$log")
+  job=$(submit_elastic "$idle_loop" --gpus=2)
+  poll 60 "the registration of job $job (--gpus=2) refused" logged_after "$log" "$lines" \
+    "job $job asks for its GPUs as a job total"
+  [ "$(query_status "job($job) is not None")" = False ] ||
+    fail "job $job, GPUs as a job total, is managed"
+  scancel "$job"
+  poll 60 "job $job ended" job_ended "$job"
+
   elastic_grown_into_satellites --gres=gpu:2
   asked=$(squeue -h -j "$job" -o %b)
   [[ $asked == *gpu:2* ]] || fail "elastic job $job asks for '$asked', not gpu:2 a node"
