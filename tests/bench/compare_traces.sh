@@ -12,28 +12,13 @@ build="$1"
 shift
 gaptrain="$build/controller/gaptrain"
 make_node_events="$build/tests/bench/make_node_events"
-data="$(cd "$(dirname "$0")/../.." && pwd)/../shared/data"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
+# shellcheck source=trace_inputs.sh
+source "$(dirname "$0")/trace_inputs.sh"
 traces=("$@")
-[[ ${#traces[@]} -gt 0 ]] || traces=(kth summit-w0 summit-w1 summit-w2 summit-week synth1 synth2)
-
-mix=(--jobs "$data/models/jobs-example.csv" --curves "$data/models/curves.csv" --repeat-jobs 3600)
-summit=(--node-events "$data/traces/summit-2021-02-late-node-events.csv.gz" --nodes 1000 "${mix[@]}")
-"$make_node_events" --nodes 1000 --days 7 --seed 1 -o "$out/synth1.csv" 2>/dev/null
-"$make_node_events" --nodes 1000 --days 7 --seed 2 --load 0.8 -o "$out/synth2.csv" 2>/dev/null
-
-args_of() {
-  case "$1" in
-    kth) echo "" ;;
-    summit-w0) echo "${summit[*]} --start 0 --duration 172800" ;;
-    summit-w1) echo "${summit[*]} --start 172800 --duration 172800" ;;
-    summit-w2) echo "${summit[*]} --start 345600 --duration 172800" ;;
-    summit-week) echo "${summit[*]}" ;;
-    synth1 | synth2) echo "--node-events $out/$1.csv ${mix[*]}" ;;
-    *) echo "compare_traces.sh: unknown trace $1" >&2; exit 2 ;;
-  esac
-}
+[[ ${#traces[@]} -gt 0 ]] || traces=("${all_traces[@]}")
+trace_inputs "$out" "$make_node_events"
 
 for trace in "${traces[@]}"; do
   a="$(args_of "$trace")"

@@ -8,9 +8,8 @@
 # The patch is a measurement, never shipped: on Slurm a lease of ours can be what delays a
 # planned job, and only giving its nodes back at once (what "known" does) is safe then.
 #
-#   tests/bench/what_if_known_ends.sh build [TRACE...]   # TRACE as compare_traces.sh; default
-#                                                        # summit-w0 summit-w1 summit-w2
-#                                                        # summit-week synth1 synth2 kth
+#   tests/bench/what_if_known_ends.sh build [TRACE...]   # TRACE as compare_traces.sh's
+#                                                        # (default: all of them)
 set -euo pipefail
 build="$(cd "$1" && pwd)"
 shift
@@ -32,24 +31,11 @@ cmake -S "$work/tree" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInf
 cmake --build "$work/build" --target gaptrain >/dev/null
 what_if="$work/build/controller/gaptrain"
 
+# shellcheck source=trace_inputs.sh
+source "$repo/tests/bench/trace_inputs.sh"
 traces=("$@")
-[[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 kth)
-mix=(--jobs "$data/models/jobs-example.csv" --curves "$data/models/curves.csv" --repeat-jobs 3600)
-summit=(--node-events "$data/traces/summit-2021-02-late-node-events.csv.gz" --nodes 1000 "${mix[@]}")
-"$make_node_events" --nodes 1000 --days 7 --seed 1 -o "$work/synth1.csv" 2>/dev/null
-"$make_node_events" --nodes 1000 --days 7 --seed 2 --load 0.8 -o "$work/synth2.csv" 2>/dev/null
-
-args_of() {
-  case "$1" in
-    kth) echo "" ;;
-    summit-w0) echo "${summit[*]} --start 0 --duration 172800" ;;
-    summit-w1) echo "${summit[*]} --start 172800 --duration 172800" ;;
-    summit-w2) echo "${summit[*]} --start 345600 --duration 172800" ;;
-    summit-week) echo "${summit[*]}" ;;
-    synth1 | synth2) echo "--node-events $work/$1.csv ${mix[*]}" ;;
-    *) echo "what_if_known_ends.sh: unknown trace $1" >&2; exit 2 ;;
-  esac
-}
+[[ ${#traces[@]} -gt 0 ]] || traces=("${all_traces[@]}")
+trace_inputs "$work" "$make_node_events"
 
 for trace in "${traces[@]}"; do
   a="$(args_of "$trace")"
