@@ -28,11 +28,8 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
   const auto highest = std::max_element(
       measured.begin(), measured.end(),
       [](const auto& a, const auto& b) { return a.samples_per_s < b.samples_per_s; });
-  double top = 0.0;  // the highest rate: the flat piece's height
-  for (auto it = measured.begin(); it != std::next(highest); ++it) {
+  for (auto it = measured.begin(); it != std::next(highest); ++it)
     points.emplace_back(it->nodes, it->samples_per_s);
-    top = std::max(top, it->samples_per_s);
-  }
 
   const std::vector<std::pair<double, double>> hull = upper_hull(points);
   std::vector<HullPiece> pieces;
@@ -43,7 +40,7 @@ std::vector<HullPiece> concave_hull(const ScalingCurve& curve) {
     // y0 - slope * x0 >= 0 by concavity; the max() only guards rounding.
     pieces.push_back({std::max(0.0, y0 - slope * x0), slope});
   }
-  pieces.push_back({top, 0.0});
+  pieces.push_back({highest->samples_per_s, 0.0});  // flat from the highest point on
   return pieces;
 }
 

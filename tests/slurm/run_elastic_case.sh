@@ -114,24 +114,21 @@ regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB B
 }
 
 # A regular job runs on 6 nodes (its id set in the caller's `blocker`) and an elastic job running
-# CMD (default: the idle loop) in the 2 left (its id set in the caller's `job`), a step on each.
-elastic_beside_blocker() {  # elastic_beside_blocker [CMD]
+# CMD (default: the idle loop), submitted with SBATCH-ARGS, in the 2 left (its id set in the
+# caller's `job`), a step on each.
+elastic_beside_blocker() {  # elastic_beside_blocker [CMD [SBATCH-ARGS...]]
   blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
   poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "${1:-$idle_loop}")
+  job=$(submit_elastic "${1:-$idle_loop}" "${@:2}")
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
 }
 
-# An elastic job submitted with SBATCH-ARGS starts on the 2 nodes a 6-node regular job leaves
-# idle, and grows into the other 6 as satellites once that job ends (its id set in the caller's
-# `job`).
+# The same, submitted with SBATCH-ARGS, grown into the other 6 nodes as satellites once the
+# regular job ends (its id set in the caller's `job`).
 elastic_grown_into_satellites() {  # elastic_grown_into_satellites [SBATCH-ARGS...]
   local blocker
-  blocker=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
-  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
-  job=$(submit_elastic "$idle_loop" "$@")
-  poll 60 "elastic job $job registered on the 2 idle nodes" elastic_at "$job" 2
+  elastic_beside_blocker "$idle_loop" "$@"
   scancel "$blocker"
   poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
   no_node_shared
