@@ -131,14 +131,16 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
       },
       [this](const std::string& peer, const std::string& reason) {
         ++events_.rejected;
-        log::warning("request rejected", {{"UID", "unknown"}, {"REASON", reason}, {"PEER", peer}});
-        note_rejection(peer);
+        const std::string sender = sender_of_address(peer_address(peer));
+        if (!limiter_.blocked(sender, now().mono)) {
+          log::warning("request rejected",
+                       {{"UID", "unknown"}, {"REASON", reason}, {"PEER", peer}});
+        }
+        note_rejection(sender);
       },
       LineServer::Limits{});
   server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
                                  static_cast<std::size_t>(config_.max_connections_per_peer));
-  server_->set_accept_filter(
-      [this](const std::string& peer) { return limiter_.allowed(peer_address(peer), now().mono); });
   server_->on_idle([this] {
     if (draining_) sd_event_exit(event_, 0);
   });
@@ -597,12 +599,27 @@ void Daemon::drain() {
   if (server_->connections() == 0) sd_event_exit(event_, 0);
 }
 
-void Daemon::note_rejection(const std::string& peer) {
-  const std::string address = peer_address(peer);
-  if (limiter_.rejected(address, now().mono)) {
-    log::warning("peer blocked: too many refused requests",
-                 {{"PEER", address}, {"BLOCK_S", std::lround(RejectionLimits{}.block_s)}});
+void Daemon::note_rejection(const std::string& sender) {
+  if (limiter_.rejected(sender, now().mono)) {
+    log::warning("sender blocked: too many refused requests",
+                 {{"SENDER", sender}, {"BLOCK_S", std::lround(limiter_.limits().block_s)}});
   }
+}
+
+bool Daemon::privileged(uid_t uid) const {
+  return uid == 0 || uid == slurm_user_;
+}
+
+std::string Daemon::blocked_reason(uid_t uid) const {
+  return "uid " + std::to_string(uid) + " is blocked for up to " +
+         std::to_string(std::lround(limiter_.limits().block_s)) +
+         " s after too many refused requests; its jobs' launchers and status are still served";
+}
+
+void Daemon::note_rejection(uid_t uid) {
+  // Root and SlurmUser are never blocked: a plugin event or an admin's command must get through
+  // whatever else happens on their hosts.
+  if (!privileged(uid)) note_rejection(sender_of_uid(uid));
 }
 
 std::string Daemon::reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
@@ -617,6 +634,16 @@ std::string Daemon::reject(const std::string& peer, std::optional<uid_t> uid, st
 
 void Daemon::handle_line(std::string_view line, const std::string& peer,
                          LineServer::ConnectionId id) {
+  if (!line.starts_with(munge::kMungeCredentialPrefix)) {
+    // Refused here, without a round trip to munged: garbage must cost next to nothing.
+    const std::string sender = sender_of_address(peer_address(peer));
+    const std::string reason = "not authenticated: the request is not a munge credential";
+    std::string reply = limiter_.blocked(sender, now().mono)
+                            ? error_reply(reason)  // counted, not logged again while blocked
+                            : reject(peer, std::nullopt, "unknown", reason);
+    note_rejection(sender);
+    return server_->reply(id, std::move(reply));
+  }
   // munged is a socket round trip away, and may hang: the credential is opened off the loop.
   auth_worker_->post([this, credential = std::string(line), socket = config_.munge_socket, peer,
                       id]() -> Worker::Done {
@@ -638,23 +665,30 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
   const auto answer = [&](std::string reply) { server_->reply(id, std::move(reply)); };
   try {
     if (opened == nullptr) {
-      note_rejection(peer);
+      note_rejection(sender_of_address(peer_address(peer)));
       return answer(reject(peer, std::nullopt, "unknown", "not authenticated: " + munge_error));
     }
+    const uid_t uid = opened->uid;
     protocol::Request request;
     try {
       request = protocol::decode(opened->payload);
     } catch (const InputError& e) {
-      note_rejection(peer);
-      return answer(reject(peer, opened->uid, "unknown", std::string("bad request: ") + e.what()));
+      note_rejection(uid);
+      return answer(reject(peer, uid, "unknown", std::string("bad request: ") + e.what()));
     }
     const RequestKind kind = kind_of(request);
     const std::string_view type = protocol::type_name(request);
-    const uid_t uid = opened->uid;
+    // A blocked uid is still served what its jobs need (its launchers' reports and
+    // registrations of running jobs, below) and status (throttled on its own); the rest is
+    // refused without work.
+    const bool blocked = !privileged(uid) && limiter_.blocked(sender_of_uid(uid), now().mono);
+    if (blocked && (kind == RequestKind::node_freed || kind == RequestKind::node_taken)) {
+      return answer(error_reply(blocked_reason(uid)));
+    }
 
     if (kind == RequestKind::status) {
       // Status requests are not counted as events: a monitoring loop would drown the count.
-      const StatusViewer viewer{uid, uid == 0 || uid == slurm_user_};
+      const StatusViewer viewer{uid, privileged(uid)};
       if (!viewer.privileged && !status_throttle_.allow(uid, now().mono)) {
         // Not a rejection (note_rejection): a user's `watch` must not block their host.
         return answer(error_reply(
@@ -676,7 +710,13 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       return answer(compact(reply));
     }
     if (kind == RequestKind::job_registration) {
-      return on_registration(std::get<protocol::JobRegistration>(request), uid, peer, id, false);
+      const auto& registration = std::get<protocol::JobRegistration>(request);
+      const Job* job = find_job(snapshot_, registration.job_id);
+      if (blocked && (job == nullptr || job->state != JobState::running)) {
+        // It would wait for a poll: the cost the block is there to stop.
+        return answer(error_reply(blocked_reason(uid)));
+      }
+      return on_registration(registration, uid, peer, id, false);
     }
     if (kind == RequestKind::launcher_report) {
       auto report = std::get<protocol::LauncherReport>(request);
@@ -689,7 +729,7 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
     }
     // Until slurmctld told us who SlurmUser is, only root may send node events.
     if (auto refused = authorize(kind, uid, slurm_user_.value_or(0), std::nullopt)) {
-      note_rejection(peer);  // a forged node event
+      note_rejection(uid);  // a forged node event
       return answer(reject(peer, uid, type, *refused));
     }
     if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {
@@ -754,7 +794,7 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
   if (!refused) refused = elastic_.add(request, job, config_.elastic_partition, wall_now());
   if (refused) {
-    note_rejection(peer);  // each one may have cost a poll: limited like any other refusal
+    note_rejection(uid);  // each one may have cost a poll: limited like any other refusal
     server_->reply(id, reject(peer, uid, "register", *refused));
     return;
   }

@@ -118,11 +118,15 @@ class Daemon {
   void handle_line(std::string_view line, const std::string& peer, LineServer::ConnectionId id);
   void on_request(const munge::Opened* opened, const std::string& munge_error,
                   const std::string& peer, LineServer::ConnectionId id);
-  // Counts a refused request of `peer` (rejection_limiter.hpp); logs when its host is blocked.
+  // Counts a refused request of `sender` (rejection_limiter.hpp); logs when it is blocked.
   // Only what no legitimate sender does: transport refusals, failed authentication, requests
-  // that do not decode, node events from other than root/SlurmUser. A launcher reporting
-  // before its job registered is refused again and again, and must not block its node.
-  void note_rejection(const std::string& peer);
+  // that do not decode, node events from other than root/SlurmUser, refused registrations. A
+  // launcher reporting before its job registered is refused again and again, and is not counted.
+  void note_rejection(const std::string& sender);
+  // The same, charged to an authenticated uid; never for root or SlurmUser.
+  void note_rejection(uid_t uid);
+  bool privileged(uid_t uid) const;
+  std::string blocked_reason(uid_t uid) const;
   std::string reject(const std::string& peer, std::optional<uid_t> uid, std::string_view kind,
                      const std::string& reason);
   void on_node_event(bool freed, std::uint32_t job_id, const std::string& node, uid_t uid,

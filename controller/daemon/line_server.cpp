@@ -214,22 +214,11 @@ void LineServer::accept_all() {
     connection->server = this;
     connection->fd = fd;
     connection->peer = peer_name(address);
-    if (accept_filter_ && !accept_filter_(connection->peer)) continue;  // closed by ~Connection
     connection->address = peer_address(connection->peer);
-    // Per peer below the total: a flood from one address cannot take every slot, and the
-    // plugins on other hosts are still served.
-    const auto open_from_peer = per_peer_.find(connection->address);
-    const std::size_t from_peer = open_from_peer == per_peer_.end() ? 0 : open_from_peer->second;
-    if (from_peer >= limits_.max_connections_per_peer) {
+    if (!make_room(connection->address)) {
       ++over_cap_;
-      send_refusal(fd, "too many connections from " + connection->address +
-                           " at once: retry when earlier requests are answered");
-      continue;
-    }
-    if (connections_.size() >= limits_.max_connections) {
-      ++over_cap_;
-      send_refusal(fd, "gaptraind has too many connections at once: retry in a moment");
-      continue;
+      send_refusal(fd, "gaptraind is answering too many requests at once: retry in a moment");
+      continue;  // closed by ~Connection
     }
     if (sd_event_add_io(event_, &connection->io, fd, EPOLLIN, &LineServer::on_io,
                         connection.get()) < 0 ||
@@ -240,8 +229,33 @@ void LineServer::accept_all() {
     }
     ++per_peer_[connection->address];
     connection->id = next_id_++;
+    Connection& accepted_connection = *connection;
     connections_[connection->id] = std::move(connection);
+    // A client usually sends its line with the connection: read it now, before a flood of
+    // newer connections could make it give way (make_room).
+    read_some(accepted_connection);
   }
+}
+
+bool LineServer::make_room(const std::string& address) {
+  const auto open_from_peer = per_peer_.find(address);
+  const bool peer_full = open_from_peer != per_peer_.end() &&
+                         open_from_peer->second >= limits_.max_connections_per_peer;
+  const bool all_full = connections_.size() >= limits_.max_connections;
+  if (!peer_full && !all_full) return true;
+  // Ids grow with time: the first one found is the oldest.
+  for (auto& [id, open] : connections_) {
+    if (open->phase != Connection::Phase::reading) continue;
+    if (peer_full && open->address != address) continue;
+    ++over_cap_;
+    send_refusal(open->fd, "closed unanswered: no request line yet, and " +
+                               std::string(peer_full ? "too many connections from " + address
+                                                     : std::string("too many connections")) +
+                               " at once; send the request as soon as connected");
+    close(id);
+    return true;
+  }
+  return false;
 }
 
 int LineServer::on_io(sd_event_source* /*source*/, int /*fd*/, std::uint32_t /*events*/,

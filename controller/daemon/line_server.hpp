@@ -2,7 +2,10 @@
 // one line, the server answers one line and closes. Runs on an sd-event loop and never blocks
 // it: sockets are non-blocking, every connection has a deadline (a silent or slow client is cut
 // off, with an error line when it can still take one), a request line has a length cap
-// (line_framing.hpp), and connections are capped per peer address and in total. A reply may be
+// (line_framing.hpp), and connections are capped per peer address and in total. At a cap the
+// oldest connection still waiting for its line gives way to the newcomer, so that whoever holds
+// idle connections cannot shut out a client that sends its request at once (the sender's uid
+// is known only from that line: docs/admin.md, "Limits"). A reply may be
 // given later (the handler hands the request to a worker): the connection waits for it, up to
 // its own deadline.
 #pragma once
@@ -72,11 +75,8 @@ class LineServer {
   std::size_t connections() const noexcept { return connections_.size(); }
   // Times accepting was paused because the process ran out of file descriptors.
   std::uint64_t accept_pauses() const noexcept { return accept_pauses_; }
-  // Connections refused at accept for a connection cap.
+  // Connections refused at accept, or closed unread to make room, for a connection cap.
   std::uint64_t over_cap() const noexcept { return over_cap_; }
-  // Connections from a peer ("ADDR:PORT") the filter refuses are closed at once, unread.
-  using AcceptFilter = std::function<bool(const std::string& peer)>;
-  void set_accept_filter(AcceptFilter filter) { accept_filter_ = std::move(filter); }
   // Called whenever the last open connection closes (for draining on SIGTERM).
   void on_idle(std::function<void()> callback) { on_idle_ = std::move(callback); }
 
@@ -88,6 +88,10 @@ class LineServer {
   static int on_deadline(sd_event_source* source, std::uint64_t usec, void* connection);
   void accept_all();
   void pause_accepting();
+  // Makes room for one more connection from `address` under the caps by closing the oldest
+  // connection still waiting for its request line (from that address when its own cap is
+  // reached); false when every open connection is past that (being answered).
+  bool make_room(const std::string& address);
   // Reads what has arrived; false when the connection was closed or answered.
   bool read_some(Connection& connection);
   void write_some(Connection& connection);
@@ -97,7 +101,6 @@ class LineServer {
   sd_event* event_;
   Handler handler_;
   Refusal refusal_;
-  AcceptFilter accept_filter_;
   Limits limits_;
   int listen_fd_ = -1;
   sd_event_source* listen_source_ = nullptr;

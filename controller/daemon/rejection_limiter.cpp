@@ -2,30 +2,37 @@
 
 namespace gaptrain::daemon {
 
-bool RejectionLimiter::rejected(const std::string& address, double now) {
-  Peer& peer = peers_[address];
-  peer.rejections.push_back(now);
-  while (!peer.rejections.empty() && peer.rejections.front() <= now - limits_.window_s) {
-    peer.rejections.pop_front();
+std::string sender_of_uid(uid_t uid) {
+  return "uid " + std::to_string(uid);
+}
+
+std::string sender_of_address(std::string_view address) {
+  return "address " + std::string(address);
+}
+
+bool RejectionLimiter::rejected(const std::string& sender, double now) {
+  Sender& s = senders_[sender];
+  s.rejections.push_back(now);
+  while (!s.rejections.empty() && s.rejections.front() <= now - limits_.window_s) {
+    s.rejections.pop_front();
   }
-  if (now < peer.blocked_until ||
-      static_cast<int>(peer.rejections.size()) <= limits_.max_rejections) {
+  if (now < s.blocked_until || static_cast<int>(s.rejections.size()) <= limits_.max_rejections) {
     return false;
   }
-  peer.blocked_until = now + limits_.block_s;
-  peer.rejections.clear();
+  s.blocked_until = now + limits_.block_s;
+  s.rejections.clear();
   return true;
 }
 
-bool RejectionLimiter::allowed(const std::string& address, double now) {
-  const auto it = peers_.find(address);
-  if (it == peers_.end()) return true;
-  if (now < it->second.blocked_until) return false;
-  // Forget peers with nothing left to remember: the map does not grow with every address seen.
+bool RejectionLimiter::blocked(const std::string& sender, double now) {
+  const auto it = senders_.find(sender);
+  if (it == senders_.end()) return false;
+  if (now < it->second.blocked_until) return true;
+  // Forget senders with nothing left to remember: the map does not grow with every one seen.
   if (it->second.rejections.empty() || it->second.rejections.back() <= now - limits_.window_s) {
-    peers_.erase(it);
+    senders_.erase(it);
   }
-  return true;
+  return false;
 }
 
 std::string peer_address(std::string_view peer) {

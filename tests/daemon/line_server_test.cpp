@@ -107,14 +107,12 @@ class LineServerTest : public ::testing::Test {
   ~LineServerTest() override { sd_event_unref(event_); }
 
   // Serves with `limits` while `client` runs in a thread; returns its result.
-  std::string serve(LineServer::Limits limits, const std::string& request,
-                    LineServer::AcceptFilter filter = {}) {
+  std::string serve(LineServer::Limits limits, const std::string& request) {
     LineServer server(
         event_,
         [](std::string_view line, const std::string&) { return "echo " + std::string(line); },
         [this](const std::string&, const std::string& reason) { refusals_.push_back(reason); },
         limits);
-    if (filter) server.set_accept_filter(std::move(filter));
     const std::uint16_t port = free_port();
     server.listen(ListenAddress{"127.0.0.1", port});
     std::atomic<bool> done{false};
@@ -139,16 +137,6 @@ class LineServerTest : public ::testing::Test {
 TEST_F(LineServerTest, ALineIsAnswered) {
   EXPECT_EQ(serve({}, "hello\n"), "echo hello\n");
   EXPECT_TRUE(refusals_.empty());
-}
-
-TEST_F(LineServerTest, APeerTheFilterRefusesIsClosedUnanswered) {
-  std::string seen;
-  const std::string reply = serve({}, "hello\n", [&](const std::string& peer) {
-    seen = peer;
-    return false;
-  });
-  EXPECT_EQ(reply, "");
-  EXPECT_EQ(seen.rfind("127.0.0.1:", 0), 0U) << seen;
 }
 
 TEST_F(LineServerTest, ALineOverTheCapIsRefusedUnread) {
@@ -181,7 +169,9 @@ LineServer::ImmediateHandler echo() {
   return [](std::string_view line, const std::string&) { return "echo " + std::string(line); };
 }
 
-TEST_F(LineServerTest, OnePeerCannotTakeEveryConnection) {
+// Whoever holds idle connections (a probe held 100 from 127.0.0.1) cannot shut out a client that
+// sends its request at once from the same address: the oldest idle connection gives way.
+TEST_F(LineServerTest, IdleConnectionsGiveWayToAClientWithARequest) {
   LineServer::Limits limits;
   limits.read_deadline = std::chrono::seconds(60);  // the idle ones stay open
   limits.max_connections_per_peer = 2;
@@ -196,35 +186,63 @@ TEST_F(LineServerTest, OnePeerCannotTakeEveryConnection) {
   run_until(event_, [&] { return server.connections() == 2; });
   ASSERT_EQ(server.connections(), 2U);
 
-  // A third from the same address is refused at once, with a line that says why.
+  // A third from the same address is served; the oldest idle one is closed with a line that
+  // says why.
   const int third = connect_from("127.0.0.1", port);
-  const std::string refused = read_reply(event_, third);
-  EXPECT_NE(refused.find("too many connections from 127.0.0.1"), std::string::npos) << refused;
+  ASSERT_EQ(::send(third, "hi\n", 3, MSG_NOSIGNAL), 3);
+  EXPECT_EQ(read_reply(event_, third), "echo hi\n");
   ::close(third);
+  const std::string dropped = read_reply(event_, idle1);
+  EXPECT_NE(dropped.find("too many connections from 127.0.0.1"), std::string::npos) << dropped;
+  EXPECT_EQ(server.connections(), 1U);  // idle2
 
-  // Another host is still served: the flood took its own share only.
-  const int other = connect_from("127.0.0.2", port);
-  ASSERT_GE(other, 0);
-  ASSERT_EQ(::send(other, "hi\n", 3, MSG_NOSIGNAL), 3);
-  EXPECT_EQ(read_reply(event_, other), "echo hi\n");
-  ::close(other);
-
-  // The total: with 3 open, a third address is refused too.
+  // The total: with 3 open (idle2 and two more hosts), a fourth host makes the oldest idle
+  // connection give way too.
   const int second_host = connect_from("127.0.0.2", port);
-  run_until(event_, [&] { return server.connections() == 3; });
   const int third_host = connect_from("127.0.0.3", port);
-  const std::string full = read_reply(event_, third_host);
+  run_until(event_, [&] { return server.connections() == 3; });
+  const int fourth_host = connect_from("127.0.0.4", port);
+  ASSERT_EQ(::send(fourth_host, "ok\n", 3, MSG_NOSIGNAL), 3);
+  EXPECT_EQ(read_reply(event_, fourth_host), "echo ok\n");
+  ::close(fourth_host);
+  const std::string full = read_reply(event_, idle2);
   EXPECT_NE(full.find("too many connections at once"), std::string::npos) << full;
   EXPECT_EQ(server.over_cap(), 2U);
   EXPECT_TRUE(refusals_.empty()) << "a cap is not the client's fault: " << refusals_.front();
 
-  // Closing frees the slots.
   for (const int fd : {idle1, idle2, second_host, third_host}) ::close(fd);
   run_until(event_, [&] { return server.connections() == 0; });
-  const int again = connect_from("127.0.0.1", port);
-  ASSERT_EQ(::send(again, "back\n", 5, MSG_NOSIGNAL), 5);
-  EXPECT_EQ(read_reply(event_, again), "echo back\n");
-  ::close(again);
+  EXPECT_EQ(server.connections(), 0U);
+}
+
+// Only connections still waiting for their line give way: one being answered is never cut off,
+// and a newcomer is refused instead.
+TEST_F(LineServerTest, ANewcomerIsRefusedWhenEveryConnectionIsBeingAnswered) {
+  LineServer::Limits limits;
+  limits.max_connections_per_peer = 1;
+  limits.max_connections = 1;
+  std::vector<LineServer::ConnectionId> waiting;
+  LineServer server(
+      event_,
+      [&](std::string_view, const std::string&, LineServer::ConnectionId id) {
+        waiting.push_back(id);  // answered later
+      },
+      [this](const std::string&, const std::string& r) { refusals_.push_back(r); }, limits);
+  const std::uint16_t port = free_port();
+  server.listen(ListenAddress{"127.0.0.1", port});
+  const int first = connect_from("127.0.0.1", port);
+  ASSERT_EQ(::send(first, "slow\n", 5, MSG_NOSIGNAL), 5);
+  run_until(event_, [&] { return waiting.size() == 1; });
+  ASSERT_EQ(waiting.size(), 1U);
+
+  const int second = connect_from("127.0.0.1", port);
+  const std::string refused = read_reply(event_, second);
+  EXPECT_NE(refused.find("too many requests at once"), std::string::npos) << refused;
+  ::close(second);
+
+  server.reply(waiting.front(), "done");
+  EXPECT_EQ(read_reply(event_, first), "done\n");
+  ::close(first);
 }
 
 TEST_F(LineServerTest, OutOfFileDescriptorsTheLoopWaitsInsteadOfSpinning) {

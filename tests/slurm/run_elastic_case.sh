@@ -213,6 +213,56 @@ case_grow_and_reclaim() {
     "$(metric 'gaptrain_reclaim_seconds_count') reclaims"
 }
 
+# Issue 27's probe, as a hostile local user (nobody) would: garbage lines as fast as possible,
+# 100 idle connections held open and 60 forged node events (authenticated as nobody) from the
+# host root's elastic job and `gaptrain status` use too. Before, the refusals blocked the
+# address 127.0.0.1 for 60 s: root's status got no answer and the job's launcher could not ack
+# its drain. Now nobody's refusals block nobody (and garbage from the address): root's status is
+# answered throughout, a regular job takes 4 nodes from the job within its bound, the job
+# shrinks, grows back and is never requeued.
+case_hostile_neighbour() {
+  local job batch_host log lines credentials flood flood_pid regular
+  log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  elastic_grown_into_satellites
+  batch_host=$(job_field "$job" BatchHost)
+  lines=$(wc -l <"$log")
+  credentials=$work/forged-events
+  for _ in $(seq 60); do
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- munge -S "$GAPTRAIN_MUNGE_SOCKET" \
+      -s "{\"v\":1,\"type\":\"node_freed\",\"job_id\":$job,\"node\":\"$batch_host\"}"
+  done >"$credentials"
+  chmod a+r "$credentials"
+  flood=$work/flood.out
+  touch "$work/flood-progress"
+  chmod a+w "$work/flood-progress"
+  # /usr/bin/python3: the PATH may lead root to an interpreter nobody cannot run.
+  setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+    /usr/bin/python3 "$here/hostile_flood.py" "$GAPTRAIN_CONTROLLER" 300 100 "$credentials" \
+    "$work/flood-progress" >"$flood" &
+  flood_pid=$!
+  cleanup_steps+=("kill $flood_pid 2>/dev/null || true")
+  # 500 garbage lines: ten times what blocks a sender within the limiter's window.
+  poll 60 "500 garbage lines sent" bash -c "(( \$(cat '$work/flood-progress' || echo 0) + 0 >= 500 ))"
+  # Root is answered while the flood goes on.
+  for _ in 1 2 3 4 5; do
+    "$GAPTRAIN_CLI" status >/dev/null || fail "root's gaptrain status refused during the flood"
+  done
+  logged_after "$log" "$lines" 'sender blocked.*address 127.0.0.1' ||
+    fail "the flooding address was not blocked: $(tail -n 3 "$log")"
+  poll 30 "gaptraind to block uid 65534 for its forged events" \
+    logged_after "$log" "$lines" 'sender blocked.*uid 65534'
+  regular=$(regular_starts_quickly 4 30 "$job" "$batch_host") || exit 1
+  poll 60 "elastic job $job on the 4 other nodes" elastic_at "$job" 4
+  kill -0 "$flood_pid" 2>/dev/null || fail "the flood ended before the reclaim: $(cat "$flood")"
+  kill -TERM "$flood_pid"
+  wait "$flood_pid" || fail "the flood failed: $(cat "$flood")"
+  note "flood: $(cat "$flood"); root's status was answered throughout"
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 90 "elastic job $job back on 8 nodes" elastic_at "$job" 8
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+  job_state_is "$job" RUNNING || fail "elastic job $job is not running"
+}
+
 # Ten rounds of a regular job taking 1 to 5 nodes from a running elastic job and giving them
 # back: every regular job starts within 5 s, no node is ever held twice, the elastic job keeps
 # its batch host and its training steps, and returns to 8 nodes each time.

@@ -312,7 +312,7 @@ case_event_authentication() {
   reply=$(send_line <<<"$cred")
   [[ $reply == *'"ok":false'* && $reply == *'Replayed'* ]] || fail "replayed credential: reply $reply"
   poll 60 "the garbage line logged as not authenticated" \
-    grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*armor' "$log"
+    grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: the request is not a munge credential' "$log"
   poll 60 "the replay logged" grep -qE 'msg="request rejected" UID=unknown REASON="not authenticated: [^"]*Replayed' "$log"
   poll 60 "events.rejected to count both" events_above rejected "$((rejected + 1))"
   ! is_hole n1 || fail "n1 became a hole while job $job runs"

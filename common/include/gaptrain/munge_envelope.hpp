@@ -21,8 +21,11 @@ struct Opened {
   gid_t gid = 0;
 };
 
-// A credential (text starting "MUNGE:") carrying `payload`. `socket_path` empty: munged's
-// default socket. Throws MungeError with munge's message.
+// What every credential munged makes starts with: a line without it needs no munged to refuse.
+inline constexpr std::string_view kMungeCredentialPrefix = "MUNGE:";
+
+// A credential (text starting kMungeCredentialPrefix) carrying `payload`. `socket_path` empty:
+// munged's default socket. Throws MungeError with munge's message.
 std::string seal(std::string_view payload, const std::string& socket_path);
 
 // The payload and sender of `credential`. Throws MungeError when it is invalid, expired,
