@@ -1,5 +1,7 @@
 // gaptrain-launch's loop: one srun step of the training command per node of the job, kept in
-// line with gaptraind's LaunchInstruction (reconcile.hpp decides, process.hpp acts). Signals are
+// line with gaptraind's LaunchInstruction (reconcile.hpp decides, process.hpp acts). A node
+// Slurm takes from the job is found out from Slurm itself and dropped, never counted as a
+// failing step (node_loss.hpp): gaptraind may not answer at that moment. Signals are
 // handled inside the loop: SIGTERM/SIGINT stop every step (SIGTERM, SIGKILL after the grace
 // time) and end the launcher with 128 + the signal.
 #pragma once

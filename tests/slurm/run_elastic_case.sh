@@ -602,8 +602,9 @@ case_node_taken_while_controller_stopped() {
   own_node=$(scontrol show hostnames "$(job_field "$job" NodeList)" | grep -vx "$batch_host" | head -n 1)
   satellite=$(satellites_of "$job" | head -n 1)
   satellite_node=$(squeue -h -j "$satellite" -o %N)
-  [ -n "$own_node" ] && [ -n "$satellite_node" ] ||
+  if [ -z "$own_node" ] || [ -z "$satellite_node" ]; then
     fail "job $job has no own node beside $batch_host ('$own_node') or no satellite ('$satellite')"
+  fi
 
   read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
   cleanup_steps+=("kill -CONT $pid")
