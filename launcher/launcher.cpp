@@ -11,6 +11,7 @@
 
 #include "controller_link.hpp"
 #include "hostfile.hpp"
+#include "poll_backoff.hpp"
 #include "process.hpp"
 #include "progress.hpp"
 
@@ -24,8 +25,7 @@ using std::chrono::milliseconds;
 constexpr milliseconds kSrunKillAfter{10000};
 // squeue/scancel answers within this, or the stop falls back to the grace path.
 constexpr milliseconds kCommandTimeout{5000};
-// Backoff of a failing step's restart: 2 s, 4 s, 8 s... at most 30 s. Long enough for a poll of
-// gaptraind (which polls Slurm every second) to say whether the node left the job.
+// Backoff of a failing step's restart: 2 s, 4 s, 8 s... at most 30 s.
 constexpr milliseconds kFirstBackoff{2000};
 constexpr milliseconds kMaxBackoff{30000};
 constexpr std::chrono::minutes kStableRun{5};
@@ -132,28 +132,34 @@ void Launcher::report_and_follow() {
   const ControllerAnswer answer =
       ask_controller(options_.controller, options_.munge_socket, report, timeout);
   if (answer.kind != ControllerAnswer::Kind::instruction) {
-    // Fail open: keep running what runs. One line per outage, not per poll.
+    // Fail open: keep running what runs, ask again less and less often. One line per outage,
+    // not per poll.
     if (!outage_) {
       say(std::string(answer.kind == ControllerAnswer::Kind::refused
                           ? "controller refused the report: "
                           : "controller unreachable: ") +
-          answer.why + "; keeping the current steps and retrying every poll");
+          answer.why + "; keeping the current steps and asking again, at most " +
+          std::to_string(std::max(options_.poll, kMostBetweenReports).count()) + " ms apart");
     }
     outage_ = answer.why;
+    next_poll_ = Clock::now() + next_report_in(options_.poll, ++unanswered_);
     if (answer.kind == ControllerAnswer::Kind::refused) register_again();
     return;
   }
+  unanswered_ = 0;
   registration_retry_.answered();
   if (outage_) say("controller answering again");
   outage_.reset();
   if (answer.instruction.nodes.empty()) {
     return;  // a job always holds its batch host: an empty list is no instruction to follow
   }
-  if (answer.instruction.nodes != desired_.nodes || answer.instruction.drain != desired_.drain) {
-    say("controller: nodes " + join(answer.instruction.nodes) +
-        (answer.instruction.drain.empty() ? "" : ", drain " + join(answer.instruction.drain)));
+  const protocol::LaunchInstruction followed =
+      without_taken_back(answer.instruction, taken_back_, job_.job_id);
+  if (followed.nodes != desired_.nodes || followed.drain != desired_.drain) {
+    say("controller: nodes " + join(followed.nodes) +
+        (followed.drain.empty() ? "" : ", drain " + join(followed.drain)));
   }
-  desired_ = answer.instruction;
+  desired_ = followed;
 }
 
 void Launcher::register_again() {
@@ -214,8 +220,7 @@ void Launcher::start_step(const std::string& node) {
   Step& step = steps_[node];
   step.name = "gaptrain." + node + "." + std::to_string(++serial_);
   // A node the job grew into is held by a satellite allocation: the step runs in that one.
-  const auto satellite = desired_.allocations.find(node);
-  step.job_id = satellite == desired_.allocations.end() ? job_.job_id : satellite->second;
+  step.job_id = allocation_of(desired_, node, job_.job_id);
   // One task on exactly this node. --overlap: a restarted step must not queue behind the
   // previous one still completing on the node ("Requested nodes are busy"); --mem=0: the step
   // may use all of the job's memory there, where memory is tracked.
@@ -312,35 +317,65 @@ void Launcher::reap_steps(Clock::time_point now) {
       it = steps_.erase(it);  // a drained node is acked at the next report
       continue;
     }
-    if (success) {
-      if (!finishing_) say("the training finished on " + node + ": waiting for the other nodes");
-      finishing_ = true;
-      step.phase = StepPhase::done;
-    } else if (finishing_) {
-      say("the step on " + node + " failed (" + describe_status(*status) +
-          ") after the training finished elsewhere");
-      failed_ = true;
-      step.phase = StepPhase::done;
-    } else {
-      // A step that ran a while before failing starts a fresh count: the budget is for a node
-      // that keeps failing, not for a long job's occasional crash.
-      if (now - step.started_at >= kStableRun) step.failures = 0;
-      ++step.failures;
-      step.phase = StepPhase::waiting;
-      if (step.failures > options_.max_restarts) {
-        say("the step on " + node + " failed (" + describe_status(*status) + ") " +
-            std::to_string(step.failures) + " times in a row: giving up");
+    // A step that ran a while before failing starts a fresh count: the budget is for a node
+    // that keeps failing, not for a long job's occasional crash.
+    const int failures =
+        success ? step.failures : (now - step.started_at >= kStableRun ? 0 : step.failures) + 1;
+    switch (judge_step_end(success, finishing_, holding_of(step.job_id, node), failures,
+                           options_.max_restarts)) {
+      case StepEnd::taken_back: {
+        const std::string lost = node;
+        const std::uint32_t allocation = step.job_id;
+        it = steps_.erase(it);
+        drop_node_taken(lost, allocation, *status);
+        continue;
+      }
+      case StepEnd::finished:
+        if (!finishing_) say("the training finished on " + node + ": waiting for the other nodes");
+        finishing_ = true;
+        step.phase = StepPhase::done;
+        break;
+      case StepEnd::failed_after_finish:
+        say("the step on " + node + " failed (" + describe_status(*status) +
+            ") after the training finished elsewhere");
         failed_ = true;
-      } else {
-        const milliseconds delay = backoff(step.failures);
+        step.phase = StepPhase::done;
+        break;
+      case StepEnd::give_up:
+        step.failures = failures;
+        step.phase = StepPhase::waiting;
+        say("the step on " + node + " failed (" + describe_status(*status) + ") " +
+            std::to_string(failures) + " times in a row: giving up");
+        failed_ = true;
+        break;
+      case StepEnd::restart: {
+        step.failures = failures;
+        step.phase = StepPhase::waiting;
+        const milliseconds delay = backoff(failures);
         step.restart_at = now + delay;
         say("the step on " + node + " failed (" + describe_status(*status) + "): restart " +
-            std::to_string(step.failures) + " of " + std::to_string(options_.max_restarts) +
-            " in " + std::to_string(delay.count()) + " ms");
+            std::to_string(failures) + " of " + std::to_string(options_.max_restarts) + " in " +
+            std::to_string(delay.count()) + " ms");
+        break;
       }
     }
     ++it;
   }
+}
+
+Holding Launcher::holding_of(std::uint32_t allocation, const std::string& node) const {
+  const CommandOutput answer = run_command(holding_query(node), kCommandTimeout);
+  return holding_from_answer(answer.ok, answer.out, allocation);
+}
+
+void Launcher::drop_node_taken(const std::string& node, std::uint32_t allocation, int status) {
+  taken_back_[node] = allocation;
+  desired_ = without_taken_back(desired_, taken_back_, job_.job_id);
+  say(node + " was taken back from the job (" +
+      (allocation == job_.job_id ? std::string("the job")
+                                 : "its satellite " + std::to_string(allocation)) +
+      " no longer holds it; its step ended with " + describe_status(status) +
+      "): training goes on with " + join(wanted_nodes(desired_)));
 }
 
 bool Launcher::any_live() const {

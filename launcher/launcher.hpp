@@ -1,5 +1,7 @@
 // gaptrain-launch's loop: one srun step of the training command per node of the job, kept in
-// line with gaptraind's LaunchInstruction (reconcile.hpp decides, process.hpp acts). Signals are
+// line with gaptraind's LaunchInstruction (reconcile.hpp decides, process.hpp acts). A node
+// Slurm takes from the job is found out from Slurm itself and dropped, never counted as a
+// failing step (node_loss.hpp): gaptraind may not answer at that moment. Signals are
 // handled inside the loop: SIGTERM/SIGINT stop every step (SIGTERM, SIGKILL after the grace
 // time) and end the launcher with 128 + the signal.
 #pragma once
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "gaptrain/protocol.hpp"
+#include "node_loss.hpp"
 #include "options.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
@@ -58,6 +61,10 @@ class Launcher {
   void register_again();
   void reconcile_and_act();
   void reap_steps(Clock::time_point now);
+  // Asks Slurm whether `allocation` still holds `node` (node_loss.hpp).
+  Holding holding_of(std::uint32_t allocation, const std::string& node) const;
+  // The step on `node` ended because Slurm took the node: drop it, say so, train on.
+  void drop_node_taken(const std::string& node, std::uint32_t allocation, int status);
   void advance_stops(Clock::time_point now);
   void start_step(const std::string& node);
   void request_stop(const std::string& node, Step& step);
@@ -69,12 +76,14 @@ class Launcher {
 
   LaunchOptions options_;
   JobContext job_;
-  protocol::LaunchInstruction desired_;
+  protocol::LaunchInstruction desired_;  // the controller's latest, less the nodes taken back
+  TakenBack taken_back_;
   std::map<std::string, Step> steps_;
   std::vector<std::string> acks_;            // drained nodes, for the next report
   std::vector<std::string> hostfile_nodes_;  // what the host file holds now
   Clock::time_point next_poll_{};
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
+  int unanswered_ = 0;                 // reports in a row without an instruction
   RegistrationRetry registration_retry_;
   bool finishing_ = false;  // a step exited 0: the training is over
   bool failed_ = false;     // a step failed after finishing began, or for good

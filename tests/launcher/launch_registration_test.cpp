@@ -5,6 +5,7 @@
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
 #include "launcher/controller_link.hpp"
+#include "launcher/poll_backoff.hpp"
 #include "launcher/registration_retry.hpp"
 #include "loopback_server.hpp"
 #include "munge_fixture.hpp"
@@ -87,6 +88,17 @@ TEST(LaunchRegistration, RegisterJobReportsTheControllersAnswer) {
   const auto unreachable = register_job(wire::Endpoint{"127.0.0.1", test::unused_port()}, socket, r,
                                         std::chrono::seconds(5));
   ASSERT_TRUE(unreachable);
+}
+
+TEST(LaunchRegistration, AnUnansweredControllerIsAskedLessOftenButAlwaysAgain) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(next_report_in(milliseconds(500), 0), milliseconds(500));
+  EXPECT_EQ(next_report_in(milliseconds(500), 1), milliseconds(1000));
+  EXPECT_EQ(next_report_in(milliseconds(500), 2), milliseconds(2000));
+  EXPECT_EQ(next_report_in(milliseconds(500), 50), kMostBetweenReports);
+  EXPECT_EQ(next_report_in(milliseconds(500), 1000000), kMostBetweenReports);
+  // A poll period longer than the cap is kept as it is.
+  EXPECT_EQ(next_report_in(milliseconds(20000), 3), milliseconds(20000));
 }
 
 }  // namespace

@@ -124,11 +124,11 @@ elastic_beside_blocker() {  # elastic_beside_blocker [CMD [SBATCH-ARGS...]]
   poll 60 "elastic job $job registered on the 2 idle nodes with a step on each" elastic_at "$job" 2
 }
 
-# The same, submitted with SBATCH-ARGS, grown into the other 6 nodes as satellites once the
-# regular job ends (its id set in the caller's `job`).
-elastic_grown_into_satellites() {  # elastic_grown_into_satellites [SBATCH-ARGS...]
+# The same, running CMD, submitted with SBATCH-ARGS, grown into the other 6 nodes as
+# satellites once the regular job ends (its id set in the caller's `job`).
+elastic_grown_into_satellites() {  # elastic_grown_into_satellites CMD [SBATCH-ARGS...]
   local blocker
-  elastic_beside_blocker "$idle_loop" "$@"
+  elastic_beside_blocker "$@"
   scancel "$blocker"
   poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
   no_node_shared
@@ -223,7 +223,7 @@ case_grow_and_reclaim() {
 case_hostile_neighbour() {
   local job batch_host log lines credentials flood flood_pid regular
   log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
-  elastic_grown_into_satellites
+  elastic_grown_into_satellites "$idle_loop"
   batch_host=$(job_field "$job" BatchHost)
   lines=$(wc -l <"$log")
   credentials=$work/forged-events
@@ -565,7 +565,7 @@ case_account_and_qos() {
   sacctmgr -i modify user where name=root account=vision set qos+=train >/dev/null || true
   sacctmgr -n -P show assoc where user=root account=vision format=qos | tr ',' '\n' | grep -qx train ||
     fail "root's association with account vision lacks QOS train: $(sacctmgr -n -P show assoc where user=root format=account,qos | tr '\n' ' ')"
-  elastic_grown_into_satellites -A vision --qos train
+  elastic_grown_into_satellites "$idle_loop" -A vision --qos train
   [ "$(squeue -h -j "$job" -o '%a %q')" = "vision train" ] ||
     fail "elastic job $job runs as $(squeue -h -j "$job" -o '%a %q'), not vision train"
   satellites=$(satellites_of "$job")
@@ -589,7 +589,7 @@ case_gres() {
   scancel "$job"
   poll 60 "job $job ended" job_ended "$job"
 
-  elastic_grown_into_satellites --gres=gpu:2
+  elastic_grown_into_satellites "$idle_loop" --gres=gpu:2
   asked=$(squeue -h -j "$job" -o %b)
   [[ $asked == *gpu:2* ]] || fail "elastic job $job asks for '$asked', not gpu:2 a node"
   satellites=$(satellites_of "$job")
@@ -636,6 +636,60 @@ case_no_job_shrink() {
   logged_after "$log" "$lines" "ACTION=requeue JOB_ID=$job " ||
     fail "gaptraind did not requeue job $job: $(grep "JOB_ID=$job " "$log" | tail -n 5)"
   no_node_shared
+}
+
+# Issue 27: while gaptraind cannot answer (stopped with SIGSTOP), Slurm takes two nodes from an
+# elastic job grown into satellites: one satellite is cancelled, and the job's own node beside
+# its batch host is shrunk away (srun then says "Requested node configuration is not
+# available"). The launcher learns it from Slurm, drops both nodes instead of counting their
+# steps' failures until it gives up (it did, and the job ended FAILED), and the steps on the
+# other nodes train on. gaptraind continued grows the job back; it ends COMPLETED.
+case_node_taken_while_controller_stopped() {
+  local job pid batch_host own_node satellite satellite_node finish=$work/finish out
+  elastic_grown_into_satellites "bash -c 'until [ -e $finish ]; do sleep 1; done'"
+  out=$work/$job.out
+  batch_host=$(job_field "$job" BatchHost)
+  own_node=$(scontrol show hostnames "$(job_field "$job" NodeList)" | grep -vx "$batch_host" | head -n 1)
+  satellite=$(satellites_of "$job" | head -n 1)
+  satellite_node=$(squeue -h -j "$satellite" -o %N)
+  if [ -z "$own_node" ] || [ -z "$satellite_node" ]; then
+    fail "job $job has no own node beside $batch_host ('$own_node') or no satellite ('$satellite')"
+  fi
+
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  cleanup_steps+=("kill -CONT $pid")
+  kill -STOP "$pid"
+  note "gaptraind (pid $pid) stopped; taking $satellite_node (satellite $satellite) and $own_node from job $job"
+  scancel "$satellite"
+  scontrol update JobId="$job" NodeList="$batch_host" || fail "cannot shrink job $job to $batch_host"
+  poll 120 "the launcher of job $job dropping $satellite_node and $own_node" \
+    launcher_dropped "$job" "$out" "$satellite_node" "$own_node"
+  poll 60 "steps of job $job on the 6 nodes left" steps_on_nodes_left "$job" 6
+  note "$(grep -E 'taken back' "$out" | tr '\n' ' ')"
+
+  kill -CONT "$pid"
+  note "gaptraind continued"
+  poll 120 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+  touch "$finish"
+  poll 120 "elastic job $job COMPLETED" job_state_is "$job" COMPLETED
+  ! grep -q 'giving up' "$out" || fail "the launcher of job $job gave up a step: $(grep 'giving up' "$out")"
+}
+
+# The launcher of JOB (running) said in OUT that it dropped each NODE.
+launcher_dropped() {  # launcher_dropped JOB OUT NODE...
+  local job=$1 out=$2 node
+  shift 2
+  job_state_is "$job" RUNNING || return 1
+  for node in "$@"; do
+    grep -q "^gaptrain-launch: $node was taken back from the job" "$out" || return 1
+  done
+}
+
+# JOB's training steps run on N distinct nodes (squeue -s), whatever gaptraind says.
+steps_on_nodes_left() {  # steps_on_nodes_left JOB N
+  job_state_is "$1" RUNNING &&
+    [ "$(squeue -h -s -o '%j' | sed -n 's/^gaptrain\.\([^.]*\)\..*/\1/p' | sort -u | wc -l)" = "$2" ]
 }
 
 # The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its

@@ -1,0 +1,62 @@
+#include "node_loss.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <sstream>
+
+namespace gaptrain::launch {
+
+std::vector<std::string> holding_query(const std::string& node) {
+  // Running only: a cancelled satellite is COMPLETING a while, and holds the node no longer.
+  return {"squeue", "-h", "-t", "RUNNING", "-w", node, "-o", "%i"};
+}
+
+Holding holding_from_answer(bool answered, std::string_view ids, std::uint32_t allocation) {
+  if (!answered) return Holding::unknown;
+  std::istringstream lines{std::string(ids)};
+  const std::string wanted = std::to_string(allocation);
+  for (std::string id; lines >> id;) {
+    if (id == wanted) return Holding::held;
+  }
+  return Holding::gone;
+}
+
+std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, const std::string& node,
+                            std::uint32_t job_id) {
+  const auto satellite = instruction.allocations.find(node);
+  return satellite == instruction.allocations.end() ? job_id : satellite->second;
+}
+
+StepEnd judge_step_end(bool success, bool finishing, Holding holding, int failures_in_a_row,
+                       int max_restarts) {
+  // Slurm ends the steps of a node it takes, and srun may then exit 0 ("Node failure"): an end
+  // on a node gone from the job says nothing about the training.
+  if (holding == Holding::gone) return StepEnd::taken_back;
+  if (success) return StepEnd::finished;
+  if (finishing) return StepEnd::failed_after_finish;
+  return failures_in_a_row > max_restarts ? StepEnd::give_up : StepEnd::restart;
+}
+
+protocol::LaunchInstruction without_taken_back(const protocol::LaunchInstruction& instruction,
+                                               TakenBack& taken, std::uint32_t job_id) {
+  const auto names = [&](const std::string& node, std::uint32_t allocation) {
+    return std::find(instruction.nodes.begin(), instruction.nodes.end(), node) !=
+               instruction.nodes.end() &&
+           allocation_of(instruction, node, job_id) == allocation;
+  };
+  for (auto entry = taken.begin(); entry != taken.end();) {
+    entry = names(entry->first, entry->second) ? std::next(entry) : taken.erase(entry);
+  }
+  protocol::LaunchInstruction kept = instruction;
+  kept.nodes.clear();
+  for (const std::string& node : instruction.nodes) {
+    if (taken.count(node) == 0) {
+      kept.nodes.push_back(node);
+    } else {
+      kept.allocations.erase(node);
+    }
+  }
+  return kept;
+}
+
+}  // namespace gaptrain::launch

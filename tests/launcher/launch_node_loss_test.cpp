@@ -1,0 +1,85 @@
+// A node taken from the job while gaptraind does not answer (issue 27): the launcher asks Slurm
+// whether the step's allocation still holds the node, drops a node that is gone instead of
+// counting its step's failures, and ignores stale instructions that still name it.
+#include <gtest/gtest.h>
+
+#include "launcher/node_loss.hpp"
+
+namespace gaptrain::launch {
+namespace {
+
+using Nodes = std::vector<std::string>;
+
+TEST(LaunchNodeLoss, SlurmsAnswerSaysWhetherTheAllocationStillHoldsTheNode) {
+  // squeue -h -t RUNNING -w n2 -o %i: the running jobs there, one id a line.
+  EXPECT_EQ(holding_from_answer(true, "41\n57\n", 57), Holding::held);
+  EXPECT_EQ(holding_from_answer(true, "41\n", 57), Holding::gone);   // a regular job has it
+  EXPECT_EQ(holding_from_answer(true, "", 57), Holding::gone);       // nobody has it
+  EXPECT_EQ(holding_from_answer(true, "157\n", 57), Holding::gone);  // not a prefix match
+  EXPECT_EQ(holding_from_answer(false, "", 57), Holding::unknown);   // squeue failed
+  EXPECT_EQ(holding_query("n2"), (Nodes{"squeue", "-h", "-t", "RUNNING", "-w", "n2", "-o", "%i"}));
+}
+
+TEST(LaunchNodeLoss, AStepOnANodeGoneFromTheJobIsNeverAFailure) {
+  // The probe's case: srun could not even create the step, its fourth failure in a row.
+  EXPECT_EQ(judge_step_end(false, false, Holding::gone, 4, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(false, false, Holding::held, 4, 3), StepEnd::give_up);
+  // srun exits 0 for a step whose node Slurm took: that is no finished training either.
+  EXPECT_EQ(judge_step_end(true, false, Holding::gone, 0, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(false, true, Holding::gone, 1, 3), StepEnd::taken_back);
+}
+
+TEST(LaunchNodeLoss, OnlyRepeatedFailuresOnANodeStillTheJobsGiveUp) {
+  EXPECT_EQ(judge_step_end(false, false, Holding::held, 3, 3), StepEnd::restart);
+  EXPECT_EQ(judge_step_end(false, false, Holding::held, 4, 3), StepEnd::give_up);
+  // Slurm did not answer: the failure counts, as before the launcher asked.
+  EXPECT_EQ(judge_step_end(false, false, Holding::unknown, 1, 3), StepEnd::restart);
+  EXPECT_EQ(judge_step_end(false, false, Holding::unknown, 4, 3), StepEnd::give_up);
+  EXPECT_EQ(judge_step_end(true, false, Holding::held, 0, 3), StepEnd::finished);
+  EXPECT_EQ(judge_step_end(true, false, Holding::unknown, 0, 3), StepEnd::finished);
+  EXPECT_EQ(judge_step_end(false, true, Holding::held, 1, 3), StepEnd::failed_after_finish);
+}
+
+TEST(LaunchNodeLoss, AStepRunsInTheSatelliteHoldingItsNodeElseInTheJob) {
+  const protocol::LaunchInstruction grown{{"n1", "n2", "n3"}, {}, {{"n3", 57}}};
+  EXPECT_EQ(allocation_of(grown, "n3", 40), 57U);
+  EXPECT_EQ(allocation_of(grown, "n2", 40), 40U);
+}
+
+TEST(LaunchNodeLoss, StaleInstructionsNamingANodeTakenBackAreNotFollowed) {
+  // Satellite 57 on n3 was cancelled; gaptraind, stopped, still answers with it later.
+  TakenBack taken{{"n3", 57}};
+  const protocol::LaunchInstruction stale{{"n1", "n2", "n3"}, {}, {{"n3", 57}}};
+  const protocol::LaunchInstruction followed = without_taken_back(stale, taken, 40);
+  EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2"}));
+  EXPECT_TRUE(followed.allocations.empty());
+  EXPECT_EQ(taken.size(), 1U);  // remembered while instructions name it there
+  // The job's own node n2 was shrunk away: gone from the job for good.
+  taken["n2"] = 40;
+  EXPECT_EQ(without_taken_back(stale, taken, 40).nodes, (Nodes{"n1"}));
+}
+
+TEST(LaunchNodeLoss, ANodeTakenBackIsFollowedAgainOnceTheControllerPlacesItAnew) {
+  TakenBack taken{{"n3", 57}};
+  // gaptraind saw the loss: n3 is no longer named, the entry is forgotten...
+  EXPECT_EQ(without_taken_back({{"n1", "n2"}, {}, {}}, taken, 40).nodes, (Nodes{"n1", "n2"}));
+  EXPECT_TRUE(taken.empty());
+  // ... and a later grow onto n3 (satellite 63) is followed at once.
+  taken["n3"] = 57;
+  const protocol::LaunchInstruction regrown{{"n1", "n2", "n3"}, {}, {{"n3", 63}}};
+  const protocol::LaunchInstruction followed = without_taken_back(regrown, taken, 40);
+  EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2", "n3"}));
+  EXPECT_EQ(followed.allocations.at("n3"), 63U);
+  EXPECT_TRUE(taken.empty());
+}
+
+TEST(LaunchNodeLoss, ADrainOfANodeTakenBackIsKeptSoThatItIsAcknowledged) {
+  TakenBack taken{{"n3", 57}};
+  const protocol::LaunchInstruction draining{{"n1", "n3"}, {"n3"}, {{"n3", 57}}};
+  const protocol::LaunchInstruction followed = without_taken_back(draining, taken, 40);
+  EXPECT_EQ(followed.nodes, (Nodes{"n1"}));
+  EXPECT_EQ(followed.drain, (Nodes{"n3"}));
+}
+
+}  // namespace
+}  // namespace gaptrain::launch
