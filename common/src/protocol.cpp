@@ -144,7 +144,18 @@ std::optional<ScalingCurve> curve_value(const Json::Value& object) {
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
+    const int nodes = int_value(pair[0], field + "[0]");
+    const double rate = number_value(pair[1], field + "[1]");
+    // A job's own account of itself: bounded by what a node can do, not only by the allocator's
+    // arithmetic (bounds::kMaxSamplesPerS).
+    if (nodes > 0 && rate > nodes * bounds::kMaxSamplesPerNodePerS) {
+      throw InputError(field + "[1]",
+                       "is " + describe_json(pair[1]) + " samples/s on " + std::to_string(nodes) +
+                           " nodes, more than " +
+                           describe_json(Json::Value(bounds::kMaxSamplesPerNodePerS)) +
+                           " a node: measure the job's rate and give that");
+    }
+    points.push_back({nodes, rate});
   }
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
@@ -180,9 +191,10 @@ Request decode_launcher(const Json::Value& document) {
       throw_json_type_error("samples_done", "a number of samples or null", samples);
     }
     const double done = samples.asDouble();
-    if (!std::isfinite(done) || done < 0.0) {
-      throw InputError("samples_done",
-                       "must be a non-negative number, got " + describe_json(samples));
+    if (!std::isfinite(done) || done < 0.0 || done > bounds::kMaxSamplesDone) {
+      throw InputError("samples_done", "must be a number from 0 to " +
+                                           describe_json(Json::Value(bounds::kMaxSamplesDone)) +
+                                           ", got " + describe_json(samples));
     }
     r.samples_done = done;
   }

@@ -82,6 +82,8 @@ struct Job {
   std::int64_t eligible_time = 0;
   bool requeued = false;                        // Slurm requeued it at least once
   PendingReason reason = PendingReason::other;  // pending jobs only
+  // Only admins write it: where gaptraind keeps what it must not lose (job_mark.hpp).
+  std::string admin_comment;
 };
 
 struct Partition {

@@ -5,6 +5,8 @@
 #include <set>
 #include <vector>
 
+#include "core/job_mark.hpp"
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
@@ -71,8 +73,14 @@ void learn(ElasticJob& job, double samples, double mono_s) {
   }
   const double seconds = mono_s - job.window->since_mono_s;
   if (seconds < kLearnWindowS) return;
-  job.learner->observe_progress(static_cast<int>(job.nodes.size()), samples - job.window->samples,
-                                seconds);
+  const double done = samples - job.window->samples;
+  // Faster than any node can go (a report that jumped): no measurement, nothing learned.
+  const double nodes = static_cast<double>(job.nodes.size());
+  if (done > nodes * bounds::kMaxSamplesPerNodePerS * seconds) {
+    job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
+    return;
+  }
+  job.learner->observe_progress(static_cast<int>(job.nodes.size()), done, seconds);
   job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
   apply_learned(job);
 }
@@ -86,6 +94,29 @@ std::string_view to_string(Source source) {
     case Source::learned: return "learned";
   }
   return "assumed";
+}
+
+std::optional<std::string> ElasticJobs::outside_submitted_range(
+    const protocol::JobRegistration& request, const Job& job) const {
+  // The range it was submitted with (-N, marked at admission: a running job's record keeps no
+  // maximum), and the one it registered with first: a registration may narrow them, never widen.
+  const JobMark mark = read_job_mark(job.admin_comment);
+  std::optional<std::pair<int, int>> bound;
+  if (mark.min_nodes && mark.max_nodes) {
+    bound = {static_cast<int>(*mark.min_nodes), static_cast<int>(*mark.max_nodes)};
+  }
+  std::string what = "submitted with";
+  if (const auto registered = jobs_.find(request.job_id); registered != jobs_.end()) {
+    bound = {registered->second.min_nodes, registered->second.max_nodes};
+    what = "registered for";
+  }
+  if (!bound || (request.min_nodes >= bound->first && request.max_nodes <= bound->second)) {
+    return std::nullopt;
+  }
+  return "job " + std::to_string(request.job_id) + " was " + what + " " +
+         std::to_string(bound->first) + "-" + std::to_string(bound->second) +
+         " nodes: a registration for " + std::to_string(request.min_nodes) + "-" +
+         std::to_string(request.max_nodes) + " may not go beyond that (submit a new job)";
 }
 
 ScalingCurve assumed_curve(int max_nodes) {
@@ -116,6 +147,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
     return "min_nodes " + std::to_string(request.min_nodes) + " and max_nodes " +
            std::to_string(request.max_nodes) + " must satisfy 1 <= min_nodes <= max_nodes";
   }
+  if (auto beyond = outside_submitted_range(request, *job)) return beyond;
   if (auto problem = check_cost(request.up_cost_s, "up_cost_s")) return problem;
   if (auto problem = check_cost(request.down_cost_s, "down_cost_s")) return problem;
 

@@ -109,6 +109,10 @@ class ElasticJobs {
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }
 
  private:
+  // Why `request` asks for more than job `job` was submitted or first registered with; empty
+  // when it does not.
+  std::optional<std::string> outside_submitted_range(const protocol::JobRegistration& request,
+                                                     const Job& job) const;
   std::map<std::uint32_t, ElasticJob> jobs_;
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/job_mark.hpp"
+
 namespace gaptrain::daemon {
 
 namespace {
@@ -128,15 +130,20 @@ std::uint32_t Resizer::first_lease_minutes(std::int64_t hole_end, const Now& now
 }
 
 bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& now) {
-  // The limit it was submitted with caps its leases; admission replaces it with the first.
+  // The limit it was submitted with caps its leases; admission replaces it with the first. It
+  // is kept in the job's own record too (job_mark.hpp), for a gaptraind without its state file.
+  std::string admin_comment;
   if (const Job* job = find_job(snapshot, action.job_id)) {
-    user_limits_.emplace(action.job_id, job->time_limit_minutes);
+    const JobMark mark = admission_mark(*job);
+    user_limits_.emplace(action.job_id, mark.time_limit_minutes.value_or(0));
+    admin_comment = with_job_mark(job->admin_comment, mark);
   }
   notes_.push_back(started(action, action.nodes));
   const ActionResult result =
       slurm_.admit(AdmitRequest{.job_id = action.job_id,
                                 .nodes = action.nodes,
-                                .time_limit_minutes = first_lease_minutes(action.hole_end, now)});
+                                .time_limit_minutes = first_lease_minutes(action.hole_end, now),
+                                .admin_comment = std::move(admin_comment)});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;
@@ -379,7 +386,13 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
   for (const auto& [job_id, managed] : jobs.jobs()) {
     const Job* job = index.find(job_id);
     if (!running(job)) continue;
-    const auto limit = user_limits_.emplace(job_id, job->time_limit_minutes).first;
+    // Known since admission; else (a gaptraind that lost its state file) what the admission
+    // marked in the job's record, and only for a job never admitted by gaptraind, its limit.
+    const auto limit =
+        user_limits_
+            .emplace(job_id, read_job_mark(job->admin_comment)
+                                 .time_limit_minutes.value_or(job->time_limit_minutes))
+            .first;
     const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
                                         [&](const auto& n) { return reclaimed.contains(n); });
     // The job's own time limit covers its own nodes (its satellites have theirs).

@@ -54,6 +54,9 @@ struct AdmitRequest {
   std::uint32_t job_id = 0;  // a held, pending job
   std::vector<std::string> nodes;
   std::uint32_t time_limit_minutes = 0;  // its first lease
+  // Its AdminComment with gaptraind's mark (job_mark.hpp), written with the admission so that no
+  // moment exists in which the job's own limit is known to gaptraind's memory alone.
+  std::string admin_comment;
 };
 
 class SlurmActions {

@@ -207,6 +207,8 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   shape.num_tasks = shape.min_cpus = shape.min_nodes;
   shape.req_nodes = nodes.data();
   shape.time_limit = r.time_limit_minutes;
+  std::string admin_comment = r.admin_comment;
+  if (!admin_comment.empty()) shape.admin_comment = admin_comment.data();
   // Now: Slurm holds a requeued job back for 2 minutes (BeginTime); candidates whose own begin
   // time is ahead are not admitted.
   shape.begin_time = time(nullptr);

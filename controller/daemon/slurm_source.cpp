@@ -154,6 +154,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.user = text(j.user_name);
       job.partition = text(j.partition);
       job.account = text(j.account);
+      job.admin_comment = text(j.admin_comment);
       job.qos = text(j.qos);
       job.tres_per_node = text(j.tres_per_node);
       job.tres_per_job = text(j.tres_per_job);

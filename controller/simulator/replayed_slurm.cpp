@@ -231,6 +231,7 @@ Job ReplayedSlurm::job_view(std::uint32_t id, const ElasticJob& elastic) const {
   job.partition = elastic_partition_;
   job.min_nodes = static_cast<std::uint32_t>(elastic.min_nodes);
   job.max_nodes = static_cast<std::uint32_t>(elastic.max_nodes);
+  job.admin_comment = elastic.admin_comment;
   job.priority = 1;
   if (elastic.phase == Phase::ended) {
     job.state = JobState::finished;
@@ -452,6 +453,7 @@ ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
   it->second.nodes = std::move(nodes);
   it->second.start_time = wall();
   it->second.time_limit_minutes = request.time_limit_minutes;
+  it->second.admin_comment = request.admin_comment;
   return {true, {}};
 }
 

@@ -141,6 +141,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
     std::int64_t start_time = 0;
     std::int64_t end_time = 0;  // ended: when
     std::uint32_t time_limit_minutes = 0;
+    std::string admin_comment;  // as an admission wrote it (core/job_mark.hpp)
   };
   struct Satellite {
     std::uint32_t owner = 0;

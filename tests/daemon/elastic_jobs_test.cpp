@@ -255,6 +255,47 @@ TEST(ElasticJobs, LearningIgnoresWallClockSteps) {
   EXPECT_NEAR(at_two->samples_per_s, 100.0, 1e-9);  // 2000 samples in 20 s
 }
 
+// A probe re-registered a job submitted --elastic=1-2 as 1-4, and reported 1e300 samples: a
+// registration may narrow the range it registered with, never widen it, and progress faster
+// than any node can go teaches nothing.
+TEST(ElasticJobs, AReRegistrationCannotWidenTheRange) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  protocol::JobRegistration first = registration(5);
+  first.max_nodes = 2;
+  ASSERT_FALSE(jobs.add(first, &job, "elastic", kNow));
+  protocol::JobRegistration wider = registration(5);  // 1-4
+  const auto refused = jobs.add(wider, &job, "elastic", kNow);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("registered for 1-2 nodes"), std::string::npos) << *refused;
+  EXPECT_EQ(jobs.jobs().at(5).max_nodes, 2);
+  EXPECT_FALSE(jobs.add(first, &job, "elastic", kNow));  // the same again: the launcher's way
+}
+
+// After a lost state file, what the admission marked in the job's record binds (job_mark.hpp).
+TEST(ElasticJobs, ARegistrationCannotGoBeyondTheRangeMarkedAtAdmission) {
+  ElasticJobs jobs;
+  Job job = running_job(5);
+  job.admin_comment = "gaptrain:limit=0,nodes=1-2";
+  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);  // 1-4
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("submitted with 1-2 nodes"), std::string::npos) << *refused;
+  protocol::JobRegistration within = registration(5);
+  within.max_nodes = 2;
+  EXPECT_FALSE(jobs.add(within, &job, "elastic", kNow));
+}
+
+TEST(ElasticJobs, ProgressFasterThanAnyNodeTeachesNothing) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const ScalingCurve assumed = jobs.jobs().at(5).curve;
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow, kMono));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1e17), kNow + 20, kMono + 20));
+  EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
+  EXPECT_EQ(jobs.jobs().at(5).curve, assumed);
+}
+
 // A saved learned curve replaces the assumed one. (One whose 1-node rate is 0 was never
 // learned: no ScalingCurve holds it, and the state file's decoder drops it, state_file_test.)
 TEST(ElasticJobs, RestoringALearnedCurveReplacesTheAssumedOne) {

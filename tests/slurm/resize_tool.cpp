@@ -94,7 +94,7 @@ int run(const std::vector<std::string>& a) {
     return report(actions.set_time_limit(job, number(a[2])), "TimeLimit " + a[2]);
   }
   if (cmd == "admit" && a.size() == 4) {
-    return report(actions.admit({job, split(a[2]), number(a[3])}), "admitted on " + a[2]);
+    return report(actions.admit({job, split(a[2]), number(a[3]), ""}), "admitted on " + a[2]);
   }
   if (cmd == "requeue" && a.size() == 2) return report(actions.requeue(job), "requeued");
   return 2;

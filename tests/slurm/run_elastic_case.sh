@@ -300,6 +300,53 @@ case_admit_held() {
   note "held job $job admitted on $(job_field "$job" NodeList) with TimeLimit $limit"
 }
 
+# The user limit gaptraind holds for JOB in its state file ("none" while it holds none).
+state_user_limit() {  # state_user_limit JOB
+  python3 -c '
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        print(json.load(f).get("user_limits", {}).get(sys.argv[2], "none"))
+except (OSError, ValueError):
+    print("none")' "$GAPTRAIN_CLUSTER_DIR/run/gaptraind-state.json" "$1"
+}
+state_user_limit_known() { [ "$(state_user_limit "$1")" != none ]; }
+
+# Issue 27's probe: gaptraind stopped, its state file overwritten, started again. It starts
+# without the file, the launcher registers the job again, and the time limit the job was
+# submitted with (none here: MaxTime=INFINITE, no --time) comes back from the job's own record
+# (AdminComment, job_mark.hpp), not from the lease Slurm now shows: before, it became the lease
+# and the job ended TIMEOUT there.
+case_state_file_lost() {
+  local blocker job before after state=$GAPTRAIN_CLUSTER_DIR/run/gaptraind-state.json lines
+  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  blocker=$(submit -p regular -N 5 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit --hold -p elastic -N 1-8 --elastic=1-8 --elastic-cost=1:1 \
+    --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  poll 60 "held elastic job $job admitted and RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job registered on the 3 idle nodes" elastic_at "$job" 3
+  job_line "$job" | grep -q 'AdminComment=gaptrain:limit=0,nodes=1-8' ||
+    fail "job $job's record has no mark: $(job_line "$job" | grep -o 'AdminComment=[^ ]*')"
+  poll 60 "the state file to hold job $job's own limit" state_user_limit_known "$job"
+  before=$(state_user_limit "$job")
+  [ "$before" = 0 ] || fail "job $job's own limit is $before minutes, not none (0)"
+
+  kill_gaptraind
+  head -c 4096 /dev/urandom >"$state"
+  lines=$(wc -l <"$log")
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "the restarted gaptraind to start without the state file" \
+    logged_after "$log" "$lines" 'state file unreadable'
+  poll 90 "elastic job $job registered again on its 3 nodes" elastic_at "$job" 3
+  poll 60 "the state file to hold job $job's limit again" state_user_limit_known "$job"
+  after=$(state_user_limit "$job")
+  note "job $job's own limit: $before before the state file was lost, $after after;" \
+    "its TimeLimit (the lease) $(job_field "$job" TimeLimit)"
+  [ "$after" = "$before" ] ||
+    fail "job $job's own limit became $after minutes (the lease) instead of $before"
+}
+
 # A training that ignores SIGTERM (the drain request) does not keep a regular job waiting:
 # after the reclaim grace its satellites' tasks are killed at once, not after slurmd's KillWait.
 case_stubborn_step() {

@@ -56,7 +56,7 @@ struct Running {
       : slurm(nodes(3), 3, "elastic", kEpoch, placement) {
     for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
-    EXPECT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
+    EXPECT_TRUE(slurm.admit({id, {"n0"}, 5, ""}).ok);
     const daemon::GrowResult grown = slurm.grow(grow_onto(id, "n1"));
     EXPECT_TRUE(grown.ok) << grown.error;
     satellite = grown.satellites.at("n1");
@@ -149,7 +149,7 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobANodeTheTraceFreesStartsTheOneWaiting) {
   ReplayedSlurm slurm(nodes(3), 3, "elastic", kEpoch, Placement::slurm);
   slurm.free_node(0, kUnknownEnd);
   const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
-  ASSERT_TRUE(slurm.admit({id, {"n0"}, 5}).ok);
+  ASSERT_TRUE(slurm.admit({id, {"n0"}, 5, ""}).ok);
   slurm.set_time(10.0);
   EXPECT_TRUE(slurm.take_node(0));
   EXPECT_EQ(slurm.regular_waiting(), 1);
@@ -182,13 +182,13 @@ TEST(ReplayedSlurm, AdmissionSetsTheJobsSizeToItsNodesAndRequeueHoldsItKeepingNo
   const Job held = *slurm.job(id);
   EXPECT_TRUE(held.held);
   EXPECT_EQ(held.state, JobState::pending);
-  ASSERT_TRUE(slurm.admit({id, {"n1", "n0"}, 3}).ok);
+  ASSERT_TRUE(slurm.admit({id, {"n1", "n0"}, 3, ""}).ok);
   const Job started = *slurm.job(id);
   EXPECT_EQ(started.state, JobState::running);
   EXPECT_EQ(started.batch_host, "n1");
   EXPECT_EQ(started.min_nodes, 2U);  // as slurmctld sets it
   EXPECT_EQ(started.time_limit_minutes, 3U);
-  EXPECT_FALSE(slurm.admit({id, {"n0"}, 3}).ok);  // not held any more
+  EXPECT_FALSE(slurm.admit({id, {"n0"}, 3, ""}).ok);  // not held any more
   ASSERT_TRUE(slurm.requeue(id).ok);
   const Job requeued = *slurm.job(id);
   EXPECT_TRUE(requeued.held);

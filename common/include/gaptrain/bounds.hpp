@@ -19,6 +19,14 @@ inline constexpr double kMaxSeconds = 315'360'000.0;
 // A job's throughput: samples per second.
 inline constexpr double kMaxSamplesPerS = 1e15;
 
+// What one node of a job can process, as a job reports it (registration curves, progress): a
+// billion samples a second, a thousand times a node of eight GPUs counting tokens. Beyond it a
+// report is no measurement, and the allocator would hand that job every node.
+inline constexpr double kMaxSamplesPerNodePerS = 1e9;
+
+// A job's samples done, as its launcher reports them: a billion a second for thirty years.
+inline constexpr double kMaxSamplesDone = 1e18;
+
 // A job's weight in the fair objective.
 inline constexpr double kMaxWeight = 1e6;
 
