@@ -6,19 +6,17 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/text_file.hpp"
 #include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim {
@@ -163,37 +161,19 @@ void expect_header(LineReader& lines, const std::array<std::string_view, N>& col
 
 // ---- Reading files --------------------------------------------------------------------------
 
-std::string system_reason() {
-  return std::generic_category().message(errno);
-}
-
-// "512 MiB" for the messages.
-std::string size_text(std::size_t bytes) {
-  constexpr std::size_t kMiB = std::size_t{1} << 20;
-  return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
-                           : std::to_string(bytes) + " bytes";
-}
-
 InputError too_large(const std::string& path, std::size_t max_bytes, const char* what) {
   return InputError(path, std::string(what) + " larger than " + size_text(max_bytes) +
                               ", the limit on an input file (--max-input-mb raises it)");
 }
 
+// The file's bytes (text_file.hpp: regular files only, never more than `max_bytes` held).
 std::string read_raw(const std::string& path, std::size_t max_bytes) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  if (!file) throw InputError(path, "cannot read: " + system_reason());
-  std::string content;
-  std::array<char, 1 << 16> buffer{};
-  while (true) {
-    const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
-    content.append(buffer.data(), got);
-    if (content.size() > max_bytes) throw too_large(path, max_bytes, "the file is");
-    if (got < buffer.size()) break;
+  try {
+    return read_regular_file(path, max_bytes);
+  } catch (const FileRefused& e) {
+    if (e.too_large()) throw too_large(path, max_bytes, "the file is");
+    throw InputError(path, "cannot read: " + e.reason());
   }
-  // fread() on a directory opens fine on Linux and fails here with EISDIR.
-  if (std::ferror(file.get())) throw InputError(path, "cannot read: " + system_reason());
-  return content;
 }
 
 // Inflates every gzip member in turn (`cat a.gz b.gz` is a valid gzip file, as gunzip agrees)

@@ -4,6 +4,7 @@
 #define ZLIB_CONST
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -111,7 +112,22 @@ TEST_F(WorkloadIoReadFile, SaysWhyAFileCannotBeRead) {
   const std::string directory = dir_.string();
   const InputError dir_error = input_error_from([&] { read_input_file(directory); });
   EXPECT_EQ(dir_error.field(), directory);
-  EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: Is a directory"));
+  EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: it is a directory, not a regular file"));
+}
+
+// Issue 27: a named pipe stalled `gaptrain simulate` forever (no writer ever came), and
+// /dev/zero was read up to the limit (1 GB of memory for the default 512 MiB) before the refusal.
+TEST_F(WorkloadIoReadFile, RefusesWhatIsNotARegularFileWithoutReadingIt) {
+  const std::string fifo = (dir_ / "events.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const InputError fifo_error = input_error_from([&] { read_input_file(fifo); });
+  EXPECT_EQ(fifo_error.field(), fifo);
+  EXPECT_THAT(fifo_error.what(),
+              HasSubstr("cannot read: it is a named pipe (FIFO), not a regular file"));
+
+  const InputError zero_error = input_error_from([&] { read_input_file("/dev/zero", 1000); });
+  EXPECT_THAT(zero_error.what(),
+              HasSubstr("/dev/zero: cannot read: it is a character device, not a regular file"));
 }
 
 // `bytes` zero bytes, gzipped: each MiB compresses to about 1 KiB, the shape of a gzip bomb.
