@@ -1,7 +1,12 @@
 #include "progress.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cmath>
-#include <fstream>
+#include <memory>
+#include <string>
 
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
@@ -11,7 +16,7 @@ namespace gaptrain::launch {
 namespace {
 
 // Enough for any sane progress line, and bounds the work per poll however large the file grows.
-constexpr std::streamoff kTailBytes = 64 * 1024;
+constexpr off_t kTailBytes = 64 * 1024;
 
 }  // namespace
 
@@ -43,15 +48,22 @@ std::optional<double> last_samples_done(std::string_view text) {
 }
 
 std::optional<double> read_samples_done(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const std::streamoff size = in.tellg();
-  if (size <= 0) return std::nullopt;
-  const std::streamoff from = size > kTailBytes ? size - kTailBytes : 0;
-  in.seekg(from);
-  std::string tail(static_cast<std::size_t>(size - from), '\0');
-  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  tail.resize(static_cast<std::size_t>(in.gcount()));
+  // Without blocking, and regular files only: a named pipe at the path would stall every poll.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return std::nullopt;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } const closer{fd};
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_size <= 0) {
+    return std::nullopt;
+  }
+  const off_t from = status.st_size > kTailBytes ? status.st_size - kTailBytes : 0;
+  std::string tail(static_cast<std::size_t>(status.st_size - from), '\0');
+  const ssize_t got = ::pread(fd, tail.data(), tail.size(), from);
+  if (got <= 0) return std::nullopt;
+  tail.resize(static_cast<std::size_t>(got));
   return last_samples_done(tail);
 }
 

@@ -14,7 +14,8 @@ namespace gaptrain::launch {
 std::optional<double> last_samples_done(std::string_view text);
 
 // last_samples_done() of the end of the file at `path` (its last 64 KiB). Empty when the file
-// is missing or unreadable: the training may not have written it yet.
+// is missing or unreadable (the training may not have written it yet), or is not a regular file
+// (a named pipe is never waited on).
 std::optional<double> read_samples_done(const std::string& path);
 
 }  // namespace gaptrain::launch

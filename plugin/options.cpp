@@ -1,13 +1,11 @@
 #include "options.hpp"
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iterator>
-#include <system_error>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/text_file.hpp"
 
 namespace gaptrain::plugin {
 
@@ -126,17 +124,13 @@ Curve parse_curve_csv(std::string_view text, std::string_view origin) {
 }
 
 Curve read_curve_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw OptionError("--elastic-curve: cannot read " + quoted(path) + ": " +
-                      std::generic_category().message(errno));
-  }
   std::string text;
-  text.resize(kMaxCurveFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxCurveFileBytes) {
-    throw OptionError("--elastic-curve: " + quoted(path) + " is larger than 1 MiB");
+  try {
+    // Regular files only, opened without blocking: a named pipe must not hang the user's sbatch.
+    text = read_regular_file(path, kMaxCurveFileBytes);
+  } catch (const FileRefused& e) {
+    if (e.too_large()) throw OptionError("--elastic-curve: " + quoted(path) + " is " + e.reason());
+    throw OptionError("--elastic-curve: cannot read " + quoted(path) + ": " + e.reason());
   }
   return parse_curve_csv(text, path);
 }

@@ -98,12 +98,21 @@ void validate(const AllocationProblem& problem) {
     }
   }
 
+  if (problem.nodes.size() > static_cast<std::size_t>(bounds::kMaxNodes)) {
+    throw InputError("nodes", "holds " + std::to_string(problem.nodes.size()) +
+                                  " nodes, more than any cluster has (at most " +
+                                  std::to_string(bounds::kMaxNodes) + ")");
+  }
   std::set<std::string> node_names;
   std::unordered_map<std::string, std::string> holder_of;
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
     const NodeState& node = problem.nodes[n];
     const std::string field = "nodes[" + std::to_string(n) + "]";
     if (node.name.empty()) throw InputError(field + ".name", "must not be empty");
+    if (node.name.size() > bounds::kMaxNameBytes) {
+      throw InputError(field + ".name", "longer than " + std::to_string(bounds::kMaxNameBytes) +
+                                            " bytes: no host has such a name");
+    }
     if (!node_names.insert(node.name).second) {
       throw InputError(field + ".name", "duplicate node \"" + node.name + "\"");
     }

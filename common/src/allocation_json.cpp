@@ -257,7 +257,36 @@ Json::Value result_to_json(const AllocationResult& result) {
   return document;
 }
 
+namespace {
+
+bool has_non_finite(const Json::Value& value) {
+  if (value.isDouble()) return !std::isfinite(value.asDouble());
+  if (!value.isArray() && !value.isObject()) return false;
+  for (const Json::Value& item : value) {
+    if (has_non_finite(item)) return true;
+  }
+  return false;
+}
+
+// `value` with every infinite or NaN number replaced by null.
+Json::Value with_non_finite_as_null(const Json::Value& value) {
+  if (value.isDouble() && !std::isfinite(value.asDouble())) return Json::Value();
+  Json::Value copy = value;
+  if (value.isArray()) {
+    for (Json::ArrayIndex i = 0; i < value.size(); ++i) copy[i] = with_non_finite_as_null(value[i]);
+  } else if (value.isObject()) {
+    for (const std::string& key : value.getMemberNames()) {
+      copy[key] = with_non_finite_as_null(value[key]);
+    }
+  }
+  return copy;
+}
+
+}  // namespace
+
 std::string to_json_text(const Json::Value& value, bool pretty) {
+  // jsoncpp writes infinity as 1e+9999, which no JSON reader takes.
+  if (has_non_finite(value)) return to_json_text(with_non_finite_as_null(value), pretty);
   Json::StreamWriterBuilder builder;
   builder["indentation"] = pretty ? "  " : "";
   builder["enableYAMLCompatibility"] = pretty;  // '"key": value' rather than '"key" : value'

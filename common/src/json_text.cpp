@@ -1,8 +1,10 @@
 #include "gaptrain/json_text.hpp"
 
 #include <memory>
+#include <optional>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/utf8.hpp"
 
 namespace gaptrain {
 namespace {
@@ -41,6 +43,12 @@ std::string cut(const std::string& text, std::size_t max_bytes) {
 }  // namespace
 
 Json::Value parse_strict_json(std::string_view text) {
+  // JSON text is UTF-8 (RFC 8259). jsoncpp would keep a stray byte, and its writer would answer
+  // with U+FFFD in its place: a name that was never given.
+  if (const std::optional<std::size_t> bad = invalid_utf8_at(text)) {
+    throw InputError("", "invalid JSON: byte " + std::to_string(*bad + 1) +
+                             " is not valid UTF-8 (JSON text must be UTF-8)");
+  }
   Json::CharReaderBuilder builder;
   Json::CharReaderBuilder::strictMode(&builder.settings_);
   const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());

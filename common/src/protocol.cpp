@@ -18,9 +18,9 @@ namespace gaptrain::protocol {
 
 namespace {
 
-// Names travel into log lines and Slurm commands on the daemon side, so they are bounded and
-// must be one printable token.
-constexpr std::size_t kMaxNameBytes = 255;
+// Names travel into log lines and Slurm commands on the daemon side, so they are bounded
+// (bounds.hpp) and must be one printable token.
+using bounds::kMaxNameBytes;
 
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",

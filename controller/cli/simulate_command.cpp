@@ -146,9 +146,22 @@ Inputs load_inputs(const SimulateArgs& args) {
                                           " is more nodes than any cluster has (at most " +
                                           std::to_string(bounds::kMaxNodes) + ")");
     }
+    if (log.jobs.empty()) {
+      throw InputError(in.trace_name,
+                       "no record can be replayed: " + std::to_string(log.skipped) +
+                           " skipped (run time or processors unknown or <= 0, or more processors "
+                           "than the machine's " +
+                           std::to_string(log.max_nodes) + ")");
+    }
     in.trace = sim::replay_easy_backfill(log);
   }
   if (in.trace.node_names.empty()) throw InputError(in.trace_name, "the trace has no nodes");
+  // Else --start would be refused, saying the trace lasts 0 s, which is no help.
+  if (!(in.trace.end_s > 0.0)) {
+    throw InputError(in.trace_name,
+                     "the trace spans no time: every event is at the same moment, so there is "
+                     "no hole to replay");
+  }
 
   const bool default_mix = args.jobs.empty();
   in.jobs_name = default_mix ? std::string(kDefaultJobsName) : args.jobs;

@@ -393,14 +393,15 @@ void Daemon::save_state() {
   try {
     write_file_atomically(path, text);
     saved_state_ = text;
-    if (!state_write_error_.empty()) log::info("state file written again", {{"PATH", path}});
-    state_write_error_.clear();
+    if (const long long failed = state_write_failures_.succeeded(); failed > 0) {
+      log::info("state file written again", {{"PATH", path}, {"FAILED_WRITES", failed}});
+    }
   } catch (const std::system_error& e) {
-    if (state_write_error_ != e.what()) {
+    // Each message names a fresh temporary file: only the first of a run is logged.
+    if (state_write_failures_.failed()) {
       log::warning("cannot write the state file: a restart would forget the elastic jobs",
                    {{"PATH", path}, {"REASON", e.what()}});
     }
-    state_write_error_ = e.what();
   }
 }
 

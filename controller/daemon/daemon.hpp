@@ -33,6 +33,7 @@
 #include "core/resizer.hpp"
 #include "core/slurm_actions.hpp"
 #include "core/slurm_queries.hpp"
+#include "failure_reporter.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
 #include "line_server.hpp"
@@ -174,9 +175,9 @@ class Daemon {
   bool poll_failing_ = false;
   std::string poll_error_;  // why the last poll failed, while polls fail (shown in status)
   bool state_loaded_ = false;
-  std::string saved_state_;              // the text last written to the state file
-  std::string state_write_error_;        // the last failure to write it, logged once
-  std::optional<double> last_solve_ms_;  // the allocator's time in the last act()
+  std::string saved_state_;               // the text last written to the state file
+  FailureReporter state_write_failures_;  // failures to write it: logged once a run
+  std::optional<double> last_solve_ms_;   // the allocator's time in the last act()
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
   std::function<void(const PollReport&)> poll_observer_;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "gaptrain/utf8.hpp"  // invalid_utf8_at, which the fields must pass
+
 namespace gaptrain::sim {
 
 // The most bytes of one input value an error message repeats: a 10 MB name must not make a
@@ -19,11 +21,6 @@ inline constexpr std::size_t kQuotedInputBytes = 60;
 // bytes that are not printable UTF-8 (control characters, invalid sequences) written as \xNN,
 // so the message stays one readable line whatever the input held.
 std::string quote_input(std::string_view value);
-
-// The offset of the first byte of `text` that is not part of a valid UTF-8 character (an
-// overlong form, a surrogate and code points past U+10FFFF are invalid too); nullopt when
-// all of it is valid.
-std::optional<std::size_t> invalid_utf8_at(std::string_view text);
 
 // Splits one line into its comma-separated fields as RFC 4180 says, with two liberties that
 // hand-made files need: spaces and tabs around a field (outside its quotes) are not part of

@@ -6,19 +6,18 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <span>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/text_file.hpp"
 #include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim {
@@ -40,6 +39,9 @@ struct Where {
 std::string quoted(std::string_view value) {
   return quote_input(value);
 }
+
+// The bound on durations (bounds.hpp), as messages say it.
+const std::string kTenYears = std::to_string(static_cast<long long>(bounds::kMaxSeconds));
 
 // ---- Lexing ---------------------------------------------------------------------------------
 
@@ -163,37 +165,19 @@ void expect_header(LineReader& lines, const std::array<std::string_view, N>& col
 
 // ---- Reading files --------------------------------------------------------------------------
 
-std::string system_reason() {
-  return std::generic_category().message(errno);
-}
-
-// "512 MiB" for the messages.
-std::string size_text(std::size_t bytes) {
-  constexpr std::size_t kMiB = std::size_t{1} << 20;
-  return bytes % kMiB == 0 ? std::to_string(bytes / kMiB) + " MiB"
-                           : std::to_string(bytes) + " bytes";
-}
-
 InputError too_large(const std::string& path, std::size_t max_bytes, const char* what) {
   return InputError(path, std::string(what) + " larger than " + size_text(max_bytes) +
                               ", the limit on an input file (--max-input-mb raises it)");
 }
 
+// The file's bytes (text_file.hpp: regular files only, never more than `max_bytes` held).
 std::string read_raw(const std::string& path, std::size_t max_bytes) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                             &std::fclose);
-  if (!file) throw InputError(path, "cannot read: " + system_reason());
-  std::string content;
-  std::array<char, 1 << 16> buffer{};
-  while (true) {
-    const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), file.get());
-    content.append(buffer.data(), got);
-    if (content.size() > max_bytes) throw too_large(path, max_bytes, "the file is");
-    if (got < buffer.size()) break;
+  try {
+    return read_regular_file(path, max_bytes);
+  } catch (const FileRefused& e) {
+    if (e.too_large()) throw too_large(path, max_bytes, "the file is");
+    throw InputError(path, "cannot read: " + e.reason());
   }
-  // fread() on a directory opens fine on Linux and fails here with EISDIR.
-  if (std::ferror(file.get())) throw InputError(path, "cannot read: " + system_reason());
-  return content;
 }
 
 // Inflates every gzip member in turn (`cat a.gz b.gz` is a valid gzip file, as gunzip agrees)
@@ -325,8 +309,20 @@ std::optional<SwfJob> parse_swf_record(std::string_view line, const Where& where
   const double submit = f.value[1];
   const double run = f.value[3];
   const double requested_time = f.value[8];
-  if (submit < 0) {
-    where.fail("field 2: expected a known submit time >= 0, got " + quoted(f.text[1]));
+  if (!(submit >= 0 && submit <= bounds::kMaxTraceTimeS)) {
+    where.fail(
+        "field 2: expected a known submit time >= 0 and at most 1e10 (seconds into the "
+        "log), got " +
+        quoted(f.text[1]));
+  }
+  // -1 is unknown; a known time is bounded so that no time the replay forms loses its seconds.
+  const std::pair<std::size_t, const char*> durations[] = {{4, "run time"}, {9, "requested time"}};
+  for (const auto& [number, what] : durations) {
+    if (f.value[number - 1] > bounds::kMaxSeconds) {
+      where.fail("field " + std::to_string(number) + ": expected a " + what + " of at most " +
+                 kTenYears + " seconds (ten years) or -1 (unknown), got " +
+                 quoted(f.text[number - 1]));
+    }
   }
   const long long id = swf_integer(f, 1, where);
   const std::size_t procs_field = f.value[4] > 0 ? 5 : 8;  // allocated, else requested
@@ -356,8 +352,14 @@ NodeEventRow parse_node_event(std::string_view line, const Where& where) {
   }
   const auto& [time, node, state] = fields;
   const std::optional<double> time_s = to_number(time);
-  if (!time_s) where.fail("time: expected a number (epoch seconds), got " + quoted(time));
+  if (!time_s || *time_s < 0 || *time_s > bounds::kMaxTraceTimeS) {
+    where.fail("time: expected epoch seconds >= 0 and at most 1e10, got " + quoted(time));
+  }
   if (node.empty()) where.fail("node: expected a node name, got \"\"");
+  if (node.size() > bounds::kMaxNameBytes) {
+    where.fail("node: a name of " + std::to_string(node.size()) + " bytes, " + quoted(node) +
+               ": node names are at most " + std::to_string(bounds::kMaxNameBytes) + " bytes");
+  }
   if (state != "idle" && state != "busy") {
     where.fail("state: expected idle or busy, got " + quoted(state));
   }
@@ -382,10 +384,13 @@ int integer_at_least(std::string_view value, int minimum, const std::string& col
   return *number;
 }
 
-double number_at_least_zero(std::string_view value, const std::string& column, const Where& where) {
+// A number in [0, maximum]; `maximum_text` says the maximum in the message.
+double number_at_least_zero(std::string_view value, const std::string& column, const Where& where,
+                            double maximum, const std::string& maximum_text) {
   const std::optional<double> number = to_number(value);
-  if (!number || *number < 0) {
-    where.fail(column + ": expected a finite number >= 0, got " + quoted(value));
+  if (!number || *number < 0 || *number > maximum) {
+    where.fail(column + ": expected a finite number >= 0 and at most " + maximum_text + ", got " +
+               quoted(value));
   }
   return *number;
 }
@@ -421,14 +426,21 @@ JobSpec parse_job(std::string_view line, const Where& where) {
   const auto c = csv_columns(line, where, kJobsColumns, unescaped);
   JobSpec job;
   job.id = non_empty(c[0], "id", where);
-  job.submit_s = number_at_least_zero(c[1], "submit_s", where);
+  job.submit_s = number_at_least_zero(c[1], "submit_s", where, bounds::kMaxTraceTimeS, "1e10");
   job.model = non_empty(c[2], "model", where);
   job.min_nodes = integer_at_least(c[3], 1, "min_nodes", "1", where);
   job.max_nodes = integer_at_least(c[4], job.min_nodes, "max_nodes",
                                    "min_nodes (" + std::to_string(job.min_nodes) + ")", where);
   job.work_samples = positive_number(c[5], "work_samples", where);
-  job.up_cost_s = number_at_least_zero(c[6], "up_cost_s", where);
-  job.down_cost_s = number_at_least_zero(c[7], "down_cost_s", where);
+  if (job.work_samples > bounds::kMaxWorkSamples) {
+    where.fail("work_samples: expected at most 3.1536e+23 (1e15 samples/s for ten years), got " +
+               quoted(c[5]));
+  }
+  // The bound `gaptrain solve` and the plugin put on rescale costs (bounds.hpp).
+  const std::string ten_years = kTenYears + " (ten years)";
+  job.up_cost_s = number_at_least_zero(c[6], "up_cost_s", where, bounds::kMaxSeconds, ten_years);
+  job.down_cost_s =
+      number_at_least_zero(c[7], "down_cost_s", where, bounds::kMaxSeconds, ten_years);
   job.line = static_cast<int>(std::min<std::size_t>(where.line, std::numeric_limits<int>::max()));
   return job;
 }

@@ -7,6 +7,8 @@
 #                                                      JSON: status optimal, a feasible allocation
 #   run_cli_case.sh stdin   GAPTRAIN FILE              the same through `solve --pretty -` < FILE
 #   run_cli_case.sh missing GAPTRAIN                   a nonexistent file: exit 2, "cannot read"
+#   run_cli_case.sh fifo    GAPTRAIN                   a named pipe nobody writes: exit 2 at once,
+#                                                      "not a regular file" (it used to hang)
 #   run_cli_case.sh usage   GAPTRAIN ARGS...           a bad command line: exit 2, stdout empty
 #   run_cli_case.sh help    GAPTRAIN                   --help texts name every option and command
 #   run_cli_case.sh version GAPTRAIN VERSION           --version prints "gaptrain VERSION"
@@ -122,6 +124,14 @@ case "$mode" in
     expect_one_line stderr
     expect_contains stderr \
       "gaptrain solve: cannot read \"$tmp/no-such-problem.json\": No such file or directory"
+    ;;
+  fifo)
+    mkfifo "$tmp/problem.json"
+    run solve "$tmp/problem.json"
+    expect_rc 2 solve "$tmp/problem.json"
+    expect_empty stdout
+    expect_one_line stderr
+    expect_contains stderr "gaptrain solve: cannot read \"$tmp/problem.json\": it is a named pipe (FIFO), not a regular file"
     ;;
   usage)
     run "$@"

@@ -17,6 +17,8 @@
 #   run_simulate_case.sh gzip_bomb GAPTRAIN ARGS...   a 64 MiB node-event log gzipped to ~64 KB,
 #                                                     read with --max-input-mb 1: refused like
 #                                                     `bad` says, naming the limit
+#   run_simulate_case.sh fifo GAPTRAIN OPTION ARGS... `OPTION FIFO ARGS`, FIFO a named pipe nobody
+#                                                     writes: refused like `bad` says, at once
 #   run_simulate_case.sh long_value GAPTRAIN ARGS...  a job whose model is a 10 MB name: refused
 #                                                     like `bad` says, in a line < 400 bytes
 set -euo pipefail
@@ -138,6 +140,13 @@ with gzip.open(sys.argv[1], "wb", compresslevel=9) as out:
 PY
     run --node-events "$tmp/events.csv.gz" --max-input-mb 1 "$@"
     expect_refused "$tmp/events.csv.gz: decompressed, it is larger than 1 MiB, the limit on an input file (--max-input-mb raises it)"
+    ;;
+  fifo)
+    option="$1"
+    shift
+    mkfifo "$tmp/input"
+    run "$option" "$tmp/input" "$@"
+    expect_refused "$tmp/input: cannot read: it is a named pipe (FIFO), not a regular file"
     ;;
   long_value)
     python3 - "$tmp/jobs.csv" <<'PY'

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "simulator/csv_record.hpp"
 #include "simulator/node_event_trace.hpp"
 #include "simulator/workload_io.hpp"
 
 namespace sim = gaptrain::sim;
+namespace bounds = gaptrain::bounds;
 using gaptrain::fuzz::check;
 using gaptrain::fuzz::fail;
 
@@ -25,7 +27,7 @@ namespace {
 // What the one CSV field reader (csv_record.hpp) promises of every text field it returns: valid
 // UTF-8, and spaces or tabs at its ends only when the input quoted it so ("" for a quote).
 void check_text_field(std::string_view input, const std::string& value, const char* what) {
-  check(!sim::invalid_utf8_at(value).has_value(), what);
+  check(!gaptrain::invalid_utf8_at(value).has_value(), what);
   if (value.empty()) return;
   const bool padded =
       value.front() == ' ' || value.front() == '\t' || value.back() == ' ' || value.back() == '\t';
@@ -44,8 +46,10 @@ void node_events(std::string_view text) {
     return;
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    check(std::isfinite(rows[i].time_s), "node event time not finite");
-    check(!rows[i].node.empty(), "node event without a node");
+    check(rows[i].time_s >= 0.0 && rows[i].time_s <= bounds::kMaxTraceTimeS,
+          "node event time outside [0, kMaxTraceTimeS]");
+    check(!rows[i].node.empty() && rows[i].node.size() <= bounds::kMaxNameBytes,
+          "node event without a node, or one no host has");
     check_text_field(text, rows[i].node, "node name not valid UTF-8 or padded");
     check(i == 0 || rows[i - 1].time_s <= rows[i].time_s, "node events out of time order");
   }
@@ -81,10 +85,13 @@ void jobs(std::string_view text) {
     check_text_field(text, job.model, "job model not valid UTF-8 or padded");
     check(job.min_nodes >= 1 && job.min_nodes <= job.max_nodes, "job node range not 1<=min<=max");
     check(std::isfinite(job.work_samples) && job.work_samples > 0.0, "job work not > 0");
-    check(std::isfinite(job.up_cost_s) && job.up_cost_s >= 0.0 && std::isfinite(job.down_cost_s) &&
-              job.down_cost_s >= 0.0,
-          "job cost not >= 0");
-    check(std::isfinite(job.submit_s) && job.submit_s >= 0.0, "job submit time not >= 0");
+    check(job.work_samples <= bounds::kMaxWorkSamples, "job work beyond kMaxWorkSamples");
+    // The bounds `gaptrain solve` and the plugin put on rescale costs (bounds.hpp).
+    check(job.up_cost_s >= 0.0 && job.up_cost_s <= bounds::kMaxSeconds && job.down_cost_s >= 0.0 &&
+              job.down_cost_s <= bounds::kMaxSeconds,
+          "job cost not in [0, kMaxSeconds]");
+    check(job.submit_s >= 0.0 && job.submit_s <= bounds::kMaxTraceTimeS,
+          "job submit time not in [0, kMaxTraceTimeS]");
   }
 }
 

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,6 +44,15 @@ TEST(LaunchProgress, ReadsTheFilesTail) {
     for (int i = 0; i < 5000; ++i) out << "{\"samples_done\":" << i << ",\"pad\":\"xxxx\"}\n";
   }
   EXPECT_EQ(read_samples_done(path), 4999.0);
+  std::remove(path.c_str());
+}
+
+// Issue 27: a named pipe at the progress path would block the launcher's poll on open(), for
+// good if nothing ever writes it. It is no progress file: no value, at once.
+TEST(LaunchProgress, ANamedPipeIsNoProgressFile) {
+  const std::string path = temp_path("progress.fifo");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  EXPECT_FALSE(read_samples_done(path));
   std::remove(path.c_str());
 }
 

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -87,6 +88,26 @@ TEST(PluginOptionsTest, ReadsCurveFiles) {
   EXPECT_EQ(read_curve_file(path).size(), 2U);
   std::remove(path);
   EXPECT_NE(error_of([&] { read_curve_file(path); }).find("cannot read"), std::string::npos);
+}
+
+// Issue 27: `sbatch --elastic-curve=FIFO` waited forever for a writer; a device is no curve
+// either. Both are refused at once, saying what the path is.
+TEST(PluginOptionsTest, RefusesCurveFilesThatAreNotRegularFiles) {
+  char dir[] = "/tmp/gaptrain-curve-dir-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/curve.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { read_curve_file(fifo); }),
+            "--elastic-curve: cannot read \"" + fifo +
+                "\": it is a named pipe (FIFO), not a regular file");
+  EXPECT_EQ(error_of([&] { read_curve_file("/dev/zero"); }),
+            "--elastic-curve: cannot read \"/dev/zero\": it is a character device, not a regular "
+            "file");
+  EXPECT_EQ(error_of([&] { read_curve_file(dir); }),
+            "--elastic-curve: cannot read \"" + std::string(dir) +
+                "\": it is a directory, not a regular file");
+  std::remove(fifo.c_str());
+  ::rmdir(dir);
 }
 
 TEST(PluginOptionsTest, CompactCurveRoundTripsExactly) {

@@ -148,6 +148,13 @@ case_bad_options_refused() {
     sbatch --elastic --elastic-curve="$missing" --wrap true
   refused "sbatch: error: gaptrain: --elastic-curve: $curve line 2: expected \"nodes,samples_per_s\", got \"1,abc\"" \
     sbatch --elastic --elastic-curve="$curve" --wrap true
+  # A named pipe held the user's sbatch forever (issue 27): refused at once, as not a file.
+  local fifo=$GAPTRAIN_CLUSTER_DIR/test-curve.fifo
+  rm -f "$fifo"
+  mkfifo "$fifo"
+  refused "sbatch: error: gaptrain: --elastic-curve: cannot read \"$fifo\": it is a named pipe (FIFO), not a regular file" \
+    sbatch --elastic=1-2 --elastic-curve="$fifo" --wrap true
+  rm -f "$fifo"
   refused 'sbatch: error: gaptrain: --elastic-cost only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
     sbatch --elastic-cost=1:2 --wrap true
   refused 'sbatch: error: gaptrain: --elastic-curve only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \

@@ -300,6 +300,28 @@ TEST(ToJsonText, KeepsWrittenDecimalsWithoutNoiseDigits) {
   EXPECT_EQ(to_json_text(values, false), "[0.1,2831.0,0.333333333333333]");
 }
 
+// Issue 27: an SWF run time of 1e308 made `gaptrain simulate` write "hole_node_seconds":1e+9999,
+// which is not JSON. Whatever computed it, the text stays JSON.
+TEST(ToJsonText, WritesNonFiniteNumbersAsNull) {
+  Json::Value summary(Json::objectValue);
+  summary["hole_node_seconds"] = std::numeric_limits<double>::infinity();
+  summary["parameters"]["rates"].append(-std::numeric_limits<double>::infinity());
+  summary["parameters"]["rates"].append(std::numeric_limits<double>::quiet_NaN());
+  summary["parameters"]["rates"].append(1.5);
+  EXPECT_EQ(to_json_text(summary, false),
+            "{\"hole_node_seconds\":null,\"parameters\":{\"rates\":[null,null,1.5]}}");
+}
+
+// Issue 27: a node name holding a byte that is not UTF-8 came back out of `gaptrain solve` as
+// "n\ufffd1", a node that is not in the input.
+TEST(ProblemFromJsonErrors, TextThatIsNotUtf8) {
+  const std::string text =
+      "{\"nodes\": [{\"name\": \"n\xff"
+      "1\"}], \"jobs\": []}";
+  EXPECT_EQ(input_error_from([&] { parse_problem(text); }).what(),
+            std::string("invalid JSON: byte 23 is not valid UTF-8 (JSON text must be UTF-8)"));
+}
+
 // --- Strictness: unknown keys ----------------------------------------------------------------
 
 TEST(ProblemFromJsonErrors, UnknownTopLevelKey) {

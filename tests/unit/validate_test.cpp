@@ -50,6 +50,28 @@ TEST(Validate, AcceptsEmptyProblem) {
   EXPECT_NO_THROW(validate(AllocationProblem{}));
 }
 
+// Issue 27: `gaptrain solve` took 200,001 nodes against its documented limit of 100,000.
+TEST(Validate, RefusesMoreNodesThanAnyCluster) {
+  AllocationProblem problem = valid_problem();
+  while (problem.nodes.size() <= 100'000) {
+    problem.nodes.push_back({"x" + std::to_string(problem.nodes.size()), std::nullopt, 60.0});
+  }
+  const InputError error = error_for(problem);
+  EXPECT_EQ(error.field(), "nodes");
+  EXPECT_THAT(error.what(), HasSubstr("holds 100001 nodes, more than any cluster has (at most "
+                                      "100000)"));
+  problem.nodes.pop_back();
+  EXPECT_NO_THROW(validate(problem));
+}
+
+TEST(Validate, RefusesNodeNamesNoHostHas) {
+  AllocationProblem problem = valid_problem();
+  problem.nodes[2].name = std::string(256, 'n');
+  const InputError error = error_for(problem);
+  EXPECT_EQ(error.field(), "nodes[2].name");
+  EXPECT_THAT(error.what(), HasSubstr("longer than 255 bytes"));
+}
+
 TEST(Validate, AcceptsBoundaryValues) {
   AllocationProblem problem = valid_problem();
   problem.jobs[0].up_cost_s = 0;

@@ -4,6 +4,7 @@
 #define ZLIB_CONST
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -111,7 +112,22 @@ TEST_F(WorkloadIoReadFile, SaysWhyAFileCannotBeRead) {
   const std::string directory = dir_.string();
   const InputError dir_error = input_error_from([&] { read_input_file(directory); });
   EXPECT_EQ(dir_error.field(), directory);
-  EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: Is a directory"));
+  EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: it is a directory, not a regular file"));
+}
+
+// Issue 27: a named pipe stalled `gaptrain simulate` forever (no writer ever came), and
+// /dev/zero was read up to the limit (1 GB of memory for the default 512 MiB) before the refusal.
+TEST_F(WorkloadIoReadFile, RefusesWhatIsNotARegularFileWithoutReadingIt) {
+  const std::string fifo = (dir_ / "events.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const InputError fifo_error = input_error_from([&] { read_input_file(fifo); });
+  EXPECT_EQ(fifo_error.field(), fifo);
+  EXPECT_THAT(fifo_error.what(),
+              HasSubstr("cannot read: it is a named pipe (FIFO), not a regular file"));
+
+  const InputError zero_error = input_error_from([&] { read_input_file("/dev/zero", 1000); });
+  EXPECT_THAT(zero_error.what(),
+              HasSubstr("/dev/zero: cannot read: it is a character device, not a regular file"));
 }
 
 // `bytes` zero bytes, gzipped: each MiB compresses to about 1 KiB, the shape of a gzip bomb.
@@ -242,7 +258,16 @@ TEST(WorkloadIoSwf, RejectsMalformedRecordsNamingTheLine) {
           {header + "1 0 0 1O 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
            "field 4: expected a number, got \"1O\""},
           {header + "1 -1 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
-           "field 2: expected a known submit time >= 0, got \"-1\""},
+           "field 2: expected a known submit time >= 0 and at most 1e10 (seconds into the log), "
+           "got \"-1\""},
+          // Issue 27: times past bounds.hpp's limits (2^63 s once stalled the replay).
+          {header + "1 9223372036854775807 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n",
+           "kth.swf:3", "field 2: expected a known submit time >= 0 and at most 1e10"},
+          {header + "1 0 0 1e308 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 4: expected a run time of at most 315360000 seconds (ten years) or -1 "
+           "(unknown), got \"1e308\""},
+          {header + "1 0 0 10 2 -1 -1 2 315360001 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
+           "field 9: expected a requested time of at most 315360000 seconds"},
           {header + "1 0 0 10 2.5 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
            "field 5: expected an integer, got \"2.5\""},
           {header + "x1 0 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
@@ -317,9 +342,15 @@ TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
                     {"10,n1\n", "events.csv:1", "expected 3 columns (time,node,state), got 2"},
                     {"10,n1,idle,x\n", "events.csv:1", "got 4"},
                     {"\n\nnoon,n1,idle\n", "events.csv:3",
-                     "time: expected a number (epoch seconds), got \"noon\""},
+                     "time: expected epoch seconds >= 0 and at most 1e10, got \"noon\""},
                     // A header is only a header on the first line.
-                    {"10,n1,idle\ntime,node,state\n", "events.csv:2", "time: expected a number"},
+                    {"10,n1,idle\ntime,node,state\n", "events.csv:2", "time: expected epoch"},
+                    // Issue 27: times and names past bounds.hpp's limits.
+                    {"10,n1,idle\n1e308,n1,busy\n", "events.csv:2",
+                     "time: expected epoch seconds >= 0 and at most 1e10, got \"1e308\""},
+                    {"-5,n1,idle\n", "events.csv:1", "time: expected epoch seconds >= 0"},
+                    {"10," + std::string(256, 'n') + ",idle\n", "events.csv:1",
+                     "node: a name of 256 bytes, \"nnnnn"},
                 });
 }
 
@@ -429,33 +460,44 @@ TEST(WorkloadIoJobs, ParsesRowsAndRecordsTheirLines) {
 TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
   const std::string h(kJobsHeader);
   const std::string ok = "a,0,m,1,2,100,1,1\n";
-  expect_errors([](const std::string& text) { parse_jobs(text, "jobs.csv"); },
-                {
-                    {"", "jobs.csv", "file is empty"},
-                    {"model,nodes,samples_per_s\n", "jobs.csv:1",
-                     "expected the header line \"id,submit_s,model,min_nodes,max_nodes,"
-                     "work_samples,up_cost_s,down_cost_s\", got \"model,nodes,samples_per_s\""},
-                    {h + ok + "b,0,m,1,2,100,1\n", "jobs.csv:3", "expected 8 columns, got 7"},
-                    {h + ok + ok, "jobs.csv:3", "id: \"a\" is already used on line 2"},
-                    {h + ",0,m,1,2,100,1,1\n", "jobs.csv:2", "id: expected a non-empty value"},
-                    {h + "a,-1,m,1,2,100,1,1\n", "jobs.csv:2",
-                     "submit_s: expected a finite number >= 0, got \"-1\""},
-                    {h + "a,inf,m,1,2,100,1,1\n", "jobs.csv:2", "submit_s: expected a finite"},
-                    {h + "a,0,,1,2,100,1,1\n", "jobs.csv:2", "model: expected a non-empty value"},
-                    {h + "\n\na,0,m,x,2,100,1,1\n", "jobs.csv:4",
-                     "min_nodes: expected an integer >= 1, got \"x\""},
-                    {h + "a,0,m,0,2,100,1,1\n", "jobs.csv:2",
-                     "min_nodes: expected an integer >= 1, got \"0\""},
-                    {h + "a,0,m,1.5,2,100,1,1\n", "jobs.csv:2", "min_nodes: expected an integer"},
-                    {h + "a,0,m,4,2,100,1,1\n", "jobs.csv:2",
-                     "max_nodes: expected an integer >= min_nodes (4), got \"2\""},
-                    {h + "a,0,m,1,2,0,1,1\n", "jobs.csv:2",
-                     "work_samples: expected a finite number > 0, got \"0\""},
-                    {h + "a,0,m,1,2,100,-1,1\n", "jobs.csv:2",
-                     "up_cost_s: expected a finite number >= 0, got \"-1\""},
-                    {h + "a,0,m,1,2,100,1, 1x \n", "jobs.csv:2",
-                     "down_cost_s: expected a finite number >= 0, got \"1x\""},
-                });
+  expect_errors(
+      [](const std::string& text) { parse_jobs(text, "jobs.csv"); },
+      {
+          {"", "jobs.csv", "file is empty"},
+          {"model,nodes,samples_per_s\n", "jobs.csv:1",
+           "expected the header line \"id,submit_s,model,min_nodes,max_nodes,"
+           "work_samples,up_cost_s,down_cost_s\", got \"model,nodes,samples_per_s\""},
+          {h + ok + "b,0,m,1,2,100,1\n", "jobs.csv:3", "expected 8 columns, got 7"},
+          {h + ok + ok, "jobs.csv:3", "id: \"a\" is already used on line 2"},
+          {h + ",0,m,1,2,100,1,1\n", "jobs.csv:2", "id: expected a non-empty value"},
+          {h + "a,-1,m,1,2,100,1,1\n", "jobs.csv:2",
+           "submit_s: expected a finite number >= 0 and at most 1e10, got \"-1\""},
+          {h + "a,1e11,m,1,2,100,1,1\n", "jobs.csv:2",
+           "submit_s: expected a finite number >= 0 and at most 1e10, got \"1e11\""},
+          {h + "a,inf,m,1,2,100,1,1\n", "jobs.csv:2", "submit_s: expected a finite"},
+          {h + "a,0,,1,2,100,1,1\n", "jobs.csv:2", "model: expected a non-empty value"},
+          {h + "\n\na,0,m,x,2,100,1,1\n", "jobs.csv:4",
+           "min_nodes: expected an integer >= 1, got \"x\""},
+          {h + "a,0,m,0,2,100,1,1\n", "jobs.csv:2",
+           "min_nodes: expected an integer >= 1, got \"0\""},
+          {h + "a,0,m,1.5,2,100,1,1\n", "jobs.csv:2", "min_nodes: expected an integer"},
+          {h + "a,0,m,4,2,100,1,1\n", "jobs.csv:2",
+           "max_nodes: expected an integer >= min_nodes (4), got \"2\""},
+          {h + "a,0,m,1,2,0,1,1\n", "jobs.csv:2",
+           "work_samples: expected a finite number > 0, got \"0\""},
+          {h + "a,0,m,1,2,100,-1,1\n", "jobs.csv:2",
+           "up_cost_s: expected a finite number >= 0 and at most 315360000 (ten years), "
+           "got \"-1\""},
+          {h + "a,0,m,1,2,100,1, 1x \n", "jobs.csv:2",
+           "down_cost_s: expected a finite number >= 0 and at most 315360000 (ten "
+           "years), got \"1x\""},
+          // Issue 27: the bounds `gaptrain solve` and the plugin apply.
+          {h + "a,0,m,1,2,100,1e9,1\n", "jobs.csv:2",
+           "up_cost_s: expected a finite number >= 0 and at most 315360000"},
+          {h + "a,0,m,1,2,100,1,1e308\n", "jobs.csv:2",
+           "down_cost_s: expected a finite number >= 0 and at most 315360000"},
+          {h + "a,0,m,1,2,1e24,1,1\n", "jobs.csv:2", "work_samples: expected at most 3.1536e+23"},
+      });
 }
 
 // ---- Curves ---------------------------------------------------------------------------------

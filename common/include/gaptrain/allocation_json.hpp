@@ -54,7 +54,8 @@ Json::Value result_to_json(const AllocationResult& result);
 
 // Serializes `value`: one line when `pretty` is false, indented by two spaces otherwise; no
 // trailing newline either way. Reals keep 15 significant digits, so every number a person
-// wrote comes back unchanged while computed values do not grow noise digits.
+// wrote comes back unchanged while computed values do not grow noise digits. An infinite or NaN
+// number is written as null: the text is always JSON.
 std::string to_json_text(const Json::Value& value, bool pretty);
 
 }  // namespace gaptrain

@@ -4,11 +4,16 @@
 // limit in nanoseconds) can overflow. docs/allocator.md lists them.
 #pragma once
 
+#include <cstddef>
+
 namespace gaptrain::bounds {
 
 // Nodes in one job or one problem: more than any Slurm cluster has. A size beyond the cluster's
 // own node count is clamped to it where that is the meaning (a job's maximum).
 inline constexpr int kMaxNodes = 100'000;
+
+// A node, user or job name: a host name is at most 253 bytes (DNS) and Slurm's are shorter.
+inline constexpr std::size_t kMaxNameBytes = 255;
 
 // A solver time limit: a day. (std::chrono's nanosecond clock overflows past 292 years.)
 inline constexpr double kMaxTimeLimitS = 86'400.0;
@@ -26,6 +31,14 @@ inline constexpr double kMaxSamplesPerNodePerS = 1e9;
 
 // A job's samples done, as its launcher reports them: a billion a second for thirty years.
 inline constexpr double kMaxSamplesDone = 1e18;
+
+// A job's work: its top throughput for ten years.
+inline constexpr double kMaxWorkSamples = kMaxSamplesPerS * kMaxSeconds;
+
+// A time in a trace: epoch seconds (node-event logs) or seconds into a log (SWF submit times),
+// up to the year 2286. Beyond 2^53 a second is below a double's resolution, and the replay's
+// one-second steps stand still (issue 27: `gaptrain simulate` never returned).
+inline constexpr double kMaxTraceTimeS = 1e10;
 
 // A job's weight in the fair objective.
 inline constexpr double kMaxWeight = 1e6;

@@ -11,7 +11,8 @@
 
 namespace gaptrain {
 
-// Parses `text` strictly (no comments, no trailing commas, no duplicate keys). Throws
+// Parses `text` strictly (no comments, no trailing commas, no duplicate keys, nothing that is
+// not UTF-8). Throws
 // InputError("", "invalid JSON: Line L, Column C: what") naming only the first error, on one
 // line, so it fits a log line or a protocol reply.
 Json::Value parse_strict_json(std::string_view text);
