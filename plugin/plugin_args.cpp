@@ -13,7 +13,7 @@ using ArgParser = std::string (*)(std::string_view value, PluginConfig& config);
 
 std::string parse_controller(std::string_view value, PluginConfig& config) {
   config.controller = wire::parse_endpoint(value);
-  return config.controller ? "" : "HOST:PORT of gaptraind, e.g. controller=10.0.0.5:6820";
+  return config.controller ? "" : "HOST:PORT of gaptraind, e.g. controller=10.0.0.5:6830";
 }
 
 std::string parse_munge_socket(std::string_view value, PluginConfig& config) {

@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kStatusHelp = R"(Where the daemon is, first found wins:
   --controller HOST:PORT, env GAPTRAIN_CONTROLLER, the "listen" of /etc/gaptrain/gaptraind.json,
-  127.0.0.1:6820.
+  127.0.0.1:6830.
 The request is sealed with munge: --munge-socket PATH or env GAPTRAIN_MUNGE_SOCKET for a munged
 that does not use the default socket. Anyone may ask; no privileges are needed.
 
@@ -78,7 +78,7 @@ std::optional<std::pair<wire::Endpoint, std::string>> find_controller(const Stat
   }
   auto endpoint = wire::parse_endpoint(text);
   if (!endpoint) {
-    report("\"" + text + "\" (from " + origin + ") is not HOST:PORT, e.g. 127.0.0.1:6820");
+    report("\"" + text + "\" (from " + origin + ") is not HOST:PORT, e.g. 127.0.0.1:6830");
     return std::nullopt;
   }
   return std::make_pair(*endpoint, text + " (from " + origin + ")");

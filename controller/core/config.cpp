@@ -87,7 +87,7 @@ bool is_numeric_host(const std::string& host) {
 
 ListenAddress parse_listen(std::string_view text) {
   constexpr const char* kHint =
-      "give \"HOST:PORT\" with a numeric address, e.g. \"127.0.0.1:6820\" or \"[::1]:6820\"";
+      "give \"HOST:PORT\" with a numeric address, e.g. \"127.0.0.1:6830\" or \"[::1]:6830\"";
   std::string_view host;
   std::string_view port;
   if (text.starts_with('[')) {

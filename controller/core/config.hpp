@@ -22,7 +22,7 @@ enum class LogLevel { debug, info, warning };
 // name resolution at boot.
 struct ListenAddress {
   std::string host = "127.0.0.1";  // IPv4 or IPv6 literal, without brackets
-  std::uint16_t port = 6820;
+  std::uint16_t port = 6830;
 
   friend bool operator==(const ListenAddress&, const ListenAddress&) = default;
 };

@@ -16,7 +16,7 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 const std::array<Setting, 16>& daemon_settings() {
   using enum SettingType;
   static constexpr std::array<Setting, 16> kSettings{{
-      {"listen", address, "\"127.0.0.1:6820\"", 0, 0,
+      {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
       number(kPollIntervalS, seconds, "2.0", "seconds between polls of slurmctld"),

@@ -36,7 +36,7 @@ std::string job_text(std::uint32_t job_id) {
 job_desc_msg_t blank_desc(std::uint32_t job_id) {
   job_desc_msg_t desc;
   slurm_init_job_desc_msg(&desc);
-  desc.job_id = job_id;
+  slurm_compat::set_job_id(desc, job_id);
   return desc;
 }
 
@@ -71,7 +71,7 @@ std::string this_host() {
 // Cancels one job (scancel). A job that has already ended, or that slurmctld no longer knows,
 // is gone as asked: no error. Returns the error text, empty on success.
 std::string cancel(std::uint32_t job_id) {
-  if (slurm_kill_job(job_id, SIGKILL, 0) == SLURM_SUCCESS) return {};
+  if (slurm_kill_job(slurm_compat::job_ref(job_id), SIGKILL, 0) == SLURM_SUCCESS) return {};
   const int code = slurm_compat::last_error();
   if (code == ESLURM_ALREADY_DONE || code == ESLURM_INVALID_JOB_ID) return {};
   return "cancel of " + job_text(job_id) + ": " + slurm_compat::error_text(code);
@@ -179,7 +179,7 @@ ActionResult LibslurmActions::release(const std::vector<std::uint32_t>& satellit
     // slurmd send SIGTERM again and wait KillWait before SIGKILL: a step that is slow to stop
     // kept the node from the waiting regular job for 5 s in CI. SIGKILL its tasks first (an
     // error here only means no step runs), then end the allocation.
-    (void)slurm_signal_job(id, SIGKILL);
+    (void)slurm_signal_job(slurm_compat::job_ref(id), SIGKILL);
     if (std::string why = cancel(id); !why.empty()) errors += (errors.empty() ? "" : "; ") + why;
   }
   if (!errors.empty()) return {false, "release of satellites: " + errors};
@@ -223,7 +223,7 @@ ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
   // Held (scontrol requeuehold): the job keeps the nodes and limit an admission gave it, so
   // Slurm alone would wait for exactly those; held, gaptraind admits it again where the
   // allocator decides.
-  if (slurm_requeue(job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
+  if (slurm_requeue(slurm_compat::job_ref(job_id), JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
     return {false, failure("requeue of " + job_text(job_id))};
   }
   return success();
@@ -238,7 +238,7 @@ ActionResult LibslurmActions::hold(std::uint32_t job_id) {
 JobView LibslurmActions::describe(std::uint32_t job_id) {
   JobView view;
   job_info_msg_t* raw = nullptr;
-  if (slurm_load_job(&raw, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+  if (slurm_load_job(&raw, slurm_compat::job_ref(job_id), SHOW_DETAIL) != SLURM_SUCCESS) {
     view.error = failure("load of " + job_text(job_id));
     return view;
   }

@@ -80,7 +80,7 @@ void write_answer(int fd, const ChildAnswer& answer) {
     answer.slurm_error = last_error();
     if (answer.slurm_error == 0) answer.slurm_error = SLURM_ERROR;  // failed, reason not set
   } else if (response != nullptr) {
-    answer.job_id = response->job_id;
+    answer.job_id = job_id_of(*response);
     answer.granted = response->node_list != nullptr && *response->node_list != '\0';
   }
   write_answer(fd, answer);

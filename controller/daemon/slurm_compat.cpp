@@ -1,6 +1,7 @@
 #include "slurm_compat.hpp"
 
 #include <cerrno>
+#include <type_traits>
 
 #include "slurm_api.hpp"
 
@@ -11,6 +12,54 @@
 #endif
 
 namespace gaptrain::daemon::slurm_compat {
+
+namespace {
+
+// The job id field of a job description or an allocation's answer: job_id where the release
+// has it, else (26.05) step_id.job_id.
+template <typename Message>
+auto& job_id_field(Message& message) {
+  if constexpr (requires { message.job_id; }) {
+    return message.job_id;
+  } else {
+    return message.step_id.job_id;
+  }
+}
+
+template <typename Ref>
+Ref job_ref_of(std::uint32_t job_id) {
+  if constexpr (std::is_same_v<Ref, std::uint32_t>) {
+    return job_id;
+  } else {
+    Ref ref{};  // no sluid (26.05): slurmctld finds the job by its id
+    ref.job_id = job_id;
+    ref.step_het_comp = NO_VAL;
+    ref.step_id = NO_VAL;
+    return ref;
+  }
+}
+
+}  // namespace
+
+JobRef job_ref(std::uint32_t job_id) {
+  return job_ref_of<JobRef>(job_id);
+}
+
+void set_job_id(job_desc_msg_t& desc, std::uint32_t job_id) {
+  job_id_field(desc) = job_id;
+}
+
+std::uint32_t job_id_of(const resource_allocation_response_msg_t& response) {
+  return job_id_field(response);
+}
+
+void free_config(slurm_conf_t* conf) {
+#ifdef GAPTRAIN_SLURM_HAS_FREE_CONF
+  slurm_free_conf(conf);
+#else
+  slurm_free_ctl_conf(conf);
+#endif
+}
 
 int last_error() {
 #ifdef GAPTRAIN_SLURM_HAS_GET_ERRNO

@@ -1,4 +1,4 @@
-// What differs between libslurm releases (22.05 ... 25.x), in one place: the rest of gaptraind
+// What differs between libslurm releases (22.05 ... 26.05), in one place: the rest of gaptraind
 // calls these and never tests the Slurm version itself. The differences handled so far:
 //  - the error of a failed call: 22.05 reads it through slurm_get_errno(); later releases
 //    removed that function and set errno, which the caller reads directly (both are per
@@ -12,6 +12,14 @@
 //  - uid or gid 65534: 23.02 reads it in a job description as "not given" (and puts the
 //    caller's in its place), and 24.11's auth/munge refuses a credential of either as invalid,
 //    so no allocation can be made for a job of nobody or nogroup.
+//  - the calls on one job (kill, signal, requeue, load): a job id up to 25.x, a slurm_step_id_t
+//    in 26.05 (JobRef and job_ref, slurm_api.hpp).
+//  - a job's id in a job description and in an allocation's answer: a field job_id up to
+//    25.x; 26.05 keeps it only in step_id.job_id (a slurm_step_id_t). set_job_id and
+//    job_id_of (slurm_api.hpp) use whichever field the release's struct has.
+//  - freeing slurm_load_ctl_conf()'s answer: slurm_free_ctl_conf() up to 25.x, renamed
+//    slurm_free_conf() in 26.05 (free_config; GAPTRAIN_SLURM_HAS_FREE_CONF is found by CMake
+//    in the release's own header).
 //  - the release itself, for the start-up line that names the Slurm gaptraind was built
 //    against beside the one slurmctld runs (docs/admin.md: what to rebuild on an upgrade).
 // Only .cpp files of the adapter include <slurm/slurm.h>; this header does not.

@@ -206,7 +206,7 @@ SlurmSource::Result SlurmSource::load_config(Config& config) {
   config.controller.slurmctld_release = text(conf->version);
   config.controller.scheduler_parameters = text(conf->sched_params);
   config.controller.built_release = slurm_compat::built_release();
-  slurm_free_ctl_conf(conf);
+  slurm_compat::free_config(conf);
   return {true, {}};
 }
 

@@ -23,7 +23,7 @@ InputError error_for(const std::string& json) {
 TEST(Config, EmptyObjectGivesTheDefaults) {
   const DaemonConfig config = parse_config("{}");
   EXPECT_EQ(config.listen.host, "127.0.0.1");
-  EXPECT_EQ(config.listen.port, 6820);
+  EXPECT_EQ(config.listen.port, 6830);
   EXPECT_EQ(config.munge_socket, "");
   EXPECT_DOUBLE_EQ(config.poll_interval_s, 2.0);
   EXPECT_EQ(config.elastic_partition, "elastic");
@@ -137,11 +137,11 @@ TEST(Config, UnknownKeyIsNamedWithTheKnownOnes) {
 }
 
 TEST(Config, BadListenIsNamed) {
-  for (const char* bad : {R"({"listen": "localhost:6820"})", R"({"listen": "127.0.0.1"})",
+  for (const char* bad : {R"({"listen": "localhost:6830"})", R"({"listen": "127.0.0.1"})",
                           R"({"listen": "127.0.0.1:0"})", R"({"listen": "127.0.0.1:70000"})",
-                          R"({"listen": "127.0.0.1:68x"})", R"({"listen": 6820})",
+                          R"({"listen": "127.0.0.1:68x"})", R"({"listen": 6830})",
                           // inet_pton stops at the NUL: found by tests/fuzz
-                          R"({"listen": "127.0.0.1\u0000junk:6820"})"}) {
+                          R"({"listen": "127.0.0.1\u0000junk:6830"})"}) {
     const InputError e = error_for(bad);
     EXPECT_EQ(e.field(), "listen") << bad;
   }

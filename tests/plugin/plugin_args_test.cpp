@@ -20,11 +20,11 @@ TEST(PluginArgsTest, NoArgumentsLoadWithoutAController) {
 
 TEST(PluginArgsTest, ReadsAllArguments) {
   const ParsedArgs parsed = parse_plugin_args(
-      {"controller=10.0.0.5:6820", "munge_socket=/run/munge/munge.socket.2", "timeout_ms=200"});
+      {"controller=10.0.0.5:6830", "munge_socket=/run/munge/munge.socket.2", "timeout_ms=200"});
   EXPECT_TRUE(parsed.error.empty()) << parsed.error;
   ASSERT_TRUE(parsed.config.controller);
   EXPECT_EQ(parsed.config.controller->host, "10.0.0.5");
-  EXPECT_EQ(parsed.config.controller->port, 6820);
+  EXPECT_EQ(parsed.config.controller->port, 6830);
   EXPECT_EQ(parsed.config.munge_socket, "/run/munge/munge.socket.2");
   EXPECT_EQ(parsed.config.timeout.count(), 200);
 }
@@ -100,8 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "timeout_ms= is given more than once"},
         // The first bad argument is reported even when good ones follow.
         BadArgument{"FirstBadOfSeveral",
-                    {"controller=10.0.0.5:6820", "Controller=10.0.0.5:6820", "timeout_ms=50"},
-                    "Controller=10.0.0.5:6820",
+                    {"controller=10.0.0.5:6830", "Controller=10.0.0.5:6830", "timeout_ms=50"},
+                    "Controller=10.0.0.5:6830",
                     "unknown key"}),
     [](const testing::TestParamInfo<BadArgument>& param) { return param.param.case_name; });
 

@@ -14,10 +14,10 @@ using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
 TEST(WireClientTest, ParsesEndpoints) {
-  const auto v4 = parse_endpoint("127.0.0.1:6820");
+  const auto v4 = parse_endpoint("127.0.0.1:6830");
   ASSERT_TRUE(v4);
   EXPECT_EQ(v4->host, "127.0.0.1");
-  EXPECT_EQ(v4->port, 6820);
+  EXPECT_EQ(v4->port, 6830);
   const auto v6 = parse_endpoint("[::1]:7");
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->host, "::1");

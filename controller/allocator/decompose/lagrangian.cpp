@@ -293,8 +293,9 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
   }
   // Few jobs are fractional in a basic solution (at most one per class row): round each job to
   // its heaviest column; the caller repairs what that overbooks.
-  ColumnGeneration out;
-  out.rounded.assign(jobs, off);
+  // Built filled rather than assign()ed: GCC 16 took assign's clean-up of the (empty) old
+  // contents for a possible null dereference (-Wnull-dereference, an error with -Werror).
+  ColumnGeneration out{std::vector<std::vector<int>>(jobs, off), {}};
   std::vector<double> weight(jobs, -1.0);
   for (int column = 1; column <= glp_get_num_cols(lp.get()); ++column) {
     const auto [j, option] = column_owner[static_cast<std::size_t>(column)];
