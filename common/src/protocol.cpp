@@ -144,20 +144,21 @@ std::optional<ScalingCurve> curve_value(const Json::Value& object) {
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    const int nodes = int_value(pair[0], field + "[0]");
-    const double rate = number_value(pair[1], field + "[1]");
-    // A job's own account of itself: bounded by what a node can do, not only by the allocator's
-    // arithmetic (bounds::kMaxSamplesPerS).
-    if (nodes > 0 && rate > nodes * bounds::kMaxSamplesPerNodePerS) {
-      throw InputError(field + "[1]",
-                       "is " + describe_json(pair[1]) + " samples/s on " + std::to_string(nodes) +
-                           " nodes, more than " +
-                           describe_json(Json::Value(bounds::kMaxSamplesPerNodePerS)) +
-                           " a node: measure the job's rate and give that");
-    }
-    points.push_back({nodes, rate});
+    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
   }
-  return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
+  ScalingCurve curve(points);  // throws InputError("curve[i]") on a bad curve
+  // A job's own account of itself: bounded by what a node can do, not only by the allocator's
+  // arithmetic (the curve's rule, bounds::kMaxSamplesPerS).
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& [nodes, rate] = points[i];
+    if (rate > nodes * bounds::kMaxSamplesPerNodePerS) {
+      throw InputError("curve[" + std::to_string(i) + "][1]",
+                       "is " + describe_json(value[static_cast<Json::ArrayIndex>(i)][1]) +
+                           " samples/s on " + std::to_string(nodes) +
+                           " nodes, more than 1e9 a node: measure the job's rate and give that");
+    }
+  }
+  return curve;
 }
 
 Request decode_register(const Json::Value& document) {

@@ -164,7 +164,7 @@ TEST(ProtocolTest, RejectsBadRegistrations) {
   EXPECT_EQ(error_field(registration_with("max_nodes", "2000000000")), "max_nodes");
   EXPECT_EQ(error_field(registration_with("max_nodes", "100000")), "<no error>");
   EXPECT_EQ(error_field(registration_with("curve", "[[2000000000,5]]")), "curve[0]");
-  EXPECT_EQ(error_field(registration_with("curve", "[[1,1e300]]")), "curve[0][1]");
+  EXPECT_EQ(error_field(registration_with("curve", "[[1,1e300]]")), "curve[0]");
   // More than a node can do (bounds::kMaxSamplesPerNodePerS): a probe registered 1e15.
   EXPECT_EQ(error_field(registration_with("curve", "[[2,1e15]]")), "curve[0][1]");
   EXPECT_EQ(error_field(registration_with("curve", "[[2,2e9]]")), "<no error>");
