@@ -29,12 +29,18 @@ constexpr std::array<std::string_view, 10> kRegisterKeys = {
     "v",         "type",      "job_id", "user",      "batch_host",
     "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
-constexpr std::array<std::string_view, 6> kLauncherKeys = {"v",       "type",    "job_id",
-                                                           "running", "drained", "samples_done"};
+constexpr std::array<std::string_view, 8> kLauncherKeys = {
+    "v", "type", "job_id", "running", "drained", "samples_done", "progress_time", "world_size"};
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
-constexpr std::array<std::string_view, 3> kLaunchKeys = {"nodes", "drain", "allocations"};
+constexpr std::array<std::string_view, 4> kLaunchKeys = {"nodes", "drain", "allocations", "notice"};
 // A job spans at most this many nodes: bounds what one request makes the daemon hold.
 constexpr Json::ArrayIndex kMaxNodeList = 65536;
+
+// The member `key` of `object`, or null when it is absent or null (optional keys).
+const Json::Value* optional_member(const Json::Value& object, std::string_view key) {
+  const Json::Value* value = object.find(key.data(), key.data() + key.size());
+  return value != nullptr && !value->isNull() ? value : nullptr;
+}
 
 const Json::Value& required(const Json::Value& object, std::string_view key) {
   const Json::Value* value = object.find(key.data(), key.data() + key.size());
@@ -199,6 +205,23 @@ Request decode_launcher(const Json::Value& document) {
     }
     r.samples_done = done;
   }
+  // Both optional: a launcher older than them leaves them out.
+  if (const Json::Value* time = optional_member(document, "progress_time")) {
+    const double t = number_value(*time, "progress_time");
+    if (!std::isfinite(t) || t < 0.0 || t > bounds::kMaxTraceTimeS) {
+      throw InputError("progress_time",
+                       "must be a Unix time in seconds, got " + describe_json(*time));
+    }
+    r.progress_time = t;
+  }
+  if (const Json::Value* size = optional_member(document, "world_size")) {
+    const int n = int_value(*size, "world_size");
+    if (n < 1 || n > bounds::kMaxNodes * 64) {
+      throw InputError("world_size",
+                       "must be a positive count of workers, got " + describe_json(*size));
+    }
+    r.world_size = n;
+  }
   return r;
 }
 
@@ -265,6 +288,8 @@ Json::Value to_json(const LauncherReport& m) {
   v["running"] = string_array(m.running);
   v["drained"] = string_array(m.drained);
   v["samples_done"] = m.samples_done ? number_or_null(*m.samples_done) : Json::Value();
+  if (m.progress_time) v["progress_time"] = number_or_null(*m.progress_time);
+  if (m.world_size) v["world_size"] = *m.world_size;
   return v;
 }
 
@@ -293,6 +318,10 @@ std::string encode_reply(const LaunchInstruction& instruction) {
   launch["drain"] = string_array(instruction.drain);
   Json::Value& allocations = launch["allocations"] = Json::Value(Json::objectValue);
   for (const auto& [node, job_id] : instruction.allocations) allocations[node] = job_id;
+  if (!instruction.notice.empty()) {
+    Json::Value& notice = launch["notice"] = Json::Value(Json::objectValue);
+    for (const auto& [node, at] : instruction.notice) notice[node] = number_or_null(at);
+  }
   return one_line(document);
 }
 
@@ -337,6 +366,26 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
         throw InputError(field, "node \"" + node + "\" is not one of launch.nodes");
       }
       instruction.allocations[node] = id.asUInt();
+    }
+  }
+  // Optional: a daemon older than notices leaves it out.
+  if (launch.isMember("notice")) {
+    const Json::Value& notice = launch["notice"];
+    if (!notice.isObject()) {
+      throw_json_type_error("launch.notice", "an object of node: Unix time", notice);
+    }
+    for (const std::string& node : notice.getMemberNames()) {
+      const std::string field = "launch.notice." + node;
+      const Json::Value& at = notice[node];
+      if (!at.isNumeric() || !std::isfinite(at.asDouble()) || at.asDouble() < 0.0 ||
+          at.asDouble() > bounds::kMaxTraceTimeS) {
+        throw_json_type_error(field, "a Unix time in seconds", at);
+      }
+      if (std::find(instruction.nodes.begin(), instruction.nodes.end(), node) ==
+          instruction.nodes.end()) {
+        throw InputError(field, "node \"" + node + "\" is not one of launch.nodes");
+      }
+      instruction.notice[node] = at.asDouble();
     }
   }
   return instruction;

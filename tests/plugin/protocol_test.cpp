@@ -191,8 +191,17 @@ TEST(ProtocolTest, LauncherReportRoundTrips) {
   EXPECT_EQ(back.running, r.running);
   EXPECT_EQ(back.drained, r.drained);
   EXPECT_EQ(back.samples_done, 51200.5);
+  EXPECT_FALSE(back.progress_time);
+  EXPECT_FALSE(back.world_size);
+  r.progress_time = 1764300000.25;
+  r.world_size = 2;
+  const LauncherReport timed = round_trip(r);
+  EXPECT_EQ(timed.progress_time, 1764300000.25);
+  EXPECT_EQ(timed.world_size, 2);
 
-  const std::string line = encode(LauncherReport{7, {}, {}, std::nullopt});
+  LauncherReport bare;
+  bare.job_id = 7;
+  const std::string line = encode(bare);
   EXPECT_NE(line.find("\"samples_done\":null"), std::string::npos) << line;
   EXPECT_NE(line.find("\"type\":\"launcher\""), std::string::npos) << line;
   const auto empty = std::get<LauncherReport>(decode(line));
@@ -230,6 +239,17 @@ TEST(ProtocolTest, RejectsBadLauncherReports) {
   EXPECT_EQ(error_field(R"({"v":1,"type":"launcher","job_id":9,"running":[],"drained":[],)"
                         R"("samples_done":null,"nodes":[]})"),
             "nodes");
+  const std::string base = launcher_with("", "");
+  const auto with = [&](const std::string& extra) {
+    return base.substr(0, base.size() - 1) + "," + extra + "}";
+  };
+  EXPECT_EQ(error_field(with(R"("progress_time":1764300000.5,"world_size":3)")), "<no error>");
+  EXPECT_EQ(error_field(with(R"("progress_time":null,"world_size":null)")), "<no error>");
+  EXPECT_EQ(error_field(with(R"("progress_time":-1)")), "progress_time");
+  EXPECT_EQ(error_field(with(R"("progress_time":1e300)")), "progress_time");
+  EXPECT_EQ(error_field(with(R"("progress_time":"now")")), "progress_time");
+  EXPECT_EQ(error_field(with(R"("world_size":0)")), "world_size");
+  EXPECT_EQ(error_field(with(R"("world_size":2.5)")), "world_size");
 }
 
 // The field an InputError names for a launch reply, or "<no error>".
@@ -243,8 +263,11 @@ std::string reply_error_field(std::string_view json) {
 }
 
 TEST(ProtocolTest, LaunchReplyRoundTrips) {
-  const std::string line =
-      encode_reply(LaunchInstruction{{"n1", "n2", "n3"}, {"n3"}, {{"n2", 41}, {"n3", 42}}});
+  LaunchInstruction three;
+  three.nodes = {"n1", "n2", "n3"};
+  three.drain = {"n3"};
+  three.allocations = {{"n2", 41}, {"n3", 42}};
+  const std::string line = encode_reply(three);
   EXPECT_EQ(line, R"({"launch":{"allocations":{"n2":41,"n3":42},"drain":["n3"],)"
                   R"("nodes":["n1","n2","n3"]},"ok":true})");
   const LaunchInstruction back = decode_launch_reply(line);
@@ -255,6 +278,12 @@ TEST(ProtocolTest, LaunchReplyRoundTrips) {
       decode_launch_reply(R"({"ok":true,"launch":{"nodes":["n1","n2"],"drain":[]}})");
   EXPECT_EQ(documented.nodes.size(), 2U);
   EXPECT_TRUE(documented.drain.empty());
+  EXPECT_TRUE(documented.notice.empty());
+
+  LaunchInstruction noticed;
+  noticed.nodes = {"n1", "n2"};
+  noticed.notice = {{"n2", 1764300060.5}};
+  EXPECT_EQ(decode_launch_reply(encode_reply(noticed)).notice, noticed.notice);
 }
 
 TEST(ProtocolTest, LaunchReplyRefusalCarriesTheDaemonsText) {
@@ -294,6 +323,15 @@ TEST(ProtocolTest, RejectsBadLaunchReplies) {
             "launch.nodes[1]");
   EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":["n2"]}})"),
             "launch.drain[0]");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("notice":{"n2":5}}})"),
+            "launch.notice.n2");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("notice":{"n1":"soon"}}})"),
+            "launch.notice.n1");
+  EXPECT_EQ(reply_error_field(R"({"ok":true,"launch":{"nodes":["n1"],"drain":[],)"
+                              R"("notice":[]}})"),
+            "launch.notice");
 }
 
 }  // namespace

@@ -55,6 +55,13 @@ struct LauncherReport {
   std::vector<std::string> running;    // nodes with a live training step
   std::vector<std::string> drained;    // nodes whose step it stopped on request (the acks)
   std::optional<double> samples_done;  // cumulative, as the training reported it; empty: none
+  // When the training wrote that progress (Unix seconds, its progress line's "time"); empty:
+  // the line carried none and the daemon takes the report's arrival. Resize stalls are read
+  // from these times, finer than the launcher's poll.
+  std::optional<double> progress_time;
+  // The training's own world size (its progress line's "world_size"): below the nodes running
+  // a step, some of them hold nodes the training does not use.
+  std::optional<int> world_size;
 };
 
 using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport>;
@@ -67,6 +74,10 @@ struct LaunchInstruction {
   // Nodes held for the job by a satellite allocation (the job's grows), with its job id: their
   // steps run in that allocation (srun --jobid). Nodes not listed belong to the job itself.
   std::map<std::string, std::uint32_t> allocations;
+  // Notice: nodes of `nodes` that will be taken from the job at about the given Unix time (s),
+  // e.g. for a regular job the backfill plan starts there. The job is told (signal, job file)
+  // so it can checkpoint or regroup without them before its drain request arrives.
+  std::map<std::string, double> notice;
 };
 
 // The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...],"allocations":{"n3":42,...}}}.
