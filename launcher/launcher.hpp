@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "gaptrain/protocol.hpp"
+#include "job_file.hpp"
 #include "node_loss.hpp"
 #include "options.hpp"
+#include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
 
@@ -28,6 +30,11 @@ struct JobContext {
   std::string batch_host;          // SLURMD_NODENAME: the rendezvous host
   std::vector<std::string> nodes;  // SLURM_JOB_NODELIST expanded, batch host first
   std::string hostfile;            // where GAPTRAIN_HOSTFILE points
+  std::string job_file;            // where GAPTRAIN_JOB_FILE points (job_file.hpp)
+  std::string rdzv_host;           // the batch host's address (its NodeAddr)
+  int rdzv_port = 29400;           // free on the batch host when the job started
+  int min_nodes = 1;               // the registered range (GAPTRAIN_MIN/MAX_NODES)
+  int max_nodes = 1;
   // What the plugin registered the job with (GAPTRAIN_REGISTRATION), sent again when gaptraind
   // does not know the job (registration_retry.hpp); empty when the plugin left none.
   std::optional<protocol::JobRegistration> registration;
@@ -70,9 +77,16 @@ class Launcher {
   void request_stop(const std::string& node, Step& step);
   void deliver_term(Step& step);
   void update_hostfile();
+  // Rewrites the job file when what the workers should know changed (a new generation).
+  void update_job_file();
+  // Tells every running step of notices not told yet: the job file, then the notice signal.
+  void pass_on_notices();
+  bool signal_step(Step& step, int signal);
   bool any_live() const;
   Clock::time_point next_wakeup(Clock::time_point now) const;
   int stop_everything(int exit_code);
+  // The end-of-job lines in the job's output: what the job went through.
+  void summarize() const;
 
   LaunchOptions options_;
   JobContext job_;
@@ -85,6 +99,14 @@ class Launcher {
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
   int unanswered_ = 0;                 // reports in a row without an instruction
   RegistrationRetry registration_retry_;
+  JobFileView job_view_;                   // what the job file holds now
+  std::map<std::string, double> noticed_;  // notices the steps were told of
+  int grows_ = 0;                          // resizes seen, for the summary
+  int shrinks_ = 0;
+  int regroups_ = 0;  // steps started again on the helper's request
+  Clock::time_point started_{};
+  std::optional<Progress> first_progress_;  // for the summary's throughput
+  std::optional<Progress> last_progress_;
   bool finishing_ = false;  // a step exited 0: the training is over
   bool failed_ = false;     // a step failed after finishing began, or for good
   int serial_ = 0;

@@ -114,7 +114,7 @@ class LaunchContext:
             batch_host=batch_host,
             rdzv_host=env.get("GAPTRAIN_RDZV_HOST") or batch_host,
             rdzv_port=int(env.get("GAPTRAIN_RDZV_PORT") or 29400),
-            job_file=need("GAPTRAIN_JOB_FILE"),
+            job_file=env.get("GAPTRAIN_JOB_FILE", ""),
             progress_file=env.get("GAPTRAIN_PROGRESS_FILE") or None,
             min_nodes=int(env.get("GAPTRAIN_MIN_NODES") or 1),
             max_nodes=int(env.get("GAPTRAIN_MAX_NODES") or 1),

@@ -21,7 +21,7 @@ import torch
 import torch.distributed as dist
 
 from .checkpoint import load_checkpoint, save_checkpoint
-from .jobfile import JobFile, JobView, LaunchContext
+from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
 from .positions import DataPosition, epoch_order, share_of
 from .progress import ProgressWriter
 from .say import say
@@ -68,6 +68,8 @@ class ElasticLoop:
         os.makedirs(checkpoint_dir, exist_ok=True)
         self.checkpoint_every_s, self.timeout_s = checkpoint_every_s, timeout_s
         self.context = context or LaunchContext.from_env()
+        if not self.context.job_file:
+            raise LaunchContextError("GAPTRAIN_JOB_FILE is not set: run this under gaptrain-launch 0.1 or later")
         self.job_file = JobFile(self.context.job_file)
         self.progress = ProgressWriter(self.context.progress_file, progress_every_s)
         self.position = DataPosition()
