@@ -330,7 +330,8 @@ void Launcher::start_step(const std::string& node) {
        "GAPTRAIN_PROGRESS_FILE=" + options_.progress_file, "GAPTRAIN_RDZV_HOST=" + job_.rdzv_host,
        "GAPTRAIN_RDZV_PORT=" + std::to_string(job_.rdzv_port),
        "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
-       "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes)});
+       "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
+       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal)});
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;

@@ -24,25 +24,22 @@ from datetime import timedelta
 import torch.distributed as dist
 
 
-def _takes_use_libuv() -> bool:
-    try:
-        return "use_libuv" in (dist.TCPStore.__init__.__doc__ or "")
-    except AttributeError:
-        return False
-
-
 def tcp_store(host: str, port: int, serve: bool, timeout: timedelta) -> dist.TCPStore:
-    kwargs = {"use_libuv": False} if _takes_use_libuv() else {}
-    return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False, **kwargs)
+    """A TCPStore without libuv where this torch has the option (libuv buys nothing for the few
+    dozen clients of one job's store, and Debian's torch lacks it)."""
+    try:
+        return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False, use_libuv=False)
+    except TypeError:  # torch 1.x: no such option, and no libuv
+        return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False)
 
 
 def libuv_missing() -> bool:
     """True when TCPStore takes use_libuv but this torch was built without it."""
-    if not _takes_use_libuv():
-        return False
     try:
         store = dist.TCPStore("127.0.0.1", 0, None, True, timedelta(seconds=5),
                               wait_for_workers=False, use_libuv=True)
+    except TypeError:
+        return False  # torch 1.x: no use_libuv option, and no libuv
     except (RuntimeError, ValueError) as e:
         if "libuv" in str(e):
             return True

@@ -56,7 +56,7 @@ class ElasticLoop:
         checkpoint_every_s: float = 60.0,
         progress_every_s: float = 0.25,
         timeout_s: float = 60.0,
-        notice_signal: int = signal.SIGUSR1,
+        notice_signal: int | None = None,
         context: LaunchContext | None = None,
     ) -> None:
         if dataset_size < 1 or batch_size < 1 or epochs < 0:
@@ -89,7 +89,11 @@ class ElasticLoop:
         self._generation_since = 0.0
         self._last_membership_check = 0.0
         signal.signal(signal.SIGTERM, self._on_term)
-        signal.signal(notice_signal, self._on_notice)
+        # The signal gaptrain-launch sends with a notice (GAPTRAIN_NOTICE_SIGNAL; 0: none).
+        if notice_signal is None:
+            notice_signal = int(os.environ.get("GAPTRAIN_NOTICE_SIGNAL") or signal.SIGUSR1)
+        if notice_signal > 0:
+            signal.signal(notice_signal, self._on_notice)
 
     # ----- the public loop -------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ GAPTRAIN_NPROC_PER_NODE (1: one worker per node; set it to the GPUs of a node).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Mapping, Sequence
 
@@ -53,6 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except LaunchContextError as e:
         print(f"gaptrain.torchrun: {e}", file=sys.stderr)
         return 2
+    # A notice must not kill a script that knows nothing of it: the agent ignores the signal,
+    # and its workers inherit that (an ignored signal stays ignored across exec).
+    notice = int(os.environ.get("GAPTRAIN_NOTICE_SIGNAL") or signal.SIGUSR1)
+    if notice > 0:
+        signal.signal(notice, signal.SIG_IGN)
     compat.stores_without_libuv_if_missing()
     compat.keep_rendezvous_open_on_signal()
     compat.one_worker_store_per_round()
