@@ -31,6 +31,12 @@ constexpr milliseconds kCommandTimeout{5000};
 constexpr milliseconds kFirstBackoff{2000};
 constexpr milliseconds kMaxBackoff{30000};
 constexpr std::chrono::minutes kStableRun{5};
+// A training reporting fewer workers than its running steps for this long, while it advances,
+// has left nodes idle (a stranded rendezvous round): their steps are started again.
+constexpr std::chrono::seconds kStrandedPatience{60};
+// A training that leaves a node by itself once the job file drops it (the helper) gets this
+// long before SIGTERM: it ends its step and exits 0, and Slurm reports no cancelled step.
+constexpr milliseconds kLeaveByItself{3000};
 
 // One timed line in the job's output (local time, as the user reads the rest of it).
 void say(const std::string& line) {
@@ -91,7 +97,9 @@ std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruc
 }  // namespace
 
 Launcher::Launcher(LaunchOptions options, JobContext job)
-    : options_(std::move(options)), job_(std::move(job)) {
+    : options_(std::move(options)),
+      job_(std::move(job)),
+      stranded_(kStrandedPatience, job_.workers_per_node, job_.batch_host) {
   desired_.nodes = job_.nodes;
   job_view_.job_id = job_.job_id;
   job_view_.min_nodes = job_.min_nodes;
@@ -147,6 +155,7 @@ Launcher::Clock::time_point Launcher::next_wakeup(Clock::time_point now) const {
       // Re-try a SIGTERM not yet delivered at the next poll; the grace deadline otherwise.
       wake = std::min(wake, step.stop_since + options_.grace +
                                 (step.srun_terminated ? kSrunKillAfter : milliseconds(0)));
+      if (!step.term_delivered) wake = std::min(wake, std::max(step.term_after, now));
     }
   }
   return std::max(wake, now);
@@ -167,6 +176,7 @@ void Launcher::report_and_follow() {
     if (!first_progress_) first_progress_ = progress;
     last_progress_ = progress;
   }
+  restart_stranded(last_progress_);
   // Bounded by the poll period (at least 100 ms, at most 2 s): a slow controller delays the
   // next report, never the steps.
   const milliseconds timeout = std::clamp(options_.poll, milliseconds(100), milliseconds(2000));
@@ -209,6 +219,21 @@ void Launcher::report_and_follow() {
         join(wanted_nodes(followed)));
   }
   desired_ = followed;
+}
+
+void Launcher::restart_stranded(const std::optional<Progress>& progress) {
+  if (finishing_ || !progress) return;
+  std::vector<RunningStep> running;
+  for (const auto& [node, step] : steps_) {
+    if (step.phase == StepPhase::running) running.push_back({node, step.started_at});
+  }
+  const std::vector<std::string> idle =
+      stranded_.check(running, progress->world_size, progress->samples_done, Clock::now());
+  if (idle.empty()) return;
+  say("the training has used " + std::to_string(*progress->world_size) + " worker(s) on " +
+      std::to_string(running.size()) + " node(s) for " + std::to_string(kStrandedPatience.count()) +
+      " s: starting the training on " + join(idle) + " again so that it joins");
+  for (const std::string& node : idle) request_stop(node, steps_.at(node));
 }
 
 void Launcher::register_again() {
@@ -350,6 +375,11 @@ void Launcher::start_step(const std::string& node) {
 void Launcher::request_stop(const std::string& node, Step& step) {
   step.phase = StepPhase::stopping;
   step.stop_since = Clock::now();
+  if (last_progress_ && last_progress_->leaves_on_job_file && !finishing_ && !stopping_all_) {
+    // The job file (rewritten in this same pass) tells it; SIGTERM only if it has not left.
+    step.term_after = step.stop_since + std::min(kLeaveByItself, options_.grace);
+    return;
+  }
   say("asking the training on " + node + " to leave (SIGTERM; SIGKILL after " +
       std::to_string(options_.grace.count()) + " ms)");
   deliver_term(step);
@@ -385,7 +415,12 @@ bool Launcher::signal_step(Step& step, int signal) {
 void Launcher::advance_stops(Clock::time_point now) {
   for (auto& [node, step] : steps_) {
     if (step.phase != StepPhase::stopping) continue;
-    if (!step.term_delivered && !step.srun_terminated) deliver_term(step);
+    if (!step.term_delivered && !step.srun_terminated && now >= step.term_after) {
+      if (step.term_after != Clock::time_point{}) {
+        say("the training on " + node + " has not left by itself: SIGTERM");
+      }
+      deliver_term(step);
+    }
     if (!step.srun_terminated && now >= step.stop_since + options_.grace) {
       say("the step on " + node + " outlived its grace time: killing it");
       kill(step.pid, SIGTERM);  // srun kills its tasks (SIGKILL) and exits
@@ -416,7 +451,7 @@ void Launcher::reap_steps(Clock::time_point now) {
                               ? StepExit::start_again
                               : StepExit::failure;
     if (step.phase == StepPhase::stopping) {
-      say(node + " left the training (" + describe_status(*status) + ")");
+      say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
       it = steps_.erase(it);  // a drained node is acked at the next report
       continue;
     }
@@ -496,6 +531,7 @@ bool Launcher::any_live() const {
 }
 
 int Launcher::stop_everything(int exit_code) {
+  stopping_all_ = true;  // the job file does not change: every step gets SIGTERM at once
   for (auto& [node, step] : steps_) {
     if (step.phase == StepPhase::running) request_stop(node, step);
   }

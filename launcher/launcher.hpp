@@ -21,6 +21,7 @@
 #include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
+#include "stranded.hpp"
 
 namespace gaptrain::launch {
 
@@ -35,6 +36,7 @@ struct JobContext {
   int rdzv_port = 29400;           // free on the batch host when the job started
   int min_nodes = 1;               // the registered range (GAPTRAIN_MIN/MAX_NODES)
   int max_nodes = 1;
+  int workers_per_node = 1;  // GAPTRAIN_NPROC_PER_NODE (torchrun's --nproc_per_node)
   // What the plugin registered the job with (GAPTRAIN_REGISTRATION), sent again when gaptraind
   // does not know the job (registration_retry.hpp); empty when the plugin left none.
   std::optional<protocol::JobRegistration> registration;
@@ -60,10 +62,13 @@ class Launcher {
     Clock::time_point restart_at{};  // waiting
     Clock::time_point stop_since{};  // stopping: when we asked it to stop
     bool term_delivered = false;     // stopping: SIGTERM reached its tasks (scancel)
+    Clock::time_point term_after{};  // stopping: not before this (it may leave by itself)
     bool srun_terminated = false;    // stopping: grace over, srun told to kill its tasks
   };
 
   void report_and_follow();
+  // Starts again the steps a training stranded on fewer workers than its nodes leaves idle.
+  void restart_stranded(const std::optional<Progress>& progress);
   // gaptraind refused the report: registers the job again when the backoff allows.
   void register_again();
   void reconcile_and_act();
@@ -99,6 +104,7 @@ class Launcher {
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
   int unanswered_ = 0;                 // reports in a row without an instruction
   RegistrationRetry registration_retry_;
+  StrandedWatch stranded_;                 // a training on fewer workers than its nodes
   JobFileView job_view_;                   // what the job file holds now
   std::map<std::string, double> noticed_;  // notices the steps were told of
   int grows_ = 0;                          // resizes seen, for the summary
@@ -107,8 +113,9 @@ class Launcher {
   Clock::time_point started_{};
   std::optional<Progress> first_progress_;  // for the summary's throughput
   std::optional<Progress> last_progress_;
-  bool finishing_ = false;  // a step exited 0: the training is over
-  bool failed_ = false;     // a step failed after finishing began, or for good
+  bool finishing_ = false;     // a step exited 0: the training is over
+  bool stopping_all_ = false;  // stop_everything() runs
+  bool failed_ = false;        // a step failed after finishing began, or for good
   int serial_ = 0;
 };
 

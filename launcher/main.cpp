@@ -115,6 +115,8 @@ std::optional<JobContext> job_context() {
     std::cerr << "gaptrain-launch: GAPTRAIN_RDZV_PORT is not a TCP port: \"" << port << "\"\n";
     return std::nullopt;
   }
+  const std::string per_node = env_or_empty("GAPTRAIN_NPROC_PER_NODE");
+  job.workers_per_node = per_node.empty() ? 1 : std::max(1, std::atoi(per_node.c_str()));
   job.min_nodes = job.registration ? job.registration->min_nodes : 1;
   job.max_nodes = job.registration ? job.registration->max_nodes
                                    : static_cast<int>(std::max<std::size_t>(1, job.nodes.size()));

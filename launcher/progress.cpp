@@ -50,6 +50,8 @@ std::optional<Progress> last_progress(std::string_view text) {
         if (world.isInt() && world.asInt() >= 1 && world.asInt() <= bounds::kMaxNodes) {
           progress.world_size = world.asInt();
         }
+        progress.leaves_on_job_file =
+            document["leaves_on_job_file"].isBool() && document["leaves_on_job_file"].asBool();
         return progress;
       } catch (const InputError&) {
         return std::nullopt;

@@ -180,7 +180,6 @@ class ElasticLoop:
         pos.samples_done += self._batch_total
         pos.step += 1
         if pos.offset >= self.dataset_size:
-            say(f"epoch {pos.epoch} done at step {pos.step} on {self.world_size} worker(s)", self.rank)
             pos.epoch, pos.offset = pos.epoch + 1, 0
 
     # ----- membership -------------------------------------------------------------------------

@@ -25,8 +25,11 @@ class ProgressWriter:
         if rank != 0 or not self.path:
             return
         self._last = time.monotonic()
+        # leaves_on_job_file: this training leaves a node by itself once the job file drops it,
+        # so gaptrain-launch waits a moment before it sends SIGTERM (docs/job-side.md).
         line = json.dumps({"time": round(time.time(), 3), "samples_done": position.samples_done,
-                           "world_size": world_size, "step": position.step, "epoch": position.epoch})
+                           "world_size": world_size, "step": position.step, "epoch": position.epoch,
+                           "leaves_on_job_file": True})
         # One write() of a whole line on an O_APPEND file: the reader never sees half a line
         # followed by more.
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

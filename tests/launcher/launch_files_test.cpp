@@ -25,9 +25,11 @@ std::optional<double> read_samples_done(const std::string& path) {
 }
 
 TEST(LaunchProgress, TakesTheHelpersTimeAndWorldSizeWhenUsable) {
-  const auto full = last_progress(R"({"time":1764300000.5,"samples_done":64,"world_size":3})"
+  const auto full = last_progress(R"({"time":1764300000.5,"samples_done":64,"world_size":3,)"
+                                  R"("leaves_on_job_file":true})"
                                   "\n");
   ASSERT_TRUE(full);
+  EXPECT_TRUE(full->leaves_on_job_file);
   EXPECT_EQ(full->samples_done, 64.0);
   EXPECT_EQ(full->time, 1764300000.5);
   EXPECT_EQ(full->world_size, 3);
@@ -40,6 +42,7 @@ TEST(LaunchProgress, TakesTheHelpersTimeAndWorldSizeWhenUsable) {
   const auto bare = last_progress("{\"samples_done\":1}\n");
   ASSERT_TRUE(bare);
   EXPECT_FALSE(bare->time);
+  EXPECT_FALSE(bare->leaves_on_job_file);
 }
 
 TEST(LaunchProgress, TakesTheLastCompleteLine) {

@@ -766,11 +766,13 @@ reclaim_and_grow_back() {  # reclaim_and_grow_back JOB SHRUNK-CHECK REGROWN-CHEC
   local batch_host regular
   batch_host=$(job_field "$1" BatchHost)
   regular=$(regular_starts_quickly 6 290 "$1" "$batch_host")
-  poll 300 "training goes on at world size 2 while shrunk" "$2"
+  # shellcheck disable=SC2086 # CHECK is a command and its arguments, split on purpose
+  poll 300 "training goes on at world size 2 while shrunk" $2
   scancel "$regular"
   poll 60 "regular job $regular cancelled" job_state_is "$regular" CANCELLED
   poll 120 "elastic job $1 back on 4 nodes" elastic_at "$1" 4
-  poll 300 "training back at world size 4" "$3"
+  # shellcheck disable=SC2086
+  poll 300 "training back at world size 4" $3
 }
 
 # Issue 28 (a): the example as a user submits it, in one line; a reclaim and a grow while it
