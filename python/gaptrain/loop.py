@@ -85,6 +85,7 @@ class ElasticLoop:
         self._batch_total = 0
         self._stepped = True
         self._pending_regroup: bool | None = None  # after the step: None, or whether it failed
+        self._tokens_taken: dict[str, int] = {}  # rank 0: the newest token of each node planned
         self._generation_seen = -1
         self._generation_since = 0.0
         self._last_membership_check = 0.0
@@ -219,7 +220,8 @@ class ElasticLoop:
         wanted = [n for n in view.nodes if n not in view.leaving]
         leaving = [n for n in current if n not in wanted or self._store.count(self._leaving_key(n)) > 0]
         added = [n for n in wanted if n not in current]
-        ready = {n: t for n in added if (t := self._store.token_of(n)) > 0}
+        # A node that was a member before has an old token: only a newer process is ready.
+        ready = {n: t for n in added if (t := self._store.token_of(n)) > self._tokens_taken.get(n, 0)}
         waited = now - self._generation_since > 15.0
         if not force and not leaving and not (added and (len(ready) == len(added) or (ready and waited))):
             return None
@@ -293,6 +295,8 @@ class ElasticLoop:
     def _post(self, plan: Plan) -> None:
         assert self._store is not None
         self._store.post(plan)
+        for node, token in plan.members:
+            self._tokens_taken[node] = max(token, self._tokens_taken.get(node, 0))
 
     def _join(self, plan: Plan, previous: Plan | None) -> None:
         """Leaves the current group and becomes a member of ``plan``'s, or ends the process."""
@@ -440,14 +444,12 @@ class ElasticLoop:
         os._exit(EXIT_START_AGAIN)
 
     def _exit(self, status: int, why: str) -> None:
+        """Ends the process at once: the interpreter's teardown (torch's) takes a while, and a
+        node given back is wanted within a second."""
         say(why)
-        if dist.is_initialized():
-            try:
-                dist.destroy_process_group()
-            except RuntimeError:
-                pass
         sys.stdout.flush()
-        sys.exit(status)
+        sys.stderr.flush()
+        os._exit(status)
 
 
 def _first_line(error: BaseException) -> str:

@@ -75,7 +75,7 @@ class FakeJob:
         raise AssertionError(f"timed out waiting for {what}\n" + self.outputs())
 
     def wait_for_world(self, size: int, timeout_s: float = 60.0) -> None:
-        self.wait_for(lambda: any(l["world_size"] == size for l in self.progress_lines()[-3:]),
+        self.wait_for(lambda: self.progress_lines()[-1:] and self.progress_lines()[-1]["world_size"] == size,
                       timeout_s, f"world size {size}")
 
     def outputs(self) -> str:

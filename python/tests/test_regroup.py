@@ -50,10 +50,17 @@ def test_grow_and_shrink_in_process(job: FakeJob) -> None:
     job.write_job_file(["n1", "n3"], leaving=["n2"])  # a shrink: n2 is told, then stopped
     job.live("n2").send_signal(signal.SIGTERM)
     job.wait_for_world(2)
+    job.wait_for(lambda: job.live("n2") is None, what="n2's worker to leave")
+    job.write_job_file(["n1", "n3", "n2"])  # n2 again: a new process, a new token
+    job.start("n2")
+    job.wait_for_world(3)
     job.full_speed()
     statuses = job.finish()
     assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
     assert len(job.procs["n1"]) == 1 and len(job.procs["n3"]) == 1  # nobody restarted
+    assert len(job.procs["n2"]) == 2
+    # A node's earlier process is not taken for its new one (it was, and the group timed out).
+    assert "did not form" not in job.outputs(), job.outputs()
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
