@@ -56,7 +56,8 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
   double grace_s = 10.0;
   LaunchOptions options;
   bool torchrun = false;
-  std::string python = "python3";
+  std::string python = env_or_empty(getenv, "GAPTRAIN_PYTHON");
+  if (python.empty()) python = "python3";
   std::string notice_signal = "USR1";
   app.set_version_flag("--version", "gaptrain-launch " + std::string(kVersion),
                        "Print the version and exit");
@@ -86,7 +87,8 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
   app.add_flag("--torchrun", torchrun,
                "CMD is a script written for torchrun: run it as `PYTHON -m gaptrain.torchrun "
                "SCRIPT ARGS` on every node");
-  app.add_option("--python", python, "The Python interpreter for --torchrun (default python3)")
+  app.add_option("--python", python,
+                 "The Python interpreter for --torchrun (default $GAPTRAIN_PYTHON, else python3)")
       ->type_name("PATH");
   app.add_option("command", options.command, "The training command, after --")
       ->required()

@@ -102,6 +102,10 @@ TEST(LaunchOptions, TorchrunRunsTheScriptUnderTheRunner) {
       {"--controller", "h:1", "--torchrun", "--python", "/opt/py/bin/python3", "--", "train.py"});
   ASSERT_TRUE(own.options) << own.err;
   EXPECT_EQ(own.options->command.front(), "/opt/py/bin/python3");
+  const Parsed from_env = parse({"--controller", "h:1", "--torchrun", "--", "train.py"},
+                                {{"GAPTRAIN_PYTHON", "/usr/bin/python3"}});
+  ASSERT_TRUE(from_env.options) << from_env.err;
+  EXPECT_EQ(from_env.options->command.front(), "/usr/bin/python3");
   const Parsed plain = parse({"--controller", "h:1", "--", "train.py"});
   ASSERT_TRUE(plain.options) << plain.err;
   EXPECT_EQ(plain.options->command, (std::vector<std::string>{"train.py"}));

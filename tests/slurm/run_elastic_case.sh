@@ -754,7 +754,8 @@ torch_or_skip() {  # torch_or_skip MODULES: exit 77 when Debian's python3 cannot
 
 # `gaptrain submit` as a user runs it, with the launcher and the helper of this build.
 gaptrain_submit() {  # gaptrain_submit ARGS...: prints the job id
-  GAPTRAIN_LAUNCH=$launch PYTHONPATH=$PYTHON_DIR${PYTHONPATH:+:$PYTHONPATH} \
+  # Debian's python3 (with torch) for --torchrun: root's python3 on PATH may be another.
+  GAPTRAIN_LAUNCH=$launch GAPTRAIN_PYTHON=/usr/bin/python3 PYTHONPATH=$PYTHON_DIR${PYTHONPATH:+:$PYTHONPATH} \
     "$GAPTRAIN_CLI" submit --parsable -D "$work" -o "$work/%j.out" -t 30 \
     --export=ALL,GLOO_SOCKET_IFNAME=lo "$@"
 }
