@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "gaptrain/scaling_curve.hpp"
 
@@ -218,6 +219,25 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
 }
 
+// Issue 28, 6c: steps ran on both nodes while the training still ran on one (its world size 1,
+// at one node's rate): that progress was learned as 2 nodes' and the 1-node rate never was. The
+// training's own world size says which count the progress was made on.
+TEST(ElasticJobs, ProgressIsLearnedAtTheTrainingsOwnWorldSize) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  protocol::LauncherReport one = progress(5, {"n1", "n2"}, 0);
+  one.world_size = 1;
+  ASSERT_TRUE(jobs.report(one, kNow, kMono));
+  one.samples_done = 2000.0;  // 100 samples/s on the one node the training uses
+  ASSERT_TRUE(jobs.report(one, kNow + 20, kMono + 20));
+  const ElasticJob& learned = jobs.jobs().at(5);
+  ASSERT_EQ(learned.curve_source, Source::learned);
+  ASSERT_TRUE(learned.learner);
+  EXPECT_EQ(learned.learner->measured_rates(), (std::map<int, double>{{1, 100.0}}));
+  EXPECT_DOUBLE_EQ(learned.curve.at(1), 100.0);
+}
+
 // The bundled PyTorch example writes progress only at checkpoints: 10 s without new samples
 // once made a learned 1-node rate of 0, on which the speedup objective threw and gaptraind
 // exited. No progress is "not learned yet": the assumed curve stays.
@@ -335,16 +355,19 @@ TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);
-  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0}, kNow, kMono));  // not registered
+  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0, std::nullopt, std::nullopt}, kNow,
+                           kMono));  // not registered
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
-  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0}, kNow + 1, kMono + 1));
+  ASSERT_TRUE(
+      jobs.report({5, {"n1", "n2"}, {}, 10.0, std::nullopt, std::nullopt}, kNow + 1, kMono + 1));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 1);
   EXPECT_EQ(e.running, (std::vector<std::string>{"n1", "n2"}));
   // A report without progress keeps the last value but moves reported_at; acks are kept.
-  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt}, kNow + 2, kMono + 2));
+  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt, std::nullopt, std::nullopt}, kNow + 2,
+                          kMono + 2));
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 2);
   EXPECT_EQ(e.drained, (std::vector<std::string>{"n2"}));
