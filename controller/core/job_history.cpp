@@ -25,6 +25,11 @@ void JobHistory::set_limits(HistoryLimits limits) {
 JobRecord& JobHistory::record(std::uint32_t job_id) {
   JobRecord& job = records_[job_id];
   job.job_id = job_id;
+  if (job.ended_at) {
+    // A requeued job admitted or registered again: one history, running again.
+    job.ended_at.reset();
+    std::erase(ended_order_, job_id);
+  }
   return job;
 }
 

@@ -82,7 +82,8 @@ class JobHistory {
   void progress(std::uint32_t job_id, const ProgressPoint& point);
   void curve(std::uint32_t job_id, std::map<int, double> measured,
              std::vector<ScalingCurve::Point> assumed, std::string_view source);
-  // The job ended (or left gaptrain's view) at `time`: kept among the last `jobs_kept`.
+  // The job ended (or left gaptrain's view) at `time`: kept among the last `jobs_kept`. A
+  // requeued job that comes back (any of the calls above) continues its history, running.
   void ended(std::uint32_t job_id, double time);
 
   const JobRecord* find(std::uint32_t job_id) const;

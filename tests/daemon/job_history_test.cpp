@@ -60,6 +60,24 @@ TEST(JobHistory, OnlyTheLastEndedJobsAreKept) {
   EXPECT_EQ(history.records().size(), 1u);
 }
 
+TEST(JobHistory, ARequeuedJobThatComesBackContinuesItsHistory) {
+  JobHistory history({.jobs_kept = 1, .points_per_job = 100});
+  history.nodes(7, kAlice, "alice", 2, kT);
+  history.resize(7, resize(kT + 100, ResizeKind::requeue, {}));
+  history.ended(7, kT + 100);  // gaptrain no longer sees it running
+  history.resize(7, resize(kT + 200, ResizeKind::admit, {"n1"}));
+  history.nodes(7, kAlice, "alice", 1, kT + 200);
+  history.nodes(8, kBob, "bob", 1, kT + 200);
+  history.ended(8, kT + 300);
+  history.ended(9, kT + 300);  // never seen: nothing to keep
+  const JobRecord* job = history.find(7);
+  ASSERT_NE(job, nullptr);  // running again, never forgotten for the ended job 8
+  EXPECT_FALSE(job->ended_at);
+  EXPECT_EQ(job->resizes.size(), 2u);
+  EXPECT_DOUBLE_EQ(node_hours(*job, kT + 300), (2 * 100 + 100) / 3600.0);
+  EXPECT_EQ(history.find(9), nullptr);
+}
+
 TEST(JobHistory, OldProgressIsThinnedTheRecentKeptWhole) {
   JobHistory history({.jobs_kept = 10, .points_per_job = 100});
   for (int i = 0; i < 1000; ++i) history.progress(9, {kT + i, 10.0 * i, 2});
