@@ -15,11 +15,11 @@ std::string hostfile_text(const std::vector<std::string>& nodes) {
   return text;
 }
 
-void write_hostfile(const std::string& path, const std::vector<std::string>& nodes) {
+void write_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << hostfile_text(nodes);
+    out << text;
     out.close();
     if (!out) {
       throw std::system_error(errno, std::generic_category(), "cannot write " + temporary);
@@ -37,6 +37,11 @@ std::string default_hostfile_path(const std::string& working_dir, const std::str
   const std::string name = "/gaptrain-hosts." + job_id;
   if (!working_dir.empty() && access(working_dir.c_str(), W_OK) == 0) return working_dir + name;
   return (tmp_dir.empty() ? std::string("/tmp") : tmp_dir) + name;
+}
+
+std::string beside(const std::string& path, const std::string& name) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? name : path.substr(0, slash + 1) + name;
 }
 
 }  // namespace gaptrain::launch

@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <sstream>
 #include <system_error>
@@ -29,9 +31,43 @@ constexpr milliseconds kCommandTimeout{5000};
 constexpr milliseconds kFirstBackoff{2000};
 constexpr milliseconds kMaxBackoff{30000};
 constexpr std::chrono::minutes kStableRun{5};
+// A training reporting fewer workers than its running steps for this long, while it advances,
+// has left nodes idle (a stranded rendezvous round): their steps are started again.
+constexpr std::chrono::seconds kStrandedPatience{60};
+// A training that leaves a node by itself once the job file drops it (the helper) gets this
+// long before SIGTERM: it ends its step and exits 0, and Slurm reports no cancelled step.
+constexpr milliseconds kLeaveByItself{3000};
 
+// One timed line in the job's output (local time, as the user reads the rest of it).
 void say(const std::string& line) {
-  std::cerr << "gaptrain-launch: " << line << std::endl;
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[16];
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
+  std::cerr << "gaptrain-launch " << stamp << ": " << line << std::endl;
+}
+
+std::string clock_time(double unix_s) {
+  const auto seconds = static_cast<std::time_t>(unix_s);
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char stamp[16];
+  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
+  return stamp;
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::vector<std::string> minus(const std::vector<std::string>& from,
+                               const std::vector<std::string>& taken) {
+  std::vector<std::string> rest;
+  for (const std::string& item : from) {
+    if (std::find(taken.begin(), taken.end(), item) == taken.end()) rest.push_back(item);
+  }
+  return rest;
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -61,14 +97,21 @@ std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruc
 }  // namespace
 
 Launcher::Launcher(LaunchOptions options, JobContext job)
-    : options_(std::move(options)), job_(std::move(job)) {
+    : options_(std::move(options)),
+      job_(std::move(job)),
+      stranded_(kStrandedPatience, job_.workers_per_node, job_.batch_host) {
   desired_.nodes = job_.nodes;
+  job_view_.job_id = job_.job_id;
+  job_view_.min_nodes = job_.min_nodes;
+  job_view_.max_nodes = job_.max_nodes;
 }
 
 int Launcher::run() {
-  say("job " + std::to_string(job_.job_id) + " on " + join(job_.nodes) + ", controller " +
-      options_.controller.host + ":" + std::to_string(options_.controller.port) + ", host file " +
-      job_.hostfile);
+  say("job " + std::to_string(job_.job_id) + " on " + join(job_.nodes) + " (range " +
+      std::to_string(job_.min_nodes) + "-" + std::to_string(job_.max_nodes) + "), controller " +
+      options_.controller.host + ":" + std::to_string(options_.controller.port) + ", rendezvous " +
+      job_.rdzv_host + ":" + std::to_string(job_.rdzv_port) + ", job file " + job_.job_file);
+  started_ = Clock::now();
   next_poll_ = Clock::now();
   // The first report comes before any step starts, so a controller that already knows better
   // (a resize right at start) is followed from the outset; without one, SLURM_JOB_NODELIST.
@@ -95,8 +138,10 @@ int Launcher::run() {
       if (failed_)
         say("the training ended with a failure on some node");
       else
-        say("the training completed on every node");
+        say("the training finished; every step has ended");
+      summarize();
       std::remove(job_.hostfile.c_str());
+      std::remove(job_.job_file.c_str());
       return failed_ ? 1 : 0;
     }
   }
@@ -110,6 +155,7 @@ Launcher::Clock::time_point Launcher::next_wakeup(Clock::time_point now) const {
       // Re-try a SIGTERM not yet delivered at the next poll; the grace deadline otherwise.
       wake = std::min(wake, step.stop_since + options_.grace +
                                 (step.srun_terminated ? kSrunKillAfter : milliseconds(0)));
+      if (!step.term_delivered) wake = std::min(wake, std::max(step.term_after, now));
     }
   }
   return std::max(wake, now);
@@ -123,9 +169,14 @@ void Launcher::report_and_follow() {
     if (step.phase == StepPhase::running) report.running.push_back(node);
   }
   report.drained = acks_;
-  if (!options_.progress_file.empty()) {
-    report.samples_done = read_samples_done(options_.progress_file);
+  if (const std::optional<Progress> progress = read_progress(options_.progress_file)) {
+    report.samples_done = progress->samples_done;
+    report.progress_time = progress->time;
+    report.world_size = progress->world_size;
+    if (!first_progress_) first_progress_ = progress;
+    last_progress_ = progress;
   }
+  restart_stranded(last_progress_);
   // Bounded by the poll period (at least 100 ms, at most 2 s): a slow controller delays the
   // next report, never the steps.
   const milliseconds timeout = std::clamp(options_.poll, milliseconds(100), milliseconds(2000));
@@ -155,11 +206,34 @@ void Launcher::report_and_follow() {
   }
   const protocol::LaunchInstruction followed =
       without_taken_back(answer.instruction, taken_back_, job_.job_id);
-  if (followed.nodes != desired_.nodes || followed.drain != desired_.drain) {
-    say("controller: nodes " + join(followed.nodes) +
-        (followed.drain.empty() ? "" : ", drain " + join(followed.drain)));
+  // What changed, said as what happens to the job.
+  const std::vector<std::string> added = minus(wanted_nodes(followed), wanted_nodes(desired_));
+  const std::vector<std::string> giving = minus(followed.drain, desired_.drain);
+  if (!added.empty()) {
+    ++grows_;
+    say("grew onto " + join(added) + ": training on " + join(wanted_nodes(followed)));
+  }
+  if (!giving.empty()) {
+    ++shrinks_;
+    say("giving " + join(giving) + " back to the cluster: training goes on with " +
+        join(wanted_nodes(followed)));
   }
   desired_ = followed;
+}
+
+void Launcher::restart_stranded(const std::optional<Progress>& progress) {
+  if (finishing_ || !progress) return;
+  std::vector<RunningStep> running;
+  for (const auto& [node, step] : steps_) {
+    if (step.phase == StepPhase::running) running.push_back({node, step.started_at});
+  }
+  const std::vector<std::string> idle =
+      stranded_.check(running, progress->world_size, progress->samples_done, Clock::now());
+  if (idle.empty()) return;
+  say("the training has used " + std::to_string(*progress->world_size) + " worker(s) on " +
+      std::to_string(running.size()) + " node(s) for " + std::to_string(kStrandedPatience.count()) +
+      " s: starting the training on " + join(idle) + " again so that it joins");
+  for (const std::string& node : idle) request_stop(node, steps_.at(node));
 }
 
 void Launcher::register_again() {
@@ -200,7 +274,47 @@ void Launcher::reconcile_and_act() {
   }
   for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
   update_hostfile();
+  update_job_file();
   for (const std::string& node : actions.start) start_step(node);
+  pass_on_notices();
+}
+
+void Launcher::update_job_file() {
+  JobFileView view = job_view_;
+  view.nodes = wanted_nodes(desired_);
+  view.leaving = desired_.drain;
+  view.notice = desired_.notice;
+  if (view.same_content(job_view_) && job_view_.generation > 0) return;
+  view.generation = job_view_.generation + 1;
+  try {
+    write_atomically(job_.job_file, job_file_text(view));
+    job_view_ = std::move(view);
+  } catch (const std::system_error& e) {
+    say(std::string("cannot update the job file: ") + e.what());
+  }
+}
+
+void Launcher::pass_on_notices() {
+  std::vector<std::string> fresh;
+  for (const auto& [node, at] : desired_.notice) {
+    const auto told = noticed_.find(node);
+    if (told == noticed_.end() || told->second != at) fresh.push_back(node);
+  }
+  if (fresh.empty()) return;
+  for (const std::string& node : fresh) {
+    const double at = desired_.notice.at(node);
+    say("notice: " + node + " will be taken back at about " + clock_time(at) + " (in " +
+        std::to_string(std::max(0L, std::lround(at - unix_now()))) + " s)" +
+        (options_.notice_signal != 0
+             ? ": telling the training (signal " + std::to_string(options_.notice_signal) + ")"
+             : ""));
+  }
+  if (options_.notice_signal != 0) {
+    for (auto& [node, step] : steps_) {
+      if (step.phase == StepPhase::running) (void)signal_step(step, options_.notice_signal);
+    }
+  }
+  noticed_ = desired_.notice;
 }
 
 void Launcher::update_hostfile() {
@@ -233,16 +347,21 @@ void Launcher::start_step(const std::string& node) {
                                    "--jobid=" + std::to_string(step.job_id),
                                    "--job-name=" + step.name};
   argv.insert(argv.end(), options_.command.begin(), options_.command.end());
-  const std::vector<std::string> env =
-      environment_with({"GAPTRAIN_HOSTFILE=" + job_.hostfile, "GAPTRAIN_NNODES=" + nnodes,
-                        "GAPTRAIN_MASTER_ADDR=" + master,
-                        // In a satellite SLURM_JOB_ID is the satellite's: this is the job's.
-                        "GAPTRAIN_JOB_ID=" + std::to_string(job_.job_id)});
+  const std::vector<std::string> env = environment_with(
+      {"GAPTRAIN_HOSTFILE=" + job_.hostfile, "GAPTRAIN_NNODES=" + nnodes,
+       "GAPTRAIN_MASTER_ADDR=" + master,
+       // In a satellite SLURM_JOB_ID is the satellite's: this is the job's.
+       "GAPTRAIN_JOB_ID=" + std::to_string(job_.job_id), "GAPTRAIN_JOB_FILE=" + job_.job_file,
+       "GAPTRAIN_PROGRESS_FILE=" + options_.progress_file, "GAPTRAIN_RDZV_HOST=" + job_.rdzv_host,
+       "GAPTRAIN_RDZV_PORT=" + std::to_string(job_.rdzv_port),
+       "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
+       "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
+       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal)});
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;
     step.started_at = Clock::now();
-    say("started step " + step.name + " on " + node + " (" + nnodes + " nodes)");
+    say("started the training on " + node + " (step " + step.name + ")");
   } catch (const std::system_error& e) {
     say("cannot start srun for " + node + ": " + e.what());
     step.pid = -1;
@@ -256,19 +375,29 @@ void Launcher::start_step(const std::string& node) {
 void Launcher::request_stop(const std::string& node, Step& step) {
   step.phase = StepPhase::stopping;
   step.stop_since = Clock::now();
-  say("stopping the step on " + node + " (SIGTERM, SIGKILL after " +
+  if (last_progress_ && last_progress_->leaves_on_job_file && !finishing_ && !stopping_all_) {
+    // The job file (rewritten in this same pass) tells it; SIGTERM only if it has not left.
+    step.term_after = step.stop_since + std::min(kLeaveByItself, options_.grace);
+    return;
+  }
+  say("asking the training on " + node + " to leave (SIGTERM; SIGKILL after " +
       std::to_string(options_.grace.count()) + " ms)");
   deliver_term(step);
 }
 
-// srun turns a SIGTERM it receives into SIGKILL of its tasks ("forcing job termination",
-// verified on 22.05), so a clean stop goes through Slurm: scancel --signal=TERM JOB.STEP. The
-// step id comes from squeue by the step's unique name.
 void Launcher::deliver_term(Step& step) {
+  if (signal_step(step, SIGTERM)) step.term_delivered = true;
+}
+
+// srun turns a SIGTERM it receives into SIGKILL of its tasks ("forcing job termination",
+// verified on 22.05), so a signal goes through Slurm: scancel --signal=SIG JOB.STEP. The step id
+// comes from squeue by the step's unique name. False when the step is not found (yet): tried
+// again at the next wake-up.
+bool Launcher::signal_step(Step& step, int signal) {
   const std::string job = std::to_string(step.job_id);
   const CommandOutput steps =
       run_command({"squeue", "-h", "-s", "-j", job, "-o", "%i %j"}, kCommandTimeout);
-  if (!steps.ok) return;  // tried again at the next wake-up, until the grace time is over
+  if (!steps.ok) return false;
   std::istringstream lines(steps.out);
   std::string id;
   std::string name;
@@ -276,17 +405,22 @@ void Launcher::deliver_term(Step& step) {
     if (name != step.name) continue;
     // Sent once: scancel 22.05 exits non-zero ("Kill job error on job step id N: Invalid job id
     // specified") for a step signal it did deliver (verified), so its status is not trusted and
-    // a re-send would only hit the training with a second SIGTERM. The grace timer is the net.
-    (void)run_command({"scancel", "--signal=TERM", id}, kCommandTimeout);
-    step.term_delivered = true;
-    return;
+    // a re-send would only hit the training with a second signal. The grace timer is the net.
+    (void)run_command({"scancel", "--signal=" + std::to_string(signal), id}, kCommandTimeout);
+    return true;
   }
+  return false;
 }
 
 void Launcher::advance_stops(Clock::time_point now) {
   for (auto& [node, step] : steps_) {
     if (step.phase != StepPhase::stopping) continue;
-    if (!step.term_delivered && !step.srun_terminated) deliver_term(step);
+    if (!step.term_delivered && !step.srun_terminated && now >= step.term_after) {
+      if (step.term_after != Clock::time_point{}) {
+        say("the training on " + node + " has not left by itself: SIGTERM");
+      }
+      deliver_term(step);
+    }
     if (!step.srun_terminated && now >= step.stop_since + options_.grace) {
       say("the step on " + node + " outlived its grace time: killing it");
       kill(step.pid, SIGTERM);  // srun kills its tasks (SIGKILL) and exits
@@ -312,16 +446,21 @@ void Launcher::reap_steps(Clock::time_point now) {
     }
     step.pid = -1;
     const bool success = WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+    const StepExit exit = success ? StepExit::success
+                          : WIFEXITED(*status) && WEXITSTATUS(*status) == kExitStartAgain
+                              ? StepExit::start_again
+                              : StepExit::failure;
     if (step.phase == StepPhase::stopping) {
-      say("the step on " + node + " stopped (" + describe_status(*status) + ")");
+      say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
       it = steps_.erase(it);  // a drained node is acked at the next report
       continue;
     }
     // A step that ran a while before failing starts a fresh count: the budget is for a node
     // that keeps failing, not for a long job's occasional crash.
-    const int failures =
-        success ? step.failures : (now - step.started_at >= kStableRun ? 0 : step.failures) + 1;
-    switch (judge_step_end(success, finishing_, holding_of(step.job_id, node), failures,
+    const int failures = exit != StepExit::failure
+                             ? step.failures
+                             : (now - step.started_at >= kStableRun ? 0 : step.failures) + 1;
+    switch (judge_step_end(exit, finishing_, holding_of(step.job_id, node), failures,
                            options_.max_restarts)) {
       case StepEnd::taken_back: {
         const std::string lost = node;
@@ -335,11 +474,18 @@ void Launcher::reap_steps(Clock::time_point now) {
         finishing_ = true;
         step.phase = StepPhase::done;
         break;
-      case StepEnd::failed_after_finish:
-        say("the step on " + node + " failed (" + describe_status(*status) +
-            ") after the training finished elsewhere");
-        failed_ = true;
+      case StepEnd::ended_after_finish:
+        say("the training on " + node + " ended (" + describe_status(*status) +
+            ") after the training had finished: not counted");
         step.phase = StepPhase::done;
+        break;
+      case StepEnd::start_again:
+        ++regroups_;
+        step.phase = StepPhase::waiting;
+        step.restart_at = now + milliseconds(500);
+        say("the training on " + node +
+            " asked to be started again (it rejoins the others, or "
+            "the job goes on from its checkpoint): starting it again, not counted as a failure");
         break;
       case StepEnd::give_up:
         step.failures = failures;
@@ -385,6 +531,7 @@ bool Launcher::any_live() const {
 }
 
 int Launcher::stop_everything(int exit_code) {
+  stopping_all_ = true;  // the job file does not change: every step gets SIGTERM at once
   for (auto& [node, step] : steps_) {
     if (step.phase == StepPhase::running) request_stop(node, step);
   }
@@ -396,8 +543,32 @@ int Launcher::stop_everything(int exit_code) {
     advance_stops(Clock::now());
   }
   std::remove(job_.hostfile.c_str());
+  std::remove(job_.job_file.c_str());
   say("every step stopped; exiting with " + std::to_string(exit_code));
+  summarize();
   return exit_code;
+}
+
+void Launcher::summarize() const {
+  const double wall_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  std::ostringstream line;
+  line.precision(3);
+  line << "summary: " << std::lround(wall_s) << " s, " << grows_ << " grow(s), " << shrinks_
+       << " shrink(s), " << taken_back_.size() << " node(s) taken back, " << regroups_
+       << " worker restart(s) on request";
+  if (first_progress_ && last_progress_) {
+    const double samples = last_progress_->samples_done;
+    line << ", " << samples << " samples";
+    if (first_progress_->time && last_progress_->time &&
+        *last_progress_->time > *first_progress_->time) {
+      const double rate = (last_progress_->samples_done - first_progress_->samples_done) /
+                          (*last_progress_->time - *first_progress_->time);
+      line << " (" << rate << " samples/s)";
+    }
+  } else {
+    line << ", no progress reported";
+  }
+  say(line.str() + "; `gaptrain job " + std::to_string(job_.job_id) + "` shows the details");
 }
 
 }  // namespace gaptrain::launch

@@ -15,10 +15,13 @@
 #include <vector>
 
 #include "gaptrain/protocol.hpp"
+#include "job_file.hpp"
 #include "node_loss.hpp"
 #include "options.hpp"
+#include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
+#include "stranded.hpp"
 
 namespace gaptrain::launch {
 
@@ -28,6 +31,12 @@ struct JobContext {
   std::string batch_host;          // SLURMD_NODENAME: the rendezvous host
   std::vector<std::string> nodes;  // SLURM_JOB_NODELIST expanded, batch host first
   std::string hostfile;            // where GAPTRAIN_HOSTFILE points
+  std::string job_file;            // where GAPTRAIN_JOB_FILE points (job_file.hpp)
+  std::string rdzv_host;           // the batch host's address (its NodeAddr)
+  int rdzv_port = 29400;           // free on the batch host when the job started
+  int min_nodes = 1;               // the registered range (GAPTRAIN_MIN/MAX_NODES)
+  int max_nodes = 1;
+  int workers_per_node = 1;  // GAPTRAIN_NPROC_PER_NODE (torchrun's --nproc_per_node)
   // What the plugin registered the job with (GAPTRAIN_REGISTRATION), sent again when gaptraind
   // does not know the job (registration_retry.hpp); empty when the plugin left none.
   std::optional<protocol::JobRegistration> registration;
@@ -53,10 +62,13 @@ class Launcher {
     Clock::time_point restart_at{};  // waiting
     Clock::time_point stop_since{};  // stopping: when we asked it to stop
     bool term_delivered = false;     // stopping: SIGTERM reached its tasks (scancel)
+    Clock::time_point term_after{};  // stopping: not before this (it may leave by itself)
     bool srun_terminated = false;    // stopping: grace over, srun told to kill its tasks
   };
 
   void report_and_follow();
+  // Starts again the steps a training stranded on fewer workers than its nodes leaves idle.
+  void restart_stranded(const std::optional<Progress>& progress);
   // gaptraind refused the report: registers the job again when the backoff allows.
   void register_again();
   void reconcile_and_act();
@@ -70,9 +82,16 @@ class Launcher {
   void request_stop(const std::string& node, Step& step);
   void deliver_term(Step& step);
   void update_hostfile();
+  // Rewrites the job file when what the workers should know changed (a new generation).
+  void update_job_file();
+  // Tells every running step of notices not told yet: the job file, then the notice signal.
+  void pass_on_notices();
+  bool signal_step(Step& step, int signal);
   bool any_live() const;
   Clock::time_point next_wakeup(Clock::time_point now) const;
   int stop_everything(int exit_code);
+  // The end-of-job lines in the job's output: what the job went through.
+  void summarize() const;
 
   LaunchOptions options_;
   JobContext job_;
@@ -85,8 +104,18 @@ class Launcher {
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
   int unanswered_ = 0;                 // reports in a row without an instruction
   RegistrationRetry registration_retry_;
-  bool finishing_ = false;  // a step exited 0: the training is over
-  bool failed_ = false;     // a step failed after finishing began, or for good
+  StrandedWatch stranded_;                 // a training on fewer workers than its nodes
+  JobFileView job_view_;                   // what the job file holds now
+  std::map<std::string, double> noticed_;  // notices the steps were told of
+  int grows_ = 0;                          // resizes seen, for the summary
+  int shrinks_ = 0;
+  int regroups_ = 0;  // steps started again on the helper's request
+  Clock::time_point started_{};
+  std::optional<Progress> first_progress_;  // for the summary's throughput
+  std::optional<Progress> last_progress_;
+  bool finishing_ = false;     // a step exited 0: the training is over
+  bool stopping_all_ = false;  // stop_everything() runs
+  bool failed_ = false;        // a step failed after finishing began, or for good
   int serial_ = 0;
 };
 

@@ -1,7 +1,10 @@
 // gaptrain-launch: the elastic job's main program (the batch script of an --elastic job). See
 // launcher.hpp for what it does and options.cpp's help for how to use it.
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -20,6 +23,39 @@ using gaptrain::launch::JobContext;
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
+}
+
+// The address the other nodes reach `node` at: its NodeAddr in Slurm (node names need not
+// resolve: on a cluster of several slurmd per machine they do not), else the name itself.
+std::string node_address(const std::string& node) {
+  const auto shown = gaptrain::launch::run_command({"scontrol", "show", "node", "-o", node},
+                                                   std::chrono::seconds(30));
+  if (!shown.ok) return node;
+  std::istringstream words(shown.out);
+  for (std::string word; words >> word;) {
+    if (word.rfind("NodeAddr=", 0) == 0 && word.size() > 9) return word.substr(9);
+  }
+  return node;
+}
+
+// A TCP port free on this host (the batch host) now: the job's rendezvous store listens there.
+// Two jobs whose batch hosts share a machine then do not collide on a fixed port.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 29400;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = 0;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t length = sizeof address;
+  int port = 29400;
+  // NOLINTNEXTLINE: the sockets API takes sockaddr*
+  auto* generic = reinterpret_cast<sockaddr*>(&address);
+  if (::bind(fd, generic, sizeof address) == 0 && ::getsockname(fd, generic, &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  ::close(fd);
+  return port;
 }
 
 // The job's nodes and batch host, from the batch script's environment; empty when this is not
@@ -67,6 +103,23 @@ std::optional<JobContext> job_context() {
     const std::string working_dir = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
     job.hostfile = gaptrain::launch::default_hostfile_path(working_dir, env_or_empty("TMPDIR"), id);
   }
+  job.job_file = env_or_empty("GAPTRAIN_JOB_FILE");
+  if (job.job_file.empty()) {
+    job.job_file = gaptrain::launch::beside(job.hostfile, "gaptrain-job." + id + ".json");
+  }
+  job.rdzv_host = env_or_empty("GAPTRAIN_RDZV_HOST");
+  if (job.rdzv_host.empty()) job.rdzv_host = node_address(job.batch_host);
+  const std::string port = env_or_empty("GAPTRAIN_RDZV_PORT");
+  job.rdzv_port = port.empty() ? free_port() : std::atoi(port.c_str());
+  if (job.rdzv_port <= 0 || job.rdzv_port > 65535) {
+    std::cerr << "gaptrain-launch: GAPTRAIN_RDZV_PORT is not a TCP port: \"" << port << "\"\n";
+    return std::nullopt;
+  }
+  const std::string per_node = env_or_empty("GAPTRAIN_NPROC_PER_NODE");
+  job.workers_per_node = per_node.empty() ? 1 : std::max(1, std::atoi(per_node.c_str()));
+  job.min_nodes = job.registration ? job.registration->min_nodes : 1;
+  job.max_nodes = job.registration ? job.registration->max_nodes
+                                   : static_cast<int>(std::max<std::size_t>(1, job.nodes.size()));
   return job;
 }
 
@@ -82,6 +135,10 @@ int main(int argc, char** argv) {
     if (!options) return exit_code;
     auto job = job_context();
     if (!job) return 2;
+    if (options->progress_file.empty()) {
+      options->progress_file = gaptrain::launch::beside(
+          job->hostfile, "gaptrain-progress." + std::to_string(job->job_id) + ".jsonl");
+    }
     gaptrain::launch::Launcher launcher(std::move(*options), std::move(*job));
     return launcher.run();
   } catch (const std::exception& e) {

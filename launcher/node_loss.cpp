@@ -27,13 +27,17 @@ std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, cons
   return satellite == instruction.allocations.end() ? job_id : satellite->second;
 }
 
-StepEnd judge_step_end(bool success, bool finishing, Holding holding, int failures_in_a_row,
+StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failures_in_a_row,
                        int max_restarts) {
   // Slurm ends the steps of a node it takes, and srun may then exit 0 ("Node failure"): an end
   // on a node gone from the job says nothing about the training.
   if (holding == Holding::gone) return StepEnd::taken_back;
-  if (success) return StepEnd::finished;
-  if (finishing) return StepEnd::failed_after_finish;
+  if (exit == StepExit::success) return StepEnd::finished;
+  // The training's outcome was decided where it finished; a worker that ends afterwards, with
+  // whatever status, could not change it (torchrun on a node that joined as the rendezvous
+  // closed exits 1).
+  if (finishing) return StepEnd::ended_after_finish;
+  if (exit == StepExit::start_again) return StepEnd::start_again;
   return failures_in_a_row > max_restarts ? StepEnd::give_up : StepEnd::restart;
 }
 

@@ -35,18 +35,31 @@ Holding holding_from_answer(bool answered, std::string_view ids, std::uint32_t a
 std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, const std::string& node,
                             std::uint32_t job_id);
 
+// How a step's program ended.
+enum class StepExit {
+  success,      // exit 0
+  start_again,  // exit 75 (EX_TEMPFAIL): the helper asks to be started again (it rejoins, or
+                // the job goes on from its checkpoint): a regroup, not a failure
+  failure,      // anything else
+};
+
+// Exit status 75 is the helper's "start me again" (python/gaptrain/loop.py).
+inline constexpr int kExitStartAgain = 75;
+
 // What a step that ended by itself (not asked to stop) means.
 enum class StepEnd {
-  finished,             // exit 0: the training is over
-  taken_back,           // its node left the job: drop the node, the training goes on
-  restart,              // it failed: start it again after the backoff
-  give_up,              // it failed too often in a row on a node still the job's
-  failed_after_finish,  // it failed after the training finished elsewhere
+  finished,            // exit 0: the training is over
+  taken_back,          // its node left the job: drop the node, the training goes on
+  start_again,         // exit 75: start it again at once, counted as no failure
+  restart,             // it failed: start it again after the backoff
+  give_up,             // it failed too often in a row on a node still the job's
+  ended_after_finish,  // it ended after the training finished elsewhere (e.g. a node that
+                       // arrived as the training ended found no one to train with): no failure
 };
 
 // `failures_in_a_row` counts this failure too. Only a failure on a node not known to be gone
 // counts: a node Slurm took is given back, whatever its step's exit status.
-StepEnd judge_step_end(bool success, bool finishing, Holding holding, int failures_in_a_row,
+StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failures_in_a_row,
                        int max_restarts);
 
 // Nodes taken back, with the allocation that lost each.

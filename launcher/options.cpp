@@ -1,25 +1,40 @@
 #include "options.hpp"
 
+#include <signal.h>
+
 #include <cmath>
 
 #include "gaptrain/cli11.hpp"
+#include "gaptrain/version.hpp"
 
 namespace gaptrain::launch {
 
 namespace {
 
 constexpr const char* kFooter = R"(
-Run it as the batch script of an elastic job (sbatch takes scripts, not binaries: use --wrap,
-or `exec gaptrain-launch -- ...` as the last line of a script):
-  sbatch -p elastic -N 1-8 --elastic=1-8 --wrap 'exec gaptrain-launch -- examples/pytorch-elastic/run_node.sh ...'
-It runs CMD once per node of the job (one `srun` step each) and follows gaptraind: new nodes
-get a step, nodes to give back have theirs stopped (SIGTERM, SIGKILL after --grace-s) first.
-Each step sees GAPTRAIN_HOSTFILE (the job's nodes, one a line, batch host first),
-GAPTRAIN_NNODES, GAPTRAIN_MASTER_ADDR (the batch host) and GAPTRAIN_JOB_ID (the job: on nodes
-it grew into, the step runs in a satellite allocation with its own SLURM_JOB_ID), e.g. for
-  python3 -m torch.distributed.run --nnodes=1:8 --rdzv_backend=c10d \
-      --rdzv_endpoint=$GAPTRAIN_MASTER_ADDR:29500 ...  (examples/pytorch-elastic/run_node.sh)
-The job ends when CMD exits 0 on every node; a failing step is restarted (--max-restarts).)";
+`gaptrain submit -N MIN-MAX -- CMD ...` submits a job that runs this as its batch script. It runs
+CMD once per node of the job (one `srun` step each) and follows gaptraind: new nodes get a step,
+nodes to give back have theirs stopped (SIGTERM, SIGKILL after --grace-s). Each step sees
+GAPTRAIN_JOB_FILE (the job's nodes, those leaving and notices: docs/job-side.md),
+GAPTRAIN_HOSTFILE (the nodes, one a line, batch host first), GAPTRAIN_MASTER_ADDR (the batch
+host), GAPTRAIN_RDZV_HOST and GAPTRAIN_RDZV_PORT (where to serve the rendezvous there),
+GAPTRAIN_PROGRESS_FILE (where to append progress lines), GAPTRAIN_MIN_NODES,
+GAPTRAIN_MAX_NODES, GAPTRAIN_NNODES and GAPTRAIN_JOB_ID. Python's `gaptrain` package reads them
+all; with --torchrun, an ordinary torchrun script runs under torchrun's elastic agent.
+The job ends when CMD exits 0 on a node (the training finished) and the others have ended; a
+failing step is restarted (--max-restarts); exit 75 asks for a restart that is not a failure.
+Exit status: 0 the training finished, 1 it failed, 2 bad usage, 128+N stopped by signal N.)";
+
+// "USR1", "SIGUSR1", "none"... the signals a notice may be: those whose default a training
+// program is likely to handle or ignore.
+std::optional<int> notice_signal_named(std::string name) {
+  if (name.rfind("SIG", 0) == 0) name = name.substr(3);
+  if (name == "USR1") return SIGUSR1;
+  if (name == "USR2") return SIGUSR2;
+  if (name == "URG") return SIGURG;
+  if (name == "none" || name == "NONE") return 0;
+  return std::nullopt;
+}
 
 std::string env_or_empty(const GetEnv& getenv, const char* name) {
   const char* value = getenv(name);
@@ -40,6 +55,11 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
   int poll_ms = 500;
   double grace_s = 10.0;
   LaunchOptions options;
+  bool torchrun = false;
+  std::string python = "python3";
+  std::string notice_signal = "USR1";
+  app.set_version_flag("--version", "gaptrain-launch " + std::string(kVersion),
+                       "Print the version and exit");
   app.add_option("--controller", controller, "gaptraind's address (default $GAPTRAIN_CONTROLLER)")
       ->type_name("HOST:PORT");
   app.add_option("--munge-socket", munge_socket,
@@ -58,6 +78,16 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
                  "Restarts of a failing step per node before giving up (default 3)")
       ->type_name("N")
       ->check(CLI::Range(0, 1000));
+  app.add_option("--notice-signal", notice_signal,
+                 "Signal every step gets when a node of the job will be taken soon (USR1, USR2, "
+                 "URG or none; default USR1). The command must handle or ignore it: Python's "
+                 "gaptrain package does, `gaptrain.torchrun` ignores it for plain scripts")
+      ->type_name("SIGNAL");
+  app.add_flag("--torchrun", torchrun,
+               "CMD is a script written for torchrun: run it as `PYTHON -m gaptrain.torchrun "
+               "SCRIPT ARGS` on every node");
+  app.add_option("--python", python, "The Python interpreter for --torchrun (default python3)")
+      ->type_name("PATH");
   app.add_option("command", options.command, "The training command, after --")
       ->required()
       ->type_name("CMD ARGS...");
@@ -84,6 +114,16 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
     err << "gaptrain-launch: --grace-s: expected seconds between 0 and 3600, got " << grace_s
         << "\n";
     return std::nullopt;
+  }
+  const std::optional<int> signal = notice_signal_named(notice_signal);
+  if (!signal) {
+    err << "gaptrain-launch: --notice-signal: expected USR1, USR2, URG or none, got \""
+        << notice_signal << "\"\n";
+    return std::nullopt;
+  }
+  options.notice_signal = *signal;
+  if (torchrun) {
+    options.command.insert(options.command.begin(), {python, "-m", "gaptrain.torchrun"});
   }
   options.controller = *endpoint;
   options.munge_socket = munge_socket;

@@ -21,7 +21,8 @@ struct LaunchOptions {
   std::chrono::milliseconds grace{10000};  // SIGTERM to a step, then SIGKILL after this
   std::string progress_file;               // empty: no progress reported
   int max_restarts = 3;                    // per node, before the launcher gives up
-  std::vector<std::string> command;        // what each step runs
+  int notice_signal = 10;  // SIGUSR1 (10 on Linux): sent to every step on a notice; 0: none
+  std::vector<std::string> command;  // what each step runs (with --torchrun: the runner)
 };
 
 using GetEnv = std::function<const char*(const char*)>;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
@@ -20,7 +21,7 @@ constexpr off_t kTailBytes = 64 * 1024;
 
 }  // namespace
 
-std::optional<double> last_samples_done(std::string_view text) {
+std::optional<Progress> last_progress(std::string_view text) {
   const std::size_t end = text.rfind('\n');
   if (end == std::string_view::npos) return std::nullopt;
   text = text.substr(0, end);
@@ -34,9 +35,24 @@ std::optional<double> last_samples_done(std::string_view text) {
         if (!document.isObject()) return std::nullopt;
         const Json::Value& done = document["samples_done"];
         if (!done.isNumeric()) return std::nullopt;
-        const double value = done.asDouble();
-        if (!std::isfinite(value) || value < 0.0) return std::nullopt;
-        return value;
+        Progress progress;
+        progress.samples_done = done.asDouble();
+        if (!std::isfinite(progress.samples_done) || progress.samples_done < 0.0) {
+          return std::nullopt;
+        }
+        // Checked as gaptraind will: a value it would refuse is left out, not the report.
+        const Json::Value& time = document["time"];
+        if (time.isNumeric() && std::isfinite(time.asDouble()) && time.asDouble() > 0.0 &&
+            time.asDouble() < bounds::kMaxTraceTimeS) {
+          progress.time = time.asDouble();
+        }
+        const Json::Value& world = document["world_size"];
+        if (world.isInt() && world.asInt() >= 1 && world.asInt() <= bounds::kMaxNodes) {
+          progress.world_size = world.asInt();
+        }
+        progress.leaves_on_job_file =
+            document["leaves_on_job_file"].isBool() && document["leaves_on_job_file"].asBool();
+        return progress;
       } catch (const InputError&) {
         return std::nullopt;
       }
@@ -47,7 +63,7 @@ std::optional<double> last_samples_done(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<double> read_samples_done(const std::string& path) {
+std::optional<Progress> read_progress(const std::string& path) {
   // Without blocking, and regular files only: a named pipe at the path would stall every poll.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return std::nullopt;
@@ -64,7 +80,7 @@ std::optional<double> read_samples_done(const std::string& path) {
   const ssize_t got = ::pread(fd, tail.data(), tail.size(), from);
   if (got <= 0) return std::nullopt;
   tail.resize(static_cast<std::size_t>(got));
-  return last_samples_done(tail);
+  return last_progress(tail);
 }
 
 }  // namespace gaptrain::launch

@@ -1,5 +1,7 @@
 // The training's progress as the launcher reports it: the training appends JSON lines with a
-// cumulative "samples_done" to a file (--progress-file); the launcher reads the last one.
+// cumulative "samples_done" to a file (--progress-file, GAPTRAIN_PROGRESS_FILE); the launcher
+// reads the last one. The helper (python/gaptrain) also writes "time" (Unix seconds) and
+// "world_size", which the launcher passes on.
 #pragma once
 
 #include <optional>
@@ -8,14 +10,24 @@
 
 namespace gaptrain::launch {
 
-// samples_done of the last complete line of `text`: a JSON object whose "samples_done" is a
-// finite number >= 0. A trailing line without '\n' is ignored (the writer may be mid-append).
-// Empty when that line is missing, not such an object, or carries no usable number.
-std::optional<double> last_samples_done(std::string_view text);
+struct Progress {
+  double samples_done = 0.0;
+  std::optional<double> time;     // when the training wrote the line; empty: not given or unusable
+  std::optional<int> world_size;  // the training's world size; empty: not given or unusable
+  // The training leaves a node by itself once the job file drops it (the helper says so with
+  // "leaves_on_job_file": true): SIGTERM can wait a moment, and Slurm then reports no cancel.
+  bool leaves_on_job_file = false;
+};
 
-// last_samples_done() of the end of the file at `path` (its last 64 KiB). Empty when the file
-// is missing or unreadable (the training may not have written it yet), or is not a regular file
-// (a named pipe is never waited on).
-std::optional<double> read_samples_done(const std::string& path);
+// The last complete line of `text`: a JSON object whose "samples_done" is a finite number >= 0
+// ("time" and "world_size" are taken when usable, else left empty). A trailing line without
+// '\n' is ignored (the writer may be mid-append). Empty when that line is missing, not such an
+// object, or carries no usable samples_done.
+std::optional<Progress> last_progress(std::string_view text);
+
+// last_progress() of the end of the file at `path` (its last 64 KiB). Empty when the file is
+// missing or unreadable (the training may not have written it yet), or is not a regular file (a
+// named pipe is never waited on).
+std::optional<Progress> read_progress(const std::string& path);
 
 }  // namespace gaptrain::launch

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "gaptrain/cli11.hpp"
@@ -12,10 +13,14 @@
 #include "simulate_command.hpp"
 #include "solve_command.hpp"
 #include "status_command.hpp"
+#include "submit_command.hpp"
 
 int main(int argc, char** argv) {
   using namespace gaptrain::cli;
   try {
+    if (argc >= 2 && std::string(argv[1]) == "submit") {
+      return run_submit(std::vector<std::string>(argv + 2, argv + argc));
+    }
     CLI::App app{"gaptrain: fills idle Slurm nodes with elastic DNN training.", "gaptrain"};
     app.set_version_flag("--version", "gaptrain " + std::string(gaptrain::kVersion),
                          "Print the version and exit");
@@ -24,7 +29,8 @@ int main(int argc, char** argv) {
         "Run 'gaptrain COMMAND --help' for a command's input and output.\n"
         "Exit status: 0 success, 1 failure (e.g. the solver failed), 2 bad input or usage.");
     const std::array commands{add_solve_command(app), add_simulate_command(app),
-                              add_status_command(app), add_job_command(app)};
+                              add_status_command(app), add_submit_command(app),
+                              add_job_command(app)};
 
     try {
       app.parse(argc, argv);

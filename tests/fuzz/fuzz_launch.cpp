@@ -1,6 +1,6 @@
 // gaptrain-launch's inputs (launcher/): its command line, parse_options() with the input's
 // lines as the arguments after argv[0] and an empty environment, and the progress file the
-// training appends to, last_samples_done() on the whole input. Neither throws: a bad command
+// training appends to, last_progress() on the whole input. Neither throws: a bad command
 // line is a message and an exit code, a bad progress line no value. What is accepted must keep
 // the bounds the options declare.
 #include <cmath>
@@ -55,7 +55,9 @@ void command_line(std::string_view text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = gaptrain::fuzz::as_text(data, size);
   command_line(text);
-  const std::optional<double> done = launch::last_samples_done(text);
-  check(!done || (std::isfinite(*done) && *done >= 0.0), "samples_done not a number >= 0");
+  const std::optional<launch::Progress> done = launch::last_progress(text);
+  check(!done || (std::isfinite(done->samples_done) && done->samples_done >= 0.0),
+        "samples_done not a number >= 0");
+  check(!done || !done->world_size || *done->world_size >= 1, "world_size not positive");
   return 0;
 }

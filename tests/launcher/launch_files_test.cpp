@@ -7,10 +7,43 @@
 #include <sstream>
 
 #include "launcher/hostfile.hpp"
+#include "launcher/job_file.hpp"
 #include "launcher/progress.hpp"
 
 namespace gaptrain::launch {
 namespace {
+
+// samples_done of the last complete line, as the tests below ask it.
+std::optional<double> last_samples_done(std::string_view text) {
+  const std::optional<Progress> progress = last_progress(text);
+  return progress ? std::optional<double>(progress->samples_done) : std::nullopt;
+}
+
+std::optional<double> read_samples_done(const std::string& path) {
+  const std::optional<Progress> progress = read_progress(path);
+  return progress ? std::optional<double>(progress->samples_done) : std::nullopt;
+}
+
+TEST(LaunchProgress, TakesTheHelpersTimeAndWorldSizeWhenUsable) {
+  const auto full = last_progress(R"({"time":1764300000.5,"samples_done":64,"world_size":3,)"
+                                  R"("leaves_on_job_file":true})"
+                                  "\n");
+  ASSERT_TRUE(full);
+  EXPECT_TRUE(full->leaves_on_job_file);
+  EXPECT_EQ(full->samples_done, 64.0);
+  EXPECT_EQ(full->time, 1764300000.5);
+  EXPECT_EQ(full->world_size, 3);
+  // Unusable extras are left out; the samples still count.
+  const auto odd = last_progress(R"({"time":"now","samples_done":64,"world_size":0})"
+                                 "\n");
+  ASSERT_TRUE(odd);
+  EXPECT_FALSE(odd->time);
+  EXPECT_FALSE(odd->world_size);
+  const auto bare = last_progress("{\"samples_done\":1}\n");
+  ASSERT_TRUE(bare);
+  EXPECT_FALSE(bare->time);
+  EXPECT_FALSE(bare->leaves_on_job_file);
+}
 
 TEST(LaunchProgress, TakesTheLastCompleteLine) {
   EXPECT_EQ(last_samples_done("{\"samples_done\":10}\n{\"samples_done\":25.5,\"loss\":1}\n"), 25.5);
@@ -74,6 +107,32 @@ TEST(LaunchHostfile, DefaultsToTheWorkingDirElseTmp) {
   EXPECT_EQ(default_hostfile_path("/nonexistent-dir", "/scratch", "42"),
             "/scratch/gaptrain-hosts.42");
   EXPECT_EQ(default_hostfile_path("", "", "7"), "/tmp/gaptrain-hosts.7");
+}
+
+TEST(LaunchJobFile, CarriesWhatTheWorkersFollow) {
+  JobFileView view;
+  view.job_id = 42;
+  view.generation = 3;
+  view.nodes = {"n1", "n2"};
+  view.leaving = {"n3"};
+  view.notice = {{"n2", 1764300060.5}};
+  view.min_nodes = 1;
+  view.max_nodes = 4;
+  EXPECT_EQ(job_file_text(view),
+            R"({"generation":3,"job_id":42,"leaving":["n3"],"max_nodes":4,"min_nodes":1,)"
+            R"("nodes":["n1","n2"],"notice":{"n2":1764300060.5}})"
+            "\n");
+  JobFileView same = view;
+  same.generation = 4;
+  EXPECT_TRUE(view.same_content(same));
+  same.notice.clear();
+  EXPECT_FALSE(view.same_content(same));
+}
+
+TEST(LaunchJobFile, BesideTheHostFile) {
+  EXPECT_EQ(beside("/shared/run/gaptrain-hosts.7", "gaptrain-job.7.json"),
+            "/shared/run/gaptrain-job.7.json");
+  EXPECT_EQ(beside("gaptrain-hosts.7", "gaptrain-job.7.json"), "gaptrain-job.7.json");
 }
 
 }  // namespace

@@ -22,26 +22,42 @@ TEST(LaunchNodeLoss, SlurmsAnswerSaysWhetherTheAllocationStillHoldsTheNode) {
 
 TEST(LaunchNodeLoss, AStepOnANodeGoneFromTheJobIsNeverAFailure) {
   // The probe's case: srun could not even create the step, its fourth failure in a row.
-  EXPECT_EQ(judge_step_end(false, false, Holding::gone, 4, 3), StepEnd::taken_back);
-  EXPECT_EQ(judge_step_end(false, false, Holding::held, 4, 3), StepEnd::give_up);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::gone, 4, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 4, 3), StepEnd::give_up);
   // srun exits 0 for a step whose node Slurm took: that is no finished training either.
-  EXPECT_EQ(judge_step_end(true, false, Holding::gone, 0, 3), StepEnd::taken_back);
-  EXPECT_EQ(judge_step_end(false, true, Holding::gone, 1, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(StepExit::success, false, Holding::gone, 0, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(StepExit::failure, true, Holding::gone, 1, 3), StepEnd::taken_back);
 }
 
 TEST(LaunchNodeLoss, OnlyRepeatedFailuresOnANodeStillTheJobsGiveUp) {
-  EXPECT_EQ(judge_step_end(false, false, Holding::held, 3, 3), StepEnd::restart);
-  EXPECT_EQ(judge_step_end(false, false, Holding::held, 4, 3), StepEnd::give_up);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 3, 3), StepEnd::restart);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 4, 3), StepEnd::give_up);
   // Slurm did not answer: the failure counts, as before the launcher asked.
-  EXPECT_EQ(judge_step_end(false, false, Holding::unknown, 1, 3), StepEnd::restart);
-  EXPECT_EQ(judge_step_end(false, false, Holding::unknown, 4, 3), StepEnd::give_up);
-  EXPECT_EQ(judge_step_end(true, false, Holding::held, 0, 3), StepEnd::finished);
-  EXPECT_EQ(judge_step_end(true, false, Holding::unknown, 0, 3), StepEnd::finished);
-  EXPECT_EQ(judge_step_end(false, true, Holding::held, 1, 3), StepEnd::failed_after_finish);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::unknown, 1, 3), StepEnd::restart);
+  EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::unknown, 4, 3), StepEnd::give_up);
+  EXPECT_EQ(judge_step_end(StepExit::success, false, Holding::held, 0, 3), StepEnd::finished);
+  EXPECT_EQ(judge_step_end(StepExit::success, false, Holding::unknown, 0, 3), StepEnd::finished);
+}
+
+TEST(LaunchNodeLoss, AWorkerEndingAfterTheTrainingFinishedIsNoFailure) {
+  // The trial's case: a node grown into 0.8 s before the training ended; its torchrun agent
+  // found the rendezvous closed and exited 1. The job had ended FAILED.
+  EXPECT_EQ(judge_step_end(StepExit::failure, true, Holding::held, 1, 3),
+            StepEnd::ended_after_finish);
+  EXPECT_EQ(judge_step_end(StepExit::start_again, true, Holding::held, 0, 3),
+            StepEnd::ended_after_finish);
+}
+
+TEST(LaunchNodeLoss, AWorkerAskingToBeStartedAgainIsNoFailure) {
+  EXPECT_EQ(judge_step_end(StepExit::start_again, false, Holding::held, 4, 3),
+            StepEnd::start_again);
+  EXPECT_EQ(judge_step_end(StepExit::start_again, false, Holding::gone, 0, 3), StepEnd::taken_back);
 }
 
 TEST(LaunchNodeLoss, AStepRunsInTheSatelliteHoldingItsNodeElseInTheJob) {
-  const protocol::LaunchInstruction grown{{"n1", "n2", "n3"}, {}, {{"n3", 57}}};
+  protocol::LaunchInstruction grown;
+  grown.nodes = {"n1", "n2", "n3"};
+  grown.allocations = {{"n3", 57}};
   EXPECT_EQ(allocation_of(grown, "n3", 40), 57U);
   EXPECT_EQ(allocation_of(grown, "n2", 40), 40U);
 }
@@ -49,7 +65,7 @@ TEST(LaunchNodeLoss, AStepRunsInTheSatelliteHoldingItsNodeElseInTheJob) {
 TEST(LaunchNodeLoss, StaleInstructionsNamingANodeTakenBackAreNotFollowed) {
   // Satellite 57 on n3 was cancelled; gaptraind, stopped, still answers with it later.
   TakenBack taken{{"n3", 57}};
-  const protocol::LaunchInstruction stale{{"n1", "n2", "n3"}, {}, {{"n3", 57}}};
+  const protocol::LaunchInstruction stale{{"n1", "n2", "n3"}, {}, {{"n3", 57}}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(stale, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2"}));
   EXPECT_TRUE(followed.allocations.empty());
@@ -62,11 +78,11 @@ TEST(LaunchNodeLoss, StaleInstructionsNamingANodeTakenBackAreNotFollowed) {
 TEST(LaunchNodeLoss, ANodeTakenBackIsFollowedAgainOnceTheControllerPlacesItAnew) {
   TakenBack taken{{"n3", 57}};
   // gaptraind saw the loss: n3 is no longer named, the entry is forgotten...
-  EXPECT_EQ(without_taken_back({{"n1", "n2"}, {}, {}}, taken, 40).nodes, (Nodes{"n1", "n2"}));
+  EXPECT_EQ(without_taken_back({{"n1", "n2"}, {}, {}, {}}, taken, 40).nodes, (Nodes{"n1", "n2"}));
   EXPECT_TRUE(taken.empty());
   // ... and a later grow onto n3 (satellite 63) is followed at once.
   taken["n3"] = 57;
-  const protocol::LaunchInstruction regrown{{"n1", "n2", "n3"}, {}, {{"n3", 63}}};
+  const protocol::LaunchInstruction regrown{{"n1", "n2", "n3"}, {}, {{"n3", 63}}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(regrown, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2", "n3"}));
   EXPECT_EQ(followed.allocations.at("n3"), 63U);
@@ -75,7 +91,7 @@ TEST(LaunchNodeLoss, ANodeTakenBackIsFollowedAgainOnceTheControllerPlacesItAnew)
 
 TEST(LaunchNodeLoss, ADrainOfANodeTakenBackIsKeptSoThatItIsAcknowledged) {
   TakenBack taken{{"n3", 57}};
-  const protocol::LaunchInstruction draining{{"n1", "n3"}, {"n3"}, {{"n3", 57}}};
+  const protocol::LaunchInstruction draining{{"n1", "n3"}, {"n3"}, {{"n3", 57}}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(draining, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1"}));
   EXPECT_EQ(followed.drain, (Nodes{"n3"}));

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <array>
 #include <initializer_list>
@@ -90,6 +91,41 @@ TEST(LaunchOptions, HelpExitsZero) {
   EXPECT_FALSE(p.options);
   EXPECT_EQ(p.exit_code, 0);
   EXPECT_NE(p.out.find("GAPTRAIN_MASTER_ADDR"), std::string::npos) << p.out;
+}
+
+TEST(LaunchOptions, TorchrunRunsTheScriptUnderTheRunner) {
+  const Parsed p = parse({"--controller", "h:1", "--torchrun", "--", "train.py", "--epochs", "3"});
+  ASSERT_TRUE(p.options) << p.err;
+  EXPECT_EQ(p.options->command, (std::vector<std::string>{"python3", "-m", "gaptrain.torchrun",
+                                                          "train.py", "--epochs", "3"}));
+  const Parsed own = parse(
+      {"--controller", "h:1", "--torchrun", "--python", "/opt/py/bin/python3", "--", "train.py"});
+  ASSERT_TRUE(own.options) << own.err;
+  EXPECT_EQ(own.options->command.front(), "/opt/py/bin/python3");
+  const Parsed plain = parse({"--controller", "h:1", "--", "train.py"});
+  ASSERT_TRUE(plain.options) << plain.err;
+  EXPECT_EQ(plain.options->command, (std::vector<std::string>{"train.py"}));
+}
+
+TEST(LaunchOptions, NoticeSignalByNameOrNone) {
+  EXPECT_EQ(parse({"--controller", "h:1", "--", "x"}).options->notice_signal, SIGUSR1);
+  EXPECT_EQ(parse({"--controller", "h:1", "--notice-signal", "SIGUSR2", "--", "x"})
+                .options->notice_signal,
+            SIGUSR2);
+  EXPECT_EQ(
+      parse({"--controller", "h:1", "--notice-signal", "none", "--", "x"}).options->notice_signal,
+      0);
+  const Parsed bad = parse({"--controller", "h:1", "--notice-signal", "KILL", "--", "x"});
+  EXPECT_FALSE(bad.options);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--notice-signal"), std::string::npos) << bad.err;
+}
+
+TEST(LaunchOptions, VersionExitsZero) {
+  const Parsed p = parse({"--version"});
+  EXPECT_FALSE(p.options);
+  EXPECT_EQ(p.exit_code, 0);
+  EXPECT_NE(p.out.find("gaptrain-launch 0."), std::string::npos) << p.out;
 }
 
 }  // namespace

@@ -739,64 +739,88 @@ steps_on_nodes_left() {  # steps_on_nodes_left JOB N
     [ "$(squeue -h -s -o '%j' | sed -n 's/^gaptrain\.\([^.]*\)\..*/\1/p' | sort -u | wc -l)" = "$2" ]
 }
 
-# The PyTorch example under gaptrain-launch keeps training through shrinks and grows: its
-# progress log shows the steps going on from the checkpoint, several world sizes, every epoch
-# once, and the loss going down (tests/examples/check_progress.py).
-# The last checkpointed step of the training in CKPT ran at world size N.
-training_world_size_is() {  # training_world_size_is CKPT N
-  [ "$(tail -n 1 "$1/progress.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["world_size"])')" = "$2" ]
+# The world size in the last line of a progress file the helper writes.
+world_size_is() {  # world_size_is FILE N
+  [ -s "$1" ] &&
+    [ "$(tail -n 1 "$1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["world_size"])')" = "$2" ]
 }
 
-case_pytorch() {
-  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} py=/usr/bin/python3 job batch_host cycle
-  if ! "$py" -c 'import torch, sklearn' 2>/dev/null; then
-    echo "SKIP: $py cannot import torch and sklearn" >&2
+torch_or_skip() {  # torch_or_skip MODULES: exit 77 when Debian's python3 cannot import them
+  if ! /usr/bin/python3 -c "import $1" 2>/dev/null; then
+    echo "SKIP: /usr/bin/python3 cannot import $1" >&2
     exit 77
   fi
-  local ckpt=$work/ckpt epochs=60
-  job=$(submit -p elastic -N 1-4 --elastic=1-4 --elastic-cost=1:1 -t 30 \
-    --export="ALL,GAPTRAIN_RDZV_HOST=127.0.0.1,GAPTRAIN_MAX_NODES=4,GLOO_SOCKET_IFNAME=lo" \
-    --wrap "exec $launch --poll-ms 250 --grace-s 10 --progress-file $ckpt/progress.jsonl -- \
-      $example/run_node.sh --checkpoint $ckpt --epochs $epochs --batch-size 32 \
-      --checkpoint-every 5 --step-sleep 0.02")
+}
+
+# `gaptrain submit` as a user runs it, with the launcher and the helper of this build.
+gaptrain_submit() {  # gaptrain_submit ARGS...: prints the job id
+  GAPTRAIN_LAUNCH=$launch PYTHONPATH=$PYTHON_DIR${PYTHONPATH:+:$PYTHONPATH} \
+    "$GAPTRAIN_CLI" submit --parsable -D "$work" -o "$work/%j.out" -t 30 \
+    --export=ALL,GLOO_SOCKET_IFNAME=lo "$@"
+}
+
+# One reclaim and one grow of a running job on 4 nodes: a regular job of 6 nodes takes 2 of
+# them (it starts within max_start_s), the training goes on at world size 2 (`shrunk`
+# succeeds), the regular job is cancelled, the job grows back to 4 and trains there (`regrown`).
+reclaim_and_grow_back() {  # reclaim_and_grow_back JOB SHRUNK-CHECK REGROWN-CHECK
+  local batch_host regular
+  batch_host=$(job_field "$1" BatchHost)
+  regular=$(regular_starts_quickly 6 290 "$1" "$batch_host")
+  # shellcheck disable=SC2086 # CHECK is a command and its arguments, split on purpose
+  poll 300 "training goes on at world size 2 while shrunk" $2
+  scancel "$regular"
+  poll 60 "regular job $regular cancelled" job_state_is "$regular" CANCELLED
+  poll 120 "elastic job $1 back on 4 nodes" elastic_at "$1" 4
+  # shellcheck disable=SC2086
+  poll 300 "training back at world size 4" $3
+}
+
+# Issue 28 (a): the example as a user submits it, in one line; a reclaim and a grow while it
+# trains (in-process regroups: no worker restarted); every sample of every epoch counted once.
+case_pytorch() {
+  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} job epochs=80 progress out
+  torch_or_skip "torch, sklearn"
+  job=$(gaptrain_submit -N 1-4 --cost 1:1 -- /usr/bin/python3 "$example/train_digits.py" \
+    --checkpoint "$work/ckpt" --epochs $epochs --step-sleep 0.05)
+  progress=$work/gaptrain-progress.$job.jsonl
+  out=$work/$job.out
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
-  batch_host=$(job_field "$job" BatchHost)
-  # Torch's first rendezvous while the job grows from 1 to 4 nodes has once taken more than
-  # 300 s on a loaded machine: when it does, the launcher's and torch's own words say why.
-  local deadline=$((SECONDS + 300))
-  until test -s "$ckpt/progress.jsonl"; do
-    if ((SECONDS >= deadline)); then
-      echo "--- job $job's output (last 40 lines):" >&2
-      tail -n 40 "$work/$job.out" >&2 || true
-      fail "timed out after 300s waiting for training progress from job $job"
-    fi
-    sleep 0.2
-  done
-  for cycle in 1 2; do
-    local regular
-    # The regular job runs until torch has trained at world size 2 (its dead-peer detection
-    # and re-rendezvous take 10-30 s), then is cancelled: its nodes come back.
-    regular=$(regular_starts_quickly 6 290 "$job" "$batch_host")
-    poll 300 "cycle $cycle: training goes on at world size 2 while shrunk" \
-      training_world_size_is "$ckpt" 2
-    scancel "$regular"
-    poll 60 "cycle $cycle: regular job $regular cancelled" job_state_is "$regular" CANCELLED
-    poll 120 "cycle $cycle: elastic job $job back on 4 nodes" elastic_at "$job" 4
-    # Steps run on 4 nodes before torch has re-formed its group on them: a shrink in between
-    # strands torch's rendezvous round (seen in CI), so the next cycle waits for world size 4.
-    poll 300 "cycle $cycle: training back at world size 4" training_world_size_is "$ckpt" 4
-    note "cycle $cycle done"
-  done
-  # gaptraind learned the curve it had assumed from the reported progress (the costs were
-  # given: --elastic-cost). It measures over 10 s of steady training (a step on every node).
-  # (A function, not `test "$(...)"`: poll must ask again each time, not test one answer.)
+  poll 300 "training at world size 4" world_size_is "$progress" 4
+  reclaim_and_grow_back "$job" "world_size_is $progress 2" "world_size_is $progress 4"
   poll 120 "job $job's curve learned from its progress" curve_source_is "$job" learned
-  note "learned: $(query_status "(job($job)['curve']['points'], job($job)['up_cost_s'], job($job)['down_cost_s'])")"
-  poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
-  # World sizes 4, 2 (a regular job took 2 of its nodes), 4 again, twice: shrank and grew back.
-  "$py" "$here/../examples/check_progress.py" "$ckpt/progress.jsonl" "$epochs" 1797 4 2 4 2 4 ||
-    fail "progress log check failed"
+  note "learned: $(query_status "job($job)['curve']['points']")"
+  poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
+  [ "$(tail -n 1 "$progress" | python3 -c 'import json, sys; print(json.load(sys.stdin)["samples_done"])')" = \
+    $((epochs * 1797)) ] || fail "not every sample trained once: $(tail -n 1 "$progress")"
+  grep -q "grew onto" "$out" && grep -q "back to the cluster" "$out" ||
+    fail "the launcher did not say what happened: $(grep gaptrain-launch "$out" | tail -n 20)"
+  grep -q "left the job after step" "$out" || fail "no worker left cleanly: $(tail -n 40 "$out")"
+  ! grep -q "Traceback" "$out" || fail "a traceback in the job's output: $(grep -A5 Traceback "$out" | head -n 30)"
+  ! grep -q "asked to be started again\|failed (" "$out" ||
+    fail "a worker restarted or failed: $(grep -E 'started again|failed \(' "$out")"
+  note "the job's output: $(wc -l <"$out") lines, $(grep -c '^gaptrain' "$out") from gaptrain"
+}
+
+# Issue 28 (b): an ordinary torchrun script (snapshot each epoch, resumes from it), submitted
+# with --torchrun and nothing else; a reclaim and a grow; it finishes every epoch.
+case_torchrun() {
+  local script=${EXAMPLE_DIR:?}/../torchrun-ddp/train_ddp.py job epochs=50 out
+  torch_or_skip torch
+  job=$(gaptrain_submit -N 1-4 --cost 1:1 --torchrun "$script" --snapshot "$work/snapshot.pt" \
+    --epochs $epochs --step-sleep 0.1)
+  out=$work/$job.out
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
+  poll 300 "an epoch at world size 4" grep -q "world size 4: snapshot saved" "$out"
+  reclaim_and_grow_back "$job" "last_epoch_at $out 2" "last_epoch_at $out 4"
+  poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
+  grep -q "epoch $((epochs - 1)) done" "$out" || fail "the last epoch never finished: $(tail -n 20 "$out")"
+}
+
+# The last epoch the script finished ran at world size N.
+last_epoch_at() {  # last_epoch_at OUT N
+  grep "snapshot saved" "$1" | tail -n 1 | grep -q "world size $2:"
 }
 
 # Every node of the cluster idle: nothing left of an earlier case (a node back from slurmd_dies

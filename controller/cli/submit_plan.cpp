@@ -1,0 +1,196 @@
+#include "submit_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "gaptrain/bounds.hpp"
+
+namespace gaptrain::cli {
+
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
+
+// "4" or "1-8": the range given once, for Slurm, the plugin and the launcher alike.
+bool parse_range(const std::string& text, int& low, int& high) {
+  const std::size_t dash = text.find('-');
+  const auto number = [](const std::string& digits, int& out) {
+    if (digits.empty() || digits.size() > 6 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return false;
+    }
+    out = std::atoi(digits.c_str());
+    return out >= 1 && out <= bounds::kMaxNodes;
+  };
+  if (dash == std::string::npos) return number(text, low) && number(text, high);
+  return number(text.substr(0, dash), low) && number(text.substr(dash + 1), high) && low <= high;
+}
+
+// The value of option `name` at args[i] ("--name=V" or "--name V"; short "-N V" or "-NV"),
+// advancing i past it. Empty when args[i] is not that option.
+std::optional<std::string> option_value(const std::vector<std::string>& args, std::size_t& i,
+                                        const std::string& name, const std::string& short_name,
+                                        std::string& error) {
+  const std::string& arg = args[i];
+  std::string value;
+  if (arg == name || (!short_name.empty() && arg == short_name)) {
+    if (i + 1 >= args.size()) {
+      error = arg + " needs a value";
+      return std::nullopt;
+    }
+    value = args[++i];
+  } else if (starts_with(arg, name + "=")) {
+    value = arg.substr(name.size() + 1);
+  } else if (!short_name.empty() && starts_with(arg, short_name) &&
+             arg.size() > short_name.size()) {
+    value = arg.substr(short_name.size());
+  } else {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool is_partition_option(const std::string& arg) {
+  return arg == "-p" || arg == "--partition" || starts_with(arg, "--partition=") ||
+         (starts_with(arg, "-p") && arg.size() > 2);
+}
+
+bool is_name_option(const std::string& arg) {
+  return arg == "-J" || arg == "--job-name" || starts_with(arg, "--job-name=") ||
+         (starts_with(arg, "-J") && arg.size() > 2);
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The job's name: the script's, or the command's (python3 SCRIPT: the script's).
+std::string job_name(const std::vector<std::string>& command) {
+  for (const std::string& word : command) {
+    if (word.empty() || word[0] == '-') continue;
+    const std::string name = base_name(word);
+    if (starts_with(name, "python") || name == "env" || name == "exec") continue;
+    return name;
+  }
+  return base_name(command.front());
+}
+
+}  // namespace
+
+std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
+                                          std::string& error) {
+  SubmitRequest request;
+  bool range_given = false;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      request.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (arg == "--torchrun") {
+      request.torchrun = true;
+      request.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      if (!request.command.empty() && request.command.front() == "--") {
+        request.command.erase(request.command.begin());
+      }
+      break;
+    }
+    if (const auto range = option_value(args, i, "--nodes", "-N", error)) {
+      if (!parse_range(*range, request.min_nodes, request.max_nodes)) {
+        error =
+            "-N: expected MIN-MAX (e.g. 1-8) or N, with 1 <= MIN <= MAX, got \"" + *range + "\"";
+        return std::nullopt;
+      }
+      range_given = true;
+    } else if (const auto curve = option_value(args, i, "--curve", "", error)) {
+      request.curve_file = *curve;
+    } else if (const auto cost = option_value(args, i, "--cost", "", error)) {
+      request.cost = *cost;
+    } else if (const auto notice = option_value(args, i, "--notice", "", error)) {
+      char* end = nullptr;
+      const double seconds = std::strtod(notice->c_str(), &end);
+      if (notice->empty() || *end != '\0' || !std::isfinite(seconds) || seconds < 0.0 ||
+          seconds > 3600.0) {
+        error = "--notice: expected seconds from 0 to 3600, got \"" + *notice + "\"";
+        return std::nullopt;
+      }
+      request.notice_s = seconds;
+    } else if (arg == "--parsable") {
+      request.parsable = true;
+    } else if (arg == "--dry-run") {
+      request.dry_run = true;
+    } else if (!error.empty()) {
+      return std::nullopt;  // an option of ours without its value
+    } else if (arg == "--hold" || arg == "--no-kill" || starts_with(arg, "--elastic") ||
+               arg == "--wrap" || starts_with(arg, "--wrap=")) {
+      error = arg + " is what gaptrain submit writes for you: leave it out";
+      return std::nullopt;
+    } else {
+      request.sbatch_args.push_back(arg);
+    }
+  }
+  if (!error.empty()) return std::nullopt;
+  if (!range_given) {
+    error = "give the node range: -N MIN-MAX (e.g. -N 1-8)";
+    return std::nullopt;
+  }
+  if (request.command.empty()) {
+    error = request.torchrun ? "--torchrun needs the script: --torchrun SCRIPT [ARGS...]"
+                             : "give the training command after --: gaptrain submit -N 1-8 -- "
+                               "python3 train.py ... (or --torchrun SCRIPT ...)";
+    return std::nullopt;
+  }
+  return request;
+}
+
+std::string shell_quote(const std::string& word) {
+  const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("@%+=:,./_-").find(c) != std::string_view::npos;
+  });
+  if (safe) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::vector<std::string> sbatch_command(const SubmitRequest& request, const SubmitSite& site) {
+  const std::string range =
+      request.min_nodes == request.max_nodes
+          ? std::to_string(request.min_nodes)
+          : std::to_string(request.min_nodes) + "-" + std::to_string(request.max_nodes);
+  std::vector<std::string> argv = {"sbatch", "--hold", "--no-kill"};
+  const bool own_partition =
+      std::any_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_partition_option);
+  if (!own_partition) argv.push_back("--partition=" + site.elastic_partition);
+  argv.push_back("--nodes=" + range);
+  argv.push_back("--elastic=" + std::to_string(request.min_nodes) + "-" +
+                 std::to_string(request.max_nodes));
+  if (!request.curve_file.empty()) argv.push_back("--elastic-curve=" + request.curve_file);
+  if (!request.cost.empty()) argv.push_back("--elastic-cost=" + request.cost);
+  if (request.notice_s) {
+    std::string seconds = std::to_string(*request.notice_s);
+    seconds.erase(seconds.find_last_not_of('0') + 1);
+    if (seconds.back() == '.') seconds.pop_back();
+    argv.push_back("--elastic-notice=" + seconds);
+  }
+  if (request.parsable) argv.push_back("--parsable");
+  if (std::none_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_name_option)) {
+    argv.push_back("--job-name=" + job_name(request.command));
+  }
+  argv.insert(argv.end(), request.sbatch_args.begin(), request.sbatch_args.end());
+  std::string wrap = "exec " + shell_quote(site.launcher);
+  if (!site.controller.empty()) wrap += " --controller " + shell_quote(site.controller);
+  if (request.torchrun) wrap += " --torchrun";
+  wrap += " --";
+  for (const std::string& word : request.command) wrap += " " + shell_quote(word);
+  argv.push_back("--wrap=" + wrap);
+  return argv;
+}
+
+}  // namespace gaptrain::cli

@@ -1,0 +1,49 @@
+// `gaptrain submit`'s command line turned into the sbatch command it runs. Pure: parsing and
+// building only, so both are tested without Slurm (tests/cli/submit_plan_test.cpp).
+//
+//   gaptrain submit -N MIN-MAX [gaptrain options] [sbatch options] -- COMMAND [ARGS...]
+//   gaptrain submit -N MIN-MAX [gaptrain options] [sbatch options] --torchrun SCRIPT [ARGS...]
+//
+// becomes
+//
+//   sbatch --hold --no-kill -p ELASTIC -N MIN-MAX --elastic=MIN-MAX [--elastic-curve=FILE]
+//     [--elastic-cost=UP:DOWN] [--elastic-notice=S] -J NAME [sbatch options]
+//     --wrap 'exec gaptrain-launch [--controller HOST:PORT] [--torchrun] -- COMMAND ARGS...'
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gaptrain::cli {
+
+struct SubmitRequest {
+  int min_nodes = 0;
+  int max_nodes = 0;
+  std::string curve_file;                // --curve
+  std::string cost;                      // --cost UP:DOWN, as given (the plugin checks it)
+  std::optional<double> notice_s;        // --notice S
+  bool torchrun = false;                 // --torchrun SCRIPT: the command is a torchrun script
+  bool parsable = false;                 // --parsable: passed to sbatch (prints the id alone)
+  bool dry_run = false;                  // --dry-run: print the sbatch command, run nothing
+  std::vector<std::string> sbatch_args;  // everything else before the command, in order
+  std::vector<std::string> command;      // COMMAND ARGS... (with --torchrun: SCRIPT ARGS...)
+};
+
+// What the site says: where elastic jobs go and where gaptraind listens.
+struct SubmitSite {
+  std::string elastic_partition = "elastic";
+  std::string controller;  // HOST:PORT for the launcher; empty: the job's environment has it
+  std::string launcher = "gaptrain-launch";
+};
+
+// The request, or empty with `error` saying what is wrong and what to write instead.
+std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args, std::string& error);
+
+// The sbatch argv (argv[0] "sbatch").
+std::vector<std::string> sbatch_command(const SubmitRequest& request, const SubmitSite& site);
+
+// `word` quoted for sh: as is when it has only safe characters, else in single quotes.
+std::string shell_quote(const std::string& word);
+
+}  // namespace gaptrain::cli

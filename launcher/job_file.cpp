@@ -1,0 +1,33 @@
+#include "job_file.hpp"
+
+#include <json/json.h>
+
+namespace gaptrain::launch {
+
+namespace {
+
+Json::Value string_array(const std::vector<std::string>& items) {
+  Json::Value array(Json::arrayValue);
+  for (const std::string& item : items) array.append(item);
+  return array;
+}
+
+}  // namespace
+
+std::string job_file_text(const JobFileView& view) {
+  Json::Value document(Json::objectValue);
+  document["job_id"] = view.job_id;
+  document["generation"] = Json::UInt64(view.generation);
+  document["nodes"] = string_array(view.nodes);
+  document["leaving"] = string_array(view.leaving);
+  Json::Value& notice = document["notice"] = Json::Value(Json::objectValue);
+  for (const auto& [node, at] : view.notice) notice[node] = at;
+  document["min_nodes"] = view.min_nodes;
+  document["max_nodes"] = view.max_nodes;
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";
+  builder["precision"] = 17;
+  return Json::writeString(builder, document) + "\n";
+}
+
+}  // namespace gaptrain::launch

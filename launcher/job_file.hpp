@@ -1,0 +1,36 @@
+// The job file (GAPTRAIN_JOB_FILE): what every worker of the job reads to follow its resizes,
+// rewritten atomically by the launcher on every change. JSON, e.g.
+//   {"job_id":42,"generation":3,"nodes":["n1","n2"],"leaving":["n3"],
+//    "notice":{"n2":1764300060.5},"min_nodes":1,"max_nodes":4}
+// nodes: those the training should use now, batch host first; leaving: those being given back
+// (their workers leave at the end of their step); notice: nodes that will be taken at about that
+// Unix time. The generation grows by one with every change. The Python helper
+// (python/gaptrain/jobfile.py) is its reader; docs/job-side.md the contract.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gaptrain::launch {
+
+struct JobFileView {
+  std::uint32_t job_id = 0;
+  std::uint64_t generation = 0;
+  std::vector<std::string> nodes;
+  std::vector<std::string> leaving;
+  std::map<std::string, double> notice;
+  int min_nodes = 1;
+  int max_nodes = 1;
+
+  // What the workers see changed (the generation aside).
+  bool same_content(const JobFileView& other) const {
+    return nodes == other.nodes && leaving == other.leaving && notice == other.notice &&
+           min_nodes == other.min_nodes && max_nodes == other.max_nodes;
+  }
+};
+
+std::string job_file_text(const JobFileView& view);
+
+}  // namespace gaptrain::launch

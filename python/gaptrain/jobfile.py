@@ -1,0 +1,121 @@
+"""What gaptrain-launch tells every worker: the environment it starts it with, and the job file
+it rewrites (atomically) on every change of the job's nodes.
+
+The job file is JSON, e.g.::
+
+    {"job_id": 42, "generation": 3, "nodes": ["n1", "n2"], "leaving": ["n3"],
+     "notice": {"n2": 1764300060.5}, "min_nodes": 1, "max_nodes": 4}
+
+``nodes`` are the nodes the training should use now (batch host first), ``leaving`` those being
+given back (their workers end their step and leave), ``notice`` nodes that will be taken at
+about the given Unix time. ``generation`` grows by one with every change. docs/job-side.md
+describes the whole contract.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+class LaunchContextError(RuntimeError):
+    """The worker was not started the way gaptrain-launch starts it."""
+
+
+@dataclass(frozen=True)
+class JobView:
+    """One version of the job file."""
+
+    job_id: int
+    generation: int
+    nodes: tuple[str, ...]
+    leaving: tuple[str, ...] = ()
+    notice: Mapping[str, float] = field(default_factory=dict)
+    min_nodes: int = 1
+    max_nodes: int = 1
+
+    @staticmethod
+    def parse(text: str) -> "JobView":
+        doc = json.loads(text)
+        if not isinstance(doc, dict):
+            raise ValueError("the job file is not a JSON object")
+        nodes = doc.get("nodes")
+        if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
+            raise ValueError("the job file's nodes must be a non-empty list of names")
+        notice = doc.get("notice", {})
+        if not isinstance(notice, dict):
+            raise ValueError("the job file's notice must be an object of node: Unix time")
+        return JobView(
+            job_id=int(doc["job_id"]),
+            generation=int(doc["generation"]),
+            nodes=tuple(nodes),
+            leaving=tuple(doc.get("leaving", [])),
+            notice={str(k): float(v) for k, v in notice.items()},
+            min_nodes=int(doc.get("min_nodes", 1)),
+            max_nodes=int(doc.get("max_nodes", len(nodes))),
+        )
+
+
+class JobFile:
+    """The launcher's job file, re-read only when it changed (one stat() a call)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+        self._view: JobView | None = None
+
+    def read(self) -> JobView:
+        st = os.stat(self.path)
+        stamp = (st.st_mtime_ns, st.st_ino)  # the launcher renames a new file over the old one
+        if self._view is None or stamp != self._stamp:
+            with open(self.path, encoding="utf-8") as f:
+                self._view = JobView.parse(f.read())
+            self._stamp = stamp
+        return self._view
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """The worker's place in the job, from the environment gaptrain-launch sets."""
+
+    job_id: int
+    node: str  # this worker's node
+    batch_host: str  # rank 0's node, for the job's whole life
+    rdzv_host: str  # the address the batch host is reached at
+    rdzv_port: int
+    job_file: str
+    progress_file: str | None
+    min_nodes: int
+    max_nodes: int
+
+    @property
+    def is_batch_host(self) -> bool:
+        return self.node == self.batch_host
+
+    @staticmethod
+    def from_env(env: Mapping[str, str] | None = None) -> "LaunchContext":
+        env = os.environ if env is None else env
+
+        def need(name: str) -> str:
+            value = env.get(name)
+            if not value:
+                raise LaunchContextError(
+                    f"{name} is not set: run this under gaptrain-launch "
+                    "(gaptrain submit -N MIN-MAX -- python3 SCRIPT ...)"
+                )
+            return value
+
+        batch_host = need("GAPTRAIN_MASTER_ADDR")
+        return LaunchContext(
+            job_id=int(need("GAPTRAIN_JOB_ID")),
+            node=env.get("SLURMD_NODENAME") or socket.gethostname(),
+            batch_host=batch_host,
+            rdzv_host=env.get("GAPTRAIN_RDZV_HOST") or batch_host,
+            rdzv_port=int(env.get("GAPTRAIN_RDZV_PORT") or 29400),
+            job_file=env.get("GAPTRAIN_JOB_FILE", ""),
+            progress_file=env.get("GAPTRAIN_PROGRESS_FILE") or None,
+            min_nodes=int(env.get("GAPTRAIN_MIN_NODES") or 1),
+            max_nodes=int(env.get("GAPTRAIN_MAX_NODES") or 1),
+        )

@@ -1,0 +1,39 @@
+"""Progress reports: rank 0 appends one JSON line at a time to the file gaptrain-launch reads
+(GAPTRAIN_PROGRESS_FILE), at most every ``every_s`` seconds, so that at least one a second
+reaches gaptraind while steps are shorter than that. gaptraind learns the job's throughput,
+its scaling curve and its resize costs from them; ``gaptrain job ID`` shows them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from .positions import DataPosition
+
+
+class ProgressWriter:
+    def __init__(self, path: str | None, every_s: float = 0.25) -> None:
+        self.path, self.every_s = path, every_s
+        self._last = 0.0
+
+    def maybe_write(self, position: DataPosition, world_size: int, rank: int) -> None:
+        if time.monotonic() - self._last >= self.every_s:
+            self.write(position, world_size, rank)
+
+    def write(self, position: DataPosition, world_size: int, rank: int) -> None:
+        if rank != 0 or not self.path:
+            return
+        self._last = time.monotonic()
+        # leaves_on_job_file: this training leaves a node by itself once the job file drops it,
+        # so gaptrain-launch waits a moment before it sends SIGTERM (docs/job-side.md).
+        line = json.dumps({"time": round(time.time(), 3), "samples_done": position.samples_done,
+                           "world_size": world_size, "step": position.step, "epoch": position.epoch,
+                           "leaves_on_job_file": True})
+        # One write() of a whole line on an O_APPEND file: the reader never sees half a line
+        # followed by more.
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (line + "\n").encode())
+        finally:
+            os.close(fd)

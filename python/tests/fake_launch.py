@@ -1,0 +1,107 @@
+"""What gaptrain-launch does for a job, played by the tests without Slurm: one process per
+"node" on this machine, the job file rewritten on every change, SIGTERM to a node given back."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PACKAGE_ROOT = HERE.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class FakeJob:
+    def __init__(self, tmp: Path, argv: list[str], min_nodes: int = 1, max_nodes: int = 4) -> None:
+        self.tmp, self.argv = tmp, argv
+        self.job_file = tmp / "job.json"
+        self.progress = tmp / "progress.jsonl"
+        self.port = free_port()
+        self.generation = 0
+        self.min_nodes, self.max_nodes = min_nodes, max_nodes
+        self.procs: dict[str, list[subprocess.Popen]] = {}
+        self.nodes: list[str] = []
+        self.notice: dict[str, float] = {}
+
+    def write_job_file(self, nodes: list[str], leaving: list[str] = ()) -> None:
+        self.generation += 1
+        self.nodes = list(nodes)
+        doc = {"job_id": 7, "generation": self.generation, "nodes": nodes, "leaving": list(leaving),
+               "notice": self.notice, "min_nodes": self.min_nodes, "max_nodes": self.max_nodes}
+        tmp = self.job_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc))
+        os.replace(tmp, self.job_file)
+
+    def start(self, node: str) -> subprocess.Popen:
+        env = dict(os.environ, SLURMD_NODENAME=node, GAPTRAIN_MASTER_ADDR="n1", GAPTRAIN_JOB_ID="7",
+                   GAPTRAIN_RDZV_HOST="127.0.0.1", GAPTRAIN_RDZV_PORT=str(self.port),
+                   GAPTRAIN_JOB_FILE=str(self.job_file), GAPTRAIN_PROGRESS_FILE=str(self.progress),
+                   GAPTRAIN_MIN_NODES=str(self.min_nodes), GAPTRAIN_MAX_NODES=str(self.max_nodes),
+                   TOY_LOG=str(self.tmp / "log"), TOY_PACE=str(self.tmp / "pace"), OMP_NUM_THREADS="1",
+                   PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        out = open(self.tmp / f"out.{node}", "a")
+        proc = subprocess.Popen([sys.executable, *self.argv], env=env, stdout=out, stderr=subprocess.STDOUT)
+        self.procs.setdefault(node, []).append(proc)
+        return proc
+
+    def live(self, node: str) -> subprocess.Popen | None:
+        procs = self.procs.get(node, [])
+        return procs[-1] if procs and procs[-1].poll() is None else None
+
+    def full_speed(self) -> None:
+        (self.tmp / "pace").touch()
+
+    def progress_lines(self) -> list[dict]:
+        if not self.progress.exists():
+            return []
+        return [json.loads(l) for l in self.progress.read_text().splitlines() if l.strip()]
+
+    def wait_for(self, predicate, timeout_s: float = 60.0, what: str = "") -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}\n" + self.outputs())
+
+    def wait_for_world(self, size: int, timeout_s: float = 60.0) -> None:
+        self.wait_for(lambda: self.progress_lines()[-1:] and self.progress_lines()[-1]["world_size"] == size,
+                      timeout_s, f"world size {size}")
+
+    def outputs(self) -> str:
+        return "\n".join(f"--- {p.name}\n{p.read_text()}" for p in sorted(self.tmp.glob("out.*")))
+
+    def finish(self, timeout_s: float = 120.0) -> dict[str, int]:
+        """Waits for every process; their exit statuses by node (the last process of each)."""
+        deadline = time.monotonic() + timeout_s
+        for procs in self.procs.values():
+            for proc in procs:
+                try:
+                    proc.wait(max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    self.kill()
+                    raise AssertionError("a worker did not end\n" + self.outputs())
+        return {node: procs[-1].returncode for node, procs in self.procs.items()}
+
+    def kill(self) -> None:
+        for procs in self.procs.values():
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+
+    def steps_logged(self) -> list[dict]:
+        lines = []
+        for path in self.tmp.glob("log.*"):
+            lines += [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+        return lines

@@ -1,0 +1,102 @@
+"""The elastic loop across resizes, with real processes and torch.distributed (gloo) on this
+machine: the data position is exact, every rank holds the same model, a lost store falls back
+to the checkpoint."""
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fake_launch import HERE, FakeJob
+
+SAMPLES, EPOCHS = 960, 2
+
+
+@pytest.fixture
+def job(tmp_path: Path):
+    j = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS)])
+    yield j
+    j.kill()
+
+
+def assert_every_sample_once_per_epoch(job: FakeJob) -> None:
+    for epoch in range(EPOCHS):
+        seen = Counter(i for line in job.steps_logged() if line["epoch"] == epoch for i in line["indices"])
+        assert sorted(seen) == list(range(SAMPLES)), f"epoch {epoch}: samples missing"
+        repeated = {i: c for i, c in seen.items() if c > 1}
+        assert not repeated, f"epoch {epoch}: samples trained more than once: {repeated}"
+
+
+def assert_same_model_on_every_rank(job: FakeJob) -> None:
+    by_step: dict[int, set[float]] = {}
+    for line in job.steps_logged():
+        by_step.setdefault(line["step"], set()).add(round(line["checksum"], 9))
+    differing = {step: sums for step, sums in by_step.items() if len(sums) > 1}
+    assert not differing, f"ranks disagree on the model after steps {sorted(differing)[:5]}"
+
+
+def test_grow_and_shrink_in_process(job: FakeJob) -> None:
+    job.write_job_file(["n1", "n2"])
+    job.start("n1")
+    job.start("n2")
+    job.wait_for_world(2)
+    job.write_job_file(["n1", "n2", "n3"])  # a grow: n3's worker starts, the others keep going
+    job.start("n3")
+    job.wait_for_world(3)
+    job.write_job_file(["n1", "n3"], leaving=["n2"])  # a shrink: n2 is told, then stopped
+    job.live("n2").send_signal(signal.SIGTERM)
+    job.wait_for_world(2)
+    job.wait_for(lambda: job.live("n2") is None, what="n2's worker to leave")
+    job.write_job_file(["n1", "n3", "n2"])  # n2 again: a new process, a new token
+    job.start("n2")
+    job.wait_for_world(3)
+    job.full_speed()
+    statuses = job.finish()
+    assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+    assert len(job.procs["n1"]) == 1 and len(job.procs["n3"]) == 1  # nobody restarted
+    assert len(job.procs["n2"]) == 2
+    # A node's earlier process is not taken for its new one (it was, and the group timed out).
+    assert "did not form" not in job.outputs(), job.outputs()
+    assert_every_sample_once_per_epoch(job)
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+    worlds = [line["world"] for line in job.steps_logged()]
+    assert {1, 2, 3} & set(worlds) >= {2, 3}
+
+
+def test_a_killed_worker_is_regrouped_around(job: FakeJob) -> None:
+    job.write_job_file(["n1", "n2", "n3"])
+    for node in ("n1", "n2", "n3"):
+        job.start(node)
+    job.wait_for_world(3)
+    job.live("n3").kill()  # no notice, no SIGTERM: its node failed
+    job.write_job_file(["n1", "n2"])
+    job.wait_for_world(2)
+    job.full_speed()
+    statuses = job.finish()
+    assert statuses["n1"] == 0 and statuses["n2"] == 0, job.outputs()
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+
+
+def test_a_lost_store_falls_back_to_the_checkpoint(job: FakeJob) -> None:
+    job.write_job_file(["n1", "n2"])
+    job.start("n1")
+    job.start("n2")
+    job.wait_for_world(2)
+    job.wait_for(lambda: (job.tmp / "ckpt" / "gaptrain-state.pt").exists() or
+                 job.procs["n1"][0].poll() is not None, what="a first checkpoint")
+    job.live("n1").kill()  # rank 0's process, and the store with it
+    job.wait_for(lambda: job.procs["n2"][0].poll() is not None, what="n2 to give up the lost store")
+    assert job.procs["n2"][0].returncode == 75, job.outputs()
+    assert "restarting from the checkpoint" in job.outputs()
+    job.start("n1")  # what gaptrain-launch does
+    job.start("n2")
+    job.full_speed()
+    statuses = job.finish()
+    assert statuses == {"n1": 0, "n2": 0}, job.outputs()
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS

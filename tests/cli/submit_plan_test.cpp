@@ -1,0 +1,89 @@
+#include "submit_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace gaptrain::cli {
+namespace {
+
+using Words = std::vector<std::string>;
+
+SubmitRequest parsed(const Words& args) {
+  std::string error;
+  const auto request = parse_submit(args, error);
+  EXPECT_TRUE(request) << error;
+  return request.value_or(SubmitRequest{});
+}
+
+std::string refusal(const Words& args) {
+  std::string error;
+  EXPECT_FALSE(parse_submit(args, error));
+  return error;
+}
+
+TEST(SubmitPlan, OneLineBecomesTheWholeElasticSubmission) {
+  const SubmitRequest request =
+      parsed({"-N", "1-4", "-A", "proj", "--cost", "5:3", "--", "python3", "train.py", "--x"});
+  SubmitSite site;
+  site.elastic_partition = "gaps";
+  EXPECT_EQ(sbatch_command(request, site),
+            (Words{"sbatch", "--hold", "--no-kill", "--partition=gaps", "--nodes=1-4",
+                   "--elastic=1-4", "--elastic-cost=5:3", "--job-name=train.py", "-A", "proj",
+                   "--wrap=exec gaptrain-launch -- python3 train.py --x"}));
+}
+
+TEST(SubmitPlan, TorchrunScriptsRunUnderTheRunner) {
+  const SubmitRequest request = parsed({"--nodes=2-8", "--torchrun", "ddp.py", "--epochs", "3"});
+  EXPECT_TRUE(request.torchrun);
+  EXPECT_EQ(request.command, (Words{"ddp.py", "--epochs", "3"}));
+  SubmitSite site;
+  site.controller = "10.0.0.1:6830";
+  const Words argv = sbatch_command(request, site);
+  EXPECT_EQ(argv.back(),
+            "--wrap=exec gaptrain-launch --controller 10.0.0.1:6830 --torchrun -- ddp.py "
+            "--epochs 3");
+}
+
+TEST(SubmitPlan, ThePartitionAndNameGivenWin) {
+  const Words argv = sbatch_command(parsed({"-N4", "-p", "mine", "-J", "run7", "--", "a.sh"}), {});
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--partition=elastic"), 0);
+  EXPECT_EQ(std::count_if(argv.begin(), argv.end(),
+                          [](const std::string& w) { return w.rfind("--job-name", 0) == 0; }),
+            0);
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic=4-4"), argv.end());
+}
+
+TEST(SubmitPlan, NoticeAndParsable) {
+  const Words argv =
+      sbatch_command(parsed({"-N", "1-2", "--notice", "45", "--parsable", "--", "x"}), {});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic-notice=45"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--parsable"), argv.end());
+}
+
+TEST(SubmitPlan, BadLinesSayWhatToWrite) {
+  EXPECT_NE(refusal({"--", "x"}).find("-N MIN-MAX"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "4-2", "--", "x"}).find("MIN <= MAX"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "0", "--", "x"}).find("-N"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "1-2"}).find("after --"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "1-2", "--torchrun"}).find("SCRIPT"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "1-2", "--hold", "--", "x"}).find("leave it out"), std::string::npos);
+  EXPECT_NE(refusal({"-N", "1-2", "--elastic=1-2", "--", "x"}).find("leave it out"),
+            std::string::npos);
+  EXPECT_NE(refusal({"-N", "1-2", "--notice", "-1", "--", "x"}).find("--notice"),
+            std::string::npos);
+  EXPECT_NE(refusal({"-N"}).find("needs a value"), std::string::npos);
+}
+
+TEST(SubmitPlan, ShellQuotingSurvivesAnyWord) {
+  EXPECT_EQ(shell_quote("train.py"), "train.py");
+  EXPECT_EQ(shell_quote("my dir"), "'my dir'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("$HOME"), "'$HOME'");
+}
+
+}  // namespace
+}  // namespace gaptrain::cli
