@@ -29,6 +29,7 @@ constexpr std::array<std::string_view, 10> kRegisterKeys = {
     "v",         "type",      "job_id", "user",      "batch_host",
     "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
+constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
 constexpr std::array<std::string_view, 8> kLauncherKeys = {
     "v", "type", "job_id", "running", "drained", "samples_done", "progress_time", "world_size"};
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
@@ -275,6 +276,13 @@ Json::Value to_json(const StatusRequest& /*unused*/) {
   return v;
 }
 
+Json::Value to_json(const JobRequest& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "job";
+  v["job_id"] = m.job_id;
+  return v;
+}
+
 Json::Value string_array(const std::vector<std::string>& strings) {
   Json::Value array(Json::arrayValue);
   for (const std::string& s : strings) array.append(s);
@@ -428,8 +436,13 @@ Request decode(std::string_view json) {
     return StatusRequest{};
   }
   if (name == "launcher") return decode_launcher(document);
-  throw InputError("type", "unknown message type " + describe_json(type) +
-                               " (allowed: node_freed, node_taken, register, status, launcher)");
+  if (name == "job") {
+    reject_unknown_json_keys(document, kJobKeys);
+    return JobRequest{job_id_value(document)};
+  }
+  throw InputError("type",
+                   "unknown message type " + describe_json(type) +
+                       " (allowed: node_freed, node_taken, register, status, launcher, job)");
 }
 
 std::string_view type_name(const Request& request) {
@@ -441,6 +454,7 @@ std::string_view type_name(const Request& request) {
         if constexpr (std::is_same_v<T, JobRegistration>) return "register";
         if constexpr (std::is_same_v<T, StatusRequest>) return "status";
         if constexpr (std::is_same_v<T, LauncherReport>) return "launcher";
+        if constexpr (std::is_same_v<T, JobRequest>) return "job";
       },
       request);
 }

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/version.hpp"
+#include "job_command.hpp"
 #include "simulate_command.hpp"
 #include "solve_command.hpp"
 #include "status_command.hpp"
@@ -28,7 +29,8 @@ int main(int argc, char** argv) {
         "Run 'gaptrain COMMAND --help' for a command's input and output.\n"
         "Exit status: 0 success, 1 failure (e.g. the solver failed), 2 bad input or usage.");
     const std::array commands{add_solve_command(app), add_simulate_command(app),
-                              add_status_command(app), add_submit_command(app)};
+                              add_status_command(app), add_submit_command(app),
+                              add_job_command(app)};
 
     try {
       app.parse(argc, argv);

@@ -12,24 +12,17 @@
 #include <string_view>
 #include <system_error>
 
-#include "core/config.hpp"
+#include "daemon_client.hpp"
 #include "gaptrain/cli11.hpp"
-#include "gaptrain/input_error.hpp"
-#include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
-#include "gaptrain/text_file.hpp"
-#include "gaptrain/wire_client.hpp"
 #include "one_line.hpp"
 
 namespace gaptrain::cli {
 
 namespace {
 
-constexpr const char* kStatusHelp = R"(Where the daemon is, first found wins:
-  --controller HOST:PORT, env GAPTRAIN_CONTROLLER, the "listen" of /etc/gaptrain/gaptraind.json,
-  127.0.0.1:6830.
-The request is sealed with munge: --munge-socket PATH or env GAPTRAIN_MUNGE_SOCKET for a munged
-that does not use the default socket. Anyone may ask; no privileges are needed.
+constexpr const char* kStatusExitHelp = R"(
+Anyone may ask; no privileges are needed.
 
 Exit status:
   0  the daemon answered
@@ -37,52 +30,9 @@ Exit status:
   2  bad --controller or an unreadable /etc/gaptrain/gaptraind.json)";
 
 struct StatusArgs {
-  std::string controller;
-  std::string munge_socket;
+  DaemonArgs daemon;
   bool json = false;
-  double timeout_s = 5.0;
 };
-
-void report(std::string_view message) {
-  std::cerr << "gaptrain status: " << one_line(message) << '\n';
-}
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value == nullptr ? std::string() : std::string(value);
-}
-
-// Where the daemon listens, and where that came from (for the error message). Empty when the
-// configured value is bad (already reported).
-std::optional<std::pair<wire::Endpoint, std::string>> find_controller(const StatusArgs& args) {
-  std::string text = args.controller;
-  std::string origin = "--controller";
-  if (text.empty()) {
-    text = env("GAPTRAIN_CONTROLLER");
-    origin = "GAPTRAIN_CONTROLLER";
-  }
-  if (text.empty()) {
-    origin = daemon::kDefaultConfigPath;
-    try {
-      text = daemon::to_string(
-          daemon::parse_config(read_text_file(daemon::kDefaultConfigPath)).listen);
-    } catch (const InputError& e) {
-      report(std::string(daemon::kDefaultConfigPath) + ": " + e.what() +
-             " (or give --controller HOST:PORT)");
-      return std::nullopt;
-    } catch (const std::system_error&) {
-      // No configuration on this host: the daemon's default address.
-      text = daemon::to_string(daemon::ListenAddress{});
-      origin = "the default";
-    }
-  }
-  auto endpoint = wire::parse_endpoint(text);
-  if (!endpoint) {
-    report("\"" + text + "\" (from " + origin + ") is not HOST:PORT, e.g. 127.0.0.1:6830");
-    return std::nullopt;
-  }
-  return std::make_pair(*endpoint, text + " (from " + origin + ")");
-}
 
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -99,40 +49,13 @@ std::string join_nodes(const Json::Value& nodes) {
 }
 
 int run_status(const StatusArgs& args) {
-  const auto controller = find_controller(args);
-  if (!controller) return kExitBadInput;
-  const auto& [endpoint, where] = *controller;
-  std::string munge_socket = args.munge_socket;
-  if (munge_socket.empty()) munge_socket = env("GAPTRAIN_MUNGE_SOCKET");
-
-  std::string credential;
-  try {
-    credential = munge::seal(protocol::encode(protocol::StatusRequest{}), munge_socket);
-  } catch (const munge::MungeError& e) {
-    report(std::string("cannot get a munge credential: ") + e.what() +
-           " (is munged running? give its socket with --munge-socket or GAPTRAIN_MUNGE_SOCKET)");
-    return kExitFailure;
-  }
-  const auto timeout = std::chrono::milliseconds(static_cast<long long>(args.timeout_s * 1000.0));
-  const wire::Reply reply = wire::request(endpoint, credential, timeout);
-  if (!reply.delivered) {
-    report("cannot reach gaptraind at " + where + ": " + reply.text +
-           "; is it running? point at it with --controller HOST:PORT or GAPTRAIN_CONTROLLER");
-    return kExitFailure;
-  }
-
-  Json::Value answer;
-  Json::CharReaderBuilder builder;
-  const std::unique_ptr<Json::CharReader> reader(builder.newCharReader());
-  std::string errors;
-  if (!reader->parse(reply.text.data(), reply.text.data() + reply.text.size(), &answer, &errors) ||
-      !answer.isObject()) {
-    report("gaptraind at " + where +
-           " answered something that is not JSON: " + reply.text.substr(0, 200));
-    return kExitFailure;
-  }
+  const DaemonAnswer asked = ask_daemon(args.daemon, protocol::StatusRequest{}, "status");
+  if (!asked.answer) return asked.exit_status;
+  const Json::Value& answer = *asked.answer;
   if (!answer["ok"].asBool()) {
-    report("gaptraind at " + where + " refused: " + answer["error"].asString());
+    std::cerr << "gaptrain status: "
+              << one_line("gaptraind at " + asked.where + " refused: " + answer["error"].asString())
+              << '\n';
     return kExitFailure;
   }
   const Json::Value& status = answer["status"];
@@ -267,13 +190,9 @@ Command add_status_command(CLI::App& parent) {
   auto args = std::make_shared<StatusArgs>();
   CLI::App* app = parent.add_subcommand(
       "status", "Show gaptraind's live view: holes, when each ends, and the elastic jobs");
-  app->footer(kStatusHelp);
-  app->add_option("--controller", args->controller, "gaptraind's address")->type_name("HOST:PORT");
-  app->add_option("--munge-socket", args->munge_socket, "munged's socket")->type_name("PATH");
+  app->footer(std::string(kDaemonWhereHelp) + kStatusExitHelp);
+  add_daemon_options(*app, args->daemon);
   app->add_flag("--json", args->json, "Print the daemon's status object as JSON");
-  app->add_option("--timeout", args->timeout_s, "Seconds to wait for the daemon (default 5)")
-      ->type_name("SECONDS")
-      ->check(CLI::Range(0.1, 600.0));
   return Command{app, [args] { return run_status(*args); }};
 }
 

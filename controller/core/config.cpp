@@ -189,7 +189,9 @@ DaemonConfig parse_config(std::string_view json_text) {
   }
   for (const auto& [setting, field] :
        {std::pair{&kMaxConnections, &config.max_connections},
-        std::pair{&kMaxConnectionsPerPeer, &config.max_connections_per_peer}}) {
+        std::pair{&kMaxConnectionsPerPeer, &config.max_connections_per_peer},
+        std::pair{&kJobHistory, &config.job_history},
+        std::pair{&kJobHistoryPoints, &config.job_history_points}}) {
     if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
   }
   if (config.max_connections_per_peer > config.max_connections) {

@@ -58,6 +58,9 @@ struct DaemonConfig {
   // many slurmd) cannot take every slot from the plugins of the others.
   int max_connections = static_cast<int>(kMaxConnections.default_value);
   int max_connections_per_peer = static_cast<int>(kMaxConnectionsPerPeer.default_value);
+  // What `gaptrain job` shows (job_history.hpp): ended jobs kept, points kept per job.
+  int job_history = static_cast<int>(kJobHistory.default_value);
+  int job_history_points = static_cast<int>(kJobHistoryPoints.default_value);
 
   friend bool operator==(const DaemonConfig&, const DaemonConfig&) = default;
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "gaptrain/bounds.hpp"
@@ -63,34 +64,64 @@ double CurveLearner::alpha() const {
 std::optional<double> CurveLearner::one_node_rate() const {
   const std::map<int, Measured> seen = rates_seen();
   if (seen.empty()) return std::nullopt;
-  // Anchor the fit at the count measured longest: that rate is the best known.
-  const auto longest = std::max_element(seen.begin(), seen.end(), [](const auto& a, const auto& b) {
-    return a.second.seconds < b.second.seconds;
-  });
-  const double rate = longest->second.rate() / std::pow(longest->first, alpha());
+  const double rate = extrapolated(seen, 1);
   if (!(rate > 0.0) || !std::isfinite(rate)) return std::nullopt;
   return std::min(rate, bounds::kMaxSamplesPerS);
 }
 
-ScalingCurve CurveLearner::curve(double fallback_one_node_rate) const {
-  const double one = one_node_rate().value_or(fallback_one_node_rate);
+double CurveLearner::extrapolated(const std::map<int, Measured>& seen, int nodes) const {
   const double a = alpha();
-  std::vector<ScalingCurve::Point> points;
+  if (const auto exact = seen.find(nodes); exact != seen.end()) return exact->second.rate();
+  const auto above = seen.upper_bound(nodes);
+  if (above != seen.begin() && above != seen.end()) {
+    // Between two measured counts: the measured shape (log-log interpolation), whatever the
+    // prior or the fit over all counts says. A job that is slower on 4 nodes than on 1 is
+    // slower on 2 than on 1 too.
+    const auto below = std::prev(above);
+    const double t = (std::log(nodes) - std::log(below->first)) /
+                     (std::log(above->first) - std::log(below->first));
+    return std::exp(std::log(below->second.rate()) +
+                    t * (std::log(above->second.rate()) - std::log(below->second.rate())));
+  }
+  // Outside the measured counts: on from the nearest measured point at the fitted exponent, never
+  // above the fit anchored at the count measured longest (a short glitch must not promise more).
+  const auto nearest = above == seen.end() ? std::prev(seen.end()) : seen.begin();
+  const auto longest = std::max_element(seen.begin(), seen.end(), [](const auto& x, const auto& y) {
+    return x.second.seconds < y.second.seconds;
+  });
+  const auto line_through = [&](const auto& point) {
+    return point.second.rate() * std::pow(static_cast<double>(nodes) / point.first, a);
+  };
+  return std::min(line_through(*nearest), line_through(*longest));
+}
+
+ScalingCurve CurveLearner::curve(double fallback_one_node_rate) const {
+  const std::map<int, Measured> seen = rates_seen();
+  const double a = alpha();
   // (Capped: a job reporting absurd progress must not make a curve the allocator refuses. The
-  // rates are > 0: `one` is, and rates_seen() holds only counts with progress.)
+  // rates are > 0: the fallback is, and rates_seen() holds only counts with progress.)
   auto capped = [](double rate) { return std::min(rate, bounds::kMaxSamplesPerS); };
-  auto predicted = [&](int n) { return capped(one * std::pow(n, a)); };
+  auto predicted = [&](int n) {
+    return capped(seen.empty() ? fallback_one_node_rate * std::pow(n, a) : extrapolated(seen, n));
+  };
   // Powers of two keep the curve small; measured counts are exact where the job has run.
   std::map<int, double> rate_at;
   for (int n = 1; n < max_nodes_; n = (n > max_nodes_ / 2) ? max_nodes_ : 2 * n) {
     rate_at[n] = predicted(n);
   }
   rate_at[max_nodes_] = predicted(max_nodes_);
-  for (const auto& [nodes, m] : rates_seen())
+  for (const auto& [nodes, m] : seen)
     if (nodes <= max_nodes_) rate_at[nodes] = capped(m.rate());
+  std::vector<ScalingCurve::Point> points;
   points.reserve(rate_at.size());
   for (const auto& [nodes, rate] : rate_at) points.push_back({nodes, rate});
   return ScalingCurve(std::move(points));
+}
+
+std::map<int, double> CurveLearner::measured_rates() const {
+  std::map<int, double> rates;
+  for (const auto& [nodes, m] : rates_seen()) rates[nodes] = m.rate();
+  return rates;
 }
 
 double CurveLearner::up_cost_s() const {

@@ -35,14 +35,18 @@ class CurveLearner {
   // A rescale (grow or start when `grow`, else shrink) stalled training for `stall_s` seconds.
   void observe_rescale(bool grow, double stall_s);
 
-  // Throughput per node at one node, S(1), from the measurements; empty before the first
+  // The throughput at one node, S(1): measured when the job ran on one node, else extrapolated
+  // from the measurements as curve() does; empty before the first
   // progress was seen. Windows without progress are no measurement of throughput (a training
   // may write its progress only at checkpoints): a rate of 0 is "not learned yet", never a
   // learned S(1) of 0, which the speedup objective could not divide by.
   std::optional<double> one_node_rate() const;
 
-  // The curve the allocator is given: measured node counts at their measured rates, the rest
-  // (1, 2, 4, ..., max_nodes) from the power-law fit; rates capped at bounds::kMaxSamplesPerS.
+  // The curve the allocator is given: measured node counts at their measured rates; the rest
+  // (1, 2, 4, ..., max_nodes) between two measured counts on the measured shape (log-log
+  // interpolation), outside them on from the nearest measured count at the fitted exponent
+  // (extrapolated()); rates capped at bounds::kMaxSamplesPerS. Measured points win over the
+  // prior and over the fit: the fit's exponent is bounded, the measurements are not.
   // `fallback_one_node_rate` stands in for S(1) before anything was measured (e.g. the median of
   // the other jobs' estimates).
   // Before anything was measured, with a fallback of 1: the prior's relative curve n^alpha.
@@ -50,6 +54,8 @@ class CurveLearner {
   double up_cost_s() const;
   double down_cost_s() const;
   int rescales_measured() const { return ups_ + downs_; }
+  // The node counts progress was measured on, with their mean rates (samples/s).
+  std::map<int, double> measured_rates() const;
 
  private:
   struct Measured {
@@ -62,6 +68,10 @@ class CurveLearner {
   // The fitted exponent: least squares of log rate on log nodes over the measured counts, each
   // weighted by its measured time; the prior when fewer than two counts were measured.
   double alpha() const;
+  // The rate on `nodes` nodes from the measurements `seen` (not empty): measured, interpolated
+  // between measured counts, or extrapolated beyond them (the lower of the line through the
+  // nearest measured count and the one through the count measured longest).
+  double extrapolated(const std::map<int, Measured>& seen, int nodes) const;
 
   int max_nodes_;
   LearnerPrior prior_;

@@ -78,6 +78,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   resizer.keep_leases(snapshot, elastic, reclaimed, now,
                       planned_takeovers(snapshot, held, partition));
   outcome.notes = resizer.take_notes();
+  outcome.resizes = resizer.take_resizes();
   return outcome;
 }
 

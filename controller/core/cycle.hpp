@@ -51,6 +51,8 @@ struct CycleOutcome {
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
   bool changed = false;  // Slurm was changed: the caller polls soon
   Notes notes;           // what was done and why, for the journal
+  // The resizes carried out, for the jobs' histories (job_history.hpp).
+  std::vector<std::pair<std::uint32_t, ResizeRecord>> resizes;
 };
 
 // One decision over `snapshot` at `now`. `holes` are find_holes(snapshot); `elastic` are the

@@ -52,7 +52,18 @@ void apply_learned(ElasticJob& job) {
   }
 }
 
-void learn(ElasticJob& job, double samples, double mono_s) {
+// The nodes the progress was made on: the training's own world size when it says (the launcher
+// may run steps on nodes the training does not use yet, or no longer), else the job's nodes.
+// Progress at 1 node's rate counted as 4 nodes' once made the 4-node rate look better than it
+// was, and the 1-node rate was never learned (issue 28, 6c).
+std::size_t training_nodes(const ElasticJob& job, std::optional<int> world_size) {
+  if (world_size && *world_size >= 1 && static_cast<std::size_t>(*world_size) <= job.nodes.size()) {
+    return static_cast<std::size_t>(*world_size);
+  }
+  return job.nodes.size();
+}
+
+void learn(ElasticJob& job, double samples, std::optional<int> world_size, double mono_s) {
   if (!job.learner) return;
   if (job.stalled_since_mono_s) {
     if (samples <= job.samples_at_resize) return;  // still stalled
@@ -67,21 +78,22 @@ void learn(ElasticJob& job, double samples, double mono_s) {
     job.window.reset();
     return;
   }
-  if (!job.window || job.window->nodes != job.nodes.size() || samples < job.window->samples) {
-    job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
+  const std::size_t nodes_used = training_nodes(job, world_size);
+  if (!job.window || job.window->nodes != nodes_used || samples < job.window->samples) {
+    job.window = ElasticJob::Window{samples, mono_s, nodes_used};
     return;
   }
   const double seconds = mono_s - job.window->since_mono_s;
   if (seconds < kLearnWindowS) return;
   const double done = samples - job.window->samples;
   // Faster than any node can go (a report that jumped): no measurement, nothing learned.
-  const double nodes = static_cast<double>(job.nodes.size());
+  const double nodes = static_cast<double>(nodes_used);
   if (done > nodes * bounds::kMaxSamplesPerNodePerS * seconds) {
-    job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
+    job.window = ElasticJob::Window{samples, mono_s, nodes_used};
     return;
   }
-  job.learner->observe_progress(static_cast<int>(job.nodes.size()), done, seconds);
-  job.window = ElasticJob::Window{samples, mono_s, job.nodes.size()};
+  job.learner->observe_progress(static_cast<int>(nodes_used), done, seconds);
+  job.window = ElasticJob::Window{samples, mono_s, nodes_used};
   apply_learned(job);
 }
 
@@ -205,7 +217,7 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   job.reported_at = now;
   job.running = report.running;
   job.drained = report.drained;
-  if (report.samples_done) learn(job, *report.samples_done, mono_s);
+  if (report.samples_done) learn(job, *report.samples_done, report.world_size, mono_s);
   return true;
 }
 

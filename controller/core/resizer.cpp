@@ -113,6 +113,8 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
     if (!contains(nodes, node)) nodes.push_back(node);
     satellites[node] = satellite;
   }
+  resizes_.push_back({action.job_id, ResizeRecord{static_cast<double>(now.wall), ResizeKind::grow,
+                                                  action.reason, nodes}});
   jobs.resized(action.job_id, std::move(nodes), std::move(satellites), now.mono);
   return true;
 }
@@ -150,6 +152,8 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   }
   notes_.push_back(done("admit", action.job_id, action.nodes));
   succeeded(action.job_id, "admit");
+  resizes_.push_back({action.job_id, ResizeRecord{static_cast<double>(now.wall), ResizeKind::admit,
+                                                  action.reason, action.nodes}});
   admitted_[action.job_id] = now.mono + settings_.admit_start_s;
   // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
   // admitted again elsewhere.
@@ -292,6 +296,14 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
       promises_[node] = Promise{drain.waiting_job, now.mono + kPromiseS};
     }
   }
+  // A shrink for a regular job that waits is a reclaim.
+  const ResizeKind resize_kind = drain.kind == ActionKind::requeue ? ResizeKind::requeue
+                                 : drain.waiting_job != 0          ? ResizeKind::reclaim
+                                                                   : ResizeKind::shrink;
+  resizes_.push_back(
+      {job_id,
+       ResizeRecord{static_cast<double>(now.wall), resize_kind, drain.reason,
+                    drain.kind == ActionKind::shrink ? drain.keep : std::vector<std::string>{}}});
   if (drain.kind == ActionKind::shrink) {
     jobs.resized(job_id, drain.keep, std::move(kept_satellites), now.mono);
   } else {

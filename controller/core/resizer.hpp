@@ -30,6 +30,7 @@
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/job_history.hpp"
 #include "core/notes.hpp"
 #include "core/planner.hpp"
 #include "core/slurm_actions.hpp"
@@ -151,6 +152,10 @@ class Resizer {
   std::vector<double> take_reclaim_latencies() { return std::exchange(reclaim_latencies_, {}); }
   // What it did since the last call, for the journal (notes.hpp).
   Notes take_notes() { return std::exchange(notes_, {}); }
+  // The resizes carried out since the last call, with the job each changed (job_history.hpp).
+  std::vector<std::pair<std::uint32_t, ResizeRecord>> take_resizes() {
+    return std::exchange(resizes_, {});
+  }
 
  private:
   void note(NoteLevel level, std::string_view message, std::initializer_list<NoteField> fields);
@@ -191,6 +196,7 @@ class Resizer {
   ActionCounts counts_;
   std::vector<double> reclaim_latencies_;
   Notes notes_;
+  std::vector<std::pair<std::uint32_t, ResizeRecord>> resizes_;
 };
 
 // The resizer's state for `gaptrain status` ("actions"): drains in flight, jobs backing off

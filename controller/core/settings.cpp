@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 16>& daemon_settings() {
+const std::array<Setting, 18>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 16> kSettings{{
+  static constexpr std::array<Setting, 18> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -35,6 +35,9 @@ const std::array<Setting, 16>& daemon_settings() {
       {"metrics_listen", address, "\"\"", 0, 0, "HOST:PORT Prometheus scrapes; \"\" for none"},
       number(kMaxConnections, count, "512", "requests served at once"),
       number(kMaxConnectionsPerPeer, count, "64", "requests served at once for one address"),
+      number(kJobHistory, count, "200", "ended jobs whose history `gaptrain job` still shows"),
+      number(kJobHistoryPoints, count, "4000",
+             "points kept of a job's history; older progress is thinned beyond"),
   }};
   return kSettings;
 }

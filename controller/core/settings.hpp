@@ -47,12 +47,16 @@ inline constexpr NumberSetting kIdleReserveNodes{"idle_reserve_nodes", 0, 0, 100
 // Each connection is a file descriptor; more than 65536 at once is a misconfiguration.
 inline constexpr NumberSetting kMaxConnections{"max_connections", 512, 1, 65536};
 inline constexpr NumberSetting kMaxConnectionsPerPeer{"max_connections_per_peer", 64, 1, 65536};
+// What `gaptrain job` can still show (job_history.hpp): ended jobs kept, and the points kept per
+// job (older progress is thinned past it). 10,000 jobs of 100,000 points are a few GB: the cap.
+inline constexpr NumberSetting kJobHistory{"job_history", 200, 0, 10000};
+inline constexpr NumberSetting kJobHistoryPoints{"job_history_points", 4000, 100, 100000};
 
 inline constexpr std::string_view kDefaultElasticPartition = "elastic";
 inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
 
 // Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
-const std::array<Setting, 16>& daemon_settings();
+const std::array<Setting, 18>& daemon_settings();
 
 // The record of `key`, or nullptr for a key gaptraind does not know.
 const Setting* find_setting(std::string_view key);

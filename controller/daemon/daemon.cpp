@@ -20,6 +20,7 @@
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/text_file.hpp"
+#include "job_view.hpp"
 #include "log.hpp"
 #include "state_file.hpp"
 
@@ -87,8 +88,14 @@ RequestKind kind_of(const protocol::Request& request) {
         if constexpr (std::is_same_v<T, protocol::LauncherReport>) {
           return RequestKind::launcher_report;
         }
+        if constexpr (std::is_same_v<T, protocol::JobRequest>) return RequestKind::job;
       },
       request);
+}
+
+HistoryLimits history_limits(const DaemonConfig& config) {
+  return {static_cast<std::size_t>(config.job_history),
+          static_cast<std::size_t>(config.job_history_points)};
 }
 
 std::string end_text(const std::optional<std::int64_t>& end) {
@@ -104,6 +111,7 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
       slurm_(slurm),
       actions_(actions) {
   resizer_.emplace(actions_, resizer_settings(config_));
+  history_.set_limits(history_limits(config_));
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -316,7 +324,9 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   if (!state_loaded_) load_state();
   for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
+    history_.ended(job_id, static_cast<double>(now));
   }
+  follow_history(static_cast<double>(now));
   // Registered now, they are planned by the act() below.
   for (const WaitingRegistration& waiting : std::exchange(awaiting_answer_, {})) {
     on_registration(waiting.request, waiting.uid, waiting.peer, waiting.id, true);
@@ -405,6 +415,61 @@ void Daemon::save_state() {
   }
 }
 
+void Daemon::follow_history(const ElasticJob& job, double now) {
+  history_.nodes(job.job_id, job.uid, job.user, static_cast<int>(job.nodes.size()), now);
+  std::map<int, double> measured;
+  if (job.learner && job.curve_source == Source::learned) measured = job.learner->measured_rates();
+  std::vector<ScalingCurve::Point> assumed;
+  for (const ScalingCurve::Point& point : job.curve.points()) {
+    if (!measured.contains(point.nodes)) assumed.push_back(point);
+  }
+  history_.curve(job.job_id, std::move(measured), std::move(assumed), to_string(job.curve_source));
+}
+
+void Daemon::follow_history(double now) {
+  for (const auto& [id, job] : elastic_.jobs()) follow_history(job, now);
+  // Jobs admitted but not registered yet are Slurm's: their owner is known from it; those
+  // neither managed nor pending or running any more have ended.
+  std::vector<std::uint32_t> gone;
+  for (const auto& [id, record] : history_.records()) {
+    if (record.ended_at || elastic_.contains(id)) continue;
+    const Job* job = find_job(snapshot_, id);
+    if (job == nullptr || job->state == JobState::finished) {
+      gone.push_back(id);
+    } else if (record.user.empty()) {
+      history_.nodes(id, static_cast<uid_t>(job->user_id), job->user,
+                     job->state == JobState::running ? static_cast<int>(job->nodes.size()) : 0,
+                     now);
+    }
+  }
+  for (const std::uint32_t id : gone) history_.ended(id, now);
+}
+
+std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
+  const JobRecord* job = history_.find(job_id);
+  const double now = static_cast<double>(wall_now());
+  if (job == nullptr) {
+    Json::Value reply(Json::objectValue);
+    reply["ok"] = false;
+    reply["unknown_job"] = true;
+    reply["error"] = "job " + std::to_string(job_id) +
+                     " is not in gaptraind's history: gaptrain did not manage it (not submitted "
+                     "--elastic, or not registered yet), it ended more than job_history (" +
+                     std::to_string(config_.job_history) +
+                     ") jobs ago, or before gaptraind last started";
+    return compact(reply);
+  }
+  const StatusViewer viewer{uid, privileged(uid)};
+  if (auto refused =
+          job_view_refusal(job_id, job->uid, private_data_.value_or(PrivateData::all()), viewer)) {
+    return error_reply(*refused);
+  }
+  Json::Value reply(Json::objectValue);
+  reply["ok"] = true;
+  reply["job"] = job_view_json(*job, now);
+  return compact(reply);
+}
+
 Now Daemon::now() const {
   return Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
              .wall = wall_now()};
@@ -454,6 +519,8 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   set_aside_ = std::move(set_aside);
+  for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);
+  follow_history(static_cast<double>(outcome.decided_at.wall));
   if (const auto& allocation = outcome.cycle.allocation) {
     metrics_.observe_solve(allocation->solve_ms / 1000.0);
     last_solve_ms_ = allocation->solve_ms;
@@ -571,6 +638,7 @@ void Daemon::reload() {
                                    static_cast<std::size_t>(config_.max_connections_per_peer));
     // An act() running keeps the settings it started with; the next one has these.
     resizer_->set_settings(resizer_settings(config_));
+    history_.set_limits(history_limits(config_));
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {
@@ -710,6 +778,16 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
       return answer(compact(reply));
     }
+    if (kind == RequestKind::job) {
+      const StatusViewer viewer{uid, privileged(uid)};
+      if (!viewer.privileged && !status_throttle_.allow(uid, now().mono)) {
+        return answer(error_reply(
+            "too many status and job requests from uid " + std::to_string(uid) + "; try again in " +
+            std::to_string(std::lround(std::ceil(status_throttle_.wait_s(uid, now().mono)))) +
+            " s"));
+      }
+      return answer(job_reply(std::get<protocol::JobRequest>(request).job_id, uid));
+    }
     if (kind == RequestKind::job_registration) {
       const auto& registration = std::get<protocol::JobRegistration>(request);
       const Job* job = find_job(snapshot_, registration.job_id);
@@ -836,6 +914,12 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
+  if (report.samples_done) {
+    history_.progress(report.job_id,
+                      {report.progress_time.value_or(static_cast<double>(wall_now())),
+                       *report.samples_done, report.world_size});
+  }
+  follow_history(elastic_.jobs().at(report.job_id), static_cast<double>(wall_now()));
   // Acks complete drains at once (act() on the worker does): a regular job may be waiting.
   if (config_.resize && resizer_->drains().contains(report.job_id)) poll_soon();
   const ElasticJob& job = elastic_.jobs().at(report.job_id);

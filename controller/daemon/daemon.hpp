@@ -29,6 +29,7 @@
 #include "core/cycle.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/job_history.hpp"
 #include "core/planner.hpp"
 #include "core/resizer.hpp"
 #include "core/slurm_actions.hpp"
@@ -114,6 +115,12 @@ class Daemon {
   // must be matched with Slurm's); written whenever what it holds changed.
   void load_state();
   void save_state();
+  // The jobs' histories (job_history.hpp) follow the model at `now` (Unix s): node counts,
+  // owners, learned curves; jobs gaptrain no longer sees are ended.
+  void follow_history(double now);
+  void follow_history(const ElasticJob& job, double now);
+  // The answer to `gaptrain job ID`.
+  std::string job_reply(std::uint32_t job_id, uid_t uid);
 
   // A request line: its munge credential is opened on the auth worker, then on_request().
   void handle_line(std::string_view line, const std::string& peer, LineServer::ConnectionId id);
@@ -163,6 +170,7 @@ class Daemon {
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;
+  JobHistory history_;
   EventCounts events_;
   Metrics metrics_;
   RejectionLimiter limiter_;

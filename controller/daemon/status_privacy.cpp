@@ -3,6 +3,7 @@
 #include <json/value.h>
 
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 
 namespace gaptrain::daemon {
@@ -55,6 +56,14 @@ void hide_other_jobs(Json::Value& status, const Owners& owners, uid_t uid) {
 }
 
 }  // namespace
+
+std::optional<std::string> job_view_refusal(std::uint32_t job_id, uid_t owner,
+                                            const PrivateData& private_data,
+                                            const StatusViewer& viewer) {
+  if (viewer.privileged || !private_data.jobs || viewer.uid == owner) return std::nullopt;
+  return "job " + std::to_string(job_id) + " is not yours: Slurm's PrivateData=jobs shows a job " +
+         "to its owner, root and SlurmUser only (uid " + std::to_string(viewer.uid) + ")";
+}
 
 void apply_private_data(Json::Value& status, const Snapshot& snapshot, const ElasticJobs& elastic,
                         const PrivateData& private_data, const StatusViewer& viewer) {

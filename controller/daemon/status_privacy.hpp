@@ -10,6 +10,10 @@
 #include <json/value.h>
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 
@@ -23,6 +27,13 @@ struct StatusViewer {
 // Removes from `status` (status.hpp's object, its "actions" included) what `private_data`
 // hides from `viewer`. Job owners come from `snapshot` and `elastic`; a job known to neither
 // counts as another user's.
+// Empty when `viewer` may see the history of job `job_id`, owned by `owner`: root and SlurmUser
+// always, anyone without PrivateData=jobs, else its owner only; otherwise the refusal, which
+// says so (a job hidden is refused, never shown empty).
+std::optional<std::string> job_view_refusal(std::uint32_t job_id, uid_t owner,
+                                            const PrivateData& private_data,
+                                            const StatusViewer& viewer);
+
 void apply_private_data(Json::Value& status, const Snapshot& snapshot, const ElasticJobs& elastic,
                         const PrivateData& private_data, const StatusViewer& viewer);
 

@@ -12,9 +12,15 @@
 #include <string_view>
 #include <utility>
 
+#include "simulator/svg_text.hpp"
+
 namespace gaptrain::sim {
 
 namespace {
+
+using svg::number;
+using svg::tick_step;
+using svg::xml_escape;
 
 // Page layout in px: the plot area is wide enough for one px per column at the default 1200
 // columns; the legend sits right of it so a long model list never covers data.
@@ -47,20 +53,6 @@ struct JobNodeSeconds {
   double node_s = 0.0;
 };
 
-// `value` with `decimals` digits after the point, trailing zeros (and a bare point) dropped so
-// tick labels read "6" and "0.5", not "6.000" and "0.500".
-std::string number(double value, int decimals) {
-  std::array<char, 64> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
-  std::string text(buffer.data());
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
-
 // Coordinates are written in tenths of a px: fine enough for any screen, and equal tenths let
 // the band paths merge neighbouring columns into one segment.
 long to_tenths(double px) {
@@ -68,27 +60,6 @@ long to_tenths(double px) {
 }
 std::string tenths(long value) {
   return number(static_cast<double>(value) / 10.0, 1);
-}
-
-// Text for element content and attribute values. Control characters XML 1.0 forbids become '?'
-// (a browser refuses the whole file over one).
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\t':
-      case '\n':
-      case '\r': out += c; break;
-      default: out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
-    }
-  }
-  return out;
 }
 
 // At most `max_bytes` of `text`, cut at a UTF-8 character boundary, with "…" when cut.
@@ -125,20 +96,6 @@ std::string format_time(double since_start_s, const TimeUnit& unit, int decimals
   const std::string value = number(since_start_s / unit.seconds, decimals);
   if (unit.name == "day") return "day " + value;
   return value + " " + std::string(unit.name);
-}
-
-// The smallest step giving at most `max_ticks` intervals over `span`: a preferred one when
-// any fits, else 1, 2 or 5 times a power of ten.
-double tick_step(double span, int max_ticks, std::span<const double> preferred) {
-  for (const double step : preferred) {
-    if (span / step <= max_ticks) return step;
-  }
-  const double raw = span / max_ticks;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (const double mantissa : {1.0, 2.0, 5.0}) {
-    if (mantissa * power >= raw) return mantissa * power;
-  }
-  return 10.0 * power;
 }
 
 // --- Colours -----------------------------------------------------------------------------------

@@ -11,6 +11,8 @@
 #                                                      "not a regular file" (it used to hang)
 #   run_cli_case.sh usage   GAPTRAIN ARGS...           a bad command line: exit 2, stdout empty
 #   run_cli_case.sh help    GAPTRAIN                   --help texts name every option and command
+#   run_cli_case.sh unreachable GAPTRAIN ARGS...       a daemon nobody listens for: exit 1, stdout
+#                                                      empty, one line on stderr saying so
 #   run_cli_case.sh version GAPTRAIN VERSION           --version prints "gaptrain VERSION"
 set -euo pipefail
 
@@ -139,6 +141,13 @@ case "$mode" in
     expect_empty stdout
     [[ -s "$tmp/stderr" ]] || fail "no error message on stderr"
     ;;
+  unreachable)
+    run "$@"
+    expect_rc 1 "$@"
+    expect_empty stdout
+    expect_one_line stderr
+    expect_contains stderr "gaptrain $1: "
+    ;;
   help)
     # The usage lines without CLI11's "Usage: " before them: CLI11 2.6 (Debian unstable) no
     # longer prints it.
@@ -152,6 +161,12 @@ case "$mode" in
     for text in "gaptrain solve [OPTIONS] FILE" "'-'" "--time-limit SECONDS" "--pretty" \
       '"horizon_s"' '"objective"' '"nodes"' '"hole_end_s"' '"jobs"' '"curve"' '"batch_host"' \
       '"weight"' '"solver"' '"max_hole_classes"' '"status"' "Exit status"; do
+      expect_contains stdout "$text"
+    done
+    run job --help
+    expect_rc 0 job --help
+    for text in "ID" "--json" "--plot FILE.svg" "--controller HOST:PORT" "PrivateData=jobs" \
+      "no such job in its history" "Exit status"; do
       expect_contains stdout "$text"
     done
     ;;

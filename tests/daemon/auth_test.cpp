@@ -56,5 +56,12 @@ TEST(Auth, StatusFromAnyone) {
   }
 }
 
+// What a `job` request may see is PrivateData's (JobHistory.PrivateData...), not authorize's.
+TEST(Auth, JobViewsFromAnyone) {
+  for (const uid_t uid : {kRoot, kSlurm, kAlice, kBob}) {
+    EXPECT_FALSE(authorize(RequestKind::job, uid, kSlurm, kAlice));
+  }
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

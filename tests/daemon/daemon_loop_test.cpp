@@ -255,6 +255,43 @@ TEST_F(DaemonLoopTest, RegistrationsOfUnknownJobsCostOnePollHoweverMany) {
                        << " times";
 }
 
+// `gaptrain job ID` (issue 28): a registered job's reported progress is in its history, as the
+// training timed it; a job gaptrain never managed gets its own refusal.
+TEST_F(DaemonLoopTest, AJobsHistoryHoldsItsReportedProgress) {
+  start_job_42();
+  const Answer registered =
+      send(protocol::encode(registration_42()), "127.0.0.1", std::chrono::milliseconds(10000));
+  ASSERT_TRUE(registered.reply);
+  ASSERT_NE(registered.reply->find(R"("ok":true)"), std::string::npos) << *registered.reply;
+  protocol::LauncherReport report;
+  report.job_id = 42;
+  report.running = {"n1"};
+  report.world_size = 1;
+  for (const double samples : {100.0, 300.0}) {
+    report.samples_done = samples;
+    report.progress_time = 1'700'000'000.0 + samples;
+    ASSERT_TRUE(send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000)).reply);
+  }
+  const Answer job = send(protocol::encode(protocol::JobRequest{42}), "127.0.0.2",
+                          std::chrono::milliseconds(5000));
+  ASSERT_TRUE(job.reply);
+  Json::Value answer;
+  ASSERT_TRUE(Json::Reader().parse(*job.reply, answer)) << *job.reply;
+  ASSERT_TRUE(answer["ok"].asBool()) << *job.reply;
+  const Json::Value& progress = answer["job"]["progress"];
+  ASSERT_EQ(progress.size(), 2U) << *job.reply;
+  EXPECT_DOUBLE_EQ(progress[1][0].asDouble(), 1'700'000'300.0);
+  EXPECT_DOUBLE_EQ(progress[1][1].asDouble(), 300.0);
+  EXPECT_EQ(answer["job"]["nodes_over_time"][0][1].asInt(), 1);
+  EXPECT_EQ(answer["job"]["curve"]["source"].asString(), "given");
+
+  const Answer unknown = send(protocol::encode(protocol::JobRequest{99}), "127.0.0.2",
+                              std::chrono::milliseconds(5000));
+  ASSERT_TRUE(unknown.reply);
+  EXPECT_NE(unknown.reply->find(R"("unknown_job":true)"), std::string::npos) << *unknown.reply;
+  EXPECT_NE(unknown.reply->find("not in gaptraind's history"), std::string::npos) << *unknown.reply;
+}
+
 // With resizing on: a resize that waits for Slurm does not stop the loop either.
 class DaemonActingTest : public DaemonLoopTest {
  protected:

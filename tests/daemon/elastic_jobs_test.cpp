@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "gaptrain/scaling_curve.hpp"
 
@@ -216,6 +217,25 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2", "n3"}, 3100), kNow + 72, kMono + 72));
   EXPECT_EQ(jobs.jobs().at(5).costs_source, Source::learned);
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
+}
+
+// Issue 28, 6c: steps ran on both nodes while the training still ran on one (its world size 1,
+// at one node's rate): that progress was learned as 2 nodes' and the 1-node rate never was. The
+// training's own world size says which count the progress was made on.
+TEST(ElasticJobs, ProgressIsLearnedAtTheTrainingsOwnWorldSize) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  protocol::LauncherReport one = progress(5, {"n1", "n2"}, 0);
+  one.world_size = 1;
+  ASSERT_TRUE(jobs.report(one, kNow, kMono));
+  one.samples_done = 2000.0;  // 100 samples/s on the one node the training uses
+  ASSERT_TRUE(jobs.report(one, kNow + 20, kMono + 20));
+  const ElasticJob& learned = jobs.jobs().at(5);
+  ASSERT_EQ(learned.curve_source, Source::learned);
+  ASSERT_TRUE(learned.learner);
+  EXPECT_EQ(learned.learner->measured_rates(), (std::map<int, double>{{1, 100.0}}));
+  EXPECT_DOUBLE_EQ(learned.curve.at(1), 100.0);
 }
 
 // The bundled PyTorch example writes progress only at checkpoints: 10 s without new samples

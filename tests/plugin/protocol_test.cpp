@@ -80,6 +80,17 @@ TEST(ProtocolTest, StatusRoundTripsAndNamesTypes) {
   EXPECT_EQ(type_name(LauncherReport{}), "launcher");
 }
 
+// `gaptrain job ID` (issue 28): the job id is required, within its range, and alone.
+TEST(ProtocolTest, JobRequestRoundTripsAndIsCheckedAsOthers) {
+  const std::string line = encode(JobRequest{123});
+  EXPECT_EQ(std::get<JobRequest>(decode(line)).job_id, 123U);
+  EXPECT_EQ(type_name(JobRequest{}), "job");
+  EXPECT_EQ(std::get<JobRequest>(decode(R"({"v":1,"type":"job","job_id":123})")).job_id, 123U);
+  EXPECT_EQ(error_field(R"({"v":1,"type":"job"})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"job","job_id":0})"), "job_id");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"job","job_id":1,"user":"bob"})"), "user");
+}
+
 TEST(ProtocolTest, DecodesTheDocumentedExamples) {
   EXPECT_EQ(
       std::get<NodeFreed>(decode(R"({"v":1,"type":"node_freed","job_id":123,"node":"n1"})")).job_id,

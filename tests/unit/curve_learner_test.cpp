@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 namespace gaptrain::sim {
 namespace {
@@ -40,6 +41,33 @@ TEST(CurveLearner, TheFittedExponentStaysWithinItsBounds) {
   learner.observe_progress(2, 1000.0, 1.0);  // a measurement glitch: 10x on 2 nodes
   // The fit says 3.3; clamped to linear, anchored at 1 node (both measured equally long).
   EXPECT_NEAR(learner.curve(1.0).at(64), 100.0 * 64.0, 1e-6);
+}
+
+// Issue 28, 6c: a job measured at ~110,000 samples/s on 1 node and ~16,000 on 4 (the 4 nodes
+// share 2 cores). The learned curve must follow the measurements, not the prior's rising shape:
+// S(1) is the measured one (the fit anchored at 4 nodes said 8,000), 2 nodes lie between the
+// measured neighbours (the fit said 11,300, below both), and more nodes promise no more than
+// the measured 4 at the fitted exponent.
+TEST(CurveLearner, MeasuredRatesWinOverThePriorShape) {
+  CurveLearner learner(8);
+  learner.observe_progress(1, 110'000.0 * 20.0, 20.0);
+  learner.observe_progress(4, 16'000.0 * 300.0, 300.0);
+  ASSERT_TRUE(learner.one_node_rate());
+  EXPECT_DOUBLE_EQ(*learner.one_node_rate(), 110'000.0);
+  const ScalingCurve curve = learner.curve(1.0);
+  EXPECT_DOUBLE_EQ(curve.at(1), 110'000.0);
+  EXPECT_DOUBLE_EQ(curve.at(4), 16'000.0);
+  EXPECT_GT(curve.at(2), 16'000.0);
+  EXPECT_LT(curve.at(2), 110'000.0);
+  EXPECT_LT(curve.at(8), curve.at(1));
+}
+
+TEST(CurveLearner, MeasuredRatesAreTheMeansPerNodeCount) {
+  CurveLearner learner(8);
+  learner.observe_progress(1, 1000.0, 10.0);
+  learner.observe_progress(1, 3000.0, 10.0);
+  learner.observe_progress(4, 0.0, 10.0);  // no progress: no measurement
+  EXPECT_EQ(learner.measured_rates(), (std::map<int, double>{{1, 200.0}}));
 }
 
 // A window without progress (a training that writes its progress only at checkpoints) is no

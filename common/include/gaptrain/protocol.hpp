@@ -48,6 +48,13 @@ struct JobRegistration {
 // From `gaptrain status`: the daemon's view of holes and elastic jobs.
 struct StatusRequest {};
 
+// From `gaptrain job ID`: one job's history (what gaptraind did to it, its progress, its curve).
+struct JobRequest {
+  std::uint32_t job_id = 0;
+
+  friend bool operator==(const JobRequest&, const JobRequest&) = default;
+};
+
 // From gaptrain-launch, the elastic job's main program, every poll: what it runs and what the
 // training has done. The daemon answers with a LaunchInstruction.
 struct LauncherReport {
@@ -64,7 +71,8 @@ struct LauncherReport {
   std::optional<int> world_size;
 };
 
-using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport>;
+using Request =
+    std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport, JobRequest>;
 
 // The daemon's answer to a LauncherReport: the job's nodes as Slurm has them now (batch host
 // first), and those of them to drain (stop the step, then ack in `drained`) before a shrink.
@@ -86,7 +94,8 @@ std::string encode_reply(const LaunchInstruction& instruction);
 // {"ok":false,"error":"..."} is an InputError too, carrying the daemon's error text.
 LaunchInstruction decode_launch_reply(std::string_view json);
 
-// One line of JSON: {"v":1,"type":"node_freed"|"node_taken"|"register"|"status"|"launcher",...}.
+// One line of JSON:
+// {"v":1,"type":"node_freed"|"node_taken"|"register"|"status"|"launcher"|"job",...}.
 std::string encode(const Request& request);
 
 // Throws gaptrain::InputError naming the field when `json` is not a valid request of version

@@ -1,0 +1,52 @@
+#include "simulator/svg_text.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+namespace gaptrain::sim::svg {
+
+std::string number(double value, int decimals) {
+  std::array<char, 64> buffer{};
+  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
+  std::string text(buffer.data());
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  if (text == "-0") text = "0";
+  return text;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\t':
+      case '\n':
+      case '\r': out += c; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20) ? '?' : c;
+    }
+  }
+  return out;
+}
+
+double tick_step(double span, int max_ticks, std::span<const double> preferred) {
+  for (const double step : preferred) {
+    if (span / step <= max_ticks) return step;
+  }
+  const double raw = span / max_ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double mantissa : {1.0, 2.0, 5.0}) {
+    if (mantissa * power >= raw) return mantissa * power;
+  }
+  return 10.0 * power;
+}
+
+}  // namespace gaptrain::sim::svg
