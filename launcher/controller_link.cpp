@@ -66,6 +66,27 @@ std::optional<std::string> register_job(const wire::Endpoint& controller,
   }
 }
 
+std::optional<JobTotals> job_totals(const wire::Endpoint& controller,
+                                    const std::string& munge_socket, std::uint32_t job_id,
+                                    std::chrono::milliseconds timeout) noexcept {
+  try {
+    protocol::JobRequest request;
+    request.job_id = job_id;
+    const std::string credential = munge::seal(protocol::encode(request), munge_socket);
+    const wire::Reply reply = wire::request(controller, credential, timeout);
+    if (!reply.delivered) return std::nullopt;
+    const Json::Value answer = parse_strict_json(reply.text);
+    if (!answer.isObject() || !answer["ok"].isBool() || !answer["ok"].asBool()) return std::nullopt;
+    const Json::Value& job = answer["job"];
+    if (!job.isObject() || !job["node_hours"].isNumeric() || !job["resize_lost_s"].isNumeric()) {
+      return std::nullopt;
+    }
+    return JobTotals{job["node_hours"].asDouble(), job["resize_lost_s"].asDouble()};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<protocol::JobRegistration> registration_from_env(const std::string& text,
                                                                std::uint32_t job_id,
                                                                std::string& why) {

@@ -34,6 +34,17 @@ std::optional<std::string> register_job(const wire::Endpoint& controller,
                                         const protocol::JobRegistration& registration,
                                         std::chrono::milliseconds timeout) noexcept;
 
+// What gaptraind recorded of the job (the "job" request: docs/protocol.md), for the end-of-job
+// summary: node-hours and seconds lost to resizes. Empty when it cannot tell (down, refused,
+// not in its history).
+struct JobTotals {
+  double node_hours = 0.0;
+  double resize_lost_s = 0.0;
+};
+std::optional<JobTotals> job_totals(const wire::Endpoint& controller,
+                                    const std::string& munge_socket, std::uint32_t job_id,
+                                    std::chrono::milliseconds timeout) noexcept;
+
 // The registration the plugin left in the job's environment (GAPTRAIN_REGISTRATION), when it
 // is one of job `job_id`; otherwise empty with `why` set (`text` empty: nothing to say).
 std::optional<protocol::JobRegistration> registration_from_env(const std::string& text,

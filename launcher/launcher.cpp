@@ -568,6 +568,12 @@ void Launcher::summarize() const {
   } else {
     line << ", no progress reported";
   }
+  const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
+                                 std::chrono::milliseconds(2000));
+  if (totals) {
+    line << ", " << totals->node_hours << " node-hours, " << std::lround(totals->resize_lost_s)
+         << " s lost to resizes";
+  }
   say(line.str() + "; `gaptrain job " + std::to_string(job_.job_id) + "` shows the details");
 }
 

@@ -801,6 +801,50 @@ case_pytorch() {
   ! grep -q "asked to be started again\|failed (" "$out" ||
     fail "a worker restarted or failed: $(grep -E 'started again|failed \(' "$out")"
   note "the job's output: $(wc -l <"$out") lines, $(grep -c '^gaptrain' "$out") from gaptrain"
+  job_view_shows_the_run "$job"
+}
+
+# Issue 28 (d): `gaptrain job ID --json` after the job ended shows its reclaim and grows with
+# times, and its progress as reported (at least one point a second while it trained); the
+# plot is drawn; with PrivateData=jobs another user is refused the view, root is not.
+job_view_shows_the_run() {  # job_view_shows_the_run JOB
+  local json=$work/job-$1.json
+  "$GAPTRAIN_CLI" job "$1" --json >"$json" || fail "gaptrain job $1 --json failed"
+  "$GAPTRAIN_CLI" job "$1" --plot "$work/job-$1.svg" >"$work/job-$1.txt" ||
+    fail "gaptrain job $1 --plot failed"
+  grep -q "<svg" "$work/job-$1.svg" || fail "no SVG drawn for job $1"
+  python3 - "$json" <<'PY' || fail "gaptrain job $1 --json: $(head -c 2000 "$json")"
+import json, sys
+view = json.load(open(sys.argv[1]))
+kinds = [r["kind"] for r in view["resizes"]]
+assert "reclaim" in kinds and kinds.count("grow") >= 2, kinds
+assert all(r["time"] > 1.6e9 and r.get("reason") for r in view["resizes"]), view["resizes"]
+progress = view["progress"]
+times = [t for t, _ in progress]
+done = [s for _, s in progress]
+assert done == sorted(done) and len(progress) >= 20, progress[:5]
+gaps = sorted(b - a for a, b in zip(times, times[1:]) if b > a)
+# At least one point a second while it trained (the median: a loaded machine may stall a step).
+assert gaps[len(gaps) // 2] <= 1.0, f"median gap {gaps[len(gaps) // 2]:.2f} s between progress points"
+assert view["node_hours"] > 0, view["node_hours"]
+print(f"{len(progress)} progress points over {times[-1] - times[0]:.0f} s (gaps: median "
+      f"{gaps[len(gaps) // 2]:.2f} s, max {gaps[-1]:.2f} s), resizes {kinds}")
+PY
+  note "job $1's view: $(head -n 3 "$work/job-$1.txt" | tr '\n' ' ')"
+  cleanup_steps+=("sed -i '/^PrivateData=/d' '$SLURM_CONF'; scontrol reconfigure")
+  echo "PrivateData=jobs" >>"$SLURM_CONF"
+  scontrol reconfigure
+  # gaptraind reads slurmctld's configuration at a full poll (every 10 s).
+  poll 60 "nobody to be refused root's job $1" nobody_refused_job "$1"
+  "$GAPTRAIN_CLI" job "$1" >/dev/null || fail "root was refused job $1 under PrivateData=jobs"
+  sed -i '/^PrivateData=/d' "$SLURM_CONF"
+  scontrol reconfigure
+}
+
+nobody_refused_job() {  # nobody_refused_job JOB: nobody's `gaptrain job JOB` says it is not theirs
+  local err=$GAPTRAIN_CLUSTER_DIR/nobody-job.err
+  ! setpriv --reuid=65534 --regid=65534 --clear-groups -- "$GAPTRAIN_CLI" job "$1" >/dev/null 2>"$err" &&
+    grep -q "not yours" "$err"
 }
 
 # Issue 28 (b): an ordinary torchrun script (snapshot each epoch, resumes from it), submitted
