@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "simulator/summary_table.hpp"
+
 namespace gaptrain::cli {
 
 namespace {
@@ -98,11 +100,10 @@ std::string comparison_table(const Comparison& c) {
   }
   std::snprintf(line, sizeof line,
                 "oracle bound: %.6g samples (%s, %d buckets, %.1f s); no policy can train more.\n"
-                "vs BFT: useful samples / those of BFTrainer's method (%s).\n"
-                "usable: allocated / the hole node-time the jobs in Slurm could have held.\n",
+                "vs BFT: useful samples / those of BFTrainer's method (%s).\n",
                 c.bound.samples, c.bound.method.c_str(), c.bound.buckets, c.bound_wall_s,
                 c.rows[static_cast<std::size_t>(c.reference)].setting.c_str());
-  out << line;
+  out << line << sim::kUsableNote;
   return out.str();
 }
 

@@ -126,7 +126,7 @@ std::string summary_table(const SimSummary& s, const RunFacts& facts,
     line.resize(std::max<std::size_t>(line.size() + 1, kLabelWidth), ' ');
     out += line + value + "\n";
   }
-  out += "usable: allocated / the hole node-time the jobs in Slurm could have held.\n";
+  out += kUsableNote;
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "simulator/simulator.hpp"
 
@@ -26,6 +27,10 @@ struct OracleFacts {
   double samples = 0.0;
   std::string method;  // "per-job LP" | "per-model LP"
 };
+
+// The tables' note on "usable" (this one and --compare's).
+inline constexpr std::string_view kUsableNote =
+    "usable: allocated / the hole node-time the jobs in Slurm could have held.\n";
 
 // Seconds as a person reads them, in the unit that keeps the number short: "45 s", "12.5 min",
 // "3.2 h", "30 days".
