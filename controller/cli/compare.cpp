@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "simulator/summary_table.hpp"
+
 namespace gaptrain::cli {
 
 namespace {
@@ -21,6 +23,11 @@ std::string horizon_text(double horizon_s) {
 
 }  // namespace
 
+std::string settings_text(const sim::SimOptions& options) {
+  if (options.policy == sim::Policy::equal_share) return "equal split, leftovers first come first";
+  return std::string(to_string(options.objective)) + ", " + horizon_text(options.config.horizon_s);
+}
+
 Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobSpec>& jobs,
                             const sim::CurveTable& curves, const sim::SimOptions& options,
                             const std::function<void(const std::string&)>& progress) {
@@ -30,13 +37,12 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
     if (progress) progress(name);
     comparison.rows.push_back({name, setting, sim::simulate(trace, jobs, curves, run_options)});
   };
-  const std::string objective(to_string(options.objective));
   sim::SimOptions gaptrain = options;
   gaptrain.policy = sim::Policy::gaptrain;
-  run("gaptrain", objective + ", " + horizon_text(options.config.horizon_s), gaptrain);
+  run("gaptrain", settings_text(gaptrain), gaptrain);
   sim::SimOptions bftrainer = options;
   bftrainer.policy = sim::Policy::bftrainer;
-  run("bftrainer", objective + ", " + horizon_text(options.config.horizon_s), bftrainer);
+  run("bftrainer", settings_text(bftrainer), bftrainer);
 
   // BFTrainer's method, as BFTrainer runs: beside the scheduler, which takes a node back from
   // whichever job holds it (sim::Placement::trace). The better of its horizons is the
@@ -49,8 +55,7 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
     m.config.horizon_s = horizon_s;
     m.placement = sim::Placement::trace;
     if (progress) progress("bftrainer-method");
-    method.push_back({"bftrainer-method",
-                      "throughput, " + horizon_text(horizon_s) + ", beside the scheduler",
+    method.push_back({"bftrainer-method", settings_text(m) + ", beside the scheduler",
                       sim::simulate(trace, jobs, curves, m)});
   }
   comparison.reference = static_cast<int>(comparison.rows.size());
@@ -61,7 +66,7 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
 
   sim::SimOptions equal_share = options;
   equal_share.policy = sim::Policy::equal_share;
-  run("equal-share", "equal split, leftovers first come first", equal_share);
+  run("equal-share", settings_text(equal_share), equal_share);
 
   // One bound for every row: it allows the most node-time any of them held after the trace
   // took it back (the bound grows with it, so it holds for each).
@@ -95,11 +100,10 @@ std::string comparison_table(const Comparison& c) {
   }
   std::snprintf(line, sizeof line,
                 "oracle bound: %.6g samples (%s, %d buckets, %.1f s); no policy can train more.\n"
-                "vs BFT: useful samples / those of BFTrainer's method (%s).\n"
-                "usable: allocated / the hole node-time the jobs in Slurm could have held.\n",
+                "vs BFT: useful samples / those of BFTrainer's method (%s).\n",
                 c.bound.samples, c.bound.method.c_str(), c.bound.buckets, c.bound_wall_s,
                 c.rows[static_cast<std::size_t>(c.reference)].setting.c_str());
-  out << line;
+  out << line << sim::kUsableNote;
   return out.str();
 }
 

@@ -38,6 +38,10 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
                             const sim::CurveTable& curves, const sim::SimOptions& options,
                             const std::function<void(const std::string&)>& progress = {});
 
+// What a policy runs with, as the table's settings column and the summary's title say it:
+// "speedup, horizon 120 s"; equal-share has no objective or horizon.
+std::string settings_text(const sim::SimOptions& options);
+
 std::string comparison_table(const Comparison& comparison);
 Json::Value comparison_json(const Comparison& comparison);
 

@@ -28,6 +28,7 @@
 #include "simulator/node_event_trace.hpp"
 #include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
+#include "simulator/summary_table.hpp"
 #include "simulator/timeline_plot.hpp"
 #include "simulator/upper_bound.hpp"
 #include "simulator/workload_io.hpp"
@@ -59,18 +60,25 @@ Policies:
   --compare     run every policy on the input and print a table: gaptrain, bftrainer,
                 BFTrainer's method (throughput, horizon 5 or 10 s, the better), equal-share,
                 each as useful samples, ratio to BFTrainer's method, efficiency, utilization,
-                rescales and fraction of the oracle bound (--json FILE: the same as JSON)
+                rescales and fraction of the oracle bound (--json FILE: the same as JSON too;
+                --json alone: the JSON instead of the table)
 
-Output (stdout or --json): one JSON object, the summary of docs/simulator.md, "Outputs"
-  (hole_node_seconds, allocated_node_seconds, utilization, usable_node_seconds,
-  usable_utilization, useful_samples, ideal_samples, efficiency, waited_node_seconds,
-  oracle_samples, fraction_of_oracle, oracle_bound, jobs_submitted, jobs_completed, rescales,
-  reclaims, solves, solver_ms_p50/p99/max, simulated_s, wall_s) and "parameters", the run's
-  inputs. The oracle fields are null unless --oracle was given.
+Output (stdout): a table for people: the policy, nodes, window, useful samples and efficiency,
+  node-hours of the regular workload, the elastic jobs and the idle nodes, utilization, jobs
+  submitted and completed, resizes by kind, reclaims and regular jobs' waits, the solver.
+  --json [FILE]: instead of the table, one JSON object for scripts (stdout, or FILE), the
+  summary of docs/simulator.md, "Outputs" (hole_node_seconds, allocated_node_seconds,
+  utilization, usable_node_seconds, usable_utilization, useful_samples, ideal_samples,
+  efficiency, waited_node_seconds, oracle_samples, fraction_of_oracle, oracle_bound,
+  jobs_submitted, jobs_completed, rescales, reclaims, solves, solver_ms_p50/p99/max,
+  simulated_s, wall_s) and "parameters", the run's inputs. The oracle fields are null unless
+  --oracle was given. --pretty indents it (and implies --json).
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
   the regular workload), allocated_nodes, jobs_running, useful_samples and rescale_loss_samples
   (cumulative samples; the loss is the progress rescales and restarts cost), solver_ms.
-  --plot FILE.svg: nodes over time, per job and idle, for a browser.
+  --plot FILE.svg: the cluster's capacity over time, for a browser: stacked areas of the
+  regular workload, the elastic jobs and the idle nodes, with a red mark where nodes were
+  taken back from elastic jobs; --plot-jobs splits the elastic area into each job's nodes.
   FILE - is stdout, for one of them at a time: the summary goes there unless --json names a file.
 
 Exit status:
@@ -99,9 +107,11 @@ struct SimulateArgs {
   std::size_t max_input_mb = static_cast<std::size_t>(sim::kMaxInputMbOption.default_value);
   bool with_oracle = false;
   bool compare = false;
-  std::string json_path;
+  bool json = false;      // --json (with or without FILE) or --pretty: JSON instead of the table
+  std::string json_path;  // "-" (stdout) when --json came without FILE
   std::string log_path;
   std::string plot_path;
+  bool plot_jobs = false;
   bool pretty = false;
 };
 
@@ -219,7 +229,7 @@ std::optional<OutputFile> open_output(const std::string& path) {
 
 // The summary goes to stdout unless --json names a file; at most one output may go there.
 void check_one_stdout_output(const SimulateArgs& args) {
-  const bool summary = args.json_path.empty() || args.json_path == kStdout;
+  const bool summary = !args.json || args.json_path == kStdout;
   const bool log = args.log_path == kStdout;
   const bool plot = args.plot_path == kStdout;
   if (summary + log + plot > 1) {
@@ -327,6 +337,51 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   return p;
 }
 
+// The nodes the replay runs: --nodes where it is fewer than the trace has.
+int replayed_nodes(const Inputs& in, const sim::SimOptions& options) {
+  const int trace_nodes = static_cast<int>(in.trace.node_names.size());
+  return options.node_limit > 0 ? std::min(options.node_limit, trace_nodes) : trace_nodes;
+}
+
+// --json: the summary, the oracle's fields (always there, null without --oracle) and the
+// run's parameters.
+std::string run_json(const SimulateArgs& args, const Inputs& in, const sim::SimOptions& options,
+                     const sim::SimSummary& summary, double wall_s,
+                     const std::optional<sim::UpperBound>& bound, double bound_wall_s) {
+  Json::Value json = summary_json(summary, wall_s);
+  for (const char* key :
+       {"oracle_samples", "fraction_of_oracle", "oracle_bound", "oracle_buckets", "oracle_wall_s"})
+    json[key] = Json::Value();
+  if (bound) {
+    json["oracle_samples"] = bound->samples;
+    json["fraction_of_oracle"] =
+        bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0;
+    json["oracle_bound"] = bound->method;
+    json["oracle_buckets"] = bound->buckets;
+    json["oracle_wall_s"] = bound_wall_s;
+  }
+  json["parameters"] = parameters_json(args, in, options);
+  return to_json_text(json, args.pretty);
+}
+
+// The default: the table for people.
+std::string run_table(const SimulateArgs& args, const Inputs& in, const sim::SimOptions& options,
+                      const sim::SimSummary& summary, double wall_s,
+                      const std::optional<sim::UpperBound>& bound) {
+  sim::RunFacts facts;
+  facts.trace = in.trace_name;
+  facts.policy = args.policy;
+  facts.settings = settings_text(options) +
+                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "");
+  facts.learn = options.learn;
+  facts.nodes = replayed_nodes(in, options);
+  facts.start_s = options.start_s;
+  facts.wall_s = wall_s;
+  std::optional<sim::OracleFacts> oracle;
+  if (bound) oracle = sim::OracleFacts{bound->samples, bound->method};
+  return sim::summary_table(summary, facts, oracle);
+}
+
 // More submissions than a replay can hold (a year of KTH submits 60,000 regular jobs): a period
 // of --repeat-jobs this short is a typo. Why, when it is.
 constexpr double kMostSubmittedJobs = 1e6;
@@ -381,7 +436,7 @@ int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<si
 int run_simulate(const SimulateArgs& args) {
   Inputs in;
   sim::SimOptions options;
-  std::optional<OutputFile> json_out, log_out, plot_out;
+  std::optional<OutputFile> json_out, log_out, plot_out;  // json_out: with --json only
   try {
     if (args.jobs.empty() != args.curves.empty())
       throw InputError(args.jobs.empty() ? "--curves" : "--jobs",
@@ -411,13 +466,7 @@ int run_simulate(const SimulateArgs& args) {
   if (args.compare) return run_compare(args, in, jobs, options, json_out);
 
   std::optional<sim::TimelinePlot> plot;
-  if (plot_out) {
-    const int shown_nodes =
-        options.node_limit > 0
-            ? std::min<int>(options.node_limit, static_cast<int>(in.trace.node_names.size()))
-            : static_cast<int>(in.trace.node_names.size());
-    plot.emplace(options.start_s, window_end, shown_nodes);
-  }
+  if (plot_out) plot.emplace(options.start_s, window_end, replayed_nodes(in, options));
   if (log_out) write_log_header(log_out->stream());
   const bool show_progress = isatty(STDERR_FILENO) == 1;
   std::optional<ProgressBar> bar;
@@ -452,21 +501,9 @@ int run_simulate(const SimulateArgs& args) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  Json::Value json = summary_json(summary, wall_s);
-  // The oracle's fields are always there, null without --oracle.
-  for (const char* key :
-       {"oracle_samples", "fraction_of_oracle", "oracle_bound", "oracle_buckets", "oracle_wall_s"})
-    json[key] = Json::Value();
-  if (bound) {
-    json["oracle_samples"] = bound->samples;
-    json["fraction_of_oracle"] =
-        bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0;
-    json["oracle_bound"] = bound->method;
-    json["oracle_buckets"] = bound->buckets;
-    json["oracle_wall_s"] = bound_wall_s;
-  }
-  json["parameters"] = parameters_json(args, in, options);
-  const std::string text = to_json_text(json, args.pretty);
+  const std::string text =
+      args.json ? run_json(args, in, options, summary, wall_s, bound, bound_wall_s) + "\n"
+                : run_table(args, in, options, summary, wall_s, bound);
   int status = kExitOk;
   auto check = [&](std::ostream& stream, const std::string& what) {
     if (!stream.flush()) {
@@ -475,17 +512,19 @@ int run_simulate(const SimulateArgs& args) {
     }
   };
   if (plot) {
-    plot_out->stream() << plot->render_svg(jobs, "gaptrain simulate: " + in.trace_name +
-                                                     ", policy " + args.policy +
-                                                     (args.learn ? " (learned curves)" : ""));
+    plot_out->stream() << plot->render_svg(
+        jobs,
+        "gaptrain simulate: " + in.trace_name + ", policy " + args.policy +
+            (args.learn ? " (learned curves)" : ""),
+        args.plot_jobs ? sim::TimelineDetail::jobs : sim::TimelineDetail::capacity);
     check(plot_out->stream(), plot_out->path);
   }
   if (log_out) check(log_out->stream(), log_out->path);
   if (json_out) {
-    json_out->stream() << text << '\n';
+    json_out->stream() << text;
     check(json_out->stream(), json_out->path);
   } else {
-    std::cout << text << '\n';
+    std::cout << text;
     check(std::cout, "the summary to stdout");
   }
   return status;
@@ -612,15 +651,29 @@ Command add_simulate_command(CLI::App& parent) {
   app->add_flag("--compare", args->compare,
                 "Run every policy on the input and print a table with the oracle bound (--json "
                 "FILE: the same as JSON)");
-  app->add_option("--json", args->json_path,
-                  "Write the summary here instead of stdout (- is stdout)")
-      ->type_name("FILE");
+  // Without FILE, the JSON goes to stdout (the table's place): the form scripts use.
+  CLI::Option* json = app->add_option("--json", args->json_path,
+                                      "The summary as JSON instead of the table: to FILE, or "
+                                      "stdout without FILE (or -)")
+                          ->type_name("[FILE]")
+                          ->expected(0, 1);
   app->add_option("--log", args->log_path, "Write a CSV line per event here (- is stdout)")
       ->type_name("FILE");
-  app->add_option("--plot", args->plot_path, "Write an SVG timeline here (- is stdout)")
-      ->type_name("FILE.svg");
-  app->add_flag("--pretty", args->pretty, "Indent the summary JSON");
-  return Command{app, [args] { return run_simulate(*args); }};
+  CLI::Option* plot =
+      app->add_option("--plot", args->plot_path,
+                      "Write an SVG timeline here (- is stdout): regular, elastic and idle nodes "
+                      "over time, with reclaims marked")
+          ->type_name("FILE.svg");
+  app->add_flag("--plot-jobs", args->plot_jobs,
+                "In --plot, split the elastic area into each job's nodes")
+      ->needs(plot);
+  app->add_flag("--pretty", args->pretty, "Indent the summary JSON (implies --json)");
+  return Command{app, [args, json] {
+                   args->json = json->count() > 0 || args->pretty;
+                   if (args->json && args->json_path.empty())
+                     args->json_path = std::string(kStdout);
+                   return run_simulate(*args);
+                 }};
 }
 
 }  // namespace gaptrain::cli

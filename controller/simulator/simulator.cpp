@@ -96,6 +96,7 @@ class Replay {
       const double next = next_event_after(now);
       if (next > end_s_) {
         advance(now, end_s_);
+        reclaims_this_step_ = 0;                   // the last step's were recorded with it
         if (observer_) observer_(record(end_s_));  // the log and plot reach the window's end
         break;
       }
@@ -205,8 +206,10 @@ class Replay {
   void step(double now) {
     slurm_.set_time(now);
     solver_ms_this_step_ = 0.0;
+    const long long reclaims_before = summary_.reclaims;
     if (next_step_ < trace_.steps.size() && trace_.steps[next_step_].time_s <= now)
       apply_trace_step(trace_.steps[next_step_++]);
+    reclaims_this_step_ = static_cast<int>(summary_.reclaims - reclaims_before);
     complete_jobs(now);
     submit(now);
     // gaptraind polls every few seconds; between changes a poll sees what the last one saw
@@ -334,9 +337,11 @@ class Replay {
     const int nodes = static_cast<int>(held.size() - std::min(held.size(), draining));
     if (nodes == r.training_nodes) return;
     const bool grow = nodes > r.training_nodes;
+    const bool start = r.training_nodes == 0;
     r.training_nodes = nodes;
     if (nodes == 0) return;
     ++summary_.rescales;
+    ++(start ? summary_.rescale_starts : grow ? summary_.rescale_grows : summary_.rescale_shrinks);
     const double cost = grow ? r.spec->up_cost_s : r.spec->down_cost_s;
     r.stall_until_s = std::max(r.stall_until_s, now + cost);
   }
@@ -349,6 +354,7 @@ class Replay {
     r.useful_samples = summary_.useful_samples;
     r.rescale_loss_samples = rescale_loss_samples_;
     r.solver_ms = solver_ms_this_step_;
+    r.reclaimed_nodes = reclaims_this_step_;
     for (const int j : in_slurm_) {
       // Hole nodes only: one the trace took back is the waiting regular job's, not a hole.
       const std::vector<int> held = slurm_.nodes_of(jobs_[idx(j)].slurm_id);
@@ -384,6 +390,7 @@ class Replay {
   double rescale_loss_samples_ = 0.0;
   std::vector<double> solve_ms_;
   double solver_ms_this_step_ = 0.0;
+  int reclaims_this_step_ = 0;
 };
 
 void validate_options(const HoleTrace& trace, const SimOptions& options) {

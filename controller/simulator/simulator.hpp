@@ -68,6 +68,7 @@ struct StepRecord {
   double useful_samples = 0.0;        // cumulative progress
   double rescale_loss_samples = 0.0;  // cumulative samples lost to rescales and restarts
   double solver_ms = 0.0;             // this step's solve; 0 when it did not solve
+  int reclaimed_nodes = 0;            // nodes the regular workload took back from elastic jobs
   std::vector<JobNodes> allocation;   // by job index
 };
 using StepObserver = std::function<void(const StepRecord&)>;
@@ -91,6 +92,11 @@ struct SimSummary {
   int jobs_submitted = 0;
   int jobs_completed = 0;
   long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
+  // The rescales by kind (they sum to rescales): a start is training begun from no nodes (the
+  // first start, or a restart after the job lost all of them).
+  long long rescale_starts = 0;
+  long long rescale_grows = 0;
+  long long rescale_shrinks = 0;
   long long reclaims = 0;  // nodes taken back from elastic jobs by the regular workload
   long long solves = 0;
   double solver_ms_p50 = 0.0;

@@ -34,8 +34,16 @@ constexpr double kPageWidth = kPlotLeft + kPlotWidth + kLegendWidth;
 constexpr double kPageHeight = kPlotTop + kPlotHeight + kBottomMargin;
 constexpr double kLegendRow = 18.0;
 
-constexpr std::string_view kIdleColour = "#d0d0d0";
+// Capacity: the regular workload in a quiet slate, the elastic jobs in green (what gaptrain
+// harvested), the idle hole nodes in pale sand (what nobody used); reclaims in red.
+constexpr std::string_view kRegularColour = "#b8c2cc";
+constexpr std::string_view kElasticColour = "#59a14f";
+constexpr std::string_view kIdleColour = "#f2e6c4";
+constexpr std::string_view kReclaimColour = "#d62728";
 constexpr std::string_view kUnknownJobColour = "#7f7f7f";
+constexpr std::string_view kRegularLabel = "regular workload";
+constexpr std::string_view kElasticLabel = "elastic jobs";
+constexpr std::string_view kIdleLabel = "idle (hole, unallocated)";
 
 struct Interval {
   double begin = 0.0;
@@ -225,6 +233,7 @@ struct Column {
   double covered_s = 0.0;
   double hole_node_s = 0.0;
   std::vector<JobNodeSeconds> jobs;  // sorted by job; only jobs active in the column
+  long long reclaimed_nodes = 0;
 };
 
 // A column's time-weighted means, for drawing.
@@ -232,14 +241,16 @@ struct ColumnMeans {
   double covered_s = 0.0;
   double hole = 0.0;
   std::vector<JobNodeSeconds> jobs;  // sorted by job; node_s holds the mean nodes here
+  long long reclaimed_nodes = 0;
 };
 
 // Every column's means, and what the page needs from all of them before drawing any.
 struct Scan {
   std::vector<ColumnMeans> columns;
-  double peak_nodes = 0.0;  // the tallest column, hole or stacked jobs
+  double peak_nodes = 0.0;  // the tallest column: the regular workload and the hole above it
   double hole_node_s = 0.0;
   double allocated_node_s = 0.0;
+  long long reclaimed_nodes = 0;
 };
 
 // When a job held nodes within the window, for its tooltip.
@@ -255,6 +266,11 @@ struct Pending {
   int hole_nodes = 0;
   std::vector<JobNodes> allocation;  // sorted by job, one entry each, nodes > 0
 };
+
+// The regular workload's nodes beside a column's mean hole: what the hole leaves of the cluster.
+double regular_nodes(int max_nodes, const ColumnMeans& column) {
+  return std::max(0.0, max_nodes - column.hole);
+}
 
 void add_node_seconds(std::vector<JobNodeSeconds>& jobs, int job, double node_s) {
   const auto at = std::lower_bound(jobs.begin(), jobs.end(), job,
@@ -312,6 +328,13 @@ struct TimelinePlot::Impl {
     return {index(interval.begin, -1.0), index(interval.end, 1.0)};
   }
 
+  // The column a moment inside the window falls in (the last one for end_s itself).
+  int column_of(double t) const {
+    const double per_column = (end_s - start_s) / static_cast<double>(columns.size());
+    const double raw = std::floor((t - start_s) / per_column);
+    return static_cast<int>(std::clamp(raw, 0.0, static_cast<double>(column_count() - 1)));
+  }
+
   Interval held(const Pending& record, double until_s) const {
     return intersect({record.time_s, until_s}, {start_s, end_s});
   }
@@ -351,7 +374,7 @@ struct TimelinePlot::Impl {
         }
       }
     }
-    ColumnMeans result{covered, 0.0, {}};
+    ColumnMeans result{covered, 0.0, {}, column.reclaimed_nodes};
     if (covered <= 0.0) return result;
     result.hole = hole_node_s / covered;
     for (JobNodeSeconds& job : jobs) job.node_s /= covered;
@@ -367,9 +390,11 @@ struct TimelinePlot::Impl {
       ColumnMeans column = means(c);
       double stacked = 0.0;
       for (const JobNodeSeconds& job : column.jobs) stacked += job.node_s;
-      result.peak_nodes = std::max({result.peak_nodes, stacked, column.hole});
+      const double regular = column.covered_s > 0.0 ? regular_nodes(max_nodes, column) : 0.0;
+      result.peak_nodes = std::max({result.peak_nodes, regular + stacked, regular + column.hole});
       result.hole_node_s += column.hole * column.covered_s;
       result.allocated_node_s += stacked * column.covered_s;
+      result.reclaimed_nodes += column.reclaimed_nodes;
       result.columns.push_back(std::move(column));
     }
     return result;
@@ -449,6 +474,11 @@ void TimelinePlot::add(const StepRecord& record) {
     impl_->accumulate(*impl_->pending, impl_->held(*impl_->pending, record.time_s));
   }
   impl_->pending = std::move(next);
+  if (record.reclaimed_nodes > 0 && record.time_s >= impl_->start_s &&
+      record.time_s <= impl_->end_s) {
+    impl_->columns[static_cast<std::size_t>(impl_->column_of(record.time_s))].reclaimed_nodes +=
+        record.reclaimed_nodes;
+  }
 }
 
 double TimelinePlot::mean_nodes(int column, int job) const {
@@ -462,6 +492,11 @@ double TimelinePlot::mean_nodes(int column, int job) const {
 double TimelinePlot::mean_hole_nodes(int column) const {
   impl_->check_column(column);
   return impl_->means(column).hole;
+}
+
+long long TimelinePlot::reclaimed_nodes(int column) const {
+  impl_->check_column(column);
+  return impl_->columns[static_cast<std::size_t>(column)].reclaimed_nodes;
 }
 
 // --- Rendering ---------------------------------------------------------------------------------
@@ -528,31 +563,47 @@ std::string x_axis(double span_s, const TimeUnit& unit) {
   return out;
 }
 
+// The reclaim marker's shape: a small triangle pointing down at the plot's top edge.
+std::string marker_path(double x_center) {
+  return "M" + number(x_center - 4.0, 1) + " " + number(kPlotTop - 9.0, 1) + "h8l-4 8Z";
+}
+
+// The legend right of the plot: the job models (per job) or the elastic total, then the
+// regular workload, the idle nodes and the reclaim marker.
 std::string legend(const std::vector<std::string>& models, const Palette& palette,
-                   bool unknown_jobs) {
+                   bool unknown_jobs, TimelineDetail detail) {
   const double x = kPlotLeft + kPlotWidth + 20;
   double y = kPlotTop;
-  std::string out = text_element(x, y + 11, "font-weight=\"bold\"", "elastic jobs by model");
-  y += kLegendRow + 4;
+  std::string out;
   const auto entry = [&](std::string_view fill, std::string_view label) {
     out += swatch(x, y, fill);
     out += text_element(x + 20, y + 11, "", label);
     y += kLegendRow;
   };
-  // Room for the fixed entries below the models; a longer model list is cut with a count.
-  const auto room = static_cast<std::size_t>((kPlotHeight - 5 * kLegendRow) / kLegendRow);
-  for (std::size_t i = 0; i < models.size(); ++i) {
-    if (i + 1 == room && models.size() > room) {
-      out += text_element(x + 20, y + 11, "", "… " + std::to_string(models.size() - i) + " more");
-      y += kLegendRow;
-      break;
+  if (detail == TimelineDetail::jobs) {
+    out += text_element(x, y + 11, "font-weight=\"bold\"", "elastic jobs by model");
+    y += kLegendRow + 4;
+    // Room for the fixed entries below the models; a longer model list is cut with a count.
+    const auto room = static_cast<std::size_t>((kPlotHeight - 6 * kLegendRow) / kLegendRow);
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      if (i + 1 == room && models.size() > room) {
+        out += text_element(x + 20, y + 11, "", "… " + std::to_string(models.size() - i) + " more");
+        y += kLegendRow;
+        break;
+      }
+      entry(palette.model_colour(models[i]), shortened(models[i], 30));
     }
-    entry(palette.model_colour(models[i]), shortened(models[i], 30));
+    if (unknown_jobs) entry(kUnknownJobColour, "job not in the job list");
+    y += kLegendRow / 2;
+    entry(kIdleColour, kIdleLabel);
+  } else {  // top to bottom, as the areas stack
+    entry(kIdleColour, kIdleLabel);
+    entry(kElasticColour, kElasticLabel);
   }
-  if (unknown_jobs) entry(kUnknownJobColour, "job not in the job list");
-  y += kLegendRow / 2;
-  entry(kIdleColour, "idle (hole, unallocated)");
-  entry("#ffffff", "busy (regular workload)");
+  entry(kRegularColour, kRegularLabel);
+  out += "<path d=\"M" + number(x + 3, 1) + " " + number(y + 3, 1) + "h8l-4 8Z\" fill=\"" +
+         std::string(kReclaimColour) + "\"></path>\n";
+  out += text_element(x + 20, y + 11, "", "nodes taken back (reclaim)");
   return out;
 }
 
@@ -561,36 +612,66 @@ std::string band_element(std::string_view d, std::string_view fill, std::string_
          xml_escape(tooltip) + "</title></path>\n";
 }
 
-std::string utilization_line(double hole_node_s, double allocated_node_s) {
+std::string utilization_line(double hole_node_s, double allocated_node_s,
+                             long long reclaimed_nodes) {
   if (hole_node_s <= 0.0) return "no hole node-time in this window";
   return "elastic jobs held " + number(100.0 * allocated_node_s / hole_node_s, 1) +
-         "% of the idle (hole) node-time";
+         "% of the idle (hole) node-time; " + std::to_string(reclaimed_nodes) +
+         (reclaimed_nodes == 1 ? " node" : " nodes") + " taken back from them";
 }
 
-// The bands as paths, one per job (stacked by job index, so a job keeps its place among the
-// others from column to column) and the idle nodes above them.
+// The bands as paths, stacked from the bottom: the regular workload, the elastic jobs (their
+// total, or one band per job stacked by job index, so a job keeps its place among the others
+// from column to column) and the idle hole nodes on top.
 struct Bands {
+  BandPath regular;
+  BandPath elastic;
   std::map<int, BandPath> jobs;
   BandPath idle;
 };
 
-Bands build_bands(const Scan& scan, const Frame& frame, const std::vector<long>& x_tenths) {
-  Bands bands{{}, BandPath(x_tenths)};
+Bands build_bands(int max_nodes, const Scan& scan, const Frame& frame,
+                  const std::vector<long>& x_tenths, TimelineDetail detail) {
+  Bands bands{BandPath(x_tenths), BandPath(x_tenths), {}, BandPath(x_tenths)};
   for (int c = 0; c < frame.columns; ++c) {
     const ColumnMeans& column = scan.columns[static_cast<std::size_t>(c)];
     if (column.covered_s <= 0.0) continue;
-    double base = 0.0;
+    const double regular = regular_nodes(max_nodes, column);
+    if (regular > 0.0) bands.regular.add(c, to_tenths(frame.y(regular)), to_tenths(frame.y(0.0)));
+    double base = regular;
     for (const JobNodeSeconds& job : column.jobs) {
       const double top = base + job.node_s;
-      bands.jobs.try_emplace(job.job, x_tenths)
-          .first->second.add(c, to_tenths(frame.y(top)), to_tenths(frame.y(base)));
+      if (detail == TimelineDetail::jobs) {
+        bands.jobs.try_emplace(job.job, x_tenths)
+            .first->second.add(c, to_tenths(frame.y(top)), to_tenths(frame.y(base)));
+      }
       base = top;
     }
-    if (column.hole > base) {
-      bands.idle.add(c, to_tenths(frame.y(column.hole)), to_tenths(frame.y(base)));
+    if (detail == TimelineDetail::capacity && base > regular) {
+      bands.elastic.add(c, to_tenths(frame.y(base)), to_tenths(frame.y(regular)));
+    }
+    if (regular + column.hole > base) {
+      bands.idle.add(c, to_tenths(frame.y(regular + column.hole)), to_tenths(frame.y(base)));
     }
   }
   return bands;
+}
+
+// One red triangle above each column where nodes were taken back, with how many and when.
+std::string reclaim_markers(const Scan& scan, const Frame& frame, double span_s,
+                            const TimeUnit& unit) {
+  std::string out;
+  const int decimals = unit.seconds >= 3600.0 ? 2 : 1;
+  for (int c = 0; c < frame.columns; ++c) {
+    const long long nodes = scan.columns[static_cast<std::size_t>(c)].reclaimed_nodes;
+    if (nodes <= 0) continue;
+    const std::string when = format_time(span_s * c / frame.columns, unit, decimals) + " to " +
+                             format_time(span_s * (c + 1) / frame.columns, unit, decimals);
+    out += band_element(marker_path((frame.x(c) + frame.x(c + 1)) / 2.0), kReclaimColour,
+                        std::to_string(nodes) + (nodes == 1 ? " node" : " nodes") +
+                            " taken back from elastic jobs, " + when);
+  }
+  return out;
 }
 
 // "job ID (MODEL): mean N nodes, from T1 to T2", the mean over the span it held nodes in.
@@ -642,34 +723,42 @@ std::string plot_border() {
 
 }  // namespace
 
-std::string TimelinePlot::render_svg(const std::vector<JobSpec>& jobs,
-                                     const std::string& title) const {
+std::string TimelinePlot::render_svg(const std::vector<JobSpec>& jobs, const std::string& title,
+                                     TimelineDetail detail) const {
   const Impl& impl = *impl_;
   const int column_count = impl.column_count();
   Scan scan = impl.scan();
   const Frame frame{std::ceil(scan.peak_nodes), column_count};
   std::vector<long> x_tenths;
   for (int c = 0; c <= column_count; ++c) x_tenths.push_back(to_tenths(frame.x(c)));
-  Bands bands = build_bands(scan, frame, x_tenths);
+  Bands bands = build_bands(impl.max_nodes, scan, frame, x_tenths, detail);
+  const double span_s = impl.end_s - impl.start_s;
+  const TimeUnit unit = time_unit(span_s);
+  const std::string markers = reclaim_markers(scan, frame, span_s, unit);
   scan.columns.clear();  // the paths hold what is drawn now
 
-  const TimeUnit unit = time_unit(impl.end_s - impl.start_s);
   const Palette palette(jobs);
   std::set<std::string> drawn_models;
   bool unknown_jobs = false;
   std::string svg = svg_open(title);
   svg += text_element(kPlotLeft, 24, "font-size=\"16\" font-weight=\"bold\"", title);
-  svg += text_element(kPlotLeft, 44, "fill=\"#555\"",
-                      utilization_line(scan.hole_node_s, scan.allocated_node_s));
+  svg +=
+      text_element(kPlotLeft, 44, "fill=\"#555\"",
+                   utilization_line(scan.hole_node_s, scan.allocated_node_s, scan.reclaimed_nodes));
   svg += y_axis(frame);
+  if (!bands.regular.empty()) {
+    svg += band_element(bands.regular.finish(), kRegularColour, kRegularLabel);
+  }
+  if (!bands.elastic.empty()) {
+    svg += band_element(bands.elastic.finish(), kElasticColour, kElasticLabel);
+  }
   svg += job_paths(bands, jobs, palette, impl.final_spans(), impl.start_s, unit, drawn_models,
                    unknown_jobs);
-  if (!bands.idle.empty()) {
-    svg += band_element(bands.idle.finish(), kIdleColour, "idle (hole, unallocated)");
-  }
+  if (!bands.idle.empty()) svg += band_element(bands.idle.finish(), kIdleColour, kIdleLabel);
   svg += plot_border();
-  svg += x_axis(impl.end_s - impl.start_s, unit);
-  svg += legend({drawn_models.begin(), drawn_models.end()}, palette, unknown_jobs);
+  svg += markers;
+  svg += x_axis(span_s, unit);
+  svg += legend({drawn_models.begin(), drawn_models.end()}, palette, unknown_jobs, detail);
   svg += "</svg>\n";
   return svg;
 }

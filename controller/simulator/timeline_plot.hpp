@@ -1,7 +1,10 @@
-// The simulator's picture: nodes over time, hole nodes split into those each elastic job holds
-// and those left idle, as a self-contained SVG a browser shows (one <path> per job, with a
-// tooltip). Fed StepRecords in time order; memory is bounded by the number of columns, the jobs
-// active in each and one small entry per job (its span, for the tooltip), not by the records.
+// The simulator's picture: the cluster's capacity over time as stacked areas, the regular
+// workload at the bottom, the elastic jobs above it and the idle hole nodes on top, with a
+// marker where the regular workload took nodes back from elastic jobs; on request the elastic
+// area is split into each job's nodes (one <path> per job, with a tooltip). A self-contained
+// SVG a browser shows. Fed StepRecords in time order; memory is bounded by the number of
+// columns, the jobs active in each and one small entry per job (its span, for the tooltip), not
+// by the records.
 #pragma once
 
 #include <memory>
@@ -12,11 +15,15 @@
 
 namespace gaptrain::sim {
 
+// What the elastic area shows: their total (the default), or each job's nodes.
+enum class TimelineDetail { capacity, jobs };
+
 class TimelinePlot {
  public:
   // The window [start_s, end_s] is cut into `columns` equal time columns; each shows the
-  // time-weighted mean over its span. `max_nodes` scales the y axis (it grows when a column
-  // holds more). Throws std::invalid_argument unless start_s < end_s (both finite),
+  // time-weighted mean over its span. `max_nodes` is the cluster's size: the regular workload
+  // holds what the hole leaves of it, and it scales the y axis (which grows when a column holds
+  // more). Throws std::invalid_argument unless start_s < end_s (both finite),
   // max_nodes >= 1 and columns >= 1.
   TimelinePlot(double start_s, double end_s, int max_nodes, int columns = 1200);
   ~TimelinePlot();
@@ -26,12 +33,15 @@ class TimelinePlot {
   // A record holds from its time until the next record's (or end_s), clipped to the window.
   // Records must come in non-decreasing time order (std::invalid_argument otherwise, and for
   // a non-finite time or a negative job index). The bands stack the record's `allocation`;
-  // idle = hole_nodes minus what the allocation holds (`allocated_nodes` is not read).
+  // idle = hole_nodes minus what the allocation holds (`allocated_nodes` is not read). A
+  // record's `reclaimed_nodes` mark the column of its time (inside the window only).
   void add(const StepRecord& record);
 
   // `jobs` is the job list the records' indices refer to (for names, models and colours);
-  // an index past its end is drawn as "job #INDEX".
-  std::string render_svg(const std::vector<JobSpec>& jobs, const std::string& title) const;
+  // an index past its end is drawn as "job #INDEX". `detail` says whether the elastic area is
+  // one band or one per job.
+  std::string render_svg(const std::vector<JobSpec>& jobs, const std::string& title,
+                         TimelineDetail detail = TimelineDetail::capacity) const;
 
   // For tests and inspection: the time-weighted mean nodes `job` holds in `column`, and the
   // mean hole nodes there, over the part of the column the records cover (0 where none does),
@@ -39,6 +49,8 @@ class TimelinePlot {
   // outside [0, columns).
   double mean_nodes(int column, int job) const;
   double mean_hole_nodes(int column) const;
+  // The nodes taken back from elastic jobs at the records' times within `column`.
+  long long reclaimed_nodes(int column) const;
 
  private:
   struct Impl;  // defined in timeline_plot.cpp

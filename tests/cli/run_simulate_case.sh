@@ -6,11 +6,18 @@
 #                                                     and the three outputs are consistent
 #   run_simulate_case.sh bad GAPTRAIN EXPECT ARGS...  exit 2, nothing on stdout, one line on
 #                                                     stderr holding EXPECT
-#   run_simulate_case.sh stdout GAPTRAIN ARGS...      `--json -` puts the summary on stdout and
+#   run_simulate_case.sh table GAPTRAIN ARGS...       without --json, stdout is the table for
+#                                                     people, its numbers those of `--json`
+#   run_simulate_case.sh stdout GAPTRAIN ARGS...      `--json -`, `--json` without FILE and
+#                                                     `--pretty` put the JSON summary on stdout,
 #                                                     `--log -` the CSV log, with no file named -
+#   run_simulate_case.sh plot GAPTRAIN ARGS...        `--plot` draws the capacity (regular,
+#                                                     elastic, idle) with reclaim markers and no
+#                                                     job of its own; `--plot-jobs` each job
 #   run_simulate_case.sh compare GAPTRAIN ARGS...     `--compare` prints a table with every
 #                                                     policy's row, `--json FILE` the same
-#                                                     rows, each under the oracle bound
+#                                                     rows, each under the oracle bound;
+#                                                     `--json` alone the JSON instead
 #   run_simulate_case.sh help GAPTRAIN                `simulate --help` names every option
 #   run_simulate_case.sh same GAPTRAIN A B ARGS...    `--node-events A` and `--node-events B`
 #                                                     give the same trace and the same summary
@@ -159,12 +166,71 @@ PY
     expect_refused "jobs.csv:2: model: no curve for \"$(printf 'm%.0s' {1..60})...\""
     [[ "$(wc -c <"$tmp/stderr")" -lt 400 ]] || fail "the error line is $(wc -c <"$tmp/stderr") bytes"
     ;;
+  table)
+    run "$@" --oracle
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --oracle)"
+    [[ ! -s "$tmp/stderr" ]] || fail "stderr is not empty (no terminal, so no progress bar)"
+    cp "$tmp/stdout" "$tmp/table.txt"
+    run "$@" --oracle --json "$tmp/summary.json"
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --oracle --json FILE)"
+    [[ ! -s "$tmp/stdout" ]] || fail "stdout is not empty although --json named a file"
+    python3 - "$tmp/table.txt" "$tmp/summary.json" <<'PY' || fail "the table does not match the JSON"
+import json, sys
+table = open(sys.argv[1]).read()
+s = json.load(open(sys.argv[2]))
+lines = table.splitlines()
+assert lines[0].startswith("gaptrain simulate: " + s["parameters"]["trace"] + ", policy "), lines[0]
+rows = {line[:16].strip(): line[16:] for line in lines[1:] if not line.startswith("usable:")}
+for label in ("nodes", "window", "useful samples", "oracle bound", "node-hours", "utilization",
+              "jobs", "resizes", "reclaims", "solver", "wall time"):
+    assert label in rows, f"no row {label}: {table}"
+assert rows["nodes"] == str(s["parameters"]["trace_nodes"]), rows["nodes"]
+assert rows["useful samples"].startswith(f'{s["useful_samples"]:.6g}, efficiency {s["efficiency"]:.3f}'), \
+    rows["useful samples"]
+assert f'{s["oracle_samples"]:.6g} ({s["oracle_bound"]})' in rows["oracle bound"], rows["oracle bound"]
+assert rows["jobs"].startswith(f'{s["jobs_submitted"]:,} submitted, {s["jobs_completed"]:,} completed'), \
+    rows["jobs"]
+assert rows["resizes"].startswith(f'{s["rescales"]:,}: '), rows["resizes"]
+kinds = rows["resizes"].split(": ")[1].split(", ")
+assert sum(int(k.split()[0].replace(",", "")) for k in kinds) == s["rescales"], rows["resizes"]
+assert rows["reclaims"].startswith(f'{s["reclaims"]:,} node'), rows["reclaims"]
+hours = {part.split()[0]: float(part.split()[1].replace(",", ""))
+         for part in rows["node-hours"].split(" (of ")[0].split(", ")}
+assert abs(hours["elastic"] - s["allocated_node_seconds"] / 3600) <= 0.05, hours
+assert abs(hours["idle"] - (s["hole_node_seconds"] - s["allocated_node_seconds"]) / 3600) <= 0.05, hours
+total = s["parameters"]["trace_nodes"] * s["simulated_s"] / 3600
+assert abs(sum(hours.values()) - total) <= 0.15, (hours, total)
+PY
+    ;;
+  plot)
+    run "$@" --plot "$tmp/capacity.svg" --json "$tmp/summary.json"
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --plot)"
+    run "$@" --plot "$tmp/jobs.svg" --plot-jobs
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --plot --plot-jobs)"
+    python3 - "$tmp/capacity.svg" "$tmp/jobs.svg" "$tmp/summary.json" <<'PY' || fail "plot check failed"
+import json, re, sys
+capacity, jobs = (open(path).read() for path in sys.argv[1:3])
+s = json.load(open(sys.argv[3]))
+for svg in (capacity, jobs):
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>"), "not an SVG"
+    assert "<title>regular workload</title>" in svg and "<title>idle (hole, unallocated)</title>" in svg
+marked = sum(int(n) for n in re.findall(r"<title>(\d+) nodes? taken back from elastic jobs", capacity))
+assert s["reclaims"] > 0, "the input should take nodes back"
+assert marked == s["reclaims"], (marked, s["reclaims"])
+assert "<title>elastic jobs</title>" in capacity
+assert "<title>job " not in capacity, "a job drawn on its own without --plot-jobs"
+assert "<title>job " in jobs and "<title>elastic jobs</title>" not in jobs
+PY
+    ;;
   stdout)
     cd "$tmp"  # a file named - would land here
-    run "$@" --json -
-    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --json -)"
-    python3 -c 'import json, sys; assert json.load(sys.stdin)["useful_samples"] > 0' \
-      <"$tmp/stdout" || fail "--json -: stdout is not the summary"
+    for json in "--json -" "--json --pretty" "--json" "--pretty"; do
+      # shellcheck disable=SC2086 # the options split on purpose
+      run "$@" $json
+      [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* $json)"
+      python3 -c 'import json, sys; assert json.load(sys.stdin)["useful_samples"] > 0' \
+        <"$tmp/stdout" || fail "$json: stdout is not the summary"
+    done
     run "$@" --json "$tmp/summary.json" --log -
     [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --log -)"
     [[ "$(head -n 1 "$tmp/stdout")" == time_s,idle_nodes,* ]] || fail "--log -: stdout is not the log"
@@ -179,6 +245,11 @@ PY
     for row in gaptrain bftrainer bftrainer-method equal-share "oracle bound"; do
       grep -q -- "^$row" "$tmp/stdout" || fail "the table has no row $row"
     done
+    cp "$tmp/compare.json" "$tmp/compare-file.json"
+    run "$@" --compare --json
+    [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --compare --json)"
+    python3 -c 'import json, sys; assert len(json.load(sys.stdin)["rows"]) == 4' \
+      <"$tmp/stdout" || fail "--compare --json: stdout is not the JSON"
     python3 - "$tmp/compare.json" <<'PY' || fail "--compare JSON check failed"
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -199,8 +270,8 @@ PY
   help)
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
     for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
-      --start --duration --json --log --plot --max-input-mb bftrainer equal-share --oracle \
-      --compare \
+      --start --duration --json --log --plot --plot-jobs --max-input-mb bftrainer equal-share \
+      --oracle --compare --pretty "node-hours" \
       "Exit status"; do
       grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
     done

@@ -94,6 +94,9 @@ TEST(SimulatorSemantics, AReclaimChargesTheShrinkCost) {
   // until 1000.
   EXPECT_EQ(s.reclaims, 1);
   EXPECT_EQ(s.rescales, 3);  // start, grow, shrink
+  EXPECT_EQ(s.rescale_starts, 1);
+  EXPECT_EQ(s.rescale_grows, 1);
+  EXPECT_EQ(s.rescale_shrinks, 1);
   EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 490.0 * 100.0);
   EXPECT_DOUBLE_EQ(s.ideal_samples, 1.0 * 100.0 + 499.0 * 200.0 + 500.0 * 100.0);
   EXPECT_EQ(s.regular_waits, 1);
@@ -113,8 +116,30 @@ TEST(SimulatorSemantics, LosingTheBatchHostStopsTheJobAndItRestartsLater) {
   // host is wanted: the job is drained whole and requeued at 501, admitted again on node 1 at
   // 502 (stall 20 s, the start cost), then 100/s from 522 to 1000.
   EXPECT_DOUBLE_EQ(s.useful_samples, 479.0 * 200.0 + 478.0 * 100.0);
-  EXPECT_EQ(s.rescales, 3);  // start, grow, restart; the stop itself costs no stall
+  EXPECT_EQ(s.rescales, 3);        // start, grow, restart; the stop itself costs no stall
+  EXPECT_EQ(s.rescale_starts, 2);  // the restart is a start from no nodes
+  EXPECT_EQ(s.rescale_grows, 1);
+  EXPECT_EQ(s.rescale_shrinks, 0);
   EXPECT_EQ(s.reclaims, 1);
+}
+
+// The timeline's reclaim markers: the step where the regular workload took the node back says
+// so, once; no other record does (the window's last record included).
+TEST(SimulatorSemantics, TheStepOfAReclaimRecordsItsNodes) {
+  const HoleTrace trace =
+      make_trace(2, 1000.0, {{0.0, {idle(0), idle(1, 500.0)}}, {500.0, {busy(1)}}});
+  std::vector<StepRecord> reclaiming;
+  int records = 0;
+  const SimSummary s = simulate(trace, {linear_job("a", 0, 1, 2)}, kCurves,
+                                with_policy(Policy::gaptrain), [&](const StepRecord& r) {
+                                  ++records;
+                                  if (r.reclaimed_nodes != 0) reclaiming.push_back(r);
+                                });
+  ASSERT_EQ(s.reclaims, 1);
+  ASSERT_EQ(reclaiming.size(), 1u);
+  EXPECT_DOUBLE_EQ(reclaiming[0].time_s, 500.0);
+  EXPECT_EQ(reclaiming[0].reclaimed_nodes, 1);
+  EXPECT_GT(records, 2);
 }
 
 // Where Slurm places regular jobs (the default), the same trace costs the job a satellite, not

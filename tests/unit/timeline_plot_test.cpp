@@ -1,4 +1,5 @@
-// The simulator's SVG timeline: per-column means, band geometry, labels and escaping.
+// The simulator's SVG timeline: per-column means, the capacity areas (regular, elastic, idle)
+// and the per-job bands, reclaim markers, labels and escaping.
 #include "simulator/timeline_plot.hpp"
 
 #include <gtest/gtest.h>
@@ -12,8 +13,10 @@
 namespace gaptrain::sim {
 namespace {
 
-StepRecord record(double time_s, int hole_nodes, std::vector<JobNodes> allocation = {}) {
+StepRecord record(double time_s, int hole_nodes, std::vector<JobNodes> allocation = {},
+                  int reclaimed_nodes = 0) {
   StepRecord r;
+  r.reclaimed_nodes = reclaimed_nodes;
   r.time_s = time_s;
   r.hole_nodes = hole_nodes;
   for (const JobNodes& j : allocation) r.allocated_nodes += j.nodes;
@@ -143,26 +146,90 @@ TEST(TimelinePlotSvg, BandsMatchHandComputedGeometry) {
   TimelinePlot plot(0.0, 100.0, 8, 2);
   plot.add(record(0.0, 8, {{0, 4}}));
   plot.add(record(50.0, 8));
-  const std::string svg = plot.render_svg({job("j1", "resnet")}, "tiny");
-  expect_well_formed(svg);
-  // Column 0 is x 70..670; 4 of 8 nodes is y 312 (half-way up) down to 562.
-  EXPECT_NE(svg.find("<path d=\"M70 312H670V562H70Z\""), std::string::npos) << svg;
-  // Idle: above the job in column 0, the whole hole in column 1; one polygon.
-  EXPECT_NE(svg.find("<path d=\"M70 62H1270V562H670V312H70Z\""), std::string::npos) << svg;
-  EXPECT_NE(svg.find("<title>job j1 (resnet): mean 4 nodes, from 0 s to 50 s</title>"),
+  for (const TimelineDetail detail : {TimelineDetail::capacity, TimelineDetail::jobs}) {
+    const std::string svg = plot.render_svg({job("j1", "resnet")}, "tiny", detail);
+    expect_well_formed(svg);
+    // Column 0 is x 70..670; 4 of 8 nodes is y 312 (half-way up) down to 562.
+    EXPECT_NE(svg.find("<path d=\"M70 312H670V562H70Z\""), std::string::npos) << svg;
+    // Idle: above the job in column 0, the whole hole in column 1; one polygon.
+    EXPECT_NE(svg.find("<path d=\"M70 62H1270V562H670V312H70Z\""), std::string::npos) << svg;
+    EXPECT_NE(svg.find("<title>idle (hole, unallocated)</title>"), std::string::npos);
+    EXPECT_EQ(count(svg, "<path"),
+              3u);  // the band of the jobs or the job, idle, the legend's marker
+  }
+  EXPECT_NE(plot.render_svg({job("j1", "resnet")}, "tiny", TimelineDetail::jobs)
+                .find("<title>job j1 (resnet): mean 4 nodes, from 0 s to 50 s</title>"),
             std::string::npos);
-  EXPECT_NE(svg.find("<title>idle (hole, unallocated)</title>"), std::string::npos);
-  EXPECT_EQ(count(svg, "<path"), 2u);
+  EXPECT_NE(plot.render_svg({job("j1", "resnet")}, "tiny").find("<title>elastic jobs</title>"),
+            std::string::npos);
 }
 
-TEST(TimelinePlotSvg, JobsStackByIndexBelowTheIdleBand) {
+// Bottom to top: the regular workload (what the hole leaves of the 8 nodes), the elastic jobs,
+// the idle hole nodes. With 8 nodes at the top one node is 62.5 px.
+TEST(TimelinePlotSvg, CapacityStacksRegularElasticAndIdle) {
   TimelinePlot plot(0.0, 60.0, 8, 1);
   plot.add(record(0.0, 6, {{1, 3}, {0, 2}}));
   const std::string svg = plot.render_svg({job("a", "m"), job("b", "m")}, "stack");
   expect_well_formed(svg);
-  EXPECT_NE(svg.find("<path d=\"M70 437H1270V562H70Z\""), std::string::npos) << svg;    // a: 0..2
-  EXPECT_NE(svg.find("<path d=\"M70 249.5H1270V437H70Z\""), std::string::npos) << svg;  // b: 2..5
-  EXPECT_NE(svg.find("<path d=\"M70 187H1270V249.5H70Z\""), std::string::npos) << svg;  // idle
+  EXPECT_NE(svg.find("<path d=\"M70 437H1270V562H70Z\" fill=\"#b8c2cc\"><title>regular workload"),
+            std::string::npos)
+      << svg;  // 0..2
+  EXPECT_NE(svg.find("<path d=\"M70 124.5H1270V437H70Z\" fill=\"#59a14f\"><title>elastic jobs"),
+            std::string::npos)
+      << svg;  // 2..7
+  EXPECT_NE(svg.find("<path d=\"M70 62H1270V124.5H70Z\" fill=\"#f2e6c4\"><title>idle"),
+            std::string::npos)
+      << svg;  // 7..8
+  // No job is drawn on its own unless asked.
+  EXPECT_EQ(svg.find("<title>job "), std::string::npos);
+}
+
+TEST(TimelinePlotSvg, JobsStackByIndexBetweenTheRegularWorkloadAndTheIdleBand) {
+  TimelinePlot plot(0.0, 60.0, 8, 1);
+  plot.add(record(0.0, 6, {{1, 3}, {0, 2}}));
+  const std::string svg =
+      plot.render_svg({job("a", "m"), job("b", "m")}, "stack", TimelineDetail::jobs);
+  expect_well_formed(svg);
+  EXPECT_NE(svg.find("<path d=\"M70 437H1270V562H70Z\""), std::string::npos) << svg;    // 0..2
+  EXPECT_NE(svg.find("<path d=\"M70 312H1270V437H70Z\""), std::string::npos) << svg;    // a: 2..4
+  EXPECT_NE(svg.find("<path d=\"M70 124.5H1270V312H70Z\""), std::string::npos) << svg;  // b: 4..7
+  EXPECT_NE(svg.find("<path d=\"M70 62H1270V124.5H70Z\""), std::string::npos) << svg;   // idle
+  EXPECT_EQ(svg.find("<title>elastic jobs</title>"), std::string::npos);
+}
+
+TEST(TimelinePlotReclaims, MarkedInTheColumnOfTheirTimeWithHowManyAndWhen) {
+  TimelinePlot plot(0.0, 100.0, 4, 4);
+  plot.add(record(0.0, 4, {{0, 4}}));
+  plot.add(record(30.0, 2, {{0, 2}}, 2));   // column 1 (25..50 s)
+  plot.add(record(40.0, 1, {{0, 1}}, 1));   // column 1 as well
+  plot.add(record(100.0, 1, {{0, 1}}, 5));  // the window's end: the last column
+  plot.add(record(120.0, 1, {}, 7));        // after the window: not drawn
+  EXPECT_EQ(plot.reclaimed_nodes(0), 0);
+  EXPECT_EQ(plot.reclaimed_nodes(1), 3);
+  EXPECT_EQ(plot.reclaimed_nodes(2), 0);
+  EXPECT_EQ(plot.reclaimed_nodes(3), 5);
+  const std::string svg = plot.render_svg({job("j", "m")}, "reclaims");
+  expect_well_formed(svg);
+  // Column 1's marker: x 370..670, so a triangle centred on 520 above the plot's top (62).
+  EXPECT_NE(svg.find("<path d=\"M516 53h8l-4 8Z\" fill=\"#d62728\"><title>3 nodes taken back "
+                     "from elastic jobs, 25 s to 50 s</title></path>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<title>5 nodes taken back from elastic jobs, 75 s to 100 s</title>"),
+            std::string::npos);
+  EXPECT_EQ(count(svg, "taken back from elastic jobs, "), 2u);
+  EXPECT_NE(svg.find("; 8 nodes taken back from them"), std::string::npos);
+  EXPECT_NE(svg.find("nodes taken back (reclaim)"), std::string::npos);  // the legend
+}
+
+TEST(TimelinePlotReclaims, ARejectedRecordMarksNothing) {
+  TimelinePlot plot(0.0, 100.0, 4, 2);
+  plot.add(record(60.0, 4));
+  EXPECT_THROW(plot.add(record(10.0, 4, {}, 3)), std::invalid_argument);
+  EXPECT_THROW(plot.add(record(70.0, 4, {{-1, 1}}, 3)), std::invalid_argument);
+  EXPECT_EQ(plot.reclaimed_nodes(0), 0);
+  EXPECT_EQ(plot.reclaimed_nodes(1), 0);
+  EXPECT_THROW((void)plot.reclaimed_nodes(2), std::out_of_range);
 }
 
 TEST(TimelinePlotSvg, GapsSplitABandIntoPolygonsOfOnePath) {
@@ -170,7 +237,7 @@ TEST(TimelinePlotSvg, GapsSplitABandIntoPolygonsOfOnePath) {
   plot.add(record(0.0, 4, {{0, 4}}));
   plot.add(record(10.0, 4));
   plot.add(record(20.0, 4, {{0, 4}}));
-  const std::string svg = plot.render_svg({job("j", "m")}, "gap");
+  const std::string svg = plot.render_svg({job("j", "m")}, "gap", TimelineDetail::jobs);
   EXPECT_NE(svg.find("<path d=\"M70 62H470V562H70ZM870 62H1270V562H870Z\""), std::string::npos)
       << svg;
   EXPECT_EQ(count(svg, "<title>job j (m)"), 1u);
@@ -187,7 +254,8 @@ TEST(TimelinePlotSvg, SteadyAllocationsMergeIntoFewSegments) {
 TEST(TimelinePlotSvg, EscapesXmlInIdsModelsAndTitle) {
   TimelinePlot plot(0.0, 10.0, 2, 1);
   plot.add(record(0.0, 2, {{0, 1}}));
-  const std::string svg = plot.render_svg({job("a<b&c", "m\"x'")}, "run <1> & \"2\"");
+  const std::string svg =
+      plot.render_svg({job("a<b&c", "m\"x'")}, "run <1> & \"2\"", TimelineDetail::jobs);
   expect_well_formed(svg);
   EXPECT_NE(svg.find("job a&lt;b&amp;c (m&quot;x&apos;)"), std::string::npos);
   EXPECT_NE(svg.find("<title>run &lt;1&gt; &amp; &quot;2&quot;</title>"), std::string::npos);
@@ -198,7 +266,8 @@ TEST(TimelinePlotSvg, EscapesXmlInIdsModelsAndTitle) {
 TEST(TimelinePlotSvg, ControlCharactersXmlForbidsAreReplaced) {
   TimelinePlot plot(0.0, 10.0, 2, 1);
   plot.add(record(0.0, 2, {{0, 1}}));
-  const std::string svg = plot.render_svg({job(std::string("a\x01") + "b", "m")}, "t\x1b");
+  const std::string svg =
+      plot.render_svg({job(std::string("a\x01") + "b", "m")}, "t\x1b", TimelineDetail::jobs);
   EXPECT_NE(svg.find("<title>job a?b (m)"), std::string::npos);
   EXPECT_NE(svg.find("<title>t?</title>"), std::string::npos);
 }
@@ -207,7 +276,7 @@ TEST(TimelinePlotSvg, NoRecordsGiveAnEmptyPlotWithAxes) {
   const TimelinePlot plot(0.0, 10.0, 1, 1);
   const std::string svg = plot.render_svg({}, "nothing");
   expect_well_formed(svg);
-  EXPECT_EQ(count(svg, "<path"), 0u);
+  EXPECT_EQ(count(svg, "<path"), 1u);  // the legend's reclaim marker only
   EXPECT_NE(svg.find(">0 s</text>"), std::string::npos);
   EXPECT_NE(svg.find(">10 s</text>"), std::string::npos);
   EXPECT_NE(svg.find(">1</text>"), std::string::npos);                 // y axis 0..1 node
@@ -241,7 +310,8 @@ TEST(TimelinePlotSvg, ReportsUtilizationAndGrowsTheAxisToFitTheData) {
 TEST(TimelinePlotSvg, ModelsGetColoursAndNeighbouringJobsDifferentShades) {
   TimelinePlot plot(0.0, 10.0, 6, 1);
   plot.add(record(0.0, 6, {{0, 1}, {1, 1}, {2, 1}}));
-  const std::string svg = plot.render_svg({job("a", "x"), job("b", "x"), job("c", "y")}, "c");
+  const std::string svg =
+      plot.render_svg({job("a", "x"), job("b", "x"), job("c", "y")}, "c", TimelineDetail::jobs);
   const auto fill_of = [&](const std::string& id) {
     const std::size_t title = svg.find("<title>job " + id + " ");
     const std::size_t fill = svg.rfind("fill=\"", title);
@@ -258,7 +328,7 @@ TEST(TimelinePlotSvg, ModelsGetColoursAndNeighbouringJobsDifferentShades) {
 TEST(TimelinePlotSvg, AJobPastTheJobListIsStillDrawn) {
   TimelinePlot plot(0.0, 10.0, 2, 1);
   plot.add(record(0.0, 2, {{5, 1}}));
-  const std::string svg = plot.render_svg({}, "t");
+  const std::string svg = plot.render_svg({}, "t", TimelineDetail::jobs);
   expect_well_formed(svg);
   EXPECT_NE(svg.find("<title>job #5 (unknown model)"), std::string::npos);
 }
@@ -279,11 +349,16 @@ TEST(TimelinePlotSvg, AYearOfManyShortJobsStaysSmall) {
     for (int j = std::max(0, newest - 9); j <= newest; ++j) allocation.push_back({j, 500});
     plot.add(record(t, 8000, std::move(allocation)));
   }
-  const std::string svg = plot.render_svg(jobs, "a year");
+  const std::string svg = plot.render_svg(jobs, "a year", TimelineDetail::jobs);
   expect_well_formed(svg);
-  EXPECT_EQ(count(svg, "<path"), static_cast<std::size_t>(job_count) + 1);
+  // Each job's, the regular workload's, the idle nodes' and the legend's reclaim marker.
+  EXPECT_EQ(count(svg, "<path"), static_cast<std::size_t>(job_count) + 3);
   EXPECT_NE(svg.find("<title>job job-2999 (model4)"), std::string::npos);
   EXPECT_LT(svg.size(), 4'000'000u);
+  // Without per-job detail the elastic jobs are one area, whatever their number.
+  const std::string capacity = plot.render_svg(jobs, "a year");
+  EXPECT_EQ(count(capacity, "<path"), 4u);
+  EXPECT_LT(capacity.size(), 200'000u);
 }
 
 }  // namespace
