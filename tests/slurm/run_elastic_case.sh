@@ -804,6 +804,42 @@ case_pytorch() {
   job_view_shows_the_run "$job"
 }
 
+# Issue 28 (c): a regular job planned (by backfill) on a node of the example's job: the launcher
+# passes the notice on before that node is drained, and the example checkpoints on it; the
+# regular job starts when its blocker ends, as without notices.
+case_notice_checkpoint() {
+  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} blocker job regular out progress t0 waited
+  local noticed drained
+  torch_or_skip "torch, sklearn"
+  blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(gaptrain_submit -N 1-4 --cost 1:1 --notice 600 -- /usr/bin/python3 \
+    "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs 1000 --step-sleep 0.05)
+  out=$work/$job.out
+  progress=$work/gaptrain-progress.$job.jsonl
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job on the 2 idle nodes" elastic_at "$job" 2
+  poll 300 "training at world size 2" world_size_is "$progress" 2
+  regular=$(submit -p regular -N 7 -t 2 --wrap 'sleep 2')
+  poll 60 "the launcher to pass the notice on" grep -q "notice: n[0-9]* will be taken back" "$out"
+  poll 60 "the example to checkpoint on the notice" grep -q "checkpoint saved at step [0-9]* (notice)" "$out"
+  ! grep -q "back to the cluster" "$out" ||
+    fail "job $job was drained before the regular job could start: $(grep gaptrain "$out" | tail -n 8)"
+  t0=$(now)
+  scancel "$blocker"
+  poll 60 "regular job $regular RUNNING" job_state_is "$regular" RUNNING
+  waited=$(seconds_since "$t0")
+  note "regular job $regular started ${waited}s after its blocker was cancelled"
+  (($(echo "$waited <= $max_start_s" | bc))) ||
+    fail "regular job $regular started ${waited}s after the blocker ended (> ${max_start_s}s)"
+  poll 120 "training goes on at world size 1" world_size_is "$progress" 1
+  noticed=$(grep -n "checkpoint saved at step [0-9]* (notice)" "$out" | head -n 1 | cut -d: -f1)
+  drained=$(grep -n "back to the cluster" "$out" | head -n 1 | cut -d: -f1)
+  ((noticed < drained)) || fail "the notice checkpoint (line $noticed) came after the drain (line $drained)"
+  note "$(grep -E 'notice|back to the cluster' "$out" | head -n 4 | tr '\n' ';')"
+  scancel "$job"
+}
+
 # Issue 28 (d): `gaptrain job ID --json` after the job ended shows its reclaim and grows with
 # times, and its progress as reported (at least one point a second while it trained); the
 # plot is drawn; with PrivateData=jobs another user is refused the view, root is not.

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The training stall of each resize of a job, from `gaptrain job ID --json`.
+
+usage: resize_stalls.py JOB.json [JOB.json ...]
+
+A resize's stall is the longest stretch without new samples from 2 s before it to its next
+resize (at most 120 s after it), less the job's usual gap between progress points (the median):
+what the resize cost the training beyond its normal reporting. Prints one line per resize
+(job, kind, time, stall) and, per kind, the count, p50 and max; with several files, also over
+all of them.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+
+
+def stalls(view: dict) -> list[tuple[str, float, float]]:
+    points = []
+    for t, s in view["progress"]:
+        if not points or s > points[-1][1]:
+            points.append((t, s))
+    gaps = [b[0] - a[0] for a, b in zip(points, points[1:])]
+    if len(gaps) < 2:
+        return []
+    usual = statistics.median(gaps)
+    resizes = sorted(view["resizes"], key=lambda r: r["time"])
+    out = []
+    for i, r in enumerate(resizes):
+        start = r["time"] - 2.0
+        end = min(r["time"] + 120.0, resizes[i + 1]["time"] if i + 1 < len(resizes) else float("inf"))
+        inside = [(a, b) for a, b in zip(points, points[1:]) if b[0] >= start and a[0] <= end]
+        if not inside or r["kind"] == "admit":
+            continue
+        longest = max(b[0] - a[0] for a, b in inside)
+        out.append((r["kind"], r["time"], max(0.0, longest - usual)))
+    return out
+
+
+def main(paths: list[str]) -> int:
+    by_kind: dict[str, list[float]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            view = json.load(f)
+        for kind, t, stall in stalls(view):
+            print(f"{path}: {kind:8s} at {t:.1f}: stall {stall:.2f} s")
+            by_kind.setdefault(kind, []).append(stall)
+    for kind, values in sorted(by_kind.items()):
+        print(f"{kind:8s} n={len(values)} p50={statistics.median(values):.2f} s max={max(values):.2f} s")
+    return 0 if by_kind else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
