@@ -335,16 +335,19 @@ TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);
-  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0}, kNow, kMono));  // not registered
+  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0, std::nullopt, std::nullopt}, kNow,
+                           kMono));  // not registered
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
-  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0}, kNow + 1, kMono + 1));
+  ASSERT_TRUE(
+      jobs.report({5, {"n1", "n2"}, {}, 10.0, std::nullopt, std::nullopt}, kNow + 1, kMono + 1));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 1);
   EXPECT_EQ(e.running, (std::vector<std::string>{"n1", "n2"}));
   // A report without progress keeps the last value but moves reported_at; acks are kept.
-  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt}, kNow + 2, kMono + 2));
+  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt, std::nullopt, std::nullopt}, kNow + 2,
+                          kMono + 2));
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 2);
   EXPECT_EQ(e.drained, (std::vector<std::string>{"n2"}));

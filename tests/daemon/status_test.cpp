@@ -90,7 +90,8 @@ TEST(Status, JsonHasTheDocumentedShape) {
 
 TEST(Status, ShowsTheLaunchersProgress) {
   World w = small_world();
-  ASSERT_TRUE(w.elastic.report({41, {"n1"}, {}, 1234.5}, kNow - 2, 0.0));
+  ASSERT_TRUE(
+      w.elastic.report({41, {"n1"}, {}, 1234.5, std::nullopt, std::nullopt}, kNow - 2, 0.0));
   const Json::Value status = status_json(w.snapshot, w.holes, w.elastic, {}, kNow);
   const Json::Value& job = status["elastic_jobs"][0];
   EXPECT_EQ(job["samples_done"].asDouble(), 1234.5);
