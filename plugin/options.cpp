@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/protocol.hpp"
 #include "gaptrain/text_file.hpp"
 
 namespace gaptrain::plugin {
@@ -64,6 +65,15 @@ Costs parse_costs(std::string_view text) {
     throw OptionError(problem);
   }
   return costs;
+}
+
+double parse_notice(std::string_view text) {
+  double seconds = 0.0;
+  if (!parse_number(text, seconds) || !(seconds >= 0.0 && seconds <= protocol::kMaxNoticeS)) {
+    throw OptionError("--elastic-notice: expected seconds from 0 to 86400 (a day), got " +
+                      quoted(text));
+  }
+  return seconds;
 }
 
 NodeRange parse_node_range(std::string_view text) {

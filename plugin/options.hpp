@@ -33,6 +33,10 @@ struct NodeRange {
 // --elastic-cost=UP:DOWN: two non-negative finite numbers of seconds.
 Costs parse_costs(std::string_view text);
 
+// --elastic-notice=S: seconds of notice the job wants before it loses a node, 0 to a day
+// (protocol::kMaxNoticeS).
+double parse_notice(std::string_view text);
+
 // --elastic=MIN-MAX (or N): 1 <= MIN <= MAX.
 NodeRange parse_node_range(std::string_view text);
 

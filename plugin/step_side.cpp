@@ -99,6 +99,15 @@ int register_job(spank_t sp) {
       slurm_info("gaptrain: job %u: %s; costs will be learned online", r.job_id, e.what());
     }
   }
+  char* notice_arg = nullptr;
+  if (spank_option_getopt(sp, elastic_notice_option(), &notice_arg) == ESPANK_SUCCESS &&
+      notice_arg != nullptr) {
+    try {
+      r.notice_s = parse_notice(notice_arg);
+    } catch (const OptionError& e) {
+      slurm_info("gaptrain: job %u: %s; gaptraind's default notice applies", r.job_id, e.what());
+    }
+  }
   // gaptrain-launch (the batch script) sends it again when gaptraind does not know the job:
   // down as the job starts, or restarted without its state (launcher/registration_retry).
   const std::string registration = protocol::encode(r);

@@ -16,11 +16,13 @@ constexpr const char* kCurveVariable = "GAPTRAIN_CURVE";
 
 int submit_post_opt(spank_t sp) {
   const SubmittedOptions& options = submitted_options();
-  if (!options.elastic && (options.curve || options.costs)) {
+  if (!options.elastic && (options.curve || options.costs || options.notice_s)) {
     slurm_error(
         "gaptrain: --%s only applies to elastic jobs: add --elastic (e.g. -N 2-8 "
         "--elastic=2-8)",
-        options.curve ? "elastic-curve" : "elastic-cost");
+        options.curve   ? "elastic-curve"
+        : options.costs ? "elastic-cost"
+                        : "elastic-notice");
     // Slurm ignores a failing init_post_opt of an "optional" plugin (plugstack.c,
     // _do_call_stack), and option callbacks cannot see the other options. This runs in the
     // submitting command before anything was created, so ending it is the refusal.

@@ -46,6 +46,11 @@ int on_elastic_cost(int /*val*/, const char* arg, int remote) {
                        [arg] { submitted().costs = parse_costs(arg != nullptr ? arg : ""); });
 }
 
+int on_elastic_notice(int /*val*/, const char* arg, int remote) {
+  return accept_option(remote,
+                       [arg] { submitted().notice_s = parse_notice(arg != nullptr ? arg : ""); });
+}
+
 // spank_option's strings are char*; Slurm only reads them.
 char* text(const char* literal) {
   return const_cast<char*>(literal);
@@ -73,6 +78,14 @@ spank_option elastic_cost{
     1,
     0,
     on_elastic_cost};
+spank_option elastic_notice{
+    text("elastic-notice"),
+    text("S"),
+    text("Seconds of notice the job wants before gaptrain takes one of its nodes (needs "
+         "--elastic; default 30, capped by the site)"),
+    1,
+    0,
+    on_elastic_notice};
 
 }  // namespace
 
@@ -81,7 +94,7 @@ const SubmittedOptions& submitted_options() {
 }
 
 void register_user_options(spank_t sp) noexcept {
-  for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost}) {
+  for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost, &elastic_notice}) {
     if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
       slurm_error("gaptrain: cannot register option --%s", option->name);
     }
@@ -93,6 +106,9 @@ spank_option* elastic_option() noexcept {
 }
 spank_option* elastic_cost_option() noexcept {
   return &elastic_cost;
+}
+spank_option* elastic_notice_option() noexcept {
+  return &elastic_notice;
 }
 
 }  // namespace gaptrain::plugin

@@ -1,6 +1,7 @@
-// The user options --elastic, --elastic-curve and --elastic-cost: SPANK's option table, one
-// named callback per option beside the parser it calls (options.hpp), and what the callbacks
-// accepted in this process. Other files reach an option by name, never by its table position.
+// The user options --elastic, --elastic-curve, --elastic-cost and --elastic-notice: SPANK's option
+// table, one named callback per option beside the parser it calls (options.hpp), and what the
+// callbacks accepted in this process. Other files reach an option by name, never by its table
+// position.
 #pragma once
 
 #include <slurm/spank.h>
@@ -17,6 +18,7 @@ struct SubmittedOptions {
   std::optional<NodeRange> range;
   std::optional<Curve> curve;
   std::optional<Costs> costs;
+  std::optional<double> notice_s;
 };
 
 const SubmittedOptions& submitted_options();
@@ -28,5 +30,6 @@ void register_user_options(spank_t sp) noexcept;
 // For spank_option_getopt, which reads an option's value in the remote and job-script contexts.
 spank_option* elastic_option() noexcept;
 spank_option* elastic_cost_option() noexcept;
+spank_option* elastic_notice_option() noexcept;
 
 }  // namespace gaptrain::plugin

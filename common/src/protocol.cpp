@@ -25,9 +25,9 @@ using bounds::kMaxNameBytes;
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
                                                             "elastic"};
-constexpr std::array<std::string_view, 10> kRegisterKeys = {
-    "v",         "type",      "job_id", "user",      "batch_host",
-    "min_nodes", "max_nodes", "curve",  "up_cost_s", "down_cost_s"};
+constexpr std::array<std::string_view, 11> kRegisterKeys = {
+    "v",         "type",  "job_id",    "user",        "batch_host", "min_nodes",
+    "max_nodes", "curve", "up_cost_s", "down_cost_s", "notice_s"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
 constexpr std::array<std::string_view, 8> kLauncherKeys = {
@@ -184,6 +184,15 @@ Request decode_register(const Json::Value& document) {
   r.curve = curve_value(document);
   r.up_cost_s = cost_value(document, "up_cost_s");
   r.down_cost_s = cost_value(document, "down_cost_s");
+  // Optional: a plugin older than notices leaves it out.
+  if (const Json::Value* notice = optional_member(document, "notice_s")) {
+    const double seconds = number_value(*notice, "notice_s");
+    if (!(seconds >= 0.0 && seconds <= kMaxNoticeS)) {
+      throw InputError("notice_s", "must be a number of seconds from 0 to 86400 (a day), got " +
+                                       describe_json(*notice));
+    }
+    r.notice_s = seconds;
+  }
   return r;
 }
 
@@ -267,6 +276,7 @@ Json::Value to_json(const JobRegistration& m) {
   }
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
   v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();
+  if (m.notice_s) v["notice_s"] = number_or_null(*m.notice_s);
   return v;
 }
 

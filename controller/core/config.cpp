@@ -161,6 +161,7 @@ DaemonConfig parse_config(std::string_view json_text) {
   seconds(kHorizonS, config.horizon_s);
   seconds(kDrainGraceS, config.drain_grace_s);
   seconds(kReclaimGraceS, config.reclaim_grace_s);
+  seconds(kMaxNoticeS, config.max_notice_s);
   if (root.isMember("metrics_listen")) {
     const std::string text = require_string(
         root, "metrics_listen", "\"HOST:PORT\" to serve Prometheus metrics on, or \"\" for none");

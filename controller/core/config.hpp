@@ -44,6 +44,9 @@ struct DaemonConfig {
   // only the second.
   double drain_grace_s = kDrainGraceS.default_value;
   double reclaim_grace_s = kReclaimGraceS.default_value;
+  // The cap on the notice a job asks for (--elastic-notice) of a node it will lose; 0 gives no
+  // notices at all.
+  double max_notice_s = kMaxNoticeS.default_value;
   // Idle nodes elastic work never starts on: regular jobs submitted meanwhile start there at
   // once instead of waiting for a reclaim (PlannerSettings::idle_reserve_nodes).
   int idle_reserve_nodes = static_cast<int>(kIdleReserveNodes.default_value);

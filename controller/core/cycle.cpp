@@ -22,6 +22,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.drain_grace_s = config.drain_grace_s;
   settings.reclaim_grace_s = config.reclaim_grace_s;
   settings.lease_s = config.lease_s;
+  settings.max_notice_s = config.max_notice_s;
   settings.elastic_partition = config.elastic_partition;
   return settings;
 }
@@ -75,8 +76,9 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   outcome.changed |= resizer.hold_unstarted_admissions(snapshot, now);
   outcome.changed |= resizer.apply(next, snapshot, elastic, now);
   outcome.changed |= resizer.advance(elastic, now);
-  resizer.keep_leases(snapshot, elastic, reclaimed, now,
-                      planned_takeovers(snapshot, held, partition));
+  const auto takeovers = planned_takeovers(snapshot, held, partition);
+  resizer.keep_leases(snapshot, elastic, reclaimed, now, takeovers);
+  resizer.give_notices(elastic, takeovers, now);
   outcome.notes = resizer.take_notes();
   outcome.resizes = resizer.take_resizes();
   return outcome;

@@ -11,7 +11,8 @@
 //  3. the plan: the reclaims as shrinks and requeues, then the allocator over the holes (less
 //     those promised to a waiting job) and what the jobs keep after their drains;
 //  4. the resizer carries it out: drains hurried for a waiting job, grows and admissions at
-//     once, shrinks and requeues once the launcher let go, leases kept.
+//     once, shrinks and requeues once the launcher let go, leases kept;
+//  5. the notices (notice.hpp): each job is told which of its nodes go, and when.
 #pragma once
 
 #include <cstdint>

@@ -183,6 +183,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.up_cost_s = request.up_cost_s.value_or(prior.up_cost_s);
   elastic.down_cost_s = request.down_cost_s.value_or(prior.down_cost_s);
   elastic.registered_at = now;
+  elastic.notice_s = request.notice_s;
   if (elastic.curve_source == Source::assumed || elastic.costs_source == Source::assumed) {
     prior.up_cost_s = elastic.up_cost_s;
     prior.down_cost_s = elastic.down_cost_s;

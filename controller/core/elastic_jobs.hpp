@@ -50,6 +50,9 @@ struct ElasticJob {
   double up_cost_s = sim::LearnerPrior{}.up_cost_s;
   double down_cost_s = sim::LearnerPrior{}.down_cost_s;
   std::int64_t registered_at = 0;
+  // How long before a node is taken the job wants to know (--elastic-notice); empty: the
+  // default (settings.hpp kDefaultNoticeS). Capped by max_notice_s where it is used (notice.hpp).
+  std::optional<double> notice_s;
   // From the job's launcher (protocol::LauncherReport), empty until it first reports.
   std::optional<double> samples_done;       // the last value the training reported
   std::optional<std::int64_t> reported_at;  // when the launcher last reported

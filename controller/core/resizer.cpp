@@ -424,6 +424,30 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
   }
 }
 
+void Resizer::give_notices(const ElasticJobs& jobs,
+                           const std::map<std::string, std::int64_t>& takeovers, const Now& now) {
+  const auto wall = static_cast<double>(now.wall);
+  std::map<std::string, double> leaving;  // node -> the Unix time its drain ends by
+  for (const auto& [job_id, drain] : drains_) {
+    for (const std::string& node : drain.drain) {
+      leaving[node] = wall + std::max(0.0, drain.deadline - now.mono);
+    }
+  }
+  Notices due =
+      steady_notices(notices_, due_notices(jobs, leaving, takeovers, wall, settings_.max_notice_s));
+  for (Note& change : notice_changes(notices_, due, jobs, wall))
+    notes_.push_back(std::move(change));
+  notices_ = std::move(due);
+}
+
+std::map<std::string, double> Resizer::notice(std::uint32_t job_id) const {
+  std::map<std::string, double> at;
+  if (const auto it = notices_.find(job_id); it != notices_.end()) {
+    for (const auto& [node, notice] : it->second) at[node] = notice.at;
+  }
+  return at;
+}
+
 bool Resizer::release_orphans(const Snapshot& snapshot) {
   std::vector<std::uint32_t> orphans;
   const JobIndex index(snapshot);

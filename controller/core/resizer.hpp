@@ -32,6 +32,7 @@
 #include "core/elastic_jobs.hpp"
 #include "core/job_history.hpp"
 #include "core/notes.hpp"
+#include "core/notice.hpp"
 #include "core/planner.hpp"
 #include "core/slurm_actions.hpp"
 
@@ -43,6 +44,7 @@ struct ResizerSettings {
   double drain_grace_s = kDrainGraceS.default_value;
   double reclaim_grace_s = kReclaimGraceS.default_value;
   double lease_s = kLeaseS.default_value;
+  double max_notice_s = kMaxNoticeS.default_value;  // the cap on a job's notice; 0: none
   double retry_min_s = 1.0;     // backoff after a failed Slurm call, doubled per failure...
   double retry_max_s = 15.0;    // ...up to this
   double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is held again
@@ -111,6 +113,15 @@ class Resizer {
   void keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
                    const std::set<std::string>& reclaimed, const Now& now,
                    const std::map<std::string, std::int64_t>& takeovers = {});
+
+  // Works out the notices due now (notice.hpp): the nodes being drained, at their deadline, and
+  // those a regular job is planned on (`takeovers`, planned_takeovers()) within each job's
+  // window; journals what was given and withdrawn since the last call.
+  void give_notices(const ElasticJobs& jobs, const std::map<std::string, std::int64_t>& takeovers,
+                    const Now& now);
+  // The notice for `job_id`'s LaunchInstruction: node -> Unix time it will be taken.
+  std::map<std::string, double> notice(std::uint32_t job_id) const;
+  const Notices& notices() const noexcept { return notices_; }
 
   // Ends satellites (is_satellite_of, in the elastic partition) whose job no longer runs (it
   // ended or was requeued). Another user's job named after it is left alone. True if it did.
@@ -194,6 +205,7 @@ class Resizer {
   std::map<std::string, Promise> promises_;   // node -> the regular job it was given back for
   std::map<std::uint32_t, double> admitted_;  // job -> when it should be running by (mono)
   ActionCounts counts_;
+  Notices notices_;  // given at the last give_notices()
   std::vector<double> reclaim_latencies_;
   Notes notes_;
   std::vector<std::pair<std::uint32_t, ResizeRecord>> resizes_;

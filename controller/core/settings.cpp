@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 18>& daemon_settings() {
+const std::array<Setting, 19>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 18> kSettings{{
+  static constexpr std::array<Setting, 19> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -29,6 +29,8 @@ const std::array<Setting, 18>& daemon_settings() {
       number(kLeaseS, seconds, "300.0", "how far ahead elastic jobs' time limits are kept"),
       number(kDrainGraceS, seconds, "10.0", "how long an allocator shrink waits for the job"),
       number(kReclaimGraceS, seconds, "1.0", "how long a reclaim waits for the job"),
+      number(kMaxNoticeS, seconds, "600.0",
+             "the most notice a job gets before it loses a node (0: none)"),
       number(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),
       {"state_file", text, "\"/var/lib/gaptrain/state.json\"", 0, 0,
        "absolute path of the state kept across restarts; \"\" for none"},

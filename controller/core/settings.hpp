@@ -43,6 +43,11 @@ inline constexpr double kSolveTimeLimitS = 1.0;
 inline constexpr NumberSetting kLeaseS{"lease_s", 300.0, 60.0, 7.0 * 86400.0};
 inline constexpr NumberSetting kDrainGraceS{"drain_grace_s", 10.0, 0.0, 3600.0};
 inline constexpr NumberSetting kReclaimGraceS{"reclaim_grace_s", 1.0, 0.0, 60.0};
+// The most notice a job gets of a node it will lose (its --elastic-notice, capped); 0: none.
+inline constexpr NumberSetting kMaxNoticeS{"max_notice_s", 600.0, 0.0, 86400.0};
+// The notice of a job that asks for none: Slurm's default KillWait, the time Slurm itself gives
+// a job between SIGTERM and SIGKILL, so a job written for Slurm already lets go within it.
+inline constexpr double kDefaultNoticeS = 30.0;
 inline constexpr NumberSetting kIdleReserveNodes{"idle_reserve_nodes", 0, 0, 100000};
 // Each connection is a file descriptor; more than 65536 at once is a misconfiguration.
 inline constexpr NumberSetting kMaxConnections{"max_connections", 512, 1, 65536};
@@ -56,7 +61,7 @@ inline constexpr std::string_view kDefaultElasticPartition = "elastic";
 inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
 
 // Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
-const std::array<Setting, 18>& daemon_settings();
+const std::array<Setting, 19>& daemon_settings();
 
 // The record of `key`, or nullptr for a key gaptraind does not know.
 const Setting* find_setting(std::string_view key);

@@ -936,6 +936,12 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   instruction.nodes = job.nodes;
   instruction.drain = resizer_->draining(report.job_id);
   instruction.allocations = job.satellites;
+  // Only nodes it holds (the launcher refuses others): a shrink may have completed since.
+  for (const auto& [node, at] : resizer_->notice(report.job_id)) {
+    if (std::find(job.nodes.begin(), job.nodes.end(), node) != job.nodes.end()) {
+      instruction.notice[node] = at;
+    }
+  }
   return protocol::encode_reply(instruction);
 }
 

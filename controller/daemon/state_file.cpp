@@ -159,6 +159,7 @@ SavedJob saved_job(const ElasticJob& job) {
     r.up_cost_s = job.up_cost_s;
     r.down_cost_s = job.down_cost_s;
   }
+  r.notice_s = job.notice_s;
   if (job.costs_source == Source::learned) saved.learned_costs = {job.up_cost_s, job.down_cost_s};
   return saved;
 }

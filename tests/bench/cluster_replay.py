@@ -397,6 +397,41 @@ def reclaim_latencies(events):
     return latencies, len(pending)
 
 
+def notice_lead_times(events):
+    """For each reclaimed node (a "reclaim needed" for it): seconds from the first "notice
+    given" for it (per elastic job, since the last "notice withdrawn") to the "drain requested"
+    that named it and to the "action done" that released it; a node released without a notice
+    counts 0 and as unnoticed (max_notice_s 0, or a gaptraind without notices)."""
+    noticed, drained, reclaimed = {}, {}, set()
+    before_drain, before_taking, unnoticed = [], [], 0
+    for e in events:
+        msg, job = e.get("msg"), e.get("JOB_ID")
+        if msg == "notice given":
+            noticed.setdefault((job, e.get("NODE")), e["time"])
+        elif msg == "notice withdrawn":
+            noticed.pop((job, e.get("NODE")), None)
+        elif msg == "reclaim needed":
+            reclaimed.add((job, e.get("NODE")))
+        elif msg == "drain requested":
+            for node in node_list(e.get("NODES", "")):
+                drained.setdefault((job, node), e["time"])
+        elif msg == "action done" and e.get("ACTION") in ("shrink", "requeue"):
+            for node in node_list(e.get("NODES", "")):
+                key = (job, node)
+                since = noticed.pop(key, None)
+                drain_at = drained.pop(key, e["time"])
+                if key not in reclaimed:
+                    continue
+                reclaimed.discard(key)
+                if since is None:
+                    unnoticed += 1
+                    since = e["time"]
+                before_drain.append(max(0.0, drain_at - since))
+                before_taking.append(e["time"] - since)
+    return {"before_drain_s": stats(before_drain), "before_taking_s": stats(before_taking),
+            "unnoticed": unnoticed}
+
+
 def action_counts(events):
     counts = {}
     for e in events:
@@ -413,7 +448,8 @@ def log_summary(path):
     return {"actions": action_counts(events),
             "reclaims_needed": sum(1 for e in events if e.get("msg") == "reclaim needed"),
             "grow_latency_s": stats(grows),
-            "reclaim_release_latency_s": stats(reclaims) | {"unreleased": unreleased}}
+            "reclaim_release_latency_s": stats(reclaims) | {"unreleased": unreleased},
+            "notice": notice_lead_times(events)}
 
 
 # --------------------------------------------------------------------------------------
@@ -554,6 +590,12 @@ def format_table(r):
             f"| reclaim needed -> released, s | {fmt(c['p50'])} | {fmt(c['p99'])} "
             f"| {fmt(c['max'])} | {c['count']} |",
         ]
+        for key, label in (("before_taking_s", "notice -> reclaimed node released, s"),
+                           ("before_drain_s", "notice -> its drain requested, s")):
+            n = r["daemon"].get("notice", {}).get(key)
+            if n:
+                lines.append(f"| {label} (min {fmt(n['min'])}) | {fmt(n['p50'])} "
+                             f"| {fmt(n['p99'])} | {fmt(n['max'])} | {n['count']} |")
     if d["p99"] is None:
         verdict = "no data"
     elif d["p99"] <= d["target_p99_s"] and d["never_started"] == 0:

@@ -55,6 +55,11 @@ TEST(Config, ResizingKeys) {
   EXPECT_EQ(error_for(R"({"resize": "yes"})").field(), "resize");
   EXPECT_EQ(error_for(R"({"reclaim_grace_s": 61})").field(), "reclaim_grace_s");
   EXPECT_EQ(error_for(R"({"watch_interval_s": 0})").field(), "watch_interval_s");
+  // The cap on a job's notice: 0 gives none, at most a day.
+  EXPECT_DOUBLE_EQ(defaults.max_notice_s, 600.0);
+  EXPECT_DOUBLE_EQ(parse_config(R"({"max_notice_s": 0})").max_notice_s, 0.0);
+  EXPECT_EQ(error_for(R"({"max_notice_s": 86401})").field(), "max_notice_s");
+  EXPECT_EQ(error_for(R"({"max_notice_s": -1})").field(), "max_notice_s");
 }
 
 TEST(Config, NestingTooDeepForTheParserIsABadFileNotACrash) {

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "core/holes.hpp"
@@ -45,8 +47,9 @@ class RecordingSlurm final : public SlurmActions {
 class CycleTest : public ::testing::Test {
  protected:
   // n1..n4, all held by elastic job 7 (batch host n1, min 1, max 4), its launcher running a
-  // step on each; the allocator has asked it to let go of `allocator_drain` (not acked yet).
-  void start(const Nodes& allocator_drain) {
+  // step on each; the allocator has asked it to let go of `allocator_drain` (not acked yet;
+  // none when empty). The job asks for `notice_s` of notice (empty: the default).
+  void start(const Nodes& allocator_drain, std::optional<double> notice_s = std::nullopt) {
     const Nodes all = {"n1", "n2", "n3", "n4"};
     for (const std::string& name : all) {
       snapshot.nodes.push_back({name, NodeState::allocated, kWall - 600});
@@ -68,11 +71,13 @@ class CycleTest : public ::testing::Test {
     registration.curve = ScalingCurve({{1, 100.0}, {4, 400.0}});
     registration.up_cost_s = 10.0;
     registration.down_cost_s = 10.0;
+    registration.notice_s = notice_s;
     ASSERT_FALSE(elastic.add(registration, &snapshot.jobs.front(), "elastic", kWall));
     protocol::LauncherReport report;
     report.job_id = 7;
     report.running = all;
     ASSERT_TRUE(elastic.report(report, kWall, 0.0));
+    if (allocator_drain.empty()) return;
 
     Nodes keep;
     std::copy_if(all.begin(), all.end(), std::back_inserter(keep), [&](const std::string& n) {
@@ -98,8 +103,23 @@ class CycleTest : public ::testing::Test {
     snapshot.jobs.push_back(job);
   }
 
-  CycleOutcome run_cycle(double mono) {
-    return cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{mono, kWall},
+  // Regular job 43 needs more nodes than there are idle and elastic ones; backfill plans it on
+  // `nodes` at `start` (Unix s), once regular jobs elsewhere end.
+  void regular_job_planned(const Nodes& nodes, std::int64_t start) {
+    Job job;
+    job.id = 43;
+    job.state = JobState::pending;
+    job.partition = "regular";
+    job.min_nodes = 6;
+    job.priority = 100;
+    job.reason = PendingReason::resources;
+    job.sched_nodes = nodes;
+    job.start_time = start;
+    snapshot.jobs.push_back(job);
+  }
+
+  CycleOutcome run_cycle(double mono, std::int64_t wall = kWall) {
+    return cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{mono, wall},
                  CycleSettings{});
   }
 
@@ -201,6 +221,82 @@ TEST_F(CycleTest, EqualShareDoesNotReshareWhileADrainIsInFlight) {
   EXPECT_TRUE(cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{3.0, kWall}, equal_share)
                   .allocation)
       << "a settled cluster is shared";
+}
+
+// Notice (core/notice.hpp): a node is told to its job as soon as gaptraind knows it goes and it
+// is within the job's window; the reclaim itself is neither held back nor brought forward.
+TEST_F(CycleTest, ARegularJobPlannedOnANodeIsNoticedBeforeItsReclaim) {
+  // Job 7's lease ends at kWall + 240; job 43 is planned on n3 and n4 at kWall + 400, later
+  // than that lease plus a minute: it waits for other jobs, nothing is reclaimed yet. Job 7
+  // asked for ten minutes of notice (600 s, the default cap): it is told now.
+  start({}, 600.0);
+  regular_job_planned({"n3", "n4"}, kWall + 400);
+  const CycleOutcome outcome = run_cycle(1.0);
+  EXPECT_TRUE(resizer.drains().empty()) << "the reclaim is not brought forward";
+  const std::map<std::string, double> expected{{"n3", kWall + 400.0}, {"n4", kWall + 400.0}};
+  EXPECT_EQ(resizer.notice(7), expected);
+  EXPECT_TRUE(noted(outcome.notes, "notice given", "n3"));
+  EXPECT_TRUE(noted(outcome.notes, "notice given", "n4"));
+  // The next poll sees the same plan: nothing new to journal.
+  EXPECT_FALSE(noted(run_cycle(1.5).notes, "notice given", "n3"));
+}
+
+TEST_F(CycleTest, APlanBeyondTheJobsWindowIsNoticedOnceItIsWithin) {
+  // The job asked for none: 30 s (kDefaultNoticeS). Job 43 is planned at kWall + 400.
+  start({});
+  regular_job_planned({"n3"}, kWall + 400);
+  run_cycle(1.0);
+  EXPECT_TRUE(resizer.notice(7).empty());
+  // 30 s before that start (backfill's plan unchanged, job 7's lease capped before it).
+  snapshot.jobs.front().end_time = kWall + 330;
+  run_cycle(371.0, kWall + 370);
+  EXPECT_EQ(resizer.notice(7), (std::map<std::string, double>{{"n3", kWall + 400.0}}));
+}
+
+TEST_F(CycleTest, AReclaimIsNoticedAtItsDrainDeadlineAndNotHeldBack) {
+  // Job 42 waits for one node now: n2 is reclaimed at once, its drain ends by the reclaim
+  // grace (1 s); that is the notice, whatever the job asked. Without notices (max_notice_s 0)
+  // the same drain is requested with the same deadline.
+  start({}, 600.0);
+  regular_job_waits(1);
+  const CycleOutcome outcome = run_cycle(1.0);
+  const PendingDrain& drain = resizer.drains().at(7);
+  EXPECT_EQ(drain.drain, Nodes{"n2"});
+  EXPECT_EQ(resizer.notice(7), (std::map<std::string, double>{{"n2", kWall + 1.0}}));
+  EXPECT_TRUE(noted(outcome.notes, "notice given", "n2"));
+
+  RecordingSlurm quiet_slurm;
+  ResizerSettings off;
+  off.max_notice_s = 0.0;
+  Resizer quiet{quiet_slurm, off};
+  ElasticJobs same = elastic;
+  cycle(snapshot, find_holes(snapshot), same, quiet, Now{1.0, kWall}, CycleSettings{});
+  EXPECT_TRUE(quiet.notice(7).empty());
+  ASSERT_TRUE(quiet.drains().contains(7));
+  EXPECT_EQ(quiet.drains().at(7).drain, drain.drain);
+  EXPECT_EQ(quiet.drains().at(7).deadline, drain.deadline);
+}
+
+TEST_F(CycleTest, ANoticeIsWithdrawnWhenThePlanChanges) {
+  start({}, 600.0);
+  regular_job_planned({"n3"}, kWall + 400);
+  run_cycle(1.0);
+  ASSERT_EQ(resizer.notice(7).size(), 1U);
+  snapshot.jobs.pop_back();  // job 43 was cancelled
+  const CycleOutcome outcome = run_cycle(2.0);
+  EXPECT_TRUE(resizer.notice(7).empty());
+  EXPECT_TRUE(noted(outcome.notes, "notice withdrawn", "n3"));
+}
+
+TEST_F(CycleTest, NoNoticeWhenTheAdminCapIsZero) {
+  start({}, 600.0);
+  regular_job_planned({"n3"}, kWall + 400);
+  ResizerSettings off;
+  off.max_notice_s = 0.0;
+  resizer.set_settings(off);
+  const CycleOutcome outcome = run_cycle(1.0);
+  EXPECT_TRUE(resizer.notice(7).empty());
+  EXPECT_FALSE(noted(outcome.notes, "notice given", "n3"));
 }
 
 }  // namespace

@@ -107,6 +107,7 @@ TEST(Settings, ThePlannerAndTheResizerStartFromTheDaemonsDefaults) {
   EXPECT_EQ(ResizerSettings{}.lease_s, config.lease_s);
   EXPECT_EQ(ResizerSettings{}.drain_grace_s, config.drain_grace_s);
   EXPECT_EQ(ResizerSettings{}.reclaim_grace_s, config.reclaim_grace_s);
+  EXPECT_EQ(ResizerSettings{}.max_notice_s, config.max_notice_s);
 }
 
 TEST(Settings, TheHelpTextShowsEveryKeyWithItsDefault) {

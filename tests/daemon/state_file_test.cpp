@@ -65,6 +65,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   with_curve.curve = ScalingCurve({{1, 10.0}, {4, 37.5}});
   with_curve.up_cost_s = 12.0;
   with_curve.down_cost_s = 3.0;
+  with_curve.notice_s = 90.0;
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
   const Job learning = running_job(6);
   ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
@@ -96,7 +97,10 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
     EXPECT_EQ(after.registered_at, before.registered_at) << id;
     EXPECT_EQ(after.min_nodes, before.min_nodes) << id;
     EXPECT_EQ(after.max_nodes, before.max_nodes) << id;
+    EXPECT_EQ(after.notice_s, before.notice_s) << id;
   }
+  EXPECT_EQ(restored.jobs().at(5).notice_s, 90.0);
+  EXPECT_FALSE(restored.jobs().at(6).notice_s);
   EXPECT_EQ(restored.jobs().at(6).curve_source, Source::learned);
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
 }

@@ -36,6 +36,18 @@ TEST(PluginOptionsTest, RejectsBadCostsWithOneClearLine) {
   }
 }
 
+TEST(PluginOptionsTest, ParsesTheNoticeAndRefusesBadOnesWithOneClearLine) {
+  EXPECT_EQ(parse_notice("30"), 30.0);
+  EXPECT_EQ(parse_notice("0"), 0.0);
+  EXPECT_EQ(parse_notice("86400"), 86400.0);
+  EXPECT_EQ(parse_notice(" 2.5 "), 2.5);
+  EXPECT_EQ(error_of([] { parse_notice("soon"); }),
+            "--elastic-notice: expected seconds from 0 to 86400 (a day), got \"soon\"");
+  for (const char* bad : {"", "-1", "86401", "nan", "inf", "+5", "1e300", "30s"}) {
+    EXPECT_NE(error_of([&] { parse_notice(bad); }), "<no error>") << bad;
+  }
+}
+
 TEST(PluginOptionsTest, ParsesNodeRanges) {
   EXPECT_EQ(parse_node_range("2-8").min, 2);
   EXPECT_EQ(parse_node_range("2-8").max, 8);

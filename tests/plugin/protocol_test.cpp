@@ -55,6 +55,19 @@ TEST(ProtocolTest, RegistrationRoundTripsExactly) {
   EXPECT_EQ(back.down_cost_s, 0.0);
 }
 
+TEST(ProtocolTest, RegistrationCarriesTheNoticeTheJobAsksFor) {
+  JobRegistration r;
+  r.job_id = 5;
+  r.user = "alice";
+  r.batch_host = "n1";
+  EXPECT_EQ(encode(r).find("notice_s"), std::string::npos) << "left out when not asked";
+  EXPECT_FALSE(round_trip(r).notice_s);
+  r.notice_s = 45.5;
+  EXPECT_EQ(round_trip(r).notice_s, 45.5);
+  r.notice_s = 0.0;
+  EXPECT_EQ(round_trip(r).notice_s, 0.0);
+}
+
 TEST(ProtocolTest, RegistrationMayLeaveCurveAndCostsToLearning) {
   JobRegistration r;
   r.job_id = 1;
@@ -180,6 +193,18 @@ TEST(ProtocolTest, RejectsBadRegistrations) {
   EXPECT_EQ(error_field(registration_with("curve", "[[2,1e15]]")), "curve[0][1]");
   EXPECT_EQ(error_field(registration_with("curve", "[[2,2e9]]")), "<no error>");
   EXPECT_EQ(error_field(registration_with("up_cost_s", "1e300")), "up_cost_s");
+  // The notice the job asks for (optional): seconds, up to a day.
+  const auto with_notice = [](const std::string& value) {
+    std::string line = registration_with("", "");
+    return line.insert(line.size() - 1, R"(,"notice_s":)" + value);
+  };
+  EXPECT_EQ(error_field(with_notice("30")), "<no error>");
+  EXPECT_EQ(error_field(with_notice("null")), "<no error>");
+  EXPECT_EQ(error_field(with_notice("0")), "<no error>");
+  EXPECT_EQ(error_field(with_notice("86400")), "<no error>");
+  EXPECT_EQ(error_field(with_notice("86401")), "notice_s");
+  EXPECT_EQ(error_field(with_notice("-1")), "notice_s");
+  EXPECT_EQ(error_field(with_notice("\"30\"")), "notice_s");
 }
 
 TEST(ProtocolTest, ErrorsAreOneLine) {

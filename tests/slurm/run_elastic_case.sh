@@ -282,6 +282,48 @@ case_ten_cycles() {
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
 }
 
+# Notice (issue 28): a regular job that backfill plans on all 8 nodes once a regular job on 6 of
+# them ends (in 10 minutes, past the elastic job's lease) is noticed to the elastic job on the
+# other 2 (--elastic-notice=600) before any drain: its launcher's reply names both nodes with the
+# planned start. When the blocker is cancelled the regular job waits for those nodes now: they
+# are drained and it starts within 5 s, as without notice.
+case_notice_before_drain() {
+  local blocker job regular log lines reply node planned t0 waited
+  log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  lines=$(wc -l <"$log")
+  blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(submit_elastic "$idle_loop" --elastic-notice=600)
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "elastic job $job on the 2 idle nodes with a step on each" elastic_at "$job" 2
+  regular=$(submit -p regular -N 8 -t 2 --wrap 'sleep 2')
+  poll 60 "a notice to job $job of a node regular job $regular is planned on" \
+    logged_after "$log" "$lines" "msg=\"notice given\" ACTION=notice JOB_ID=$job "
+  ! logged_after "$log" "$lines" "msg=\"drain requested\" ACTION=[a-z]* JOB_ID=$job " ||
+    fail "job $job was drained before the regular job could start: the notice came with the drain"
+  # What its launcher is told: a report as the launcher sends it, answered with the instruction.
+  reply=$(munge -S "$GAPTRAIN_MUNGE_SOCKET" -s \
+    "{\"v\":1,\"type\":\"launcher\",\"job_id\":$job,\"running\":[$(query_status \
+      "','.join(chr(34) + n + chr(34) for n in job($job)['running'])")],\"drained\":[],\"samples_done\":null}" |
+    python3 "$here/send_line.py" "$GAPTRAIN_CONTROLLER")
+  planned=$(job_field "$regular" StartTime)
+  for node in $(query_status "job($job)['nodes']"); do
+    python3 -c 'import json, sys; sys.exit(0 if sys.argv[2] in json.loads(sys.argv[1])["launch"].get("notice", {}) else 1)' \
+      "$reply" "$node" || fail "the launcher's reply has no notice for $node (regular job $regular planned $planned): $reply"
+  done
+  note "job $job told before any drain: $reply (regular job $regular planned $planned)"
+  t0=$(now)
+  scancel "$blocker"
+  poll 60 "regular job $regular RUNNING" job_state_is "$regular" RUNNING
+  waited=$(seconds_since "$t0")
+  note "regular job $regular started ${waited}s after its last blocker was cancelled"
+  (($(echo "$waited <= $max_start_s" | bc))) ||
+    fail "regular job $regular started ${waited}s after the blocker ended (> ${max_start_s}s)"
+  logged_after "$log" "$lines" "msg=\"drain requested\" ACTION=[a-z]* JOB_ID=$job " ||
+    fail "job $job was never drained for regular job $regular"
+  no_node_shared
+}
+
 # A held elastic job (sbatch --hold) waits for gaptraind: it is admitted onto the nodes the
 # allocator picks with a lease as its time limit, starts there, and is managed like any other.
 case_admit_held() {

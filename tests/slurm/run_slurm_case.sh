@@ -110,11 +110,12 @@ case_help_lists_options() {
   local cmd opt help
   for cmd in sbatch srun salloc; do
     help=$($cmd --help 2>&1) || fail "$cmd --help failed: $help"
-    for opt in '--elastic=\[MIN-MAX\]' '--elastic-curve=FILE' '--elastic-cost=UP:DOWN'; do
+    for opt in '--elastic=\[MIN-MAX\]' '--elastic-curve=FILE' '--elastic-cost=UP:DOWN' \
+      '--elastic-notice=S'; do
       grep -qE -- "^ +$opt " <<<"$help" || fail "$cmd --help does not list $opt"
     done
   done
-  note "sbatch, srun and salloc --help list --elastic, --elastic-curve, --elastic-cost"
+  note "sbatch, srun and salloc --help list --elastic, --elastic-curve, --elastic-cost, --elastic-notice"
 }
 
 # refused EXPECTED-STDERR CMD...: CMD fails, prints EXPECTED-STDERR as one line of stderr, and
@@ -157,6 +158,10 @@ case_bad_options_refused() {
   rm -f "$fifo"
   refused 'sbatch: error: gaptrain: --elastic-cost only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
     sbatch --elastic-cost=1:2 --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-notice: expected seconds from 0 to 86400 (a day), got "soon"' \
+    sbatch --elastic --elastic-notice=soon --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-notice only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
+    sbatch --elastic-notice=60 --wrap true
   refused 'sbatch: error: gaptrain: --elastic-curve only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
     sbatch --elastic-curve="$good" --wrap true
   refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got "5-2"' \

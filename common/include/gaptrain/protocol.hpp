@@ -18,6 +18,9 @@ namespace gaptrain::protocol {
 
 inline constexpr int kVersion = 1;
 
+// The longest notice a job may ask for: a day. Plans further ahead are guesses.
+inline constexpr double kMaxNoticeS = 86400.0;
+
 // From a job's epilog: the job released `node` (a hole may open).
 struct NodeFreed {
   std::uint32_t job_id = 0;
@@ -41,6 +44,9 @@ struct JobRegistration {
   std::optional<ScalingCurve> curve;  // empty: learn it online
   std::optional<double> up_cost_s;    // empty: learn it online
   std::optional<double> down_cost_s;
+  // How many seconds before a node is taken the job wants to be told (sbatch --elastic-notice,
+  // at most kMaxNoticeS); empty: gaptraind's default. The daemon caps it (max_notice_s).
+  std::optional<double> notice_s;
 
   friend bool operator==(const JobRegistration&, const JobRegistration&) = default;
 };
