@@ -80,6 +80,7 @@ class ElasticLoop:
         self._leaving = False  # SIGTERM: gaptrain-launch stops this worker
         self._notice_signalled = False
         self._noticed: dict[str, float] = {}
+        self._last_notice_checkpoint = -1e9
         self._last_checkpoint = time.monotonic()
         self._share_weight = 0
         self._batch_total = 0
@@ -405,16 +406,18 @@ class ElasticLoop:
 
     def _handle_notice(self) -> None:
         """Rank 0: a node the job will lose soon (the job file's notice, signalled) means
-        checkpoint now, so that even a restart loses nothing."""
+        checkpoint now, so that even a restart loses nothing. The job file and the signal tell
+        of the same notice: one checkpoint for both."""
         view: JobView = self.job_file.read()
         fresh = {n: t for n, t in view.notice.items() if self._noticed.get(n) != t}
-        if not fresh and not self._notice_signalled:
+        signalled, self._notice_signalled = self._notice_signalled, False
+        if not fresh and not (signalled and time.monotonic() - self._last_notice_checkpoint > 10.0):
             return
-        self._notice_signalled = False
         self._noticed.update(fresh)
         for node, at in sorted(fresh.items()):
             say(f"notice: {node} will be taken in {max(0.0, at - time.time()):.0f} s")
         self._save_checkpoint("notice")
+        self._last_notice_checkpoint = time.monotonic()
 
     def _finish(self) -> None:
         assert self._store is not None and self.plan is not None

@@ -2,8 +2,8 @@
 for gaptrain-launch): train_digits.py on the helper through a grow and a shrink."""
 from __future__ import annotations
 
-import json
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,16 @@ def test_train_digits_follows_a_grow_and_a_shrink(tmp_path: Path) -> None:
         job.write_job_file(["n1", "n2"])
         job.start("n2")
         job.wait_for_world(2)
+        # A notice, as gaptrain-launch gives it: the job file, then the signal to every worker
+        # (here once the file's notice was seen, as on the cluster: a step or more later).
+        job.notice = {"n2": time.time() + 30}
+        job.write_job_file(["n1", "n2"])
+        job.wait_for(lambda: "(notice)" in job.outputs(), what="a checkpoint on the notice")
+        for node in ("n1", "n2"):
+            job.live(node).send_signal(signal.SIGUSR1)
+        step = job.progress_lines()[-1]["step"]
+        job.wait_for(lambda: job.progress_lines()[-1]["step"] > step + 5, what="steps after the signal")
+        job.notice = {}
         job.write_job_file(["n1"], leaving=["n2"])
         job.live("n2").send_signal(signal.SIGTERM)
         job.wait_for_world(1)
@@ -39,3 +49,5 @@ def test_train_digits_follows_a_grow_and_a_shrink(tmp_path: Path) -> None:
     assert "n2 left the job" in out, out
     assert f"epoch {epochs - 1}: mean loss" in out, out
     assert (tmp_path / "ckpt" / "gaptrain-state.pt").exists()
+    assert out.count("(notice)") == 1, out  # the job file and the signal: one checkpoint
+    assert "notice: n2 will be taken in" in out, out
