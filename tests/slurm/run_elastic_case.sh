@@ -287,8 +287,21 @@ case_ten_cycles() {
 # other 2 (--elastic-notice=600) before any drain: its launcher's reply names both nodes with the
 # planned start. When the blocker is cancelled the regular job waits for those nodes now: they
 # are drained and it starts within 5 s, as without notice.
+# The regular job REGULAR, planned behind BLOCKER, starts within max_start_s of BLOCKER's
+# cancellation: its nodes' notices held nothing back.
+starts_when_its_blocker_ends() {  # starts_when_its_blocker_ends BLOCKER REGULAR
+  local t0 waited
+  t0=$(now)
+  scancel "$1"
+  poll 60 "regular job $2 RUNNING" job_state_is "$2" RUNNING
+  waited=$(seconds_since "$t0")
+  note "regular job $2 started ${waited}s after its blocker was cancelled"
+  (($(echo "$waited <= $max_start_s" | bc))) ||
+    fail "regular job $2 started ${waited}s after the blocker ended (> ${max_start_s}s)"
+}
+
 case_notice_before_drain() {
-  local blocker job regular log lines reply node planned t0 waited
+  local blocker job regular log lines reply node planned
   log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
   lines=$(wc -l <"$log")
   blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
@@ -312,13 +325,7 @@ case_notice_before_drain() {
       "$reply" "$node" || fail "the launcher's reply has no notice for $node (regular job $regular planned $planned): $reply"
   done
   note "job $job told before any drain: $reply (regular job $regular planned $planned)"
-  t0=$(now)
-  scancel "$blocker"
-  poll 60 "regular job $regular RUNNING" job_state_is "$regular" RUNNING
-  waited=$(seconds_since "$t0")
-  note "regular job $regular started ${waited}s after its last blocker was cancelled"
-  (($(echo "$waited <= $max_start_s" | bc))) ||
-    fail "regular job $regular started ${waited}s after the blocker ended (> ${max_start_s}s)"
+  starts_when_its_blocker_ends "$blocker" "$regular"
   logged_after "$log" "$lines" "msg=\"drain requested\" ACTION=[a-z]* JOB_ID=$job " ||
     fail "job $job was never drained for regular job $regular"
   no_node_shared
@@ -850,7 +857,7 @@ case_pytorch() {
 # passes the notice on before that node is drained, and the example checkpoints on it; the
 # regular job starts when its blocker ends, as without notices.
 case_notice_checkpoint() {
-  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} blocker job regular out progress t0 waited
+  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} blocker job regular out progress
   local noticed drained
   torch_or_skip "torch, sklearn"
   blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
@@ -867,13 +874,7 @@ case_notice_checkpoint() {
   poll 60 "the example to checkpoint on the notice" grep -q "checkpoint saved at step [0-9]* (notice)" "$out"
   ! grep -q "back to the cluster" "$out" ||
     fail "job $job was drained before the regular job could start: $(grep gaptrain "$out" | tail -n 8)"
-  t0=$(now)
-  scancel "$blocker"
-  poll 60 "regular job $regular RUNNING" job_state_is "$regular" RUNNING
-  waited=$(seconds_since "$t0")
-  note "regular job $regular started ${waited}s after its blocker was cancelled"
-  (($(echo "$waited <= $max_start_s" | bc))) ||
-    fail "regular job $regular started ${waited}s after the blocker ended (> ${max_start_s}s)"
+  starts_when_its_blocker_ends "$blocker" "$regular"
   poll 120 "training goes on at world size 1" world_size_is "$progress" 1
   noticed=$(grep -n "checkpoint saved at step [0-9]* (notice)" "$out" | head -n 1 | cut -d: -f1)
   drained=$(grep -n "back to the cluster" "$out" | head -n 1 | cut -d: -f1)
