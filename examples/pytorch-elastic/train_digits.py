@@ -28,6 +28,7 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=32, help="per worker and step")
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--checkpoint-every-s", type=float, default=60.0)
+    p.add_argument("--checkpoint-every-steps", type=int, help="also every N steps (under torchrun)")
     p.add_argument("--step-sleep", type=float, default=0.0,
                    help="seconds per step standing in for a model worth distributing")
     p.add_argument("--seed", type=int, default=0)
@@ -44,7 +45,8 @@ def main() -> None:
 
     loop = ElasticLoop(model, optimizer, dataset_size=len(y), batch_size=args.batch_size,
                        epochs=args.epochs, checkpoint_dir=args.checkpoint, seed=args.seed,
-                       checkpoint_every_s=args.checkpoint_every_s)
+                       checkpoint_every_s=args.checkpoint_every_s,
+                       checkpoint_every_steps=args.checkpoint_every_steps)
     epoch, losses = None, []
     for indices in loop:
         epoch = loop.position.epoch if epoch is None else epoch

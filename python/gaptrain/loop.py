@@ -54,6 +54,7 @@ class ElasticLoop:
         seed: int = 0,
         backend: str | None = None,
         checkpoint_every_s: float = 60.0,
+        checkpoint_every_steps: int | None = None,
         progress_every_s: float = 0.25,
         timeout_s: float = 60.0,
         notice_signal: int | None = None,
@@ -68,7 +69,11 @@ class ElasticLoop:
         os.makedirs(checkpoint_dir, exist_ok=True)
         self.checkpoint_every_s, self.timeout_s = checkpoint_every_s, timeout_s
         self.context = context or LaunchContext.from_env()
-        if not self.context.job_file:
+        # Under torchrun (gaptrain submit --torchrun) the agent regroups by restarting every
+        # worker: this loop then only resumes from the checkpoint (docs/job-side.md).
+        self.under_torchrun = "TORCHELASTIC_RUN_ID" in os.environ
+        self.checkpoint_every_steps = checkpoint_every_steps
+        if not self.context.job_file and not self.under_torchrun:
             raise LaunchContextError("GAPTRAIN_JOB_FILE is not set: run this under gaptrain-launch 0.1 or later")
         self.job_file = JobFile(self.context.job_file)
         self.progress = ProgressWriter(self.context.progress_file, progress_every_s)
@@ -90,7 +95,8 @@ class ElasticLoop:
         self._generation_seen = -1
         self._generation_since = 0.0
         self._last_membership_check = 0.0
-        signal.signal(signal.SIGTERM, self._on_term)
+        if not self.under_torchrun:  # under torchrun, SIGTERM ends the worker as torchrun expects
+            signal.signal(signal.SIGTERM, self._on_term)
         # The signal gaptrain-launch sends with a notice (GAPTRAIN_NOTICE_SIGNAL; 0: none).
         if notice_signal is None:
             notice_signal = int(os.environ.get("GAPTRAIN_NOTICE_SIGNAL") or signal.SIGUSR1)
@@ -135,6 +141,8 @@ class ElasticLoop:
         try:
             wants_regroup = self._average_gradients()
         except RuntimeError as e:  # a peer vanished mid-collective: redo this step regrouped
+            if self.under_torchrun:
+                raise  # torchrun restarts every worker; they go on from the checkpoint
             self.optimizer.zero_grad()
             say(f"a worker was lost during step {self.position.step + 1} ({_first_line(e)}): regrouping")
             self._pending_regroup = True
@@ -193,6 +201,10 @@ class ElasticLoop:
         self._notice_signalled = True
 
     def _wants_regroup(self) -> bool:
+        if self.under_torchrun:
+            if self.context.is_batch_host and self.rank == 0 and self.context.job_file:
+                self._handle_notice()
+            return False
         if self._leaving:
             assert self._store is not None
             # Marked before this step's all-reduce, which rank 0 cannot finish without us: the
@@ -339,6 +351,9 @@ class ElasticLoop:
     # ----- start, end, checkpoints ------------------------------------------------------------
 
     def _start(self) -> None:
+        if self.under_torchrun:
+            self._start_under_torchrun()
+            return
         ctx = self.context
         try:
             self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s)
@@ -354,6 +369,19 @@ class ElasticLoop:
         except StoreLost as e:
             self._fall_back(e)
         self._enter(plan, previous=None)
+
+    def _start_under_torchrun(self) -> None:
+        """torchrun formed the group (env://): rank 0 resumes from the checkpoint, all get its
+        state. A resize restarts every worker, and this runs again."""
+        began = time.monotonic()
+        dist.init_process_group(self.backend, timeout=timedelta(seconds=self.timeout_s))
+        self.rank, self.world_size = dist.get_rank(), dist.get_world_size()
+        if self.rank == 0:
+            self._restore()
+        self._share_state()
+        say(f"started under torchrun: {self.world_size} worker(s), step {self.position.step} "
+            f"({time.monotonic() - began:.2f} s)", self.rank)
+        self.progress.write(self.position, self.world_size, self.rank)
 
     def _first_members(self) -> list[tuple[str, int]]:
         """Rank 0 at start: itself and the nodes whose workers are up within a few seconds (at
@@ -401,7 +429,10 @@ class ElasticLoop:
         say(f"checkpoint saved at step {self.position.step} ({why})")
 
     def _checkpoint_if_due(self) -> None:
-        if time.monotonic() - self._last_checkpoint >= self.checkpoint_every_s:
+        every = self.checkpoint_every_steps
+        if every and self.position.step % every == 0:
+            self._save_checkpoint(f"every {every} steps")
+        elif time.monotonic() - self._last_checkpoint >= self.checkpoint_every_s:
             self._save_checkpoint(f"every {self.checkpoint_every_s:g} s")
 
     def _handle_notice(self) -> None:
@@ -420,8 +451,14 @@ class ElasticLoop:
         self._last_notice_checkpoint = time.monotonic()
 
     def _finish(self) -> None:
-        assert self._store is not None and self.plan is not None
         self.progress.write(self.position, self.world_size, self.rank)
+        if self.under_torchrun:
+            if self.rank == 0:
+                self._save_checkpoint("training finished")
+            dist.destroy_process_group()
+            say(f"training finished: {self.position.samples_done} samples in {self.position.step} steps", self.rank)
+            return
+        assert self._store is not None and self.plan is not None
         if self.rank == 0:
             self._save_checkpoint("training finished")
             try:

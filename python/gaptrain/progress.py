@@ -13,9 +13,14 @@ from .positions import DataPosition
 
 
 class ProgressWriter:
+    """Writes only progress beyond what the file already says: after a restart from a checkpoint
+    the steps since it are redone, and samples_done must not go back (gaptraind would take the
+    redone work for new)."""
+
     def __init__(self, path: str | None, every_s: float = 0.25) -> None:
         self.path, self.every_s = path, every_s
         self._last = 0.0
+        self._highest: float | None = None  # samples_done of the file's last line, read once
 
     def maybe_write(self, position: DataPosition, world_size: int, rank: int) -> None:
         if time.monotonic() - self._last >= self.every_s:
@@ -24,6 +29,11 @@ class ProgressWriter:
     def write(self, position: DataPosition, world_size: int, rank: int) -> None:
         if rank != 0 or not self.path:
             return
+        if self._highest is None:
+            self._highest = _last_samples_done(self.path)
+        if position.samples_done < self._highest:
+            return
+        self._highest = position.samples_done
         self._last = time.monotonic()
         # leaves_on_job_file: this training leaves a node by itself once the job file drops it,
         # so gaptrain-launch waits a moment before it sends SIGTERM (docs/job-side.md).
@@ -37,3 +47,19 @@ class ProgressWriter:
             os.write(fd, (line + "\n").encode())
         finally:
             os.close(fd)
+
+
+def _last_samples_done(path: str) -> float:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return 0.0
+    for line in reversed(lines):
+        try:
+            return float(json.loads(line)["samples_done"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return 0.0

@@ -16,7 +16,7 @@ DIGITS = 1797
 
 def test_train_digits_follows_a_grow_and_a_shrink(tmp_path: Path) -> None:
     pytest.importorskip("sklearn")
-    epochs = 3
+    epochs = 12  # at world size 1 at least 34 s: longer than a newcomer's start on a loaded machine
     job = FakeJob(tmp_path, [str(EXAMPLES / "pytorch-elastic" / "train_digits.py"),
                              "--checkpoint", str(tmp_path / "ckpt"), "--epochs", str(epochs),
                              "--step-sleep", "0.05"])
@@ -51,3 +51,33 @@ def test_train_digits_follows_a_grow_and_a_shrink(tmp_path: Path) -> None:
     assert (tmp_path / "ckpt" / "gaptrain-state.pt").exists()
     assert out.count("(notice)") == 1, out  # the job file and the signal: one checkpoint
     assert "notice: n2 will be taken in" in out, out
+
+
+def test_train_digits_under_torchrun_restarts_from_its_checkpoint(tmp_path: Path) -> None:
+    """The same example as `gaptrain submit --torchrun` runs it: torchrun's agents (through
+    gaptrain.torchrun) restart every worker on a resize, and the loop resumes from its checkpoint;
+    the progress it reports never goes back."""
+    pytest.importorskip("sklearn")
+    epochs = 6
+    job = FakeJob(tmp_path, ["-m", "gaptrain.torchrun",
+                             str(EXAMPLES / "pytorch-elastic" / "train_digits.py"),
+                             "--checkpoint", str(tmp_path / "ckpt"), "--epochs", str(epochs),
+                             "--checkpoint-every-steps", "10", "--step-sleep", "0.05"],
+                  min_nodes=1, max_nodes=2)
+    try:
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        job.wait_for_world(2, timeout_s=120)
+        job.write_job_file(["n1"], leaving=["n2"])
+        job.live("n2").send_signal(signal.SIGTERM)  # as gaptrain-launch stops a node given back
+        job.wait_for_world(1, timeout_s=120)
+        statuses = job.finish(timeout_s=300)
+        assert statuses["n1"] == 0, job.outputs()
+    finally:
+        job.kill()
+    done = [line["samples_done"] for line in job.progress_lines()]
+    assert done == sorted(done), "progress went back after a restart"
+    assert done[-1] == epochs * DIGITS
+    assert "started under torchrun: 2 worker(s)" in job.outputs()
+    assert "started under torchrun: 1 worker(s)" in job.outputs()
