@@ -301,15 +301,19 @@ void Launcher::pass_on_notices() {
     if (told == noticed_.end() || told->second != at) fresh.push_back(node);
   }
   if (fresh.empty()) return;
+  // A plain command dies of SIGUSR1: only a training that asked for the signal, or says it
+  // handles it, gets it (the job file carries the notice either way).
+  const bool signal =
+      options_.notice_signal != 0 &&
+      (options_.notice_signal_asked || (last_progress_ && last_progress_->leaves_on_job_file));
   for (const std::string& node : fresh) {
     const double at = desired_.notice.at(node);
     say("notice: " + node + " will be taken back at about " + clock_time(at) + " (in " +
         std::to_string(std::max(0L, std::lround(at - unix_now()))) + " s)" +
-        (options_.notice_signal != 0
-             ? ": telling the training (signal " + std::to_string(options_.notice_signal) + ")"
-             : ""));
+        (signal ? ": telling the training (signal " + std::to_string(options_.notice_signal) + ")"
+                : ""));
   }
-  if (options_.notice_signal != 0) {
+  if (signal) {
     for (auto& [node, step] : steps_) {
       if (step.phase == StepPhase::running) (void)signal_step(step, options_.notice_signal);
     }

@@ -81,8 +81,8 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
       ->check(CLI::Range(0, 1000));
   app.add_option("--notice-signal", notice_signal,
                  "Signal every step gets when a node of the job will be taken soon (USR1, USR2, "
-                 "URG or none; default USR1). The command must handle or ignore it: Python's "
-                 "gaptrain package does, `gaptrain.torchrun` ignores it for plain scripts")
+                 "URG or none; default USR1). Given, every step gets it; not given, only a "
+                 "training that says it handles it (Python's gaptrain package) does")
       ->type_name("SIGNAL");
   app.add_flag("--torchrun", torchrun,
                "CMD is a script written for torchrun: run it as `PYTHON -m gaptrain.torchrun "
@@ -124,6 +124,7 @@ std::optional<LaunchOptions> parse_options(int argc, const char* const* argv, co
     return std::nullopt;
   }
   options.notice_signal = *signal;
+  options.notice_signal_asked = app.count("--notice-signal") > 0;
   if (torchrun) {
     options.command.insert(options.command.begin(), {python, "-m", "gaptrain.torchrun"});
   }

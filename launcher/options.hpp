@@ -22,6 +22,10 @@ struct LaunchOptions {
   std::string progress_file;               // empty: no progress reported
   int max_restarts = 3;                    // per node, before the launcher gives up
   int notice_signal = 10;  // SIGUSR1 (10 on Linux): sent to every step on a notice; 0: none
+  // --notice-signal given: the command asked for the signal. Without it the signal goes only to
+  // a training that says it handles it (the helper's progress lines): a plain command's default
+  // for SIGUSR1 is to die, and a notice must never kill a job.
+  bool notice_signal_asked = false;
   std::vector<std::string> command;  // what each step runs (with --torchrun: the runner)
 };
 

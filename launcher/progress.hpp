@@ -14,8 +14,9 @@ struct Progress {
   double samples_done = 0.0;
   std::optional<double> time;     // when the training wrote the line; empty: not given or unusable
   std::optional<int> world_size;  // the training's world size; empty: not given or unusable
-  // The training leaves a node by itself once the job file drops it (the helper says so with
-  // "leaves_on_job_file": true): SIGTERM can wait a moment, and Slurm then reports no cancel.
+  // The training follows the job file (the helper says so with "leaves_on_job_file": true): it
+  // leaves a node by itself once the file drops it (SIGTERM can wait a moment, and Slurm then
+  // reports no cancel), and it handles the notice signal.
   bool leaves_on_job_file = false;
 };
 

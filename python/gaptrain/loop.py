@@ -445,8 +445,13 @@ class ElasticLoop:
         if not fresh and not (signalled and time.monotonic() - self._last_notice_checkpoint > 10.0):
             return
         self._noticed.update(fresh)
+        ahead = min((at - time.time() for at in fresh.values()), default=60.0)
         for node, at in sorted(fresh.items()):
             say(f"notice: {node} will be taken in {max(0.0, at - time.time()):.0f} s")
+        # A notice at the drain itself (the reclaim's second of grace) leaves no time for a
+        # checkpoint, and needs none: the regroup keeps the state in memory.
+        if fresh and ahead < 3.0:
+            return
         self._save_checkpoint("notice")
         self._last_notice_checkpoint = time.monotonic()
 

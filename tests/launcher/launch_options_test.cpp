@@ -113,6 +113,11 @@ TEST(LaunchOptions, TorchrunRunsTheScriptUnderTheRunner) {
 
 TEST(LaunchOptions, NoticeSignalByNameOrNone) {
   EXPECT_EQ(parse({"--controller", "h:1", "--", "x"}).options->notice_signal, SIGUSR1);
+  // Not asked: only a training that says it handles the signal gets it (ten_cycles' idle loop
+  // died of SIGUSR1 at every drain's notice).
+  EXPECT_FALSE(parse({"--controller", "h:1", "--", "x"}).options->notice_signal_asked);
+  EXPECT_TRUE(parse({"--controller", "h:1", "--notice-signal", "USR1", "--", "x"})
+                  .options->notice_signal_asked);
   EXPECT_EQ(parse({"--controller", "h:1", "--notice-signal", "SIGUSR2", "--", "x"})
                 .options->notice_signal,
             SIGUSR2);

@@ -778,7 +778,7 @@ launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   shift 2
   job_state_is "$job" RUNNING || return 1
   for node in "$@"; do
-    grep -q "^gaptrain-launch: $node was taken back from the job" "$out" || return 1
+    grep -q "^gaptrain-launch [0-9:]*: $node was taken back from the job" "$out" || return 1
   done
 }
 

@@ -72,7 +72,7 @@ case_launch_two_nodes() {
   touch "$flag"
   poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
   [ "$(job_field "$job" ExitCode)" = 0:0 ] || fail "job $job exit code $(job_field "$job" ExitCode)"
-  grep -qF "the training completed on every node" "$work/job.out" ||
+  grep -qF "the training finished; every step has ended" "$work/job.out" ||
     fail "launcher output: $(cat "$work/job.out")"
   [ ! -e "$hosts" ] || fail "the host file $hosts was left behind"
   note "steps: $(tr '\n' ';' <"$out") launcher: $(grep -c . "$work/job.out") lines of output"
