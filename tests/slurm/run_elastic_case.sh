@@ -801,12 +801,18 @@ torch_or_skip() {  # torch_or_skip MODULES: exit 77 when Debian's python3 cannot
   fi
 }
 
-# `gaptrain submit` as a user runs it, with the launcher and the helper of this build.
+# `gaptrain submit` as a user runs it, with the launcher and the helper of this build; the job
+# is cancelled at exit like those of case_lib.sh's submit (a failing case leaves nothing running).
 gaptrain_submit() {  # gaptrain_submit ARGS...: prints the job id
+  local id
   # Debian's python3 (with torch) for --torchrun: root's python3 on PATH may be another.
-  GAPTRAIN_LAUNCH=$launch GAPTRAIN_PYTHON=/usr/bin/python3 PYTHONPATH=$PYTHON_DIR${PYTHONPATH:+:$PYTHONPATH} \
+  id=$(GAPTRAIN_LAUNCH=$launch GAPTRAIN_PYTHON=/usr/bin/python3 PYTHONPATH=$PYTHON_DIR${PYTHONPATH:+:$PYTHONPATH} \
     "$GAPTRAIN_CLI" submit --parsable -D "$work" -o "$work/%j.out" --open-mode=append -t 30 \
-    --export=ALL,GLOO_SOCKET_IFNAME=lo "$@"
+    --export=ALL,GLOO_SOCKET_IFNAME=lo "$@") || fail "gaptrain submit $* failed"
+  id=${id%%;*}
+  # shellcheck disable=SC2154 # case_lib.sh's list of the jobs to cancel at exit
+  echo "$id" >>"$jobs_file"
+  echo "$id"
 }
 
 # One reclaim and one grow of a running job on 4 nodes: a regular job of 6 nodes takes 2 of
