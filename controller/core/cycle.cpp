@@ -78,7 +78,9 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   outcome.changed |= resizer.advance(elastic, now);
   const auto takeovers = planned_takeovers(snapshot, held, partition);
   resizer.keep_leases(snapshot, elastic, reclaimed, now, takeovers);
-  resizer.give_notices(elastic, takeovers, now);
+  // The nodes the reclaim will take when each plan comes due, not those the plans name.
+  resizer.give_notices(elastic, reclaim_takeovers(snapshot, held, partition, served, draining),
+                       now);
   outcome.notes = resizer.take_notes();
   outcome.resizes = resizer.take_resizes();
   return outcome;

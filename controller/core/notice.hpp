@@ -7,7 +7,8 @@
 //  - it is being drained (a reclaim for a waiting regular job, the allocator's own shrink, a
 //    requeue): at the drain's deadline, whatever the job's window (what time remains: a drain
 //    is never held back for a notice, nor is a reclaim);
-//  - backfill plans a pending regular job there (planned_takeovers): at that job's planned start,
+//  - the reclaim will take it for a pending regular job backfill plans (reclaim_takeovers: not
+//    always the node the plan names; a planned batch host has a stand-in): at that job's start,
 //    told once it is within the job's window. The lease is never renewed past that start, so the
 //    node goes by then at the latest (earlier when its reclaim comes first: the drain's deadline
 //    then replaces it).
@@ -40,7 +41,7 @@ using Notices = std::map<std::uint32_t, std::map<std::string, NodeNotice>>;
 double notice_window_s(const ElasticJob& job, double max_notice_s);
 
 // The notices due at `now_wall` (Unix s). `leaving`: every node being drained, with the Unix time
-// its drain ends by (its deadline); `takeovers`: planned_takeovers(). Only nodes the jobs hold
+// its drain ends by (its deadline); `takeovers`: reclaim_takeovers(). Only nodes the jobs hold
 // now; none at all when `max_notice_s` is 0 (notices off).
 Notices due_notices(const ElasticJobs& jobs, const std::map<std::string, double>& leaving,
                     const std::map<std::string, std::int64_t>& takeovers, double now_wall,

@@ -125,10 +125,15 @@ std::string_view to_string(ActionKind kind) {
   return "?";
 }
 
-Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-                         const std::string& elastic_partition,
-                         const std::set<std::uint32_t>& served,
-                         const std::map<std::string, std::uint32_t>& draining) {
+namespace {
+
+// nodes_to_reclaim(), the one place the reclaim order lives. `ahead`: every backfill plan on
+// elastic nodes counts as due, however far its start (the notice asks which nodes the reclaim
+// will take when it comes); each node a plan takes is then in `planned_at`, at its job's start.
+Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+                        const std::string& elastic_partition, const std::set<std::uint32_t>& served,
+                        const std::map<std::string, std::uint32_t>& draining, bool ahead,
+                        std::map<std::string, std::int64_t>& planned_at) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   struct Holder {
     const ElasticJob* job;
@@ -262,7 +267,12 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
       last_end = std::max(last_end, it->second.end);
       unknown_end = unknown_end || it->second.end <= 0;
     }
-    if (planned.empty() || (!unknown_end && job->start_time > last_end + kLeaseSlackS)) continue;
+    const bool due = ahead || unknown_end || job->start_time <= last_end + kLeaseSlackS;
+    if (planned.empty() || !due) continue;
+    const auto take_planned = [&](const std::string& node) {
+      take(node, job->id);
+      if (ahead) planned_at[node] = job->start_time;
+    };
     std::stable_partition(planned.begin(), planned.end(),
                           [&](const std::string& node) { return !is_batch_host(node); });
     // It needs that many nodes, not those: idle ones first, then the planned elastic ones; a
@@ -276,25 +286,44 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
       if (is_batch_host(node)) {
         ++deficit;
       } else {
-        take(node, job->id);
+        take_planned(node);
       }
       --wanted;
     }
     for (const std::string& node : giving_order) {  // stand-ins, never a batch host
       if (deficit == 0) break;
       if (taken.contains(node) || is_batch_host(node)) continue;
-      take(node, job->id);
+      take_planned(node);
       --deficit;
     }
     for (const std::string& node : planned) {  // no stand-in left: the job is requeued
       if (deficit == 0) break;
       if (is_batch_host(node) && !taken.contains(node)) {
-        take(node, job->id);
+        take_planned(node);
         --deficit;
       }
     }
   }
   return result;
+}
+
+}  // namespace
+
+Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+                         const std::string& elastic_partition,
+                         const std::set<std::uint32_t>& served,
+                         const std::map<std::string, std::uint32_t>& draining) {
+  std::map<std::string, std::int64_t> unused;
+  return choose_reclaims(snapshot, elastic, elastic_partition, served, draining, false, unused);
+}
+
+std::map<std::string, std::int64_t> reclaim_takeovers(
+    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+    const std::string& elastic_partition, const std::set<std::uint32_t>& served,
+    const std::map<std::string, std::uint32_t>& draining) {
+  std::map<std::string, std::int64_t> planned_at;
+  choose_reclaims(snapshot, elastic, elastic_partition, served, draining, true, planned_at);
+  return planned_at;
 }
 
 std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,

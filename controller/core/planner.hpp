@@ -115,6 +115,17 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
                                                       const std::vector<ElasticJob>& elastic,
                                                       const std::string& elastic_partition);
 
+// Which elastic nodes backfill's plans will take, and when (their job's start_time): the nodes
+// nodes_to_reclaim() would take for each planned job once its start is due, by the same order
+// (idle nodes first, then satellites, the jobs' own nodes, a batch host last), across the jobs
+// in Slurm's order. Not the nodes the plan names: a planned batch host is swapped for another
+// elastic node. What the notices name (notice.hpp); nodes reclaimed now are left out (their
+// drain is their notice).
+std::map<std::string, std::int64_t> reclaim_takeovers(
+    const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
+    const std::string& elastic_partition, const std::set<std::uint32_t>& served = {},
+    const std::map<std::string, std::uint32_t>& draining = {});
+
 // Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
 // with --hold, or requeued by gaptraind), as the allocator's new jobs: no nodes, the node range
 // of their -N MIN-MAX, the assumed curve until they register their own. A job whose own begin

@@ -115,8 +115,8 @@ class Resizer {
                    const std::map<std::string, std::int64_t>& takeovers = {});
 
   // Works out the notices due now (notice.hpp): the nodes being drained, at their deadline, and
-  // those a regular job is planned on (`takeovers`, planned_takeovers()) within each job's
-  // window; journals what was given and withdrawn since the last call.
+  // those the reclaim will take for a planned regular job (`takeovers`, reclaim_takeovers())
+  // within each job's window; journals what was given and withdrawn since the last call.
   void give_notices(const ElasticJobs& jobs, const std::map<std::string, std::int64_t>& takeovers,
                     const Now& now);
   // The notice for `job_id`'s LaunchInstruction: node -> Unix time it will be taken.

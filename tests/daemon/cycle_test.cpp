@@ -241,6 +241,19 @@ TEST_F(CycleTest, ARegularJobPlannedOnANodeIsNoticedBeforeItsReclaim) {
   EXPECT_FALSE(noted(run_cycle(1.5).notes, "notice given", "n3"));
 }
 
+TEST_F(CycleTest, APlanOnTheBatchHostIsNoticedOnTheNodeTheReclaimWillTake) {
+  // Job 7 grew into n4 (a satellite); backfill plans job 43 on n1, its batch host. The reclaim
+  // will not take n1 (that is a requeue) but a stand-in, a satellite first: n4 is told, n1 not.
+  start({}, 600.0);
+  elastic.resized(7, {"n1", "n2", "n3", "n4"}, {{"n4", 100}}, 0.0);
+  regular_job_planned({"n1"}, kWall + 400);
+  const CycleOutcome outcome = run_cycle(1.0);
+  EXPECT_TRUE(resizer.drains().empty()) << "the reclaim is not brought forward";
+  EXPECT_EQ(resizer.notice(7), (std::map<std::string, double>{{"n4", kWall + 400.0}}));
+  EXPECT_TRUE(noted(outcome.notes, "notice given", "n4"));
+  EXPECT_FALSE(noted(outcome.notes, "notice given", "n1"));
+}
+
 TEST_F(CycleTest, APlanBeyondTheJobsWindowIsNoticedOnceItIsWithin) {
   // The job asked for none: 30 s (kDefaultNoticeS). Job 43 is planned at kWall + 400.
   start({});
