@@ -5,6 +5,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,5 +34,12 @@ struct Note {
 };
 
 using Notes = std::vector<Note>;
+
+// Seconds as a note's field shows them: to a tenth ("GRACE_S=1.0", "IN_S=586.0").
+inline std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
+}
 
 }  // namespace gaptrain::daemon

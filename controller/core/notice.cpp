@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/settings.hpp"
 
@@ -12,12 +11,6 @@ namespace {
 
 // A notice's time that moved by less than this is the same notice (wall-clock rounding).
 constexpr double kSameNoticeS = 1.0;
-
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", seconds);
-  return text;
-}
 
 bool holds(const ElasticJob& job, const std::string& node) {
   return std::find(job.nodes.begin(), job.nodes.end(), node) != job.nodes.end();

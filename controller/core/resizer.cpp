@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/job_mark.hpp"
 
@@ -13,13 +12,6 @@ namespace {
 // The longest nodes released for a waiting regular job are kept out of the allocator's holes
 // while it is still pending: Slurm starts it at its next scheduling pass, within seconds.
 constexpr double kPromiseS = 15.0;
-
-// Seconds for a log field, to a tenth.
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", seconds);
-  return text;
-}
 
 bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
