@@ -38,16 +38,6 @@ constexpr std::chrono::seconds kStrandedPatience{60};
 // long before SIGTERM: it ends its step and exits 0, and Slurm reports no cancelled step.
 constexpr milliseconds kLeaveByItself{3000};
 
-// One timed line in the job's output (local time, as the user reads the rest of it).
-void say(const std::string& line) {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char stamp[16];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
-  std::cerr << "gaptrain-launch " << stamp << ": " << line << std::endl;
-}
-
 std::string clock_time(double unix_s) {
   const auto seconds = static_cast<std::time_t>(unix_s);
   std::tm local{};
@@ -59,6 +49,11 @@ std::string clock_time(double unix_s) {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// One timed line in the job's output (local time, as the user reads the rest of it).
+void say(const std::string& line) {
+  std::cerr << "gaptrain-launch " << clock_time(unix_now()) << ": " << line << std::endl;
 }
 
 std::vector<std::string> minus(const std::vector<std::string>& from,
