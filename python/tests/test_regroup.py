@@ -3,7 +3,6 @@ machine: the data position is exact, every rank holds the same model, a lost sto
 to the checkpoint."""
 from __future__ import annotations
 
-import os
 import signal
 from collections import Counter
 from pathlib import Path
