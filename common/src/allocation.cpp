@@ -65,6 +65,41 @@ void validate_job(const ElasticJob& job, const std::string& field) {
   if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {
     throw InputError(field + ".weight", "must be a finite number > 0 and at most 1e6");
   }
+  if (job.batch) {
+    const BatchRange& b = *job.batch;
+    if (b.tuned < 1 || b.tuned > bounds::kMaxBatch) {
+      throw InputError(field + ".batch.tuned", "must be a whole number of samples from 1 to 1e9");
+    }
+    if (b.max < b.tuned || b.max > bounds::kMaxBatch) {
+      throw InputError(field + ".batch.max", "must be at least batch.tuned (" +
+                                                 std::to_string(b.tuned) + ") and at most 1e9");
+    }
+    if (b.max_per_node < 0 || b.max_per_node > bounds::kMaxBatch) {
+      throw InputError(field + ".batch.max_per_node",
+                       "must be from 0 (tuned / min_nodes) to 1e9 samples");
+    }
+  }
+  if (job.noise_scale && !(*job.noise_scale >= 0.0 && *job.noise_scale <= bounds::kMaxNoiseScale)) {
+    throw InputError(field + ".noise_scale",
+                     "must be a finite number of samples >= 0 and at most 1e15");
+  }
+  if (job.noise_scale && !job.batch) {
+    throw InputError(field + ".noise_scale", "needs a batch range (batch): it values batch sizes");
+  }
+}
+
+AllocationProblem valued_by_goodput(AllocationProblem problem) {
+  for (ElasticJob& job : problem.jobs) {
+    if (!job.batch) continue;
+    const BatchRange& b = *job.batch;
+    const int reference = (b.tuned + job.min_nodes - 1) / job.min_nodes;
+    job.curve =
+        goodput_curve(StepTimeModel::from_curve(job.curve, reference), b, job.min_nodes,
+                      job.max_nodes, job.noise_scale.value_or(b.tuned), BatchRule::adaptive);
+    job.batch.reset();
+    job.noise_scale.reset();
+  }
+  return problem;
 }
 
 void validate(const AllocationProblem& problem) {

@@ -20,8 +20,10 @@ namespace {
 constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", "nodes", "jobs",
                                                       "solver"};
 constexpr std::array<std::string_view, 3> kNodeKeys = {"name", "job", "hole_end_s"};
-constexpr std::array<std::string_view, 8> kJobKeys = {
-    "id", "min_nodes", "max_nodes", "curve", "up_cost_s", "down_cost_s", "batch_host", "weight"};
+constexpr std::array<std::string_view, 3> kBatchKeys = {"tuned", "max", "max_per_node"};
+constexpr std::array<std::string_view, 10> kJobKeys = {
+    "id",          "min_nodes",  "max_nodes", "curve", "up_cost_s",
+    "down_cost_s", "batch_host", "weight",    "batch", "noise_scale"};
 constexpr std::array<std::string_view, 4> kSolverKeys = {"time_limit_s", "mip_gap",
                                                          "max_hole_classes", "max_core_options"};
 
@@ -124,6 +126,19 @@ ScalingCurve parse_curve(const Json::Value& value) {
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
 
+// {"tuned": M0, "max": MAX, "max_per_node": PERNODE (optional, 0: tuned / min_nodes)}
+BatchRange parse_batch(const Json::Value& value) {
+  require_object(value, "batch");
+  reject_unknown_json_keys(value, kBatchKeys, "batch.");
+  BatchRange batch;
+  batch.tuned = int_value(required_member(value, "tuned"), "batch.tuned");
+  batch.max = int_value(required_member(value, "max"), "batch.max");
+  if (const Json::Value* v = member(value, "max_per_node")) {
+    batch.max_per_node = int_value(*v, "batch.max_per_node");
+  }
+  return batch;
+}
+
 ElasticJob parse_job(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kJobKeys);
@@ -137,6 +152,12 @@ ElasticJob parse_job(const Json::Value& value) {
   job.batch_host = optional_string(value, "batch_host");
   if (const Json::Value* weight = member(value, "weight")) {
     job.weight = number_value(*weight, "weight");
+  }
+  if (const Json::Value* batch = member(value, "batch"); batch != nullptr && !batch->isNull()) {
+    job.batch = parse_batch(*batch);
+  }
+  if (const Json::Value* phi = member(value, "noise_scale"); phi != nullptr && !phi->isNull()) {
+    job.noise_scale = number_value(*phi, "noise_scale");
   }
   return job;
 }
@@ -233,6 +254,13 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     j["down_cost_s"] = number_or_null(job.down_cost_s);
     j["batch_host"] = string_or_null(job.batch_host);
     j["weight"] = number_or_null(job.weight);
+    if (job.batch) {
+      Json::Value& batch = j["batch"] = Json::Value(Json::objectValue);
+      batch["tuned"] = job.batch->tuned;
+      batch["max"] = job.batch->max;
+      batch["max_per_node"] = job.batch->max_per_node;
+    }
+    if (job.noise_scale) j["noise_scale"] = number_or_null(*job.noise_scale);
   }
   Json::Value& solver = document["solver"] = Json::Value(Json::objectValue);
   solver["time_limit_s"] = number_or_null(problem.solver.time_limit_s);

@@ -363,9 +363,15 @@ CountSolution solve(const ClassedProblem& problem, const SolverOptions& options,
 
 }  // namespace
 
-AllocationResult allocate(const AllocationProblem& problem) {
+AllocationResult allocate(const AllocationProblem& input) {
   const auto start = std::chrono::steady_clock::now();
-  validate(problem);  // time_limit_s is at most a day: no overflow in nanoseconds below
+  validate(input);  // time_limit_s is at most a day: no overflow in nanoseconds below
+  // Jobs with a batch range are valued at their goodput (goodput.hpp): the rest of the solve
+  // sees plain curves.
+  const bool batched = std::any_of(input.jobs.begin(), input.jobs.end(),
+                                   [](const ElasticJob& job) { return job.batch.has_value(); });
+  const AllocationProblem valued = batched ? valued_by_goodput(input) : AllocationProblem{};
+  const AllocationProblem& problem = batched ? valued : input;
   const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(problem.solver.time_limit_s));
   const auto end = start + limit;  // the whole call, whatever the input

@@ -143,6 +143,29 @@ TEST(ProblemFromJson, OmittedOptionalKeysTakeTheDefaults) {
   EXPECT_EQ(problem.jobs[0].weight, 1.0);
 }
 
+TEST(ProblemFromJson, ABatchRangeAndNoiseScaleRoundTripAndAreChecked) {
+  Json::Value document = valid();
+  document["jobs"][0]["batch"] = json(R"({"tuned": 128, "max": 4096, "max_per_node": 256})");
+  document["jobs"][0]["noise_scale"] = 900.0;
+  const AllocationProblem problem = problem_from_json(document);
+  EXPECT_EQ(problem.jobs[0].batch, (BatchRange{128, 4096, 256}));
+  EXPECT_EQ(problem.jobs[0].noise_scale, 900.0);
+  EXPECT_FALSE(problem.jobs[1].batch);
+  const AllocationProblem back = problem_from_json(problem_to_json(problem));
+  EXPECT_EQ(back.jobs[0].batch, problem.jobs[0].batch);
+  EXPECT_EQ(back.jobs[0].noise_scale, problem.jobs[0].noise_scale);
+
+  Json::Value bad = document;
+  bad["jobs"][0]["batch"]["max"] = 64;
+  EXPECT_THAT(error_for(bad), HasSubstr("jobs[0].batch.max"));
+  bad = document;
+  bad["jobs"][0]["batch"]["size"] = 1;
+  EXPECT_THAT(error_for(bad), HasSubstr("unknown key"));
+  bad = document;
+  bad["jobs"][1]["noise_scale"] = 10.0;  // without a batch range
+  EXPECT_THAT(error_for(bad), HasSubstr("jobs[1].noise_scale"));
+}
+
 TEST(ProblemFromJson, PartialSolverKeepsOtherDefaults) {
   Json::Value document = valid();
   document["solver"]["mip_gap"] = 0.05;

@@ -186,6 +186,39 @@ void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& pro
   EXPECT_GE(result.best_bound, result.objective - tolerance(result.objective));
 }
 
+// Jobs with a batch range (issue 30) are valued at their goodput curve: allocate() on the problem
+// equals the enumerated best of the problem with those curves put in, and that differs from the
+// raw curves' (else the test would not see whether they were used).
+TEST(AllocatorExactness, JobsWithABatchRangeAreValuedAtTheirGoodput) {
+  int mattered = 0;
+  int differs = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, 0.5));
+    std::mt19937_64 rng(seed * 104729U);
+    for (ElasticJob& job : problem.jobs) {
+      if (rng() % 4U == 0) continue;
+      const int tuned = 8 * (1 + static_cast<int>(rng() % 4U));
+      job.batch = BatchRange{tuned, tuned * (1 + static_cast<int>(rng() % 16U)), 0};
+      if (rng() % 2U) job.noise_scale = static_cast<double>(rng() % 2000U);
+    }
+    const AllocationProblem valued = valued_by_goodput(problem);
+    for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+      differs += problem.jobs[j].batch && !(valued.jobs[j].curve == problem.jobs[j].curve);
+      EXPECT_FALSE(valued.jobs[j].batch);
+    }
+    SCOPED_TRACE(context(seed, problem));
+    const BruteForce brute = enumerate(
+        valued, [&](const NodeAllocation& allocation) { return evaluate(valued, allocation); });
+    mattered += decision_matters(valued, brute.best) ? 1 : 0;
+    const AllocationResult result = allocate(problem);
+    ASSERT_EQ(to_string(result.model_status), "optimal"sv) << result.message;
+    EXPECT_NEAR(result.objective, brute.best, tolerance(brute.best))
+        << "allocate(): " << dump(result.allocation) << "\nbest enumerated: " << dump(brute.argmax);
+  }
+  EXPECT_GT(mattered, 30);
+  EXPECT_GT(differs, 40);
+}
+
 TEST(AllocatorExactness, MatchesEnumerationWithoutHoleEnds) {
   int with_held_nodes = 0;
   int mattered = 0;

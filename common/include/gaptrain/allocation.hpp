@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain {
@@ -40,6 +41,11 @@ struct ElasticJob {
   // job holding nodes: the held node whose hole lasts longest is assumed.
   std::optional<std::string> batch_host;
   double weight = 1.0;  // used by Objective::fair only
+  // A job whose global batch may grow with its nodes (goodput.hpp): it is valued at its goodput
+  // curve, built from `curve` (measured at ceil(tuned / min_nodes) samples a node) and its noise
+  // scale (samples; its tuned batch when not given), not at its raw throughput.
+  std::optional<BatchRange> batch;
+  std::optional<double> noise_scale;
 };
 
 struct SolverOptions {
@@ -69,6 +75,11 @@ void validate(const AllocationProblem& problem);
 // "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
 // rather than losing the whole problem.
 void validate_job(const ElasticJob& job, const std::string& field);
+
+// `problem` with every job that has a batch range valued at its goodput curve (goodput_curve,
+// adaptive) instead of its throughput curve, and its batch range and noise scale cleared: what
+// allocate() solves, so that the allocator itself stays what it was, and exact.
+AllocationProblem valued_by_goodput(AllocationProblem problem);
 
 // Whether the solver ran (call status) is kept apart from what it found (model status).
 enum class CallStatus { ok, error };

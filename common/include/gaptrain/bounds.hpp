@@ -43,4 +43,8 @@ inline constexpr double kMaxTraceTimeS = 1e10;
 // A job's weight in the fair objective.
 inline constexpr double kMaxWeight = 1e6;
 
+// A global batch (samples a step), and a gradient noise scale (samples): beyond any model's.
+inline constexpr int kMaxBatch = 1'000'000'000;
+inline constexpr double kMaxNoiseScale = 1e15;
+
 }  // namespace gaptrain::bounds
