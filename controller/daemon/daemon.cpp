@@ -378,7 +378,8 @@ void Daemon::load_state() {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
-    elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs);
+    elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs,
+                             saved.learned_noise_scale);
     const ElasticJob& elastic = elastic_.jobs().at(id);
     log::info("elastic job restored", {{"JOB_ID", id},
                                        {"USER", elastic.user},
@@ -424,6 +425,9 @@ void Daemon::follow_history(const ElasticJob& job, double now) {
     if (!measured.contains(point.nodes)) assumed.push_back(point);
   }
   history_.curve(job.job_id, std::move(measured), std::move(assumed), to_string(job.curve_source));
+  const std::optional<NoiseScale> phi = noise_scale_of(job);
+  history_.goodput(job.job_id, job.batch, phi ? std::optional(phi->value) : std::nullopt,
+                   phi ? to_string(phi->source) : "");
 }
 
 void Daemon::follow_history(double now) {
