@@ -77,35 +77,18 @@ double parse_notice(std::string_view text) {
 }
 
 BatchRange parse_batch_range(std::string_view text) {
-  const std::string expected =
-      "--elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with "
-      "1 <= M0 <= MAX (e.g. 128:4096:256), got " +
-      quoted(text);
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t colon = text.find(':', start);
-    parts.push_back(text.substr(start, colon == std::string_view::npos ? colon : colon - start));
-    if (colon == std::string_view::npos) break;
-    start = colon + 1;
-  }
-  BatchRange range;
-  if (parts.size() < 2 || parts.size() > 3 || !parse_number(parts[0], range.tuned) ||
-      !parse_number(parts[1], range.max) ||
-      (parts.size() == 3 && !parse_number(parts[2], range.max_per_node))) {
-    throw OptionError(expected);
-  }
-  if (parts.size() == 3 && range.max_per_node < 1) {
+  const std::optional<BatchRange> range = protocol::batch_range_from_text(trim(text));
+  if (!range) {
     throw OptionError(
-        "--elastic-batch: PERNODE must be at least 1 sample (leave it out for M0 "
-        "over the fewest nodes), got " +
+        "--elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with "
+        "1 <= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got " +
         quoted(text));
   }
-  if (auto problem = protocol::batch_range_problem(range)) {
+  if (auto problem = protocol::batch_range_problem(*range)) {
     throw OptionError("--elastic-batch: " + *problem +
-                      " (write M0:MAX[:PERNODE], e.g. "
-                      "128:4096:256)");
+                      " (write M0:MAX[:PERNODE], e.g. 128:4096:256)");
   }
-  return range;
+  return *range;
 }
 
 double parse_noise_scale(std::string_view text) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -424,6 +425,27 @@ std::optional<std::string> batch_range_problem(const BatchRange& range) {
            " (0 or left out: M0 over the fewest nodes), got " + std::to_string(range.max_per_node);
   }
   return std::nullopt;
+}
+
+std::optional<BatchRange> batch_range_from_text(std::string_view text) {
+  const auto whole_number = [](std::string_view digits, int& out) {
+    if (digits.empty() || digits.front() < '0' || digits.front() > '9') return false;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return error == std::errc() && end == digits.data() + digits.size();
+  };
+  BatchRange range;
+  const std::size_t first = text.find(':');
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::size_t second = text.find(':', first + 1);
+  if (!whole_number(text.substr(0, first), range.tuned)) return std::nullopt;
+  if (second == std::string_view::npos) {
+    return whole_number(text.substr(first + 1), range.max) ? std::optional(range) : std::nullopt;
+  }
+  if (!whole_number(text.substr(first + 1, second - first - 1), range.max) ||
+      !whole_number(text.substr(second + 1), range.max_per_node) || range.max_per_node < 1) {
+    return std::nullopt;
+  }
+  return range;
 }
 
 std::optional<std::string> noise_scale_problem(double phi) {

@@ -65,34 +65,17 @@ bool is_name_option(const std::string& arg) {
          (starts_with(arg, "-J") && arg.size() > 2);
 }
 
-// A whole number written with digits only ("+", spaces, exponents refused).
-bool whole_number(const std::string& text, int& out) {
-  if (text.empty() || text.front() < '0' || text.front() > '9') return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
 // "M0:MAX" or "M0:MAX:PERNODE" under the registration's rule (protocol::batch_range_problem).
 std::optional<BatchRange> parse_batch(const std::string& text, std::string& error) {
-  std::vector<std::string> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t colon = text.find(':', start);
-    parts.push_back(text.substr(start, colon == std::string::npos ? colon : colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  BatchRange range;
-  if (parts.size() < 2 || parts.size() > 3 || !whole_number(parts[0], range.tuned) ||
-      !whole_number(parts[1], range.max) ||
-      (parts.size() == 3 &&
-       (!whole_number(parts[2], range.max_per_node) || range.max_per_node < 1))) {
+  const std::optional<BatchRange> range = protocol::batch_range_from_text(text);
+  if (!range) {
     error =
         "--batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 "
         "<= MAX and PERNODE >= 1 (e.g. 128:4096:256), got \"" +
         text + "\"";
     return std::nullopt;
   }
-  if (auto problem = protocol::batch_range_problem(range)) {
+  if (auto problem = protocol::batch_range_problem(*range)) {
     error = "--batch: " + *problem + " (write M0:MAX[:PERNODE], e.g. 128:4096:256)";
     return std::nullopt;
   }

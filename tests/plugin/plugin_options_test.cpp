@@ -59,7 +59,7 @@ TEST(PluginOptionsTest, ParsesTheBatchRangeAndRefusesBadOnesSayingWhatToWrite) {
   EXPECT_EQ(three.max_per_node, 32);
   EXPECT_EQ(error_of([] { parse_batch_range("big"); }),
             "--elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 "
-            "<= M0 <= MAX (e.g. 128:4096:256), got \"big\"");
+            "<= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got \"big\"");
   EXPECT_EQ(error_of([] { parse_batch_range("256:128"); }),
             "--elastic-batch: the largest batch MAX must be from M0 (256) to 1000000000 samples, "
             "got 128 (write M0:MAX[:PERNODE], e.g. 128:4096:256)");

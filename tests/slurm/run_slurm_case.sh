@@ -166,7 +166,7 @@ case_bad_options_refused() {
     sbatch --elastic-curve="$good" --wrap true
   # The batch range and noise scale (issue 30): bad values say what to write; both need --elastic,
   # the noise scale a batch range.
-  refused 'sbatch: error: gaptrain: --elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 <= MAX (e.g. 128:4096:256), got "big"' \
+  refused 'sbatch: error: gaptrain: --elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got "big"' \
     sbatch --elastic --elastic-batch=big --wrap true
   refused 'sbatch: error: gaptrain: --elastic-batch: the largest batch MAX must be from M0 (256) to 1000000000 samples, got 128 (write M0:MAX[:PERNODE], e.g. 128:4096:256)' \
     sbatch --elastic --elastic-batch=256:128 --wrap true

@@ -30,6 +30,10 @@ inline constexpr double kMaxNoiseScale = 1e15;
 // Why `range` is no batch range a job may declare (1 <= tuned <= max <= kMaxBatchSize,
 // 0 <= max_per_node <= kMaxBatchSize), in words for the user; empty when it is one.
 std::optional<std::string> batch_range_problem(const BatchRange& range);
+// The options' text form M0:MAX[:PERNODE] (sbatch --elastic-batch, gaptrain submit --batch):
+// whole numbers written with digits alone, PERNODE >= 1 when given. Empty when `text` is not of
+// that form; batch_range_problem() then checks the values.
+std::optional<BatchRange> batch_range_from_text(std::string_view text);
 // Why `phi` is no noise scale (a finite number from 0 to kMaxNoiseScale); empty when it is one.
 std::optional<std::string> noise_scale_problem(double phi);
 
