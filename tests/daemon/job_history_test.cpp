@@ -134,6 +134,9 @@ TEST(JobHistory, TheViewCarriesTheBatchRangeAndNoiseScale) {
   EXPECT_EQ(view["batch"]["max_per_node"].asInt(), 0);
   EXPECT_EQ(view["noise_scale"].asDouble(), 640.0);
   EXPECT_EQ(view["noise_scale_source"].asString(), "learned");
+  const std::string text = cli::format_job(view);
+  EXPECT_NE(text.find("batch: 128 tuned, up to 4096; noise scale 640 (learned)"), std::string::npos)
+      << text;
 }
 
 TEST(JobHistory, PrivateDataJobsShowsAJobToItsOwnerRootAndSlurmUserOnly) {
@@ -163,6 +166,7 @@ TEST(JobHistory, TheCommandSummarisesAndPlotsTheView) {
   EXPECT_NE(text.find("regular job 42 is planned on n2"), std::string::npos) << text;
   EXPECT_NE(text.find("100 samples/s lately, 100 samples/s overall"), std::string::npos) << text;
   EXPECT_NE(text.find("measured 1:100"), std::string::npos) << text;
+  EXPECT_EQ(text.find("batch:"), std::string::npos) << "no batch range, no batch line";
   const std::string svg = cli::job_plot_svg(view);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
