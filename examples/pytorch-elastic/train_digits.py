@@ -32,6 +32,8 @@ def main() -> None:
     p.add_argument("--step-sleep", type=float, default=0.0,
                    help="seconds per step standing in for a model worth distributing")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--lr-rule", default="adascale", choices=["adascale", "linear", "sqrt", "none"],
+                   help="how the learning rate follows the global batch (with gaptrain submit --batch)")
     args = p.parse_args()
 
     torch.set_num_threads(1)
@@ -46,7 +48,7 @@ def main() -> None:
     loop = ElasticLoop(model, optimizer, dataset_size=len(y), batch_size=args.batch_size,
                        epochs=args.epochs, checkpoint_dir=args.checkpoint, seed=args.seed,
                        checkpoint_every_s=args.checkpoint_every_s,
-                       checkpoint_every_steps=args.checkpoint_every_steps)
+                       checkpoint_every_steps=args.checkpoint_every_steps, lr_rule=args.lr_rule)
     epoch, losses = None, []
     for indices in loop:
         epoch = loop.position.epoch if epoch is None else epoch

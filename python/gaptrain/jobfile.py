@@ -4,12 +4,14 @@ it rewrites (atomically) on every change of the job's nodes.
 The job file is JSON, e.g.::
 
     {"job_id": 42, "generation": 3, "nodes": ["n1", "n2"], "leaving": ["n3"],
-     "notice": {"n2": 1764300060.5}, "min_nodes": 1, "max_nodes": 4}
+     "notice": {"n2": 1764300060.5}, "min_nodes": 1, "max_nodes": 4,
+     "batch": {"tuned": 128, "global": 256, "per_node": 128, "accumulation": 1, "lr_gain": 1.8}}
 
 ``nodes`` are the nodes the training should use now (batch host first), ``leaving`` those being
 given back (their workers end their step and leave), ``notice`` nodes that will be taken at
-about the given Unix time. ``generation`` grows by one with every change. docs/job-side.md
-describes the whole contract.
+about the given Unix time, ``batch`` (only for a job with a batch range) the global batch
+gaptraind chose for the job's nodes (batching.py). ``generation`` grows by one with every
+change. docs/job-side.md describes the whole contract.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from .batching import BatchInstruction
 
 class LaunchContextError(RuntimeError):
     """The worker was not started the way gaptrain-launch starts it."""
@@ -35,6 +38,7 @@ class JobView:
     notice: Mapping[str, float] = field(default_factory=dict)
     min_nodes: int = 1
     max_nodes: int = 1
+    batch: BatchInstruction | None = None
 
     @staticmethod
     def parse(text: str) -> "JobView":
@@ -55,6 +59,7 @@ class JobView:
             notice={str(k): float(v) for k, v in notice.items()},
             min_nodes=int(doc.get("min_nodes", 1)),
             max_nodes=int(doc.get("max_nodes", len(nodes))),
+            batch=BatchInstruction.parse(doc["batch"]) if isinstance(doc.get("batch"), dict) else None,
         )
 
 

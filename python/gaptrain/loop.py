@@ -10,6 +10,7 @@ docs/job-side.md has the design; examples/pytorch-elastic/train_digits.py shows 
 """
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -20,7 +21,9 @@ from typing import Any, Callable, Iterator, Sequence
 import torch
 import torch.distributed as dist
 
+from .batching import BatchAgreement, BatchInstruction, StepBatch
 from .checkpoint import load_checkpoint, save_checkpoint
+from .gradients import all_reduce_step, local_sqnorm
 from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
 from .positions import DataPosition, epoch_order, share_of
 from .progress import ProgressWriter
@@ -40,6 +43,12 @@ class ElasticLoop:
 
     Iterating yields this worker's dataset indices for the next step; call :meth:`step` with
     the step's loss once per item. See :meth:`batches` to get collated tensors instead.
+
+    When the job declared a batch range (``gaptrain submit --batch M0:MAX``), gaptraind chooses
+    the global batch with the node count: the loop then ignores ``batch_size``, splits the global
+    batch over its workers (with gradient accumulation where a worker's share exceeds what one
+    micro-step holds: a step is then several yields) and scales the learning rate by
+    ``lr_rule`` ("adascale", "linear", "sqrt" or "none"; batching.py).
     """
 
     def __init__(
@@ -59,9 +68,11 @@ class ElasticLoop:
         timeout_s: float = 60.0,
         notice_signal: int | None = None,
         context: LaunchContext | None = None,
+        lr_rule: str = "adascale",
     ) -> None:
         if dataset_size < 1 or batch_size < 1 or epochs < 0:
             raise ValueError("dataset_size and batch_size must be positive, epochs not negative")
+        self.batching = BatchAgreement(batch_size, lr_rule)
         self.model, self.optimizer = model, optimizer
         self.dataset_size, self.batch_size, self.epochs, self.seed = dataset_size, batch_size, epochs, seed
         self.backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
@@ -89,6 +100,8 @@ class ElasticLoop:
         self._last_checkpoint = time.monotonic()
         self._share_weight = 0
         self._batch_total = 0
+        self._micro_left = 0  # micro-steps of this step still to come
+        self._local_weight = 0  # this worker's samples in the step
         self._stepped = True
         self._pending_regroup: bool | None = None  # after the step: None, or whether it failed
         self._tokens_taken: dict[str, int] = {}  # rank 0: the newest token of each node planned
@@ -116,12 +129,21 @@ class ElasticLoop:
                 break
             if order_epoch != self.position.epoch:
                 order_epoch, order = self.position.epoch, epoch_order(self.dataset_size, self.seed, self.position.epoch)
-            share, self._batch_total = share_of(order, self.position.offset, self.batch_size, self.rank, self.world_size)
-            self._share_weight = share.weight
-            self._stepped = False
-            yield share.indices
-            if not self._stepped:
-                raise RuntimeError("call loop.step(loss) once for every batch the loop yields")
+            batch = self._step_batch()
+            window = batch.per_worker * self.world_size
+            micro = min(batch.micro_steps, math.ceil((self.dataset_size - self.position.offset) / window))
+            self._batch_total = self._local_weight = 0
+            for k in range(micro):
+                share, total = share_of(order, self.position.offset + k * window, batch.per_worker,
+                                        self.rank, self.world_size)
+                self._batch_total += total
+                self._share_weight = share.weight
+                self._local_weight += share.weight
+                self._micro_left = micro - 1 - k
+                self._stepped = False
+                yield share.indices
+                if not self._stepped:
+                    raise RuntimeError("call loop.step(loss) once for every batch the loop yields")
         self._finish()
 
     def batches(self, dataset: Sequence[Any], collate: Callable[[list[Any]], Any] | None = None) -> Iterator[Any]:
@@ -137,7 +159,11 @@ class ElasticLoop:
         next iteration, the regroup when the job's nodes changed. False when the step was not
         taken (a worker was lost during it): the loop yields its batch again, dealt out anew."""
         self._stepped = True
-        loss.backward()
+        # Each micro-batch's mean loss times its samples: the gradients then hold sums over
+        # samples, which accumulate across micro-steps and add up across workers.
+        (loss * self._share_weight).backward()
+        if self._micro_left > 0:
+            return True
         try:
             wants_regroup = self._average_gradients()
         except RuntimeError as e:  # a peer vanished mid-collective: redo this step regrouped
@@ -147,10 +173,11 @@ class ElasticLoop:
             say(f"a worker was lost during step {self.position.step + 1} ({_first_line(e)}): regrouping")
             self._pending_regroup = True
             return False
-        self.optimizer.step()
+        self.batching.optimizer_step(self.optimizer)
         self.optimizer.zero_grad()
         self._advance()
-        self.progress.maybe_write(self.position, self.world_size, self.rank)
+        if self.progress.due():
+            self.progress.write(self.position, self.world_size, self.rank, self._reported())
         if self.rank == 0:
             self._checkpoint_if_due()
         if wants_regroup:
@@ -163,26 +190,41 @@ class ElasticLoop:
         return [p for p in self.model.parameters() if p.requires_grad]
 
     def _average_gradients(self) -> bool:
-        """One all-reduce for the whole step: every gradient weighted by the samples behind it,
-        plus two numbers riding along: the samples of the global batch and the count of workers
-        that want a regroup after this step (rank 0 for new nodes, any worker that leaves)."""
+        """The step's one all-reduce (gradients.py): its samples, the count of workers that want
+        a regroup after it (rank 0 for new nodes, any worker that leaves), the workers' squared
+        gradient norms (the noise measurement) and rank 0's batch for the next step."""
         params = self._params()
-        grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
-        device = grads[0].device if grads else torch.device("cpu")
-        tail = torch.tensor([float(self._share_weight), float(self._wants_regroup())], device=device)
-        flat = torch.cat([g.reshape(-1) * self._share_weight for g in grads] + [tail.to(grads[0].dtype if grads else tail.dtype)])
-        dist.all_reduce(flat)
-        total, regroup = flat[-2].item(), flat[-1].item()
-        offset = 0
-        for p, g in zip(params, grads):
-            n = g.numel()
-            averaged = flat[offset:offset + n].view_as(g) / max(total, 1.0)
-            if p.grad is None:
-                p.grad = averaged.clone()
-            else:
-                p.grad.copy_(averaged)
-            offset += n
-        return regroup > 0
+        batch = self._step_batch()
+        full = self._batch_total == batch.global_batch  # every worker had the same samples
+        wanted = self._batch_wanted() if self.rank == 0 else (0, 0, 0.0)
+        tail = [float(self._local_weight), float(self._wants_regroup()),
+                local_sqnorm(params, self._local_weight) if full else 0.0, *map(float, wanted)]
+        sums, sqnorm = all_reduce_step(params, tail)
+        if full:
+            self.batching.noise.update(sums[2] / self.world_size, sqnorm, self.world_size, self._local_weight)
+        self._agree(int(round(sums[3])), int(round(sums[4])), sums[5])
+        return sums[1] > 0
+
+    # ----- the batch (batching.py) ---------------------------------------------------------------
+
+    def _instruction(self) -> BatchInstruction | None:
+        if self.under_torchrun or not self.context.job_file:
+            return None
+        return self.job_file.read().batch
+
+    def _step_batch(self) -> StepBatch:
+        return self.batching.step_batch(self.world_size)
+
+    def _batch_wanted(self) -> tuple[int, int, float]:
+        return self.batching.wanted(self._instruction(), self.world_size)
+
+    def _agree(self, global_batch: int, per_node: int, factor: float) -> None:
+        told = self.batching.agree(global_batch, per_node, factor, self.world_size)
+        if told and self.rank == 0:
+            say(told)
+
+    def _reported(self) -> dict[str, float]:
+        return self.batching.reported(self._instruction(), self.world_size)
 
     def _advance(self) -> None:
         pos = self.position
@@ -335,18 +377,20 @@ class ElasticLoop:
             say(f"{what} on {','.join(plan.nodes)}: {self.world_size} worker(s), "
                 f"step {self.position.step}, epoch {self.position.epoch} "
                 f"({time.monotonic() - began:.2f} s)")
-        self.progress.write(self.position, self.world_size, self.rank)
+        self.progress.write(self.position, self.world_size, self.rank, self._reported())
 
     def _share_state(self) -> None:
         """Rank 0's model, optimizer and data position to every member: newcomers get them, and
         survivors that failed in different places of a step agree again."""
         for tensor in self.model.state_dict().values():
             dist.broadcast(tensor, 0)
-        state = [self.optimizer.state_dict(), self.position.as_dict()] if self.rank == 0 else [None, None]
+        wanted = self._batch_wanted() if self.rank == 0 else None
+        state = [self.optimizer.state_dict(), self.position.as_dict(), wanted] if self.rank == 0 else [None, None, None]
         dist.broadcast_object_list(state, 0)
         if self.rank != 0:
             self.optimizer.load_state_dict(state[0])
             self.position = DataPosition.from_dict(state[1])
+        self._agree(*state[2])
 
     # ----- start, end, checkpoints ------------------------------------------------------------
 
@@ -381,7 +425,7 @@ class ElasticLoop:
         self._share_state()
         say(f"started under torchrun: {self.world_size} worker(s), step {self.position.step} "
             f"({time.monotonic() - began:.2f} s)", self.rank)
-        self.progress.write(self.position, self.world_size, self.rank)
+        self.progress.write(self.position, self.world_size, self.rank, self._reported())
 
     def _first_members(self) -> list[tuple[str, int]]:
         """Rank 0 at start: itself and the nodes whose workers are up within a few seconds (at
@@ -456,7 +500,7 @@ class ElasticLoop:
         self._last_notice_checkpoint = time.monotonic()
 
     def _finish(self) -> None:
-        self.progress.write(self.position, self.world_size, self.rank)
+        self.progress.write(self.position, self.world_size, self.rank, self._reported())
         if self.under_torchrun:
             if self.rank == 0:
                 self._save_checkpoint("training finished")

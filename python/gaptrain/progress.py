@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import Mapping
 
 from .positions import DataPosition
 
@@ -22,11 +23,13 @@ class ProgressWriter:
         self._last = 0.0
         self._highest: float | None = None  # samples_done of the file's last line, read once
 
-    def maybe_write(self, position: DataPosition, world_size: int, rank: int) -> None:
-        if time.monotonic() - self._last >= self.every_s:
-            self.write(position, world_size, rank)
+    def due(self) -> bool:
+        return time.monotonic() - self._last >= self.every_s
 
-    def write(self, position: DataPosition, world_size: int, rank: int) -> None:
+    def write(self, position: DataPosition, world_size: int, rank: int,
+              extra: Mapping[str, float] | None = None) -> None:
+        """``extra``: with a batch range, the step's global_batch and the gradients' grad_sqr
+        and grad_var (noise.py), which gaptraind learns the job's noise scale from."""
         if rank != 0 or not self.path:
             return
         if self._highest is None:
@@ -39,7 +42,7 @@ class ProgressWriter:
         # so gaptrain-launch waits a moment before it sends SIGTERM (docs/job-side.md).
         line = json.dumps({"time": round(time.time(), 3), "samples_done": position.samples_done,
                            "world_size": world_size, "step": position.step, "epoch": position.epoch,
-                           "leaves_on_job_file": True})
+                           "leaves_on_job_file": True, **(extra or {})})
         # One write() of a whole line on an O_APPEND file: the reader never sees half a line
         # followed by more.
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -32,12 +31,15 @@ class FakeJob:
         self.procs: dict[str, list[subprocess.Popen]] = {}
         self.nodes: list[str] = []
         self.notice: dict[str, float] = {}
+        self.batch: dict | None = None  # the job file's batch (gaptraind's choice), if any
 
     def write_job_file(self, nodes: list[str], leaving: list[str] = ()) -> None:
         self.generation += 1
         self.nodes = list(nodes)
         doc = {"job_id": 7, "generation": self.generation, "nodes": nodes, "leaving": list(leaving),
                "notice": self.notice, "min_nodes": self.min_nodes, "max_nodes": self.max_nodes}
+        if self.batch is not None:
+            doc["batch"] = self.batch
         tmp = self.job_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(doc))
         os.replace(tmp, self.job_file)

@@ -3,7 +3,6 @@ machine: the data position is exact, every rank holds the same model, a lost sto
 to the checkpoint."""
 from __future__ import annotations
 
-import os
 import signal
 from collections import Counter
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fake_launch import HERE, FakeJob
+from gaptrain.batching import split
 
 SAMPLES, EPOCHS = 960, 2
 
@@ -100,3 +100,38 @@ def test_a_lost_store_falls_back_to_the_checkpoint(job: FakeJob) -> None:
     statuses = job.finish()
     assert statuses == {"n1": 0, "n2": 0}, job.outputs()
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+
+
+def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: Path) -> None:
+    """A job with a batch range: gaptraind's global batch is split over the workers there are
+    (with accumulation when a share exceeds a micro-step), the learning rate scaled (linear rule
+    here, so the factor is known), the gradients' noise reported; no sample lost or repeated."""
+    job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--lr-rule", "linear"])
+    try:
+        job.batch = {"tuned": 8, "global": 16, "per_node": 4, "accumulation": 2, "lr_gain": 1.5}
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        job.wait_for(lambda: any(l.get("global_batch") == 16 for l in job.progress_lines()), what="global batch 16")
+        job.batch = {"tuned": 8, "global": 32, "per_node": 8, "accumulation": 1, "lr_gain": 2.0}
+        job.write_job_file(["n1", "n2", "n3"])
+        job.start("n3")
+        job.wait_for_world(3)
+        grown = split(32, 3, 8)  # 2 micro-steps of 6 a worker: 36
+        job.wait_for(lambda: any(l.get("global_batch") == grown.global_batch for l in job.progress_lines()),
+                     what=f"global batch {grown.global_batch}")
+        job.full_speed()
+        statuses = job.finish()
+        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+        assert "batch: global 16 (4 a worker x 2 micro-step(s) x 2 worker(s)), learning rate x 2.00 (linear)" in job.outputs()
+        assert f"batch: global {grown.global_batch} (6 a worker x 2 micro-step(s) x 3 worker(s))" in job.outputs()
+        factors = {l["lr_factor"] for l in job.steps_logged() if l["global_batch"] == grown.global_batch}
+        assert factors == {grown.global_batch / 8}
+        assert_every_sample_once_per_epoch(job)
+        assert_same_model_on_every_rank(job)
+        assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+        noisy = [l for l in job.progress_lines() if "grad_sqr" in l]
+        assert noisy and all(l["grad_sqr"] > 0 and l["grad_var"] > 0 for l in noisy)
+    finally:
+        job.kill()

@@ -1,10 +1,15 @@
-"""The helper's pure parts: data position, the job file, plans, torchrun's arguments."""
+"""The helper's pure parts: data position, the job file, plans, torchrun's arguments, the batch
+and the gradient noise."""
 from __future__ import annotations
+
+import json
 
 import pytest
 import torch
 
+from gaptrain.batching import BatchInstruction, StepBatch, lr_factor, split
 from gaptrain.jobfile import JobView, LaunchContext, LaunchContextError
+from gaptrain.noise import GradientNoise
 from gaptrain.positions import DataPosition, epoch_order, share_of
 from gaptrain.store import Plan
 from gaptrain.torchrun import torchrun_arguments
@@ -71,3 +76,61 @@ def test_torchrun_gets_the_jobs_range_and_rendezvous() -> None:
     assert "--rdzv_id=42" in args
     assert "--rdzv_conf=is_host=0,last_call_timeout=5" in args
     assert args[-3:] == ["train.py", "--epochs", "3"]
+
+
+def test_a_global_batch_is_split_with_the_fewest_micro_steps() -> None:
+    assert split(512, 4, 128) == StepBatch(128, 1, 4)
+    assert split(512, 2, 128) == StepBatch(128, 2, 2)  # a grow announced, the newcomer not up yet
+    assert split(16, 3, 4) == StepBatch(3, 2, 3)  # 18: rounding adds at most a sample a share
+    for global_batch in range(1, 200, 7):
+        for world in range(1, 9):
+            for per_node in (1, 3, 16, 64):
+                b = split(global_batch, world, per_node)
+                assert b.per_worker <= per_node and b.global_batch >= global_batch
+                assert b.global_batch - global_batch < world * b.micro_steps
+                if b.micro_steps > 1:  # one fewer micro-step would not hold the batch
+                    assert (b.micro_steps - 1) * world * per_node < global_batch
+
+
+def test_the_learning_rate_follows_its_rule() -> None:
+    assert lr_factor("linear", 128, 512, gain=2.5) == 4.0
+    assert lr_factor("sqrt", 128, 512, gain=2.5) == 2.0
+    assert lr_factor("adascale", 128, 512, gain=2.5) == 2.5
+    assert lr_factor("none", 128, 512, gain=2.5) == 1.0
+
+
+def test_the_job_files_batch_is_read_strictly() -> None:
+    doc = {"job_id": 1, "generation": 1, "nodes": ["n1"]}
+    assert JobView.parse(json.dumps(doc)).batch is None
+    doc["batch"] = {"tuned": 128, "global": 512, "per_node": 256, "accumulation": 1, "lr_gain": 2.0}
+    assert JobView.parse(json.dumps(doc)).batch == BatchInstruction(128, 512, 256, 1, 2.0)
+    for bad in ({"tuned": 128}, {"tuned": 0, "global": 1, "per_node": 1}, {"tuned": "x", "global": 1, "per_node": 1}):
+        doc["batch"] = bad
+        with pytest.raises(ValueError, match="batch"):
+            JobView.parse(json.dumps(doc))
+
+
+def test_the_noise_scale_is_estimated_without_bias() -> None:
+    """Per-sample gradients G + N(0, sigma^2 I) in d dimensions: tr(S) = d sigma^2, so the
+    noise scale is d sigma^2 / |G|^2. Workers average b samples each; the estimator sees only
+    what the all-reduce carries (mean of the workers' squared norms, squared norm of the mean)."""
+    g = torch.Generator().manual_seed(3)
+    d, sigma, workers, b = 50, 2.0, 4, 8
+    true_grad = torch.randn(d, generator=g)
+    expected = d * sigma**2 / float(true_grad.pow(2).sum())
+    noise = GradientNoise(decay=0.999)
+    for _ in range(5000):
+        local = true_grad + sigma / b**0.5 * torch.randn(workers, d, generator=g)
+        noise.update(float(local.pow(2).sum(dim=1).mean()), float(local.mean(dim=0).pow(2).sum()), workers, b)
+    assert noise.noise_scale == pytest.approx(expected, rel=0.1)
+    reported = noise.reported(tuned=16)
+    assert 16 * reported["grad_var"] / reported["grad_sqr"] == pytest.approx(noise.noise_scale)
+    # AdaScale's gain: 1 at the tuned batch, toward s = global/tuned when the noise dominates.
+    assert noise.gain(16, 16) == pytest.approx(1.0)
+    assert 1.0 < noise.gain(16, 64) < 4.0
+
+
+def test_one_worker_gives_no_noise_estimate() -> None:
+    noise = GradientNoise()
+    noise.update(2.0, 1.0, workers=1, local_batch=8)
+    assert noise.noise_scale is None and noise.gain(16, 64) is None and noise.reported(16) == {}

@@ -20,6 +20,7 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=4)
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
+    p.add_argument("--lr-rule", default="adascale")
     args = p.parse_args()
     torch.manual_seed(0)
     x = torch.randn(args.samples, 8)
@@ -28,7 +29,7 @@ def main() -> None:
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     loop = ElasticLoop(model, opt, dataset_size=args.samples, batch_size=args.batch_size,
                        epochs=args.epochs, checkpoint_dir=args.checkpoint, timeout_s=20,
-                       checkpoint_every_s=args.checkpoint_every_s)
+                       checkpoint_every_s=args.checkpoint_every_s, lr_rule=args.lr_rule)
     log = open(f"{os.environ['TOY_LOG']}.{os.environ['SLURMD_NODENAME']}.{os.getpid()}", "a")
     loss_fn = torch.nn.CrossEntropyLoss()
     for indices in loop:
@@ -42,7 +43,9 @@ def main() -> None:
         checksum = float(sum(p.detach().double().sum() for p in model.parameters()))
         log.write(json.dumps({"epoch": epoch, "indices": indices if weight else [],
                               "rank": loop.rank, "world": loop.world_size,
-                              "step": loop.position.step, "checksum": checksum}) + "\n")
+                              "step": loop.position.step, "checksum": checksum,
+                              "global_batch": loop._step_batch().global_batch,
+                              "lr_factor": loop.batching.agreed[2]}) + "\n")
         log.flush()
 
 
