@@ -26,6 +26,7 @@ std::string job_file_text(const JobFileView& view) {
   document["max_nodes"] = view.max_nodes;
   if (view.batch) {
     Json::Value& batch = document["batch"] = Json::Value(Json::objectValue);
+    batch["tuned"] = view.batch->tuned;
     batch["global"] = Json::Int64{view.batch->global};
     batch["per_node"] = view.batch->per_node;
     batch["accumulation"] = view.batch->accumulation;

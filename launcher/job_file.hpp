@@ -2,14 +2,14 @@
 // rewritten atomically by the launcher on every change. JSON, e.g.
 //   {"job_id":42,"generation":3,"nodes":["n1","n2"],"leaving":["n3"],
 //    "notice":{"n2":1764300060.5},"min_nodes":1,"max_nodes":4,
-//    "batch":{"global":1536,"per_node":256,"accumulation":2,"lr_gain":2.75}}
+//    "batch":{"tuned":128,"global":1536,"per_node":256,"accumulation":2,"lr_gain":2.75}}
 // nodes: those the training should use now, batch host first; leaving: those being given back
 // (their workers leave at the end of their step); notice: nodes that will be taken at about that
 // Unix time; batch (only for a job submitted with a batch range, --elastic-batch): the global
 // batch to train at on `nodes`, each node's micro-batch, the micro-steps per step (gradient
-// accumulation) and the learning rate's gain (AdaScale). The generation grows by one with every
-// change. The Python helper (python/gaptrain/jobfile.py) is its reader; docs/job-side.md the
-// contract.
+// accumulation), the learning rate's gain (AdaScale) and the tuned batch M0. The generation grows
+// by one with every change. The Python helper (python/gaptrain/jobfile.py) is its reader;
+// docs/job-side.md the contract.
 #pragma once
 
 #include <cstdint>

@@ -38,7 +38,7 @@ constexpr std::array<std::string_view, 10> kLauncherKeys = {
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
 constexpr std::array<std::string_view, 5> kLaunchKeys = {"nodes", "drain", "allocations", "notice",
                                                          "batch"};
-constexpr std::array<std::string_view, 4> kInstructedBatchKeys = {"global", "per_node",
+constexpr std::array<std::string_view, 5> kInstructedBatchKeys = {"tuned", "global", "per_node",
                                                                   "accumulation", "lr_gain"};
 // A job spans at most this many nodes: bounds what one request makes the daemon hold.
 constexpr Json::ArrayIndex kMaxNodeList = 65536;
@@ -380,11 +380,14 @@ std::string one_line(const Json::Value& document) {
 InstructedBatch instructed_batch_value(const Json::Value& value) {
   if (!value.isObject()) {
     throw_json_type_error("launch.batch",
-                          "an object {\"global\", \"per_node\", \"accumulation\", \"lr_gain\"}",
+                          "an object {\"tuned\", \"global\", \"per_node\", \"accumulation\", "
+                          "\"lr_gain\"}",
                           value);
   }
   reject_unknown_json_keys(value, kInstructedBatchKeys, "launch.batch.");
   InstructedBatch batch;
+  batch.tuned = int_value(required(value, "tuned"), "launch.batch.tuned");
+  if (batch.tuned < 1) throw InputError("launch.batch.tuned", "must be >= 1");
   const Json::Value& global = required(value, "global");
   if (!global.isInt64() || global.asInt64() < 1 ||
       global.asInt64() > std::int64_t{kMaxBatchSize} * bounds::kMaxNodes) {
@@ -474,6 +477,7 @@ std::string encode_reply(const LaunchInstruction& instruction) {
   }
   if (instruction.batch) {
     Json::Value& batch = launch["batch"] = Json::Value(Json::objectValue);
+    batch["tuned"] = instruction.batch->tuned;
     batch["global"] = Json::Int64{instruction.batch->global};
     batch["per_node"] = instruction.batch->per_node;
     batch["accumulation"] = instruction.batch->accumulation;

@@ -16,8 +16,8 @@ std::optional<protocol::InstructedBatch> instructed_batch(const ElasticJob& job,
   const StepTimeModel model = StepTimeModel::from_curve(job.curve, per_node_batch);
   const BatchChoice choice = choose_batch(model, *job.batch, min_nodes, phi->value,
                                           std::max(1, nodes), BatchRule::adaptive);
-  return protocol::InstructedBatch{choice.global, choice.per_node, choice.accumulation,
-                                   choice.lr_gain};
+  return protocol::InstructedBatch{job.batch->tuned, choice.global, choice.per_node,
+                                   choice.accumulation, choice.lr_gain};
 }
 
 protocol::LaunchInstruction launch_instruction(const ElasticJob& job,

@@ -38,7 +38,7 @@ protocol::JobRegistration registration(std::optional<BatchRange> batch) {
 protocol::InstructedBatch expected(const ElasticJob& job, int nodes, double phi) {
   const BatchChoice choice = choose_batch(StepTimeModel::from_curve(job.curve, 64), *job.batch, 1,
                                           phi, nodes, BatchRule::adaptive);
-  return {choice.global, choice.per_node, choice.accumulation, choice.lr_gain};
+  return {job.batch->tuned, choice.global, choice.per_node, choice.accumulation, choice.lr_gain};
 }
 
 TEST(LaunchInstruction, AJobWithoutABatchRangeIsToldNoBatch) {

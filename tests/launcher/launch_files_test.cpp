@@ -155,12 +155,13 @@ TEST(LaunchJobFile, CarriesTheBatchToTrainAt) {
   view.job_id = 42;
   view.generation = 1;
   view.nodes = {"n1", "n2", "n3"};
-  view.batch = protocol::InstructedBatch{1536, 256, 2, 2.75};
-  EXPECT_EQ(job_file_text(view),
-            R"({"batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256},)"
-            R"("generation":1,"job_id":42,"leaving":[],"max_nodes":1,"min_nodes":1,)"
-            R"("nodes":["n1","n2","n3"],"notice":{}})"
-            "\n");
+  view.batch = protocol::InstructedBatch{128, 1536, 256, 2, 2.75};
+  EXPECT_EQ(
+      job_file_text(view),
+      R"({"batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256,"tuned":128},)"
+      R"("generation":1,"job_id":42,"leaving":[],"max_nodes":1,"min_nodes":1,)"
+      R"("nodes":["n1","n2","n3"],"notice":{}})"
+      "\n");
   JobFileView regrown = view;
   regrown.batch->global = 2048;
   regrown.batch->per_node = 256;

@@ -397,32 +397,41 @@ TEST(ProtocolTest, LaunchReplyRoundTrips) {
 TEST(ProtocolTest, LaunchReplyCarriesTheBatchToTrainAt) {
   LaunchInstruction grown;
   grown.nodes = {"n1", "n2", "n3"};
-  grown.batch = InstructedBatch{1536, 256, 2, 2.75};
+  grown.batch = InstructedBatch{128, 1536, 256, 2, 2.75};
   const std::string line = encode_reply(grown);
-  EXPECT_NE(line.find(R"("batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256})"),
-            std::string::npos)
+  EXPECT_NE(
+      line.find(
+          R"("batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256,"tuned":128})"),
+      std::string::npos)
       << line;
   EXPECT_EQ(decode_launch_reply(line).batch, grown.batch);
   const auto with_batch = [](const std::string& batch) {
     return R"({"ok":true,"launch":{"nodes":["n1","n2"],"drain":[],"batch":)" + batch + "}}";
   };
-  EXPECT_EQ(reply_error_field(
-                with_batch(R"({"global":512,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
             "<no error>");
-  EXPECT_EQ(reply_error_field(
-                with_batch(R"({"global":500,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":500,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
             "launch.batch.global");
-  EXPECT_EQ(reply_error_field(
-                with_batch(R"({"global":512,"per_node":0,"accumulation":2,"lr_gain":1.5})")),
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":0,"accumulation":2,"lr_gain":1.5})")),
             "launch.batch.per_node");
-  EXPECT_EQ(reply_error_field(
-                with_batch(R"({"global":512,"per_node":128,"accumulation":0,"lr_gain":1.5})")),
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":0,"lr_gain":1.5})")),
             "launch.batch.accumulation");
-  EXPECT_EQ(reply_error_field(
-                with_batch(R"({"global":512,"per_node":128,"accumulation":2,"lr_gain":0})")),
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":2,"lr_gain":0})")),
             "launch.batch.lr_gain");
-  EXPECT_EQ(reply_error_field(with_batch(R"({"global":512,"per_node":128,"accumulation":2})")),
+  EXPECT_EQ(reply_error_field(
+                with_batch(R"({"tuned":128,"global":512,"per_node":128,"accumulation":2})")),
             "lr_gain");
+  EXPECT_EQ(reply_error_field(with_batch(R"({"tuned":0,"global":512,"per_node":128,)"
+                                         R"("accumulation":2,"lr_gain":1.5})")),
+            "launch.batch.tuned");
+  EXPECT_EQ(reply_error_field(with_batch(R"({"global":512,"per_node":128,"accumulation":2,)"
+                                         R"("lr_gain":1.5})")),
+            "tuned");
   EXPECT_EQ(reply_error_field(with_batch("512")), "launch.batch");
 }
 

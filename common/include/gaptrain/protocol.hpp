@@ -108,8 +108,11 @@ using Request =
     std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport, JobRequest>;
 
 // The batch a job with a batch range trains at on its current nodes (goodput.hpp choose_batch):
-// global = nodes * per_node * accumulation; lr_gain: AdaScale's learning-rate gain there.
+// global = nodes * per_node * accumulation; lr_gain: AdaScale's learning-rate gain there; tuned:
+// the job's M0 (the helper scales by global / tuned on request, and normalises its gradient
+// statistics to it).
 struct InstructedBatch {
+  int tuned = 1;
   long global = 0;
   int per_node = 0;
   int accumulation = 1;
