@@ -24,6 +24,14 @@ std::string job_file_text(const JobFileView& view) {
   for (const auto& [node, at] : view.notice) notice[node] = at;
   document["min_nodes"] = view.min_nodes;
   document["max_nodes"] = view.max_nodes;
+  if (view.batch) {
+    Json::Value& batch = document["batch"] = Json::Value(Json::objectValue);
+    batch["tuned"] = view.batch->tuned;
+    batch["global"] = Json::Int64{view.batch->global};
+    batch["per_node"] = view.batch->per_node;
+    batch["accumulation"] = view.batch->accumulation;
+    batch["lr_gain"] = view.batch->lr_gain;
+  }
   Json::StreamWriterBuilder builder;
   builder["indentation"] = "";
   builder["precision"] = 17;

@@ -168,6 +168,8 @@ void Launcher::report_and_follow() {
     report.samples_done = progress->samples_done;
     report.progress_time = progress->time;
     report.world_size = progress->world_size;
+    report.grad_sqr = progress->grad_sqr;
+    report.grad_var = progress->grad_var;
     if (!first_progress_) first_progress_ = progress;
     last_progress_ = progress;
   }
@@ -279,6 +281,7 @@ void Launcher::update_job_file() {
   view.nodes = wanted_nodes(desired_);
   view.leaving = desired_.drain;
   view.notice = desired_.notice;
+  view.batch = desired_.batch;
   if (view.same_content(job_view_) && job_view_.generation > 0) return;
   view.generation = job_view_.generation + 1;
   try {

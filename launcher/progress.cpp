@@ -16,6 +16,14 @@ namespace gaptrain::launch {
 
 namespace {
 
+// A gradient statistic as gaptraind takes it: a finite number >= 0.
+std::optional<double> statistic(const Json::Value& value) {
+  if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < 0.0) {
+    return std::nullopt;
+  }
+  return value.asDouble();
+}
+
 // Enough for any sane progress line, and bounds the work per poll however large the file grows.
 constexpr off_t kTailBytes = 64 * 1024;
 
@@ -50,6 +58,8 @@ std::optional<Progress> last_progress(std::string_view text) {
         if (world.isInt() && world.asInt() >= 1 && world.asInt() <= bounds::kMaxNodes) {
           progress.world_size = world.asInt();
         }
+        progress.grad_sqr = statistic(document["grad_sqr"]);
+        progress.grad_var = statistic(document["grad_var"]);
         progress.leaves_on_job_file =
             document["leaves_on_job_file"].isBool() && document["leaves_on_job_file"].asBool();
         return progress;

@@ -76,6 +76,32 @@ double parse_notice(std::string_view text) {
   return seconds;
 }
 
+BatchRange parse_batch_range(std::string_view text) {
+  const std::optional<BatchRange> range = protocol::batch_range_from_text(trim(text));
+  if (!range) {
+    throw OptionError(
+        "--elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with "
+        "1 <= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got " +
+        quoted(text));
+  }
+  if (auto problem = protocol::batch_range_problem(*range)) {
+    throw OptionError("--elastic-batch: " + *problem +
+                      " (write M0:MAX[:PERNODE], e.g. 128:4096:256)");
+  }
+  return *range;
+}
+
+double parse_noise_scale(std::string_view text) {
+  double phi = 0.0;
+  if (!parse_number(text, phi) || protocol::noise_scale_problem(phi)) {
+    throw OptionError(
+        "--elastic-noise-scale: expected the gradient noise scale in samples at M0, a number "
+        "from 0 to 1e15 (leave it out to have it learned), got " +
+        quoted(text));
+  }
+  return phi;
+}
+
 NodeRange parse_node_range(std::string_view text) {
   const std::string problem =
       "--elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got " + quoted(text);

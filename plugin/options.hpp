@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::plugin {
@@ -36,6 +37,13 @@ Costs parse_costs(std::string_view text);
 // --elastic-notice=S: seconds of notice the job wants before it loses a node, 0 to a day
 // (protocol::kMaxNoticeS).
 double parse_notice(std::string_view text);
+
+// --elastic-batch=M0:MAX[:PERNODE]: the batch the job was tuned at, the largest it may train at
+// and the most samples one node's micro-step holds (protocol::batch_range_problem's rule).
+BatchRange parse_batch_range(std::string_view text);
+
+// --elastic-noise-scale=PHI: the job's gradient noise scale in samples at M0 (0 to 1e15).
+double parse_noise_scale(std::string_view text);
 
 // --elastic=MIN-MAX (or N): 1 <= MIN <= MAX.
 NodeRange parse_node_range(std::string_view text);

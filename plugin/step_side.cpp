@@ -53,6 +53,31 @@ NodeRange registered_range(spank_t sp, const char* elastic_arg) {
   return NodeRange{now > 0 ? now : 1, now > 0 ? now : 1};
 }
 
+// --elastic-batch and --elastic-noise-scale into the registration. Checked at submission; a
+// value that fails now only costs the job its goodput (the allocator values it by throughput).
+void read_batch_options(spank_t sp, protocol::JobRegistration& r) {
+  char* batch_arg = nullptr;
+  if (spank_option_getopt(sp, elastic_batch_option(), &batch_arg) != ESPANK_SUCCESS ||
+      batch_arg == nullptr) {
+    return;
+  }
+  try {
+    r.batch = parse_batch_range(batch_arg);
+  } catch (const OptionError& e) {
+    slurm_info("gaptrain: job %u: %s; it is valued by its throughput", r.job_id, e.what());
+    return;
+  }
+  char* phi_arg = nullptr;
+  if (spank_option_getopt(sp, elastic_noise_scale_option(), &phi_arg) == ESPANK_SUCCESS &&
+      phi_arg != nullptr) {
+    try {
+      r.noise_scale = parse_noise_scale(phi_arg);
+    } catch (const OptionError& e) {
+      slurm_info("gaptrain: job %u: %s; it will be learned online", r.job_id, e.what());
+    }
+  }
+}
+
 int register_job(spank_t sp) {
   if (!plugin_config().controller) return 0;
   std::uint32_t step = 0;
@@ -108,6 +133,7 @@ int register_job(spank_t sp) {
       slurm_info("gaptrain: job %u: %s; gaptraind's default notice applies", r.job_id, e.what());
     }
   }
+  read_batch_options(sp, r);
   // gaptrain-launch (the batch script) sends it again when gaptraind does not know the job:
   // down as the job starts, or restarted without its state (launcher/registration_retry).
   const std::string registration = protocol::encode(r);

@@ -16,16 +16,21 @@ constexpr const char* kCurveVariable = "GAPTRAIN_CURVE";
 
 int submit_post_opt(spank_t sp) {
   const SubmittedOptions& options = submitted_options();
-  if (!options.elastic && (options.curve || options.costs || options.notice_s)) {
+  const char* needs_elastic = first_option_needing_elastic(options);
+  if (!options.elastic && needs_elastic != nullptr) {
     slurm_error(
         "gaptrain: --%s only applies to elastic jobs: add --elastic (e.g. -N 2-8 "
         "--elastic=2-8)",
-        options.curve   ? "elastic-curve"
-        : options.costs ? "elastic-cost"
-                        : "elastic-notice");
+        needs_elastic);
     // Slurm ignores a failing init_post_opt of an "optional" plugin (plugstack.c,
     // _do_call_stack), and option callbacks cannot see the other options. This runs in the
     // submitting command before anything was created, so ending it is the refusal.
+    std::exit(1);
+  }
+  if (options.noise_scale && !options.batch) {
+    slurm_error(
+        "gaptrain: --elastic-noise-scale only applies to a job with a batch range: add "
+        "--elastic-batch=M0:MAX (e.g. --elastic-batch=128:4096)");
     std::exit(1);
   }
   if (options.elastic && options.curve) {

@@ -51,6 +51,16 @@ int on_elastic_notice(int /*val*/, const char* arg, int remote) {
                        [arg] { submitted().notice_s = parse_notice(arg != nullptr ? arg : ""); });
 }
 
+int on_elastic_batch(int /*val*/, const char* arg, int remote) {
+  return accept_option(remote,
+                       [arg] { submitted().batch = parse_batch_range(arg != nullptr ? arg : ""); });
+}
+
+int on_elastic_noise_scale(int /*val*/, const char* arg, int remote) {
+  return accept_option(
+      remote, [arg] { submitted().noise_scale = parse_noise_scale(arg != nullptr ? arg : ""); });
+}
+
 // spank_option's strings are char*; Slurm only reads them.
 char* text(const char* literal) {
   return const_cast<char*>(literal);
@@ -86,6 +96,23 @@ spank_option elastic_notice{
     1,
     0,
     on_elastic_notice};
+spank_option elastic_batch{
+    text("elastic-batch"),
+    text("M0:MAX[:PERNODE]"),
+    text("Global batch sizes the job may train at: M0 it was tuned at, up to MAX, at most "
+         "PERNODE samples a node per micro-step; gaptrain chooses the batch and learning-rate "
+         "gain for each node count (needs --elastic)"),
+    1,
+    0,
+    on_elastic_batch};
+spank_option elastic_noise_scale{
+    text("elastic-noise-scale"),
+    text("PHI"),
+    text("The job's gradient noise scale in samples at M0 (needs --elastic-batch; default: "
+         "learned from the job's progress, M0 until then)"),
+    1,
+    0,
+    on_elastic_noise_scale};
 
 }  // namespace
 
@@ -93,8 +120,18 @@ const SubmittedOptions& submitted_options() {
   return submitted();
 }
 
+const char* first_option_needing_elastic(const SubmittedOptions& options) noexcept {
+  if (options.curve) return "elastic-curve";
+  if (options.costs) return "elastic-cost";
+  if (options.notice_s) return "elastic-notice";
+  if (options.batch) return "elastic-batch";
+  if (options.noise_scale) return "elastic-noise-scale";
+  return nullptr;
+}
+
 void register_user_options(spank_t sp) noexcept {
-  for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost, &elastic_notice}) {
+  for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost, &elastic_notice,
+                               &elastic_batch, &elastic_noise_scale}) {
     if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
       slurm_error("gaptrain: cannot register option --%s", option->name);
     }
@@ -109,6 +146,12 @@ spank_option* elastic_cost_option() noexcept {
 }
 spank_option* elastic_notice_option() noexcept {
   return &elastic_notice;
+}
+spank_option* elastic_batch_option() noexcept {
+  return &elastic_batch;
+}
+spank_option* elastic_noise_scale_option() noexcept {
+  return &elastic_noise_scale;
 }
 
 }  // namespace gaptrain::plugin

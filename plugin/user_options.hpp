@@ -1,7 +1,7 @@
-// The user options --elastic, --elastic-curve, --elastic-cost and --elastic-notice: SPANK's option
-// table, one named callback per option beside the parser it calls (options.hpp), and what the
-// callbacks accepted in this process. Other files reach an option by name, never by its table
-// position.
+// The user options --elastic, --elastic-curve, --elastic-cost, --elastic-notice, --elastic-batch
+// and --elastic-noise-scale: SPANK's option table, one named callback per option beside the parser
+// it calls (options.hpp), and what the callbacks accepted in this process. Other files reach an
+// option by name, never by its table position.
 #pragma once
 
 #include <slurm/spank.h>
@@ -19,7 +19,12 @@ struct SubmittedOptions {
   std::optional<Curve> curve;
   std::optional<Costs> costs;
   std::optional<double> notice_s;
+  std::optional<BatchRange> batch;
+  std::optional<double> noise_scale;
 };
+
+// The first option given that needs --elastic ("elastic-curve", ...); nullptr when none is.
+const char* first_option_needing_elastic(const SubmittedOptions& options) noexcept;
 
 const SubmittedOptions& submitted_options();
 
@@ -31,5 +36,7 @@ void register_user_options(spank_t sp) noexcept;
 spank_option* elastic_option() noexcept;
 spank_option* elastic_cost_option() noexcept;
 spank_option* elastic_notice_option() noexcept;
+spank_option* elastic_batch_option() noexcept;
+spank_option* elastic_noise_scale_option() noexcept;
 
 }  // namespace gaptrain::plugin

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -25,15 +26,20 @@ using bounds::kMaxNameBytes;
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
                                                             "elastic"};
-constexpr std::array<std::string_view, 11> kRegisterKeys = {
-    "v",         "type",  "job_id",    "user",        "batch_host", "min_nodes",
-    "max_nodes", "curve", "up_cost_s", "down_cost_s", "notice_s"};
+constexpr std::array<std::string_view, 13> kRegisterKeys = {
+    "v",     "type",      "job_id",      "user",     "batch_host", "min_nodes",  "max_nodes",
+    "curve", "up_cost_s", "down_cost_s", "notice_s", "batch",      "noise_scale"};
+constexpr std::array<std::string_view, 3> kBatchRangeKeys = {"tuned", "max", "max_per_node"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
-constexpr std::array<std::string_view, 8> kLauncherKeys = {
-    "v", "type", "job_id", "running", "drained", "samples_done", "progress_time", "world_size"};
+constexpr std::array<std::string_view, 10> kLauncherKeys = {
+    "v",          "type",     "job_id",  "running", "drained", "samples_done", "progress_time",
+    "world_size", "grad_sqr", "grad_var"};
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
-constexpr std::array<std::string_view, 4> kLaunchKeys = {"nodes", "drain", "allocations", "notice"};
+constexpr std::array<std::string_view, 5> kLaunchKeys = {"nodes", "drain", "allocations", "notice",
+                                                         "batch"};
+constexpr std::array<std::string_view, 5> kInstructedBatchKeys = {"tuned", "global", "per_node",
+                                                                  "accumulation", "lr_gain"};
 // A job spans at most this many nodes: bounds what one request makes the daemon hold.
 constexpr Json::ArrayIndex kMaxNodeList = 65536;
 
@@ -168,6 +174,32 @@ std::optional<ScalingCurve> curve_value(const Json::Value& object) {
   return curve;
 }
 
+// The registration's batch range {"tuned","max","max_per_node"} (max_per_node optional).
+BatchRange batch_range_value(const Json::Value& value) {
+  if (!value.isObject()) {
+    throw_json_type_error("batch", "an object {\"tuned\", \"max\", \"max_per_node\"}", value);
+  }
+  reject_unknown_json_keys(value, kBatchRangeKeys, "batch.");
+  BatchRange range;
+  range.tuned = int_value(required(value, "tuned"), "batch.tuned");
+  range.max = int_value(required(value, "max"), "batch.max");
+  if (const Json::Value* per_node = optional_member(value, "max_per_node")) {
+    range.max_per_node = int_value(*per_node, "batch.max_per_node");
+  }
+  if (auto problem = batch_range_problem(range)) throw InputError("batch", *problem);
+  return range;
+}
+
+// A finite number >= 0 (the gradient statistics, the noise scale); `max` bounds it.
+double statistic_value(const Json::Value& value, const std::string& field, double max) {
+  const double number = number_value(value, field);
+  if (!(number >= 0.0 && number <= max)) {
+    throw InputError(field, "must be a number from 0 to " + describe_json(Json::Value(max)) +
+                                ", got " + describe_json(value));
+  }
+  return number;
+}
+
 Request decode_register(const Json::Value& document) {
   reject_unknown_json_keys(document, kRegisterKeys);
   JobRegistration r;
@@ -192,6 +224,13 @@ Request decode_register(const Json::Value& document) {
                                        describe_json(*notice));
     }
     r.notice_s = seconds;
+  }
+  // Optional: a job without a batch range (or a plugin older than goodput) leaves them out.
+  if (const Json::Value* batch = optional_member(document, "batch")) {
+    r.batch = batch_range_value(*batch);
+  }
+  if (const Json::Value* phi = optional_member(document, "noise_scale")) {
+    r.noise_scale = statistic_value(*phi, "noise_scale", kMaxNoiseScale);
   }
   return r;
 }
@@ -231,6 +270,14 @@ Request decode_launcher(const Json::Value& document) {
                        "must be a positive count of workers, got " + describe_json(*size));
     }
     r.world_size = n;
+  }
+  // Optional: a training that measures no gradient statistics leaves them out. Any finite
+  // value >= 0 is carried; which of them teach a noise scale is the daemon's business.
+  if (const Json::Value* sqr = optional_member(document, "grad_sqr")) {
+    r.grad_sqr = statistic_value(*sqr, "grad_sqr", std::numeric_limits<double>::max());
+  }
+  if (const Json::Value* var = optional_member(document, "grad_var")) {
+    r.grad_var = statistic_value(*var, "grad_var", std::numeric_limits<double>::max());
   }
   return r;
 }
@@ -277,6 +324,13 @@ Json::Value to_json(const JobRegistration& m) {
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
   v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();
   if (m.notice_s) v["notice_s"] = number_or_null(*m.notice_s);
+  if (m.batch) {
+    Json::Value& batch = v["batch"] = Json::Value(Json::objectValue);
+    batch["tuned"] = m.batch->tuned;
+    batch["max"] = m.batch->max;
+    batch["max_per_node"] = m.batch->max_per_node;
+  }
+  if (m.noise_scale) v["noise_scale"] = number_or_null(*m.noise_scale);
   return v;
 }
 
@@ -308,6 +362,8 @@ Json::Value to_json(const LauncherReport& m) {
   v["samples_done"] = m.samples_done ? number_or_null(*m.samples_done) : Json::Value();
   if (m.progress_time) v["progress_time"] = number_or_null(*m.progress_time);
   if (m.world_size) v["world_size"] = *m.world_size;
+  if (m.grad_sqr) v["grad_sqr"] = number_or_null(*m.grad_sqr);
+  if (m.grad_var) v["grad_var"] = number_or_null(*m.grad_var);
   return v;
 }
 
@@ -320,7 +376,86 @@ std::string one_line(const Json::Value& document) {
   return Json::writeString(builder, document);
 }
 
+// The instruction's batch: global = per_node * accumulation * some node count, lr_gain > 0.
+InstructedBatch instructed_batch_value(const Json::Value& value) {
+  if (!value.isObject()) {
+    throw_json_type_error("launch.batch",
+                          "an object {\"tuned\", \"global\", \"per_node\", \"accumulation\", "
+                          "\"lr_gain\"}",
+                          value);
+  }
+  reject_unknown_json_keys(value, kInstructedBatchKeys, "launch.batch.");
+  InstructedBatch batch;
+  batch.tuned = int_value(required(value, "tuned"), "launch.batch.tuned");
+  if (batch.tuned < 1) throw InputError("launch.batch.tuned", "must be >= 1");
+  const Json::Value& global = required(value, "global");
+  if (!global.isInt64() || global.asInt64() < 1 ||
+      global.asInt64() > std::int64_t{kMaxBatchSize} * bounds::kMaxNodes) {
+    throw_json_type_error("launch.batch.global", "a positive number of samples", global);
+  }
+  batch.global = static_cast<long>(global.asInt64());
+  batch.per_node = int_value(required(value, "per_node"), "launch.batch.per_node");
+  if (batch.per_node < 1) throw InputError("launch.batch.per_node", "must be >= 1");
+  batch.accumulation = int_value(required(value, "accumulation"), "launch.batch.accumulation");
+  if (batch.accumulation < 1) throw InputError("launch.batch.accumulation", "must be >= 1");
+  if (batch.global % (static_cast<long>(batch.per_node) * batch.accumulation) != 0) {
+    throw InputError("launch.batch.global",
+                     "must be a multiple of per_node * accumulation, got " + describe_json(global));
+  }
+  const Json::Value& gain = required(value, "lr_gain");
+  batch.lr_gain = number_value(gain, "launch.batch.lr_gain");
+  if (!(batch.lr_gain > 0.0 && std::isfinite(batch.lr_gain))) {
+    throw InputError("launch.batch.lr_gain",
+                     "must be a finite number > 0, got " + describe_json(gain));
+  }
+  return batch;
+}
+
 }  // namespace
+
+std::optional<std::string> batch_range_problem(const BatchRange& range) {
+  const std::string limit = std::to_string(kMaxBatchSize);
+  if (range.tuned < 1 || range.tuned > kMaxBatchSize) {
+    return "the tuned batch M0 must be from 1 to " + limit + " samples, got " +
+           std::to_string(range.tuned);
+  }
+  if (range.max < range.tuned || range.max > kMaxBatchSize) {
+    return "the largest batch MAX must be from M0 (" + std::to_string(range.tuned) + ") to " +
+           limit + " samples, got " + std::to_string(range.max);
+  }
+  if (range.max_per_node < 0 || range.max_per_node > kMaxBatchSize) {
+    return "the most samples a node holds PERNODE must be from 1 to " + limit +
+           " (0 or left out: M0 over the fewest nodes), got " + std::to_string(range.max_per_node);
+  }
+  return std::nullopt;
+}
+
+std::optional<BatchRange> batch_range_from_text(std::string_view text) {
+  const auto whole_number = [](std::string_view digits, int& out) {
+    if (digits.empty() || digits.front() < '0' || digits.front() > '9') return false;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return error == std::errc() && end == digits.data() + digits.size();
+  };
+  BatchRange range;
+  const std::size_t first = text.find(':');
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::size_t second = text.find(':', first + 1);
+  if (!whole_number(text.substr(0, first), range.tuned)) return std::nullopt;
+  if (second == std::string_view::npos) {
+    return whole_number(text.substr(first + 1), range.max) ? std::optional(range) : std::nullopt;
+  }
+  if (!whole_number(text.substr(first + 1, second - first - 1), range.max) ||
+      !whole_number(text.substr(second + 1), range.max_per_node) || range.max_per_node < 1) {
+    return std::nullopt;
+  }
+  return range;
+}
+
+std::optional<std::string> noise_scale_problem(double phi) {
+  if (phi >= 0.0 && phi <= kMaxNoiseScale) return std::nullopt;
+  return "the noise scale must be a number of samples from 0 to 1e15, got " +
+         describe_json(Json::Value(phi));
+}
 
 std::string encode(const Request& request) {
   Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
@@ -339,6 +474,14 @@ std::string encode_reply(const LaunchInstruction& instruction) {
   if (!instruction.notice.empty()) {
     Json::Value& notice = launch["notice"] = Json::Value(Json::objectValue);
     for (const auto& [node, at] : instruction.notice) notice[node] = number_or_null(at);
+  }
+  if (instruction.batch) {
+    Json::Value& batch = launch["batch"] = Json::Value(Json::objectValue);
+    batch["tuned"] = instruction.batch->tuned;
+    batch["global"] = Json::Int64{instruction.batch->global};
+    batch["per_node"] = instruction.batch->per_node;
+    batch["accumulation"] = instruction.batch->accumulation;
+    batch["lr_gain"] = number_or_null(instruction.batch->lr_gain);
   }
   return one_line(document);
 }
@@ -405,6 +548,10 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
       }
       instruction.notice[node] = at.asDouble();
     }
+  }
+  // Optional: a job without a batch range, or a daemon older than goodput, leaves it out.
+  if (const Json::Value* batch = optional_member(launch, "batch")) {
+    instruction.batch = instructed_batch_value(*batch);
   }
   return instruction;
 }

@@ -123,6 +123,15 @@ std::string format_job(const Json::Value& view) {
     }
     out << (std::string_view(part) == "measured" ? ';' : '\n');
   }
+  // A job with a batch range (issue 30): what it may train at and the noise scale it is valued at.
+  if (const Json::Value& batch = view["batch"]; batch.isObject()) {
+    out << "  batch: " << batch["tuned"].asInt() << " tuned, up to " << batch["max"].asInt();
+    if (batch["max_per_node"].asInt() > 0) {
+      out << ", at most " << batch["max_per_node"].asInt() << " a node";
+    }
+    out << "; noise scale " << sim::svg::number(view["noise_scale"].asDouble(), 1) << " ("
+        << view["noise_scale_source"].asString() << ")\n";
+  }
   const Json::Value& resizes = view["resizes"];
   out << "Resizes: " << resizes.size() << '\n';
   if (!resizes.empty()) {

@@ -36,6 +36,14 @@ Options:
   --cost UP:DOWN        seconds a grow and a shrink cost the training (else learned)
   --notice S            seconds of notice wanted before a node is taken (gaptraind gives it
                         where its plan allows, up to the site's cap)
+  --batch M0:MAX[:PERNODE]
+                        the global batch sizes the training may run at: M0 it was tuned at, up
+                        to MAX, at most PERNODE samples a node per micro-step (default M0 over
+                        the fewest nodes). gaptrain then values the job by its goodput and tells
+                        it, at every resize, the batch, micro-steps and learning-rate gain to
+                        use (the job file's "batch"; docs/user.md)
+  --noise-scale PHI     the training's gradient noise scale in samples at M0 (with --batch;
+                        else learned from the grad_sqr/grad_var it reports, M0 until then)
   --torchrun SCRIPT     the rest of the line is a torchrun script and its arguments
   --parsable            print the job id alone (as sbatch --parsable)
   --dry-run             print the sbatch command instead of running it

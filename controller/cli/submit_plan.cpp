@@ -1,10 +1,12 @@
 #include "submit_plan.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/protocol.hpp"
 
 namespace gaptrain::cli {
 
@@ -61,6 +63,30 @@ bool is_partition_option(const std::string& arg) {
 bool is_name_option(const std::string& arg) {
   return arg == "-J" || arg == "--job-name" || starts_with(arg, "--job-name=") ||
          (starts_with(arg, "-J") && arg.size() > 2);
+}
+
+// "M0:MAX" or "M0:MAX:PERNODE" under the registration's rule (protocol::batch_range_problem).
+std::optional<BatchRange> parse_batch(const std::string& text, std::string& error) {
+  const std::optional<BatchRange> range = protocol::batch_range_from_text(text);
+  if (!range) {
+    error =
+        "--batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 "
+        "<= MAX and PERNODE >= 1 (e.g. 128:4096:256), got \"" +
+        text + "\"";
+    return std::nullopt;
+  }
+  if (auto problem = protocol::batch_range_problem(*range)) {
+    error = "--batch: " + *problem + " (write M0:MAX[:PERNODE], e.g. 128:4096:256)";
+    return std::nullopt;
+  }
+  return range;
+}
+
+// The shortest text that reads back as `value` (sbatch gets what the user meant, not 6 digits).
+std::string number_text(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
 }
 
 std::string base_name(const std::string& path) {
@@ -120,6 +146,20 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
         return std::nullopt;
       }
       request.notice_s = seconds;
+    } else if (const auto batch = option_value(args, i, "--batch", "", error)) {
+      request.batch = parse_batch(*batch, error);
+      if (!request.batch) return std::nullopt;
+    } else if (const auto phi = option_value(args, i, "--noise-scale", "", error)) {
+      char* end = nullptr;
+      const double value = std::strtod(phi->c_str(), &end);
+      if (phi->empty() || *end != '\0' || protocol::noise_scale_problem(value)) {
+        error =
+            "--noise-scale: expected the gradient noise scale in samples at M0, a number "
+            "from 0 to 1e15 (leave it out to have gaptraind learn it), got \"" +
+            *phi + "\"";
+        return std::nullopt;
+      }
+      request.noise_scale = value;
     } else if (arg == "--parsable") {
       request.parsable = true;
     } else if (arg == "--dry-run") {
@@ -137,6 +177,10 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
   if (!error.empty()) return std::nullopt;
   if (!range_given) {
     error = "give the node range: -N MIN-MAX (e.g. -N 1-8)";
+    return std::nullopt;
+  }
+  if (request.noise_scale && !request.batch) {
+    error = "--noise-scale needs the batch range: add --batch M0:MAX (e.g. --batch 128:4096)";
     return std::nullopt;
   }
   if (request.command.empty()) {
@@ -178,6 +222,15 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
     seconds.erase(seconds.find_last_not_of('0') + 1);
     if (seconds.back() == '.') seconds.pop_back();
     argv.push_back("--elastic-notice=" + seconds);
+  }
+  if (request.batch) {
+    std::string batch = "--elastic-batch=" + std::to_string(request.batch->tuned) + ":" +
+                        std::to_string(request.batch->max);
+    if (request.batch->max_per_node > 0) batch += ":" + std::to_string(request.batch->max_per_node);
+    argv.push_back(batch);
+  }
+  if (request.noise_scale) {
+    argv.push_back("--elastic-noise-scale=" + number_text(*request.noise_scale));
   }
   if (request.parsable) argv.push_back("--parsable");
   if (std::none_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_name_option)) {

@@ -7,13 +7,16 @@
 // becomes
 //
 //   sbatch --hold --no-kill -p ELASTIC -N MIN-MAX --elastic=MIN-MAX [--elastic-curve=FILE]
-//     [--elastic-cost=UP:DOWN] [--elastic-notice=S] -J NAME [sbatch options]
+//     [--elastic-cost=UP:DOWN] [--elastic-notice=S] [--elastic-batch=M0:MAX[:PERNODE]]
+//     [--elastic-noise-scale=PHI] -J NAME [sbatch options]
 //     --wrap 'exec gaptrain-launch [--controller HOST:PORT] [--torchrun] -- COMMAND ARGS...'
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "gaptrain/goodput.hpp"
 
 namespace gaptrain::cli {
 
@@ -23,6 +26,8 @@ struct SubmitRequest {
   std::string curve_file;                // --curve
   std::string cost;                      // --cost UP:DOWN, as given (the plugin checks it)
   std::optional<double> notice_s;        // --notice S
+  std::optional<BatchRange> batch;       // --batch M0:MAX[:PERNODE]
+  std::optional<double> noise_scale;     // --noise-scale PHI (needs --batch)
   bool torchrun = false;                 // --torchrun SCRIPT: the command is a torchrun script
   bool parsable = false;                 // --parsable: passed to sbatch (prints the id alone)
   bool dry_run = false;                  // --dry-run: print the sbatch command, run nothing

@@ -108,6 +108,13 @@ std::string_view to_string(Source source) {
   return "assumed";
 }
 
+std::optional<NoiseScale> noise_scale_of(const ElasticJob& job) {
+  if (!job.batch) return std::nullopt;
+  if (job.given_noise_scale) return NoiseScale{*job.given_noise_scale, Source::given};
+  if (job.learned_noise_scale) return NoiseScale{*job.learned_noise_scale, Source::learned};
+  return NoiseScale{static_cast<double>(job.batch->tuned), Source::assumed};
+}
+
 std::optional<std::string> ElasticJobs::outside_submitted_range(
     const protocol::JobRegistration& request, const Job& job) const {
   // The range it was submitted with (-N, marked at admission: a running job's record keeps no
@@ -184,6 +191,8 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.down_cost_s = request.down_cost_s.value_or(prior.down_cost_s);
   elastic.registered_at = now;
   elastic.notice_s = request.notice_s;
+  elastic.batch = request.batch;
+  if (request.batch) elastic.given_noise_scale = request.noise_scale;
   if (elastic.curve_source == Source::assumed || elastic.costs_source == Source::assumed) {
     prior.up_cost_s = elastic.up_cost_s;
     prior.down_cost_s = elastic.down_cost_s;
@@ -194,7 +203,8 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
 }
 
 void ElasticJobs::restore_learned(std::uint32_t job_id, const std::optional<ScalingCurve>& curve,
-                                  const std::optional<std::pair<double, double>>& costs) {
+                                  const std::optional<std::pair<double, double>>& costs,
+                                  const std::optional<double>& noise_scale) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   ElasticJob& job = it->second;
@@ -208,6 +218,7 @@ void ElasticJobs::restore_learned(std::uint32_t job_id, const std::optional<Scal
     job.down_cost_s = costs->second;
     job.costs_source = Source::learned;
   }
+  if (noise_scale && job.batch) job.learned_noise_scale = noise_scale;
 }
 
 bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now, double mono_s) {
@@ -219,6 +230,10 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   job.running = report.running;
   job.drained = report.drained;
   if (report.samples_done) learn(job, *report.samples_done, report.world_size, mono_s);
+  if (job.batch && report.grad_sqr && report.grad_var &&
+      job.noise_learner.observe(*report.grad_sqr, *report.grad_var)) {
+    job.learned_noise_scale = job.noise_learner.noise_scale(job.batch->tuned);
+  }
   return true;
 }
 

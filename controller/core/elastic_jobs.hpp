@@ -13,6 +13,8 @@
 
 #include "core/cluster.hpp"
 #include "core/curve_learner.hpp"
+#include "core/noise_scale.hpp"
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
@@ -28,6 +30,13 @@ ScalingCurve assumed_curve(int max_nodes);
 enum class Source { given, assumed, learned };
 
 std::string_view to_string(Source source);
+
+// The noise scale a job with a batch range is valued at, and where it comes from: given, else
+// learned, else assumed to be its tuned batch M0 (efficiency 2 / (1 + M/M0): cautious).
+struct NoiseScale {
+  double value = 0.0;
+  Source source = Source::assumed;
+};
 
 // The prior for jobs registered without a curve or costs is the learner's (curve_learner.hpp,
 // LearnerPrior): S(n) = n^alpha relative to one node, and its rescale costs.
@@ -53,6 +62,13 @@ struct ElasticJob {
   // How long before a node is taken the job wants to know (--elastic-notice); empty: the
   // default (settings.hpp kDefaultNoticeS). Capped by max_notice_s where it is used (notice.hpp).
   std::optional<double> notice_s;
+  // The batch sizes it may train at (--elastic-batch; issue 30): the allocator values it at its
+  // goodput, and its launcher is told the batch to train at. Empty: valued by throughput.
+  std::optional<BatchRange> batch;
+  std::optional<double> given_noise_scale;  // --elastic-noise-scale
+  // Learned from the launcher's grad_sqr/grad_var (empty until a report carries them).
+  NoiseScaleLearner noise_learner;
+  std::optional<double> learned_noise_scale;
   // From the job's launcher (protocol::LauncherReport), empty until it first reports.
   std::optional<double> samples_done;       // the last value the training reported
   std::optional<std::int64_t> reported_at;  // when the launcher last reported
@@ -75,6 +91,9 @@ struct ElasticJob {
   bool stalled_by_grow = false;
   double samples_at_resize = 0.0;
 };
+
+// Empty for a job without a batch range.
+std::optional<NoiseScale> noise_scale_of(const ElasticJob& job);
 
 class ElasticJobs {
  public:
@@ -106,7 +125,8 @@ class ElasticJobs {
   // been learned of it replaces the assumptions again (the learner itself starts over from its
   // prior, and refines them from the next reports). Unknown jobs are ignored.
   void restore_learned(std::uint32_t job_id, const std::optional<ScalingCurve>& curve,
-                       const std::optional<std::pair<double, double>>& costs);
+                       const std::optional<std::pair<double, double>>& costs,
+                       const std::optional<double>& noise_scale = std::nullopt);
 
   const std::map<std::uint32_t, ElasticJob>& jobs() const noexcept { return jobs_; }
   bool contains(std::uint32_t job_id) const { return jobs_.contains(job_id); }

@@ -83,6 +83,14 @@ void JobHistory::curve(std::uint32_t job_id, std::map<int, double> measured,
   job.assumed = std::move(assumed);
 }
 
+void JobHistory::goodput(std::uint32_t job_id, const std::optional<BatchRange>& batch,
+                         std::optional<double> noise_scale, std::string_view source) {
+  JobRecord& job = record(job_id);
+  job.batch = batch;
+  job.noise_scale = noise_scale;
+  job.noise_scale_source = source;
+}
+
 void JobHistory::ended(std::uint32_t job_id, double time) {
   const auto it = records_.find(job_id);
   if (it == records_.end() || it->second.ended_at) return;

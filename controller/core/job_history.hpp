@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::daemon {
@@ -55,6 +56,10 @@ struct JobRecord {
   std::map<int, double> measured;
   std::vector<ScalingCurve::Point> assumed;
   std::string curve_source = "assumed";
+  // A job with a batch range (issue 30): the range, and the noise scale it is valued at.
+  std::optional<BatchRange> batch;
+  std::optional<double> noise_scale;
+  std::string noise_scale_source;
   // Totals, kept whole when points are thinned: node-seconds up to the last node-count change,
   // and the training's stalls after resizes (from a resize to its next progress).
   double node_seconds = 0.0;
@@ -82,6 +87,8 @@ class JobHistory {
   void progress(std::uint32_t job_id, const ProgressPoint& point);
   void curve(std::uint32_t job_id, std::map<int, double> measured,
              std::vector<ScalingCurve::Point> assumed, std::string_view source);
+  void goodput(std::uint32_t job_id, const std::optional<BatchRange>& batch,
+               std::optional<double> noise_scale, std::string_view source);
   // The job ended (or left gaptrain's view) at `time`: kept among the last `jobs_kept`. A
   // requeued job that comes back (any of the calls above) continues its history, running.
   void ended(std::uint32_t job_id, double time);

@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "auth.hpp"
+#include "core/launch_instruction.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
@@ -378,7 +379,8 @@ void Daemon::load_state() {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
-    elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs);
+    elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs,
+                             saved.learned_noise_scale);
     const ElasticJob& elastic = elastic_.jobs().at(id);
     log::info("elastic job restored", {{"JOB_ID", id},
                                        {"USER", elastic.user},
@@ -424,6 +426,9 @@ void Daemon::follow_history(const ElasticJob& job, double now) {
     if (!measured.contains(point.nodes)) assumed.push_back(point);
   }
   history_.curve(job.job_id, std::move(measured), std::move(assumed), to_string(job.curve_source));
+  const std::optional<NoiseScale> phi = noise_scale_of(job);
+  history_.goodput(job.job_id, job.batch, phi ? std::optional(phi->value) : std::nullopt,
+                   phi ? to_string(phi->source) : "");
 }
 
 void Daemon::follow_history(double now) {
@@ -931,17 +936,10 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                                      {"NODES", join_nodes(job.nodes)}});
   }
   // The job's nodes (the model keeps the batch host, the launcher's rendezvous host, first),
-  // those of them it is asked to let go, and the satellites its steps run in.
-  protocol::LaunchInstruction instruction;
-  instruction.nodes = job.nodes;
-  instruction.drain = resizer_->draining(report.job_id);
-  instruction.allocations = job.satellites;
-  // Only nodes it holds (the launcher refuses others): a shrink may have completed since.
-  for (const auto& [node, at] : resizer_->notice(report.job_id)) {
-    if (std::find(job.nodes.begin(), job.nodes.end(), node) != job.nodes.end()) {
-      instruction.notice[node] = at;
-    }
-  }
+  // those of them it is asked to let go, the satellites its steps run in, its notices and the
+  // batch to train at.
+  const protocol::LaunchInstruction instruction =
+      launch_instruction(job, resizer_->draining(report.job_id), resizer_->notice(report.job_id));
   return protocol::encode_reply(instruction);
 }
 

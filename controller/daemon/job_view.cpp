@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gaptrain/scaling_curve.hpp"
+#include "goodput_json.hpp"
 
 namespace gaptrain::daemon {
 
@@ -101,6 +102,7 @@ Json::Value job_view_json(const JobRecord& job, double now) {
   curve["measured"] = measured;
   curve["assumed"] = assumed;
   v["curve"] = curve;
+  put_goodput_json(v, job.batch, job.noise_scale, job.noise_scale_source);
   v["node_hours"] = node_hours(job, now);
   v["resize_lost_s"] = resize_lost_s(job, now);
   return v;

@@ -10,6 +10,8 @@
 //                  "curve_samples_per_s":R|null,"nodes":N},
 //    "curve":{"source":"given"|"assumed"|"learned","measured":[[n,rate],...],
 //             "assumed":[[n,rate],...]},
+//    "batch":{"tuned":M0,"max":MAX,"max_per_node":P}|null,"noise_scale":PHI|null,
+//    "noise_scale_source":"given"|"assumed"|"learned"|null,
 //    "node_hours":H,"resize_lost_s":S}
 //
 // Pure: plain values in, a Json::Value out.

@@ -100,8 +100,9 @@ std::pair<double, double> learned_costs(const Json::Value& costs, const std::str
 SavedJob decode_job(const Json::Value& entry, const std::string& field,
                     std::vector<DroppedEntry>& dropped) {
   if (!entry.isObject()) throw_json_type_error(field, "an object", entry);
-  static constexpr std::array<std::string_view, 5> kKeys{"registration", "uid", "registered_at",
-                                                         "learned_curve", "learned_costs"};
+  static constexpr std::array<std::string_view, 6> kKeys{"registration",  "uid",
+                                                         "registered_at", "learned_curve",
+                                                         "learned_costs", "learned_noise_scale"};
   reject_unknown_json_keys(entry, kKeys, field + ".");
   SavedJob job;
   const Json::Value& saved_registration = member(entry, "registration", field + ".");
@@ -134,6 +135,17 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
       dropped.push_back({field + ".learned_costs", e.what()});
     }
   }
+  // Absent from files written before goodput (issue 30).
+  if (entry.isMember("learned_noise_scale")) {
+    const std::string at = field + ".learned_noise_scale";
+    const Json::Value& phi = entry["learned_noise_scale"];
+    if (phi.isNumeric() && !protocol::noise_scale_problem(phi.asDouble())) {
+      job.learned_noise_scale = phi.asDouble();
+    } else {
+      dropped.push_back(
+          {at, at + ": expected a noise scale from 0 to 1e15, got " + describe_json(phi)});
+    }
+  }
   return job;
 }
 
@@ -160,6 +172,9 @@ SavedJob saved_job(const ElasticJob& job) {
     r.down_cost_s = job.down_cost_s;
   }
   r.notice_s = job.notice_s;
+  r.batch = job.batch;
+  r.noise_scale = job.given_noise_scale;
+  saved.learned_noise_scale = job.learned_noise_scale;
   if (job.costs_source == Source::learned) saved.learned_costs = {job.up_cost_s, job.down_cost_s};
   return saved;
 }
@@ -188,6 +203,7 @@ std::string encode_state(const DaemonState& state) {
       entry["learned_costs"]["up_s"] = job.learned_costs->first;
       entry["learned_costs"]["down_s"] = job.learned_costs->second;
     }
+    if (job.learned_noise_scale) entry["learned_noise_scale"] = *job.learned_noise_scale;
     jobs.append(entry);
   }
   root["jobs"] = jobs;

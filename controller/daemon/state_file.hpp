@@ -8,7 +8,8 @@
 //   {"version":1,
 //    "jobs":[{"registration":{...a "register" request (protocol.hpp)...},"uid":UID,
 //             "registered_at":EPOCH,"learned_curve":[[N,RATE],...]|absent,
-//             "learned_costs":{"up_s":S,"down_s":S}|absent}],
+//             "learned_costs":{"up_s":S,"down_s":S}|absent,
+//             "learned_noise_scale":PHI|absent}],
 //    "user_limits":{"JOB_ID":MINUTES,...}}
 #pragma once
 
@@ -35,6 +36,7 @@ struct SavedJob {
   // What replaced the assumptions (Source::learned), restored as learned.
   std::optional<ScalingCurve> learned_curve;
   std::optional<std::pair<double, double>> learned_costs;  // up, down (s)
+  std::optional<double> learned_noise_scale;  // a job with a batch range: phi, samples at M0
 
   friend bool operator==(const SavedJob&, const SavedJob&) = default;
 };

@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "goodput_json.hpp"
+
 namespace gaptrain::daemon {
 
 namespace {
@@ -92,6 +94,9 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     j["satellites"] = satellites;
     j["samples_done"] = or_null(job.samples_done);
     j["reported_at"] = job.reported_at ? epoch(*job.reported_at) : Json::Value(Json::nullValue);
+    const std::optional<NoiseScale> phi = noise_scale_of(job);
+    put_goodput_json(j, job.batch, phi ? std::optional(phi->value) : std::nullopt,
+                     phi ? to_string(phi->source) : "");
     job_array.append(j);
   }
   status["elastic_jobs"] = job_array;

@@ -8,7 +8,10 @@
 //                     "max_nodes":4,"curve":{"source":"given"|"assumed"|"learned","points":[[n,s],...]},
 //                     "costs_source":"given"|"assumed"|"learned","up_cost_s":S,"down_cost_s":S,
 //                     "running":["n1",...],"satellites":{"n3":ID,...},
-//                     "samples_done":N|null,"reported_at":EPOCH|null}],
+//                     "samples_done":N|null,"reported_at":EPOCH|null,
+//                     "batch":{"tuned":M0,"max":MAX,"max_per_node":P}|null,
+//                     "noise_scale":PHI|null,
+//                     "noise_scale_source":"given"|"assumed"|"learned"|null}],
 //    "events":{"accepted":N,"rejected":N},
 //    "last_poll":EPOCH|null,
 //    "actions":{...}}   (gaptraind adds it: resizer.hpp actions_json)

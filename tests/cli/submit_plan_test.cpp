@@ -63,6 +63,40 @@ TEST(SubmitPlan, NoticeAndParsable) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--parsable"), argv.end());
 }
 
+TEST(SubmitPlan, TheBatchRangeAndNoiseScaleGoToThePlugin) {
+  const Words argv = sbatch_command(
+      parsed({"-N", "1-8", "--batch", "128:4096:256", "--noise-scale=900.5", "--", "x"}), {});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic-batch=128:4096:256"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic-noise-scale=900.5"), argv.end());
+  const Words two = sbatch_command(parsed({"-N", "1-8", "--batch=64:64", "--", "x"}), {});
+  EXPECT_NE(std::find(two.begin(), two.end(), "--elastic-batch=64:64"), two.end());
+  EXPECT_EQ(std::count_if(two.begin(), two.end(),
+                          [](const std::string& w) { return w.rfind("--elastic-noise", 0) == 0; }),
+            0);
+  const Words none = sbatch_command(parsed({"-N", "1-8", "--", "x"}), {});
+  EXPECT_EQ(std::count_if(none.begin(), none.end(),
+                          [](const std::string& w) { return w.rfind("--elastic-batch", 0) == 0; }),
+            0);
+}
+
+TEST(SubmitPlan, BadBatchRangesAndNoiseScalesSayWhatToWrite) {
+  for (const char* bad : {"128", "0:8", "8:4", "8:16:0", "8:16:4:2", "8.5:16", "+8:16", "8:1e3",
+                          "8:2000000000", ":16", "8:"}) {
+    EXPECT_NE(refusal({"-N", "1-2", "--batch", bad, "--", "x"}).find("--batch"), std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(refusal({"-N", "1-2", "--batch", "8:4", "--", "x"}).find("M0:MAX[:PERNODE]"),
+            std::string::npos);
+  for (const char* bad : {"-1", "nan", "1e16", "900s", ""}) {
+    EXPECT_NE(refusal({"-N", "1-2", "--batch", "8:16", "--noise-scale", bad, "--", "x"})
+                  .find("--noise-scale"),
+              std::string::npos)
+        << bad;
+  }
+  EXPECT_NE(refusal({"-N", "1-2", "--noise-scale", "900", "--", "x"}).find("add --batch"),
+            std::string::npos);
+}
+
 TEST(SubmitPlan, BadLinesSayWhatToWrite) {
   EXPECT_NE(refusal({"--", "x"}).find("-N MIN-MAX"), std::string::npos);
   EXPECT_NE(refusal({"-N", "4-2", "--", "x"}).find("MIN <= MAX"), std::string::npos);

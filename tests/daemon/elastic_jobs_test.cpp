@@ -195,6 +195,51 @@ protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nod
   return r;
 }
 
+TEST(ElasticJobs, ABatchRangeIsKeptAndItsNoiseScaleGivenAssumedOrLearned) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  EXPECT_FALSE(jobs.jobs().at(5).batch);
+  EXPECT_FALSE(noise_scale_of(jobs.jobs().at(5))) << "no batch range: valued by throughput";
+
+  protocol::JobRegistration r = registration(5);
+  r.batch = BatchRange{128, 4096, 256};
+  ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
+  const ElasticJob& e = jobs.jobs().at(5);
+  ASSERT_TRUE(e.batch);
+  EXPECT_EQ(e.batch->max, 4096);
+  // Not given, not learned yet: phi = M0, the cautious assumption.
+  ASSERT_TRUE(noise_scale_of(e));
+  EXPECT_EQ(noise_scale_of(e)->value, 128.0);
+  EXPECT_EQ(noise_scale_of(e)->source, Source::assumed);
+
+  // Reports without statistics, or with statistics that are no estimate, change nothing.
+  protocol::LauncherReport report = progress(5, {"n1", "n2"}, 100.0);
+  ASSERT_TRUE(jobs.report(report, kNow + 1, kMono + 1));
+  report.grad_sqr = 0.0;
+  report.grad_var = 1.0;
+  ASSERT_TRUE(jobs.report(report, kNow + 2, kMono + 2));
+  EXPECT_EQ(noise_scale_of(e)->source, Source::assumed);
+
+  // grad_sqr, grad_var (normalised to M0): phi = M0 * var / sqr.
+  report.grad_sqr = 0.5;
+  report.grad_var = 2.0;
+  ASSERT_TRUE(jobs.report(report, kNow + 3, kMono + 3));
+  EXPECT_EQ(noise_scale_of(e)->source, Source::learned);
+  EXPECT_DOUBLE_EQ(noise_scale_of(e)->value, 512.0);
+  report.grad_sqr = std::nullopt;  // half a pair teaches nothing either
+  ASSERT_TRUE(jobs.report(report, kNow + 4, kMono + 4));
+  EXPECT_DOUBLE_EQ(noise_scale_of(e)->value, 512.0);
+
+  // A given noise scale is kept, whatever the reports say.
+  r.noise_scale = 900.0;
+  ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
+  report.grad_sqr = 1.0;
+  ASSERT_TRUE(jobs.report(report, kNow + 5, kMono + 5));
+  EXPECT_EQ(noise_scale_of(jobs.jobs().at(5))->value, 900.0);
+  EXPECT_EQ(noise_scale_of(jobs.jobs().at(5))->source, Source::given);
+}
+
 TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);  // n1, n2
@@ -355,16 +400,16 @@ TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
   const Job job = running_job(5);
-  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0, {}, {}}, kNow, kMono));  // not registered
+  EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0, {}, {}, {}, {}}, kNow, kMono));  // not registered
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
-  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0, {}, {}}, kNow + 1, kMono + 1));
+  ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0, {}, {}, {}, {}}, kNow + 1, kMono + 1));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 1);
   EXPECT_EQ(e.running, (std::vector<std::string>{"n1", "n2"}));
   // A report without progress keeps the last value but moves reported_at; acks are kept.
-  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt, {}, {}}, kNow + 2, kMono + 2));
+  ASSERT_TRUE(jobs.report({5, {"n1"}, {"n2"}, std::nullopt, {}, {}, {}, {}}, kNow + 2, kMono + 2));
   EXPECT_EQ(e.samples_done, 10.0);
   EXPECT_EQ(e.reported_at, kNow + 2);
   EXPECT_EQ(e.drained, (std::vector<std::string>{"n2"}));

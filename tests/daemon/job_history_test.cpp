@@ -119,6 +119,24 @@ TEST(JobHistory, TheViewCarriesEveryField) {
   EXPECT_DOUBLE_EQ(view["throughput"]["curve_samples_per_s"].asDouble(), 100.0);
   EXPECT_DOUBLE_EQ(view["node_hours"].asDouble(), 20.0 / 3600.0);
   EXPECT_DOUBLE_EQ(view["resize_lost_s"].asDouble(), 0.0);
+  EXPECT_TRUE(view["batch"].isNull()) << "no batch range";
+  EXPECT_TRUE(view["noise_scale"].isNull());
+  EXPECT_TRUE(view["noise_scale_source"].isNull());
+}
+
+TEST(JobHistory, TheViewCarriesTheBatchRangeAndNoiseScale) {
+  JobHistory history;
+  history.nodes(7, kAlice, "alice", 2, kT);
+  history.goodput(7, BatchRange{128, 4096, 0}, 640.0, "learned");
+  const Json::Value view = job_view_json(*history.find(7), kT + 20);
+  EXPECT_EQ(view["batch"]["tuned"].asInt(), 128);
+  EXPECT_EQ(view["batch"]["max"].asInt(), 4096);
+  EXPECT_EQ(view["batch"]["max_per_node"].asInt(), 0);
+  EXPECT_EQ(view["noise_scale"].asDouble(), 640.0);
+  EXPECT_EQ(view["noise_scale_source"].asString(), "learned");
+  const std::string text = cli::format_job(view);
+  EXPECT_NE(text.find("batch: 128 tuned, up to 4096; noise scale 640 (learned)"), std::string::npos)
+      << text;
 }
 
 TEST(JobHistory, PrivateDataJobsShowsAJobToItsOwnerRootAndSlurmUserOnly) {
@@ -148,6 +166,7 @@ TEST(JobHistory, TheCommandSummarisesAndPlotsTheView) {
   EXPECT_NE(text.find("regular job 42 is planned on n2"), std::string::npos) << text;
   EXPECT_NE(text.find("100 samples/s lately, 100 samples/s overall"), std::string::npos) << text;
   EXPECT_NE(text.find("measured 1:100"), std::string::npos) << text;
+  EXPECT_EQ(text.find("batch:"), std::string::npos) << "no batch range, no batch line";
   const std::string svg = cli::job_plot_svg(view);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);

@@ -66,10 +66,21 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   with_curve.up_cost_s = 12.0;
   with_curve.down_cost_s = 3.0;
   with_curve.notice_s = 90.0;
+  with_curve.batch = BatchRange{128, 4096, 256};
+  with_curve.noise_scale = 900.0;
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
   const Job learning = running_job(6);
   ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
   jobs.restore_learned(6, ScalingCurve({{1, 1.0}, {4, 3.3333333333333335}}), std::pair{17.25, 4.5});
+  const Job with_batch = running_job(7);
+  protocol::JobRegistration learning_phi = registration(7);
+  learning_phi.batch = BatchRange{64, 1024, 0};
+  ASSERT_FALSE(jobs.add(learning_phi, &with_batch, "elastic", kNow));
+  protocol::LauncherReport stats;
+  stats.job_id = 7;
+  stats.grad_sqr = 3.0;
+  stats.grad_var = 0.1;
+  ASSERT_TRUE(jobs.report(stats, kNow + 1, 1.0));
 
   DaemonState state;
   for (const auto& [id, job] : jobs.jobs()) state.jobs.push_back(saved_job(job));
@@ -84,9 +95,10 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   for (const SavedJob& saved : back.jobs) {
     const Job job = running_job(saved.registration.job_id);
     ASSERT_FALSE(restored.add(saved.registration, &job, "elastic", saved.registered_at));
-    restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs);
+    restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs,
+                             saved.learned_noise_scale);
   }
-  for (const std::uint32_t id : {5U, 6U}) {
+  for (const std::uint32_t id : {5U, 6U, 7U}) {
     const ElasticJob& before = jobs.jobs().at(id);
     const ElasticJob& after = restored.jobs().at(id);
     EXPECT_EQ(after.curve, before.curve) << id;
@@ -98,11 +110,48 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
     EXPECT_EQ(after.min_nodes, before.min_nodes) << id;
     EXPECT_EQ(after.max_nodes, before.max_nodes) << id;
     EXPECT_EQ(after.notice_s, before.notice_s) << id;
+    EXPECT_EQ(after.batch, before.batch) << id;
+    EXPECT_EQ(after.given_noise_scale, before.given_noise_scale) << id;
+    EXPECT_EQ(after.learned_noise_scale, before.learned_noise_scale) << id;
   }
+  EXPECT_EQ(restored.jobs().at(5).batch, (BatchRange{128, 4096, 256}));
+  EXPECT_EQ(noise_scale_of(restored.jobs().at(5))->source, Source::given);
+  EXPECT_FALSE(restored.jobs().at(6).batch);
+  EXPECT_EQ(noise_scale_of(restored.jobs().at(7))->source, Source::learned);
+  EXPECT_DOUBLE_EQ(noise_scale_of(restored.jobs().at(7))->value, 64.0 * 0.1 / 3.0);
   EXPECT_EQ(restored.jobs().at(5).notice_s, 90.0);
   EXPECT_FALSE(restored.jobs().at(6).notice_s);
   EXPECT_EQ(restored.jobs().at(6).curve_source, Source::learned);
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
+}
+
+TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
+  // As gaptraind wrote it before goodput (issue 30): no batch, no noise scale anywhere.
+  const DecodedState decoded =
+      decode_state(R"({"version":1,"jobs":[{"registration":{"v":1,"type":"register","job_id":5,)"
+                   R"("user":"alice","batch_host":"n1","min_nodes":1,"max_nodes":4,"curve":[],)"
+                   R"("up_cost_s":null,"down_cost_s":null,"notice_s":30},"uid":1001,)"
+                   R"("registered_at":1700000000}],"user_limits":{}})");
+  EXPECT_TRUE(decoded.dropped.empty());
+  ASSERT_EQ(decoded.state.jobs.size(), 1U);
+  EXPECT_FALSE(decoded.state.jobs[0].registration.batch);
+  EXPECT_FALSE(decoded.state.jobs[0].learned_noise_scale);
+}
+
+TEST(StateFile, ABadLearnedNoiseScaleIsDroppedAndTheJobKept) {
+  const std::string job =
+      R"({"registration":{"v":1,"type":"register","job_id":5,"user":"alice","batch_host":"n1",)"
+      R"("min_nodes":1,"max_nodes":4,"curve":[],"up_cost_s":null,"down_cost_s":null,)"
+      R"("batch":{"tuned":64,"max":512,"max_per_node":0}},"uid":1001,)"
+      R"("registered_at":1700000000,"learned_noise_scale":)";
+  for (const char* bad : {"-3", "\"many\"", "1e300", "null"}) {
+    const DecodedState decoded =
+        decode_state(R"({"version":1,"jobs":[)" + job + bad + R"(}],"user_limits":{}})");
+    ASSERT_EQ(decoded.state.jobs.size(), 1U) << bad;
+    EXPECT_FALSE(decoded.state.jobs[0].learned_noise_scale) << bad;
+    ASSERT_EQ(decoded.dropped.size(), 1U) << bad;
+    EXPECT_EQ(decoded.dropped[0].field, "jobs[0].learned_noise_scale") << bad;
+  }
 }
 
 TEST(StateFile, AFileThatIsNotAStateNamesTheField) {

@@ -82,6 +82,10 @@ TEST(Status, JsonHasTheDocumentedShape) {
   // No launcher has reported yet.
   EXPECT_TRUE(job["samples_done"].isNull());
   EXPECT_TRUE(job["reported_at"].isNull());
+  // Registered without a batch range: valued by its throughput.
+  EXPECT_TRUE(job["batch"].isNull());
+  EXPECT_TRUE(job["noise_scale"].isNull());
+  EXPECT_TRUE(job["noise_scale_source"].isNull());
 
   EXPECT_EQ(status["events"]["accepted"].asUInt64(), 3U);
   EXPECT_EQ(status["events"]["rejected"].asUInt64(), 1U);
@@ -90,11 +94,45 @@ TEST(Status, JsonHasTheDocumentedShape) {
 
 TEST(Status, ShowsTheLaunchersProgress) {
   World w = small_world();
-  ASSERT_TRUE(w.elastic.report({41, {"n1"}, {}, 1234.5, {}, {}}, kNow - 2, 0.0));
+  ASSERT_TRUE(w.elastic.report({41, {"n1"}, {}, 1234.5, {}, {}, {}, {}}, kNow - 2, 0.0));
   const Json::Value status = status_json(w.snapshot, w.holes, w.elastic, {}, kNow);
   const Json::Value& job = status["elastic_jobs"][0];
   EXPECT_EQ(job["samples_done"].asDouble(), 1234.5);
   EXPECT_EQ(job["reported_at"].asInt64(), kNow - 2);
+}
+
+TEST(Status, ShowsTheBatchRangeAndTheNoiseScaleWithItsSource) {
+  World w = small_world();
+  protocol::JobRegistration r;
+  r.job_id = 41;
+  r.min_nodes = 1;
+  r.max_nodes = 2;
+  r.batch = BatchRange{128, 4096, 256};
+  ASSERT_FALSE(w.elastic.add(r, &w.snapshot.jobs[0], "elastic", kNow));
+  const auto job_status = [&w] {
+    return status_json(w.snapshot, w.holes, w.elastic, {}, kNow)["elastic_jobs"][0];
+  };
+  Json::Value job = job_status();
+  EXPECT_EQ(job["batch"]["tuned"].asInt(), 128);
+  EXPECT_EQ(job["batch"]["max"].asInt(), 4096);
+  EXPECT_EQ(job["batch"]["max_per_node"].asInt(), 256);
+  EXPECT_EQ(job["noise_scale"].asDouble(), 128.0);
+  EXPECT_EQ(job["noise_scale_source"].asString(), "assumed");
+
+  protocol::LauncherReport report;
+  report.job_id = 41;
+  report.grad_sqr = 1.0;
+  report.grad_var = 4.0;
+  ASSERT_TRUE(w.elastic.report(report, kNow, 0.0));
+  job = job_status();
+  EXPECT_EQ(job["noise_scale"].asDouble(), 512.0);
+  EXPECT_EQ(job["noise_scale_source"].asString(), "learned");
+
+  r.noise_scale = 900.0;
+  ASSERT_FALSE(w.elastic.add(r, &w.snapshot.jobs[0], "elastic", kNow));
+  job = job_status();
+  EXPECT_EQ(job["noise_scale"].asDouble(), 900.0);
+  EXPECT_EQ(job["noise_scale_source"].asString(), "given");
 }
 
 TEST(Status, NotPolledYetIsNull) {

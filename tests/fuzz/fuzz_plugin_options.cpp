@@ -1,5 +1,6 @@
 // The SPANK plugin's parsers (plugin/options.cpp, plugin/plugin_args.cpp): the whole input goes
-// to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_curve_csv()
+// to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_batch_range()
+// (--elastic-batch), parse_noise_scale() (--elastic-noise-scale), parse_curve_csv()
 // (an --elastic-curve file), curve_from_compact() (GAPTRAIN_CURVE), and, split at whitespace
 // as plugstack.conf splits them, to parse_plugin_args(). Bad options must be an
 // plugin::OptionError; a bad plugin argument is one "gaptrain: " refusal line; what is accepted
@@ -61,6 +62,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const plugin::NodeRange range = plugin::parse_node_range(text);
     check(range.min >= 1 && range.min <= range.max, "--elastic accepted a range not 1<=MIN<=MAX");
+  } catch (const plugin::OptionError&) {
+  }
+
+  try {
+    const gaptrain::BatchRange batch = plugin::parse_batch_range(text);
+    check(batch.tuned >= 1 && batch.tuned <= batch.max && batch.max_per_node >= 0,
+          "--elastic-batch accepted a range not 1<=M0<=MAX, PERNODE>=0");
+  } catch (const plugin::OptionError&) {
+  }
+
+  try {
+    const double phi = plugin::parse_noise_scale(text);
+    check(std::isfinite(phi) && phi >= 0.0, "--elastic-noise-scale accepted a negative value");
   } catch (const plugin::OptionError&) {
   }
 

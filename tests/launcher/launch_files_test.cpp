@@ -43,6 +43,27 @@ TEST(LaunchProgress, TakesTheHelpersTimeAndWorldSizeWhenUsable) {
   ASSERT_TRUE(bare);
   EXPECT_FALSE(bare->time);
   EXPECT_FALSE(bare->leaves_on_job_file);
+  EXPECT_FALSE(bare->grad_sqr);
+  EXPECT_FALSE(bare->grad_var);
+}
+
+TEST(LaunchProgress, TakesTheGradientStatisticsWhenUsable) {
+  const auto both = last_progress(R"({"samples_done":64,"grad_sqr":0.25,"grad_var":1.5e-2})"
+                                  "\n");
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->grad_sqr, 0.25);
+  EXPECT_EQ(both->grad_var, 1.5e-2);
+  // Each is checked alone; a bad one is left out, the line still counts.
+  const auto odd = last_progress(R"({"samples_done":64,"grad_sqr":-1,"grad_var":"x"})"
+                                 "\n");
+  ASSERT_TRUE(odd);
+  EXPECT_FALSE(odd->grad_sqr);
+  EXPECT_FALSE(odd->grad_var);
+  EXPECT_EQ(odd->samples_done, 64.0);
+  const auto zero = last_progress(R"({"samples_done":1,"grad_sqr":0,"grad_var":0})"
+                                  "\n");
+  ASSERT_TRUE(zero);
+  EXPECT_EQ(zero->grad_sqr, 0.0) << "passed on: gaptraind decides it teaches nothing";
 }
 
 TEST(LaunchProgress, TakesTheLastCompleteLine) {
@@ -127,6 +148,26 @@ TEST(LaunchJobFile, CarriesWhatTheWorkersFollow) {
   EXPECT_TRUE(view.same_content(same));
   same.notice.clear();
   EXPECT_FALSE(view.same_content(same));
+}
+
+TEST(LaunchJobFile, CarriesTheBatchToTrainAt) {
+  JobFileView view;
+  view.job_id = 42;
+  view.generation = 1;
+  view.nodes = {"n1", "n2", "n3"};
+  view.batch = protocol::InstructedBatch{128, 1536, 256, 2, 2.75};
+  EXPECT_EQ(
+      job_file_text(view),
+      R"({"batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256,"tuned":128},)"
+      R"("generation":1,"job_id":42,"leaving":[],"max_nodes":1,"min_nodes":1,)"
+      R"("nodes":["n1","n2","n3"],"notice":{}})"
+      "\n");
+  JobFileView regrown = view;
+  regrown.batch->global = 2048;
+  regrown.batch->per_node = 256;
+  EXPECT_FALSE(view.same_content(regrown)) << "a new batch is a change the workers follow";
+  regrown.batch.reset();
+  EXPECT_FALSE(view.same_content(regrown));
 }
 
 TEST(LaunchJobFile, BesideTheHostFile) {

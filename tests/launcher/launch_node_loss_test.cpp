@@ -65,7 +65,7 @@ TEST(LaunchNodeLoss, AStepRunsInTheSatelliteHoldingItsNodeElseInTheJob) {
 TEST(LaunchNodeLoss, StaleInstructionsNamingANodeTakenBackAreNotFollowed) {
   // Satellite 57 on n3 was cancelled; gaptraind, stopped, still answers with it later.
   TakenBack taken{{"n3", 57}};
-  const protocol::LaunchInstruction stale{{"n1", "n2", "n3"}, {}, {{"n3", 57}}, {}};
+  const protocol::LaunchInstruction stale{{"n1", "n2", "n3"}, {}, {{"n3", 57}}, {}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(stale, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2"}));
   EXPECT_TRUE(followed.allocations.empty());
@@ -78,11 +78,12 @@ TEST(LaunchNodeLoss, StaleInstructionsNamingANodeTakenBackAreNotFollowed) {
 TEST(LaunchNodeLoss, ANodeTakenBackIsFollowedAgainOnceTheControllerPlacesItAnew) {
   TakenBack taken{{"n3", 57}};
   // gaptraind saw the loss: n3 is no longer named, the entry is forgotten...
-  EXPECT_EQ(without_taken_back({{"n1", "n2"}, {}, {}, {}}, taken, 40).nodes, (Nodes{"n1", "n2"}));
+  EXPECT_EQ(without_taken_back({{"n1", "n2"}, {}, {}, {}, {}}, taken, 40).nodes,
+            (Nodes{"n1", "n2"}));
   EXPECT_TRUE(taken.empty());
   // ... and a later grow onto n3 (satellite 63) is followed at once.
   taken["n3"] = 57;
-  const protocol::LaunchInstruction regrown{{"n1", "n2", "n3"}, {}, {{"n3", 63}}, {}};
+  const protocol::LaunchInstruction regrown{{"n1", "n2", "n3"}, {}, {{"n3", 63}}, {}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(regrown, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1", "n2", "n3"}));
   EXPECT_EQ(followed.allocations.at("n3"), 63U);
@@ -91,7 +92,7 @@ TEST(LaunchNodeLoss, ANodeTakenBackIsFollowedAgainOnceTheControllerPlacesItAnew)
 
 TEST(LaunchNodeLoss, ADrainOfANodeTakenBackIsKeptSoThatItIsAcknowledged) {
   TakenBack taken{{"n3", 57}};
-  const protocol::LaunchInstruction draining{{"n1", "n3"}, {"n3"}, {{"n3", 57}}, {}};
+  const protocol::LaunchInstruction draining{{"n1", "n3"}, {"n3"}, {{"n3", 57}}, {}, {}};
   const protocol::LaunchInstruction followed = without_taken_back(draining, taken, 40);
   EXPECT_EQ(followed.nodes, (Nodes{"n1"}));
   EXPECT_EQ(followed.drain, (Nodes{"n3"}));

@@ -8,7 +8,7 @@ namespace {
 using Nodes = std::vector<std::string>;
 
 protocol::LaunchInstruction instruction(Nodes nodes, Nodes drain = {}) {
-  return {std::move(nodes), std::move(drain), {}, {}};
+  return {std::move(nodes), std::move(drain), {}, {}, {}};
 }
 
 TEST(LaunchReconcile, StartsOneStepPerNodeBatchHostFirst) {

@@ -48,6 +48,39 @@ TEST(PluginOptionsTest, ParsesTheNoticeAndRefusesBadOnesWithOneClearLine) {
   }
 }
 
+TEST(PluginOptionsTest, ParsesTheBatchRangeAndRefusesBadOnesSayingWhatToWrite) {
+  const BatchRange two = parse_batch_range("128:4096");
+  EXPECT_EQ(two.tuned, 128);
+  EXPECT_EQ(two.max, 4096);
+  EXPECT_EQ(two.max_per_node, 0);
+  const BatchRange three = parse_batch_range(" 64:64:32");
+  EXPECT_EQ(three.tuned, 64);
+  EXPECT_EQ(three.max, 64);
+  EXPECT_EQ(three.max_per_node, 32);
+  EXPECT_EQ(error_of([] { parse_batch_range("big"); }),
+            "--elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 "
+            "<= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got \"big\"");
+  EXPECT_EQ(error_of([] { parse_batch_range("256:128"); }),
+            "--elastic-batch: the largest batch MAX must be from M0 (256) to 1000000000 samples, "
+            "got 128 (write M0:MAX[:PERNODE], e.g. 128:4096:256)");
+  for (const char* bad : {"", "128", "0:8", "-1:8", "8:4", "8:16:0", "8:16:-2", "8:16:4:2",
+                          "8.5:16", "8:16:", ":16", "+8:16", "8:2000000000", "8:1e3"}) {
+    EXPECT_NE(error_of([&] { parse_batch_range(bad); }), "<no error>") << bad;
+  }
+}
+
+TEST(PluginOptionsTest, ParsesTheNoiseScaleAndRefusesBadOnes) {
+  EXPECT_EQ(parse_noise_scale("900"), 900.0);
+  EXPECT_EQ(parse_noise_scale("0"), 0.0);
+  EXPECT_EQ(parse_noise_scale("2.5e4"), 25000.0);
+  EXPECT_EQ(error_of([] { parse_noise_scale("high"); }),
+            "--elastic-noise-scale: expected the gradient noise scale in samples at M0, a number "
+            "from 0 to 1e15 (leave it out to have it learned), got \"high\"");
+  for (const char* bad : {"", "-1", "nan", "inf", "1e16", "+5", "900s"}) {
+    EXPECT_NE(error_of([&] { parse_noise_scale(bad); }), "<no error>") << bad;
+  }
+}
+
 TEST(PluginOptionsTest, ParsesNodeRanges) {
   EXPECT_EQ(parse_node_range("2-8").min, 2);
   EXPECT_EQ(parse_node_range("2-8").max, 8);

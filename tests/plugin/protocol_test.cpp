@@ -288,6 +288,77 @@ TEST(ProtocolTest, RejectsBadLauncherReports) {
   EXPECT_EQ(error_field(with(R"("world_size":2.5)")), "world_size");
 }
 
+TEST(ProtocolTest, RegistrationCarriesTheBatchRangeAndNoiseScale) {
+  JobRegistration r;
+  r.job_id = 5;
+  r.user = "alice";
+  r.batch_host = "n1";
+  const std::string bare = encode(r);
+  EXPECT_EQ(bare.find("batch\""), std::string::npos) << "left out when not declared: " << bare;
+  EXPECT_EQ(bare.find("noise_scale"), std::string::npos) << bare;
+  EXPECT_FALSE(round_trip(r).batch);
+  EXPECT_FALSE(round_trip(r).noise_scale);
+  r.batch = BatchRange{128, 4096, 256};
+  r.noise_scale = 900.5;
+  const JobRegistration back = round_trip(r);
+  ASSERT_TRUE(back.batch);
+  EXPECT_EQ(back.batch->tuned, 128);
+  EXPECT_EQ(back.batch->max, 4096);
+  EXPECT_EQ(back.batch->max_per_node, 256);
+  EXPECT_EQ(back.noise_scale, 900.5);
+  EXPECT_EQ(back, r);
+  // The documented form, max_per_node left out (0: M0 over the fewest nodes).
+  const std::string line = registration_with("", "");
+  const auto documented = std::get<JobRegistration>(decode(
+      line.substr(0, line.size() - 1) + R"(,"batch":{"tuned":64,"max":1024},"noise_scale":null})"));
+  ASSERT_TRUE(documented.batch);
+  EXPECT_EQ(documented.batch->max_per_node, 0);
+  EXPECT_FALSE(documented.noise_scale);
+}
+
+TEST(ProtocolTest, RejectsBadBatchRangesAndNoiseScales) {
+  const auto with = [](const std::string& key, const std::string& value) {
+    std::string line = registration_with("", "");
+    return line.insert(line.size() - 1, ",\"" + key + "\":" + value);
+  };
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":1,"max":1,"max_per_node":1})")), "<no error>");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":0,"max":8})")), "batch");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16,"max":8})")), "batch");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16,"max":2000000000})")), "batch");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16,"max":32,"max_per_node":-1})")), "batch");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16})")), "max");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16.5,"max":32})")), "batch.tuned");
+  EXPECT_EQ(error_field(with("batch", R"({"tuned":16,"max":32,"min":1})")), "batch.min");
+  EXPECT_EQ(error_field(with("batch", "[16,32]")), "batch");
+  EXPECT_EQ(error_field(with("noise_scale", "0")), "<no error>");
+  EXPECT_EQ(error_field(with("noise_scale", "1e15")), "<no error>");
+  EXPECT_EQ(error_field(with("noise_scale", "-1")), "noise_scale");
+  EXPECT_EQ(error_field(with("noise_scale", "1e16")), "noise_scale");
+  EXPECT_EQ(error_field(with("noise_scale", "\"900\"")), "noise_scale");
+}
+
+TEST(ProtocolTest, LauncherReportCarriesGradientStatistics) {
+  LauncherReport r;
+  r.job_id = 42;
+  r.samples_done = 100.0;
+  EXPECT_EQ(encode(r).find("grad_"), std::string::npos) << "left out when the training has none";
+  EXPECT_FALSE(round_trip(r).grad_sqr);
+  EXPECT_FALSE(round_trip(r).grad_var);
+  r.grad_sqr = 0.125;
+  r.grad_var = 3.5e-3;
+  const LauncherReport back = round_trip(r);
+  EXPECT_EQ(back.grad_sqr, 0.125);
+  EXPECT_EQ(back.grad_var, 3.5e-3);
+  const auto with = [](const std::string& key, const std::string& value) {
+    std::string line = launcher_with("", "");
+    return line.insert(line.size() - 1, ",\"" + key + "\":" + value);
+  };
+  EXPECT_EQ(error_field(with("grad_sqr", "0")), "<no error>");
+  EXPECT_EQ(error_field(with("grad_var", "null")), "<no error>");
+  EXPECT_EQ(error_field(with("grad_sqr", "-0.5")), "grad_sqr");
+  EXPECT_EQ(error_field(with("grad_var", "\"1\"")), "grad_var");
+}
+
 // The field an InputError names for a launch reply, or "<no error>".
 std::string reply_error_field(std::string_view json) {
   try {
@@ -320,6 +391,48 @@ TEST(ProtocolTest, LaunchReplyRoundTrips) {
   noticed.nodes = {"n1", "n2"};
   noticed.notice = {{"n2", 1764300060.5}};
   EXPECT_EQ(decode_launch_reply(encode_reply(noticed)).notice, noticed.notice);
+  EXPECT_FALSE(decode_launch_reply(encode_reply(noticed)).batch);
+}
+
+TEST(ProtocolTest, LaunchReplyCarriesTheBatchToTrainAt) {
+  LaunchInstruction grown;
+  grown.nodes = {"n1", "n2", "n3"};
+  grown.batch = InstructedBatch{128, 1536, 256, 2, 2.75};
+  const std::string line = encode_reply(grown);
+  EXPECT_NE(
+      line.find(
+          R"("batch":{"accumulation":2,"global":1536,"lr_gain":2.75,"per_node":256,"tuned":128})"),
+      std::string::npos)
+      << line;
+  EXPECT_EQ(decode_launch_reply(line).batch, grown.batch);
+  const auto with_batch = [](const std::string& batch) {
+    return R"({"ok":true,"launch":{"nodes":["n1","n2"],"drain":[],"batch":)" + batch + "}}";
+  };
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
+            "<no error>");
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":500,"per_node":128,"accumulation":2,"lr_gain":1.5})")),
+            "launch.batch.global");
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":0,"accumulation":2,"lr_gain":1.5})")),
+            "launch.batch.per_node");
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":0,"lr_gain":1.5})")),
+            "launch.batch.accumulation");
+  EXPECT_EQ(reply_error_field(with_batch(
+                R"({"tuned":128,"global":512,"per_node":128,"accumulation":2,"lr_gain":0})")),
+            "launch.batch.lr_gain");
+  EXPECT_EQ(reply_error_field(
+                with_batch(R"({"tuned":128,"global":512,"per_node":128,"accumulation":2})")),
+            "lr_gain");
+  EXPECT_EQ(reply_error_field(with_batch(R"({"tuned":0,"global":512,"per_node":128,)"
+                                         R"("accumulation":2,"lr_gain":1.5})")),
+            "launch.batch.tuned");
+  EXPECT_EQ(reply_error_field(with_batch(R"({"global":512,"per_node":128,"accumulation":2,)"
+                                         R"("lr_gain":1.5})")),
+            "tuned");
+  EXPECT_EQ(reply_error_field(with_batch("512")), "launch.batch");
 }
 
 TEST(ProtocolTest, LaunchReplyRefusalCarriesTheDaemonsText) {

@@ -111,11 +111,11 @@ case_help_lists_options() {
   for cmd in sbatch srun salloc; do
     help=$($cmd --help 2>&1) || fail "$cmd --help failed: $help"
     for opt in '--elastic=\[MIN-MAX\]' '--elastic-curve=FILE' '--elastic-cost=UP:DOWN' \
-      '--elastic-notice=S'; do
-      grep -qE -- "^ +$opt " <<<"$help" || fail "$cmd --help does not list $opt"
+      '--elastic-notice=S' '--elastic-batch=M0:MAX\[:PERNODE\]' '--elastic-noise-scale=PHI'; do
+      grep -qE -- "^ +$opt( |$)" <<<"$help" || fail "$cmd --help does not list $opt"
     done
   done
-  note "sbatch, srun and salloc --help list --elastic, --elastic-curve, --elastic-cost, --elastic-notice"
+  note "sbatch, srun and salloc --help list --elastic, --elastic-curve, --elastic-cost, --elastic-notice, --elastic-batch, --elastic-noise-scale"
 }
 
 # refused EXPECTED-STDERR CMD...: CMD fails, prints EXPECTED-STDERR as one line of stderr, and
@@ -164,6 +164,18 @@ case_bad_options_refused() {
     sbatch --elastic-notice=60 --wrap true
   refused 'sbatch: error: gaptrain: --elastic-curve only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
     sbatch --elastic-curve="$good" --wrap true
+  # The batch range and noise scale (issue 30): bad values say what to write; both need --elastic,
+  # the noise scale a batch range.
+  refused 'sbatch: error: gaptrain: --elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got "big"' \
+    sbatch --elastic --elastic-batch=big --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-batch: the largest batch MAX must be from M0 (256) to 1000000000 samples, got 128 (write M0:MAX[:PERNODE], e.g. 128:4096:256)' \
+    sbatch --elastic --elastic-batch=256:128 --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-noise-scale: expected the gradient noise scale in samples at M0, a number from 0 to 1e15 (leave it out to have it learned), got "high"' \
+    sbatch --elastic --elastic-batch=128:4096 --elastic-noise-scale=high --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-batch only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
+    sbatch --elastic-batch=128:4096 --wrap true
+  refused 'sbatch: error: gaptrain: --elastic-noise-scale only applies to a job with a batch range: add --elastic-batch=M0:MAX (e.g. --elastic-batch=128:4096)' \
+    sbatch --elastic --elastic-noise-scale=900 --wrap true
   refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got "5-2"' \
     sbatch --elastic=5-2 --wrap true
   # A node count beyond any cluster (it once ran the daemon's tables and loops away).

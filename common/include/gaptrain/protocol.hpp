@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::protocol {
@@ -20,6 +21,21 @@ inline constexpr int kVersion = 1;
 
 // The longest notice a job may ask for: a day. Plans further ahead are guesses.
 inline constexpr double kMaxNoticeS = 86400.0;
+
+// The largest global batch a job may declare (--elastic-batch): a billion samples a step.
+inline constexpr int kMaxBatchSize = 1'000'000'000;
+// The largest noise scale (samples at the tuned batch) a job may give or gaptraind learns.
+inline constexpr double kMaxNoiseScale = 1e15;
+
+// Why `range` is no batch range a job may declare (1 <= tuned <= max <= kMaxBatchSize,
+// 0 <= max_per_node <= kMaxBatchSize), in words for the user; empty when it is one.
+std::optional<std::string> batch_range_problem(const BatchRange& range);
+// The options' text form M0:MAX[:PERNODE] (sbatch --elastic-batch, gaptrain submit --batch):
+// whole numbers written with digits alone, PERNODE >= 1 when given. Empty when `text` is not of
+// that form; batch_range_problem() then checks the values.
+std::optional<BatchRange> batch_range_from_text(std::string_view text);
+// Why `phi` is no noise scale (a finite number from 0 to kMaxNoiseScale); empty when it is one.
+std::optional<std::string> noise_scale_problem(double phi);
 
 // From a job's epilog: the job released `node` (a hole may open).
 struct NodeFreed {
@@ -47,6 +63,12 @@ struct JobRegistration {
   // How many seconds before a node is taken the job wants to be told (sbatch --elastic-notice,
   // at most kMaxNoticeS); empty: gaptraind's default. The daemon caps it (max_notice_s).
   std::optional<double> notice_s;
+  // The batch sizes it may train at (--elastic-batch; issue 30, goodput): with it the allocator
+  // values the job at its goodput and each LaunchInstruction carries the batch to train at.
+  std::optional<BatchRange> batch;
+  // Its gradient noise scale in samples at the tuned batch (--elastic-noise-scale); empty: learned
+  // from the launcher's grad_sqr/grad_var, the tuned batch until then.
+  std::optional<double> noise_scale;
 
   friend bool operator==(const JobRegistration&, const JobRegistration&) = default;
 };
@@ -75,10 +97,29 @@ struct LauncherReport {
   // The training's own world size (its progress line's "world_size"): below the nodes running
   // a step, some of them hold nodes the training does not use.
   std::optional<int> world_size;
+  // The training's smoothed gradient statistics, normalised to the tuned batch (its progress
+  // line's "grad_sqr", "grad_var", as AdaptDL's GradientNoiseScale): gaptraind learns the noise
+  // scale M0 * grad_var / grad_sqr from them. Empty: the line carried none.
+  std::optional<double> grad_sqr;
+  std::optional<double> grad_var;
 };
 
 using Request =
     std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport, JobRequest>;
+
+// The batch a job with a batch range trains at on its current nodes (goodput.hpp choose_batch):
+// global = nodes * per_node * accumulation; lr_gain: AdaScale's learning-rate gain there; tuned:
+// the job's M0 (the helper scales by global / tuned on request, and normalises its gradient
+// statistics to it).
+struct InstructedBatch {
+  int tuned = 1;
+  long global = 0;
+  int per_node = 0;
+  int accumulation = 1;
+  double lr_gain = 1.0;
+
+  friend bool operator==(const InstructedBatch&, const InstructedBatch&) = default;
+};
 
 // The daemon's answer to a LauncherReport: the job's nodes as Slurm has them now (batch host
 // first), and those of them to drain (stop the step, then ack in `drained`) before a shrink.
@@ -92,6 +133,9 @@ struct LaunchInstruction {
   // e.g. for a regular job the backfill plan starts there. The job is told (signal, job file)
   // so it can checkpoint or regroup without them before its drain request arrives.
   std::map<std::string, double> notice;
+  // For a job with a batch range: the batch to train at on the nodes it keeps (those of `nodes`
+  // not in `drain`). Empty for a job without one.
+  std::optional<InstructedBatch> batch;
 };
 
 // The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...],"allocations":{"n3":42,...}}}.
