@@ -109,6 +109,9 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   e.curve = job.curve;
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
+  // A job with a batch range is valued at its goodput, at the noise scale known now.
+  e.batch = job.batch;
+  if (const std::optional<NoiseScale> phi = noise_scale_of(job)) e.noise_scale = phi->value;
   validate_job(e, "job " + e.id);
   return e;
 }

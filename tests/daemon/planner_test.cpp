@@ -88,6 +88,22 @@ TEST(Planner, AJobGrowsIntoLongHoles) {
   EXPECT_EQ(grow->reason, "allocator");
 }
 
+TEST(Planner, AJobWithABatchRangeIsValuedAtItsGoodput) {
+  // Four nodes add 1% samples at the job's own batch (the all-reduce eats the rest): not worth a
+  // 10 s grow. With a batch range and much gradient noise, a 4-node batch of 4096 amortizes the
+  // all-reduce: the grow pays (issue 30).
+  Snapshot s = cluster(4, {"n1"});
+  ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
+  job.curve = ScalingCurve({{1, 100.0}, {4, 101.0}});
+  EXPECT_EQ(action_for(plan(s, find_holes(s), {job}, kNow, {}), 7), nullptr);
+  job.batch = BatchRange{32, 4096, 1024};
+  job.given_noise_scale = 1e6;
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+}
+
 TEST(Planner, AHoleShorterThanTheGrowCostIsLeftAlone) {
   // Backfill plans a regular job on n2..n4 in 5 s: growing (10 s) would only lose progress.
   Snapshot s = cluster(4, {"n1"});

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
@@ -23,7 +24,7 @@ inline constexpr int kVersion = 1;
 inline constexpr double kMaxNoticeS = 86400.0;
 
 // The largest global batch a job may declare (--elastic-batch): a billion samples a step.
-inline constexpr int kMaxBatchSize = 1'000'000'000;
+inline constexpr int kMaxBatchSize = bounds::kMaxBatch;
 // The largest noise scale (samples at the tuned batch) a job may give or gaptraind learns.
 inline constexpr double kMaxNoiseScale = 1e15;
 
