@@ -12,6 +12,8 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   settings.planner.horizon_s = config.horizon_s;
   settings.planner.elastic_partition = config.elastic_partition;
   settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
+  settings.planner.objective = config.objective;
+  settings.planner.queue = config.queue;
   if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;
   settings.resize = config.resize;
   return settings;

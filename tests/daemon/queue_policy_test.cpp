@@ -1,0 +1,251 @@
+#include "core/queue_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/config.hpp"
+#include "core/cycle.hpp"
+#include "core/planner.hpp"
+#include "gaptrain/input_error.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+constexpr std::int64_t kNow = 1'700'000'000;
+using Nodes = std::vector<std::string>;
+
+Snapshot cluster(int count, const Nodes& busy) {
+  Snapshot s;
+  s.taken_at = kNow;
+  for (int i = 1; i <= count; ++i) {
+    const std::string name = "n" + std::to_string(i);
+    const bool allocated = std::find(busy.begin(), busy.end(), name) != busy.end();
+    s.nodes.push_back({name, allocated ? NodeState::allocated : NodeState::idle, kNow - 600});
+  }
+  return s;
+}
+
+// A held job of the elastic partition (sbatch --hold -p elastic -N MIN-MAX).
+Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t max) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = "elastic";
+  job.held = true;
+  job.min_nodes = min;
+  job.max_nodes = max;
+  job.user = "alice";
+  job.account = "physics";
+  job.submit_time = kNow - 100;
+  job.eligible_time = kNow - 100;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+// A running elastic job of `user` on `nodes`, linear scaling up to `max`.
+ElasticJob add_running(Snapshot& s, std::uint32_t id, const Nodes& nodes, int max,
+                       const std::string& user) {
+  Job job;
+  job.id = id;
+  job.state = JobState::running;
+  job.partition = "elastic";
+  job.nodes = nodes;
+  job.batch_host = nodes.front();
+  job.user = user;
+  job.account = "physics";
+  job.start_time = kNow - 60;
+  job.end_time = kNow + 240;
+  s.jobs.push_back(job);
+  ElasticJob e;
+  e.job_id = id;
+  e.user = user;
+  e.nodes = nodes;
+  e.batch_host = nodes.front();
+  e.min_nodes = 1;
+  e.max_nodes = max;
+  e.curve = ScalingCurve({{1, 100.0}, {max, 100.0 * max}});
+  e.up_cost_s = 10.0;
+  e.down_cost_s = 10.0;
+  return e;
+}
+
+std::vector<std::uint32_t> admitted(const Plan& p) {
+  std::vector<std::uint32_t> ids;
+  for (const Action& a : p.actions)
+    if (a.kind == ActionKind::admit) ids.push_back(a.job_id);
+  return ids;
+}
+
+std::string reason_of(const Plan& p, std::uint32_t job_id) {
+  for (const auto& [id, why] : p.waiting)
+    if (id == job_id) return why;
+  return "";
+}
+
+std::size_t nodes_added(const Plan& p, std::uint32_t job_id) {
+  std::size_t count = 0;
+  for (const Action& a : p.actions)
+    if (a.job_id == job_id && (a.kind == ActionKind::grow || a.kind == ActionKind::admit))
+      count += a.nodes.size();
+  return count;
+}
+
+// Two held jobs of 3 nodes on 4 free nodes: only one fits, and it is the one Slurm ranks first,
+// whichever was submitted first; the other waits behind it.
+TEST(QueuePolicy, TheHigherPriorityJobIsAdmittedWhenOnlyOneFits) {
+  for (const std::uint32_t first : {7U, 8U}) {
+    Snapshot s = cluster(4, {});
+    add_held(s, 7, 3, 3).priority = first == 7 ? 200 : 100;
+    Job& later = add_held(s, 8, 3, 3);
+    later.priority = first == 8 ? 200 : 100;
+    later.submit_time = kNow - 10;
+    const Plan p = plan(s, find_holes(s), {}, kNow, {});
+    const std::uint32_t second = first == 7 ? 8 : 7;
+    EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{first});
+    EXPECT_NE(reason_of(p, second).find("waits for 3 nodes"), std::string::npos)
+        << reason_of(p, second);
+  }
+}
+
+// Equal priorities (every --hold job has 0 in Slurm): first come, first served, whatever the
+// job ids.
+TEST(QueuePolicy, AmongEqualPrioritiesTheEarlierSubmissionIsAdmitted) {
+  for (const std::uint32_t first : {7U, 8U}) {
+    Snapshot s = cluster(4, {});
+    add_held(s, 7, 3, 3).submit_time = first == 7 ? kNow - 50 : kNow - 10;
+    add_held(s, 8, 3, 3).submit_time = first == 8 ? kNow - 50 : kNow - 10;
+    EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{first});
+  }
+}
+
+// A big job at the head is not overtaken by a small one behind it that would fit.
+TEST(QueuePolicy, AJobBehindOneThatDoesNotFitWaits) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 5, 5).priority = 200;
+  add_held(s, 8, 1, 1).priority = 100;
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 8).find("job 7 is ahead"), std::string::npos) << reason_of(p, 8);
+}
+
+TEST(QueuePolicy, AJobWhoseDependencyIsUnmetIsNotAdmitted) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 1, 4).dependency = "afterok:5(unfulfilled)";
+  Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("dependency not met (afterok:5(unfulfilled))"), std::string::npos);
+  s.jobs.back().dependency.clear();  // Slurm lists no dependency once it is fulfilled
+  p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
+}
+
+TEST(QueuePolicy, APerUserCapOfRunningJobsHoldsTheNextJob) {
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob running = add_running(s, 5, {"n1"}, 2, "alice");
+  add_held(s, 7, 1, 1);
+  PlannerSettings settings;
+  settings.queue.max_running_per_user = 1;
+  Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_running_per_user"), std::string::npos);
+  s.jobs.back().user = "bob";  // another user's job is not held by alice's cap
+  p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
+}
+
+TEST(QueuePolicy, APerAccountCapOfRunningJobsHoldsTheNextJob) {
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob running = add_running(s, 5, {"n1"}, 2, "bob");
+  add_held(s, 7, 1, 1);
+  PlannerSettings settings;
+  settings.queue.max_running_per_account = 1;
+  const Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_running_per_account"), std::string::npos);
+}
+
+// A job that would grow into all 6 holes gets what its user's node cap leaves.
+TEST(QueuePolicy, APerUserNodeCapLimitsGrows) {
+  Snapshot s = cluster(8, {"n1", "n2"});
+  const ElasticJob running = add_running(s, 5, {"n1", "n2"}, 8, "alice");
+  PlannerSettings settings;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 6U);
+  settings.queue.max_nodes_per_user = 5;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 3U);
+  settings.queue.max_nodes_per_user = 0;
+  settings.queue.max_nodes_per_account = 4;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 2U);
+}
+
+TEST(QueuePolicy, TheElasticShareOfThePartitionIsCapped) {
+  Snapshot s = cluster(8, {"n1"});
+  const ElasticJob running = add_running(s, 5, {"n1"}, 8, "alice");
+  PlannerSettings settings;
+  settings.queue.max_elastic_percent = 50;  // 4 of the 8 nodes
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 3U);
+}
+
+// An admission that a node cap would cut below the job's minimum waits, with why.
+TEST(QueuePolicy, ANodeCapBelowAJobsMinimumHoldsIt) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 3, 3);
+  PlannerSettings settings;
+  settings.queue.max_nodes_per_user = 2;
+  const Plan p = plan(s, find_holes(s), {}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_nodes_per_user"), std::string::npos);
+}
+
+TEST(QueuePolicy, AccountWeightsAreTheFairObjectivesWeights) {
+  QueuePolicy policy;
+  policy.account_weights = {{"physics", 2.5}};
+  EXPECT_EQ(policy.weight_of("physics"), 2.5);
+  EXPECT_EQ(policy.weight_of("chemistry"), 1.0);
+}
+
+TEST(QueuePolicyConfig, TheObjectiveCapsAndWeightsAreRead) {
+  const DaemonConfig config = parse_config(
+      R"({"objective": "fair", "account_weights": {"physics": 2}, "max_running_per_user": 2,
+          "max_nodes_per_user": 8, "max_running_per_account": 4, "max_nodes_per_account": 16,
+          "max_elastic_percent": 75})");
+  EXPECT_EQ(config.objective, Objective::fair);
+  EXPECT_EQ(config.queue.weight_of("physics"), 2.0);
+  EXPECT_EQ(config.queue.max_running_per_user, 2);
+  EXPECT_EQ(config.queue.max_nodes_per_user, 8);
+  EXPECT_EQ(config.queue.max_running_per_account, 4);
+  EXPECT_EQ(config.queue.max_nodes_per_account, 16);
+  EXPECT_EQ(config.queue.max_elastic_percent, 75);
+}
+
+// Bad values are refused, naming the key.
+TEST(QueuePolicyConfig, BadValuesAreRefusedNamingTheKey) {
+  const auto refused_key = [](const std::string& json) -> std::string {
+    try {
+      parse_config(json);
+    } catch (const InputError& error) {
+      return error.field();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refused_key(R"({"objective": "fastest"})"), "objective");
+  EXPECT_EQ(refused_key(R"({"objective": 1})"), "objective");
+  EXPECT_EQ(refused_key(R"({"account_weights": [1]})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"account_weights": {"physics": 0}})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"account_weights": {"physics": "2"}})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"max_running_per_user": -1})"), "max_running_per_user");
+  EXPECT_EQ(refused_key(R"({"max_nodes_per_account": 1.5})"), "max_nodes_per_account");
+  EXPECT_EQ(refused_key(R"({"max_elastic_percent": 0})"), "max_elastic_percent");
+  EXPECT_EQ(refused_key(R"({"max_elastic_percent": 101})"), "max_elastic_percent");
+}
+
+TEST(QueuePolicyConfig, TheCycleTakesTheObjectiveAndThePolicy) {
+  const DaemonConfig config =
+      parse_config(R"({"objective": "throughput", "max_nodes_per_user": 3})");
+  const CycleSettings settings = cycle_settings(config);
+  EXPECT_EQ(settings.planner.objective, Objective::throughput);
+  EXPECT_EQ(settings.planner.queue.max_nodes_per_user, 3);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
