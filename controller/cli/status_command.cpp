@@ -141,6 +141,12 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     }
   }
 
+  // Held jobs the queue policy does not admit yet (absent from older daemons).
+  for (const Json::Value& waiting : status["queue"]) {
+    out << "  held: job " << waiting["job_id"].asUInt()
+        << " waits: " << waiting["reason"].asString() << '\n';
+  }
+
   // The controller's resizing (absent from daemons that only watch).
   const Json::Value& actions = status["actions"];
   if (actions.isObject()) {

@@ -60,6 +60,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   CycleOutcome outcome;
   outcome.allocation = next.allocation;
   outcome.set_aside = next.set_aside;
+  outcome.waiting = next.waiting;
   if (!settings.resize) {
     for (const Action& action : next.actions) {
       outcome.notes.push_back(Note{NoteLevel::debug,

@@ -50,6 +50,8 @@ struct CycleOutcome {
   std::optional<AllocationResult> allocation;
   // Jobs whose own inputs the allocator refuses, with why (Plan::set_aside).
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
+  // Held jobs the queue policy does not admit yet, with why (Plan::waiting).
+  std::vector<std::pair<std::uint32_t, std::string>> waiting;
   bool changed = false;  // Slurm was changed: the caller polls soon
   Notes notes;           // what was done and why, for the journal
   // The resizes carried out, for the jobs' histories (job_history.hpp).

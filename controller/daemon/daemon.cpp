@@ -519,6 +519,7 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   set_aside_ = std::move(set_aside);
+  queue_waiting_ = std::move(outcome.cycle.waiting);
   for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);
   follow_history(static_cast<double>(outcome.decided_at.wall));
   if (const auto& allocation = outcome.cycle.allocation) {
@@ -771,6 +772,9 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(*resizer_, now().mono);
+      reply["status"]["queue"] =
+          queue_json(queue_waiting_, snapshot_,
+                     viewer.privileged ? std::nullopt : std::optional<std::uint32_t>(uid));
       apply_private_data(reply["status"], snapshot_, elastic_,
                          private_data_.value_or(PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.

@@ -188,6 +188,8 @@ class Daemon {
   std::optional<double> last_solve_ms_;   // the allocator's time in the last act()
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
+  // Held jobs the queue policy holds back, with why (CycleOutcome::waiting), for status.
+  std::vector<std::pair<std::uint32_t, std::string>> queue_waiting_;
   std::function<void(const PollReport&)> poll_observer_;
   std::vector<std::uint32_t> registered_;  // since the last PollReport
 
