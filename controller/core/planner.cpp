@@ -404,10 +404,18 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     const std::size_t kept = minus(job.nodes, reclaimed).size();
     free_nodes += kept - std::min(kept, static_cast<std::size_t>(std::max(1, job.min_nodes)));
   }
-  Admission admission = order_admissions(snapshot, running,
-                                         admission_candidates(snapshot, settings.elastic_partition),
-                                         free_nodes, partition_size, settings.queue);
-  result.waiting = std::move(admission.waiting);
+  std::vector<ElasticJob> candidates = admission_candidates(snapshot, settings.elastic_partition);
+  if (settings.operation != Operation::running) {
+    for (const ElasticJob& candidate : candidates) {
+      result.waiting.emplace_back(candidate.job_id, "gaptraind is " +
+                                                        std::string(to_string(settings.operation)) +
+                                                        " (an admin runs `gaptrain resume`)");
+    }
+    candidates.clear();
+  }
+  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
+                                         partition_size, settings.queue);
+  result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
   std::vector<ElasticJob> elastic = running;
   for (ElasticJob& candidate : admission.admissible) elastic.push_back(std::move(candidate));
   if (elastic.empty()) return result;
@@ -438,7 +446,19 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     result.actions.push_back(std::move(action));
   }
-  if (staying.empty() || !settings.allocate) return result;
+  if (settings.operation == Operation::draining) {
+    for (const ElasticJob& job : staying) {
+      std::set<std::string> satellites;
+      for (const auto& [node, satellite] : job.satellites)
+        if (contains(job.nodes, node)) satellites.insert(node);
+      if (satellites.empty()) continue;
+      result.actions.push_back(
+          release(job, satellites, "gaptraind drains (gaptrain drain)", settings.shrink_own_nodes));
+    }
+  }
+  if (staying.empty() || !settings.allocate || settings.operation != Operation::running) {
+    return result;
+  }
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
   const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partition);

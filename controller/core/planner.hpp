@@ -15,6 +15,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/operation.hpp"
 #include "core/queue_policy.hpp"
 #include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
@@ -44,6 +45,9 @@ struct PlannerSettings {
   bool allocate = true;
   // Which held jobs are admitted, in which order, and the caps on what elastic jobs hold.
   QueuePolicy queue;
+  // Paused or draining (operation.hpp): reclaims only, no admission, no grow; draining also
+  // gives back every satellite.
+  Operation operation = Operation::running;
 };
 
 enum class ActionKind {

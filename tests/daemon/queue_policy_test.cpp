@@ -247,5 +247,49 @@ TEST(QueuePolicyConfig, TheCycleTakesTheObjectiveAndThePolicy) {
   EXPECT_EQ(settings.planner.queue.max_nodes_per_user, 3);
 }
 
+// Paused: held jobs wait (saying why), running jobs do not grow, reclaims are still served.
+TEST(Operation, PausedAdmitsAndGrowsNothingButServesReclaims) {
+  Snapshot s = cluster(4, {"n1", "n2"});
+  const ElasticJob running = add_running(s, 5, {"n1", "n2"}, 4, "alice");
+  add_held(s, 7, 1, 1);
+  PlannerSettings settings;
+  ASSERT_FALSE(plan(s, find_holes(s), {running}, kNow, settings).actions.empty());
+  settings.operation = Operation::paused;
+  Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(p.actions.empty());
+  EXPECT_NE(reason_of(p, 7).find("gaptraind is paused"), std::string::npos) << reason_of(p, 7);
+
+  Job regular;  // a regular job that needs n2 now
+  regular.id = 42;
+  regular.state = JobState::pending;
+  regular.partition = "regular";
+  regular.reason = PendingReason::resources;
+  regular.min_nodes = 4;
+  s.jobs.push_back(regular);
+  p = plan(s, find_holes(s), {running}, kNow, settings);
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions.front().waiting_job, 42U);
+}
+
+// Draining: every satellite is given back, each job keeps its own nodes.
+TEST(Operation, DrainingGivesBackEverySatellite) {
+  Snapshot s = cluster(4, {"n1", "n2", "n3"});
+  ElasticJob running = add_running(s, 5, {"n1", "n2", "n3"}, 4, "alice");
+  running.satellites = {{"n2", 90}, {"n3", 91}};
+  PlannerSettings settings;
+  settings.operation = Operation::draining;
+  const Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions.front().kind, ActionKind::shrink);
+  EXPECT_EQ(p.actions.front().nodes, Nodes{"n1"});
+  EXPECT_EQ(p.actions.front().drain, (Nodes{"n2", "n3"}));
+}
+
+TEST(Operation, NamesRoundTrip) {
+  for (const Operation operation : {Operation::running, Operation::paused, Operation::draining})
+    EXPECT_EQ(parse_operation(to_string(operation)), operation);
+  EXPECT_EQ(parse_operation("stopped"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon
