@@ -42,7 +42,8 @@ struct CycleSettings {
 // them from here, so that both run the core with the same settings. `behaviour`: what slurmctld's
 // configuration changes (disable_job_shrink), once known.
 CycleSettings cycle_settings(const DaemonConfig& config,
-                             const std::optional<SlurmBehaviour>& behaviour = std::nullopt);
+                             const std::optional<SlurmBehaviour>& behaviour = std::nullopt,
+                             Operation operation = Operation::running);
 ResizerSettings resizer_settings(const DaemonConfig& config);
 
 struct CycleOutcome {

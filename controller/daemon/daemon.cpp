@@ -89,6 +89,7 @@ RequestKind kind_of(const protocol::Request& request) {
           return RequestKind::launcher_report;
         }
         if constexpr (std::is_same_v<T, protocol::JobRequest>) return RequestKind::job;
+        if constexpr (std::is_same_v<T, protocol::OperationRequest>) return RequestKind::operation;
       },
       request);
 }
@@ -490,7 +491,7 @@ void Daemon::act() {
   // what would change them (hold_while_acting) until the outcome replaces them.
   slurm_worker_->post(
       [this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_, holes = holes_,
-       settings = cycle_settings(config_, slurm_behaviour_)]() mutable -> Worker::Done {
+       settings = cycle_settings(config_, slurm_behaviour_, operation_)]() mutable -> Worker::Done {
         try {
           CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
           return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
@@ -502,6 +503,19 @@ void Daemon::act() {
           return [this, what = std::string(e.what())] { cycle_failed(what); };
         }
       });
+}
+
+std::string Daemon::on_operation(const std::string& request, uid_t uid) {
+  operation_ = request == "pause"   ? Operation::paused
+               : request == "drain" ? Operation::draining
+                                    : Operation::running;
+  log::info("operation changed by an admin",
+            {{"OPERATION", std::string(to_string(operation_))}, {"UID", uid}});
+  poll_soon();
+  Json::Value reply(Json::objectValue);
+  reply["ok"] = true;
+  reply["operation"] = std::string(to_string(operation_));
+  return compact(reply);
 }
 
 void Daemon::acted(ActOutcome outcome) {
@@ -772,6 +786,7 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(*resizer_, now().mono);
+      reply["status"]["operation"] = std::string(to_string(operation_));
       reply["status"]["queue"] =
           queue_json(queue_waiting_, snapshot_,
                      viewer.privileged ? std::nullopt : std::optional<std::uint32_t>(uid));
@@ -814,6 +829,9 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
     if (auto refused = authorize(kind, uid, slurm_user_.value_or(0), std::nullopt)) {
       note_rejection(uid);  // a forged node event
       return answer(reject(peer, uid, type, *refused));
+    }
+    if (const auto* operation = std::get_if<protocol::OperationRequest>(&request)) {
+      return answer(on_operation(operation->operation, uid));
     }
     if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {
       on_node_event(true, freed->job_id, freed->node, uid, false);

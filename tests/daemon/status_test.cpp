@@ -155,5 +155,16 @@ TEST(StatusTable, ShowsWhyHeldJobsWait) {
   EXPECT_EQ(queue_json(waiting, snapshot, 1001U).size(), 0U);
 }
 
+TEST(StatusTable, SaysWhenAnAdminPausedOrDrains) {
+  Json::Value status = status_json({}, {}, {}, {}, kNow - 1);
+  status["operation"] = "running";
+  EXPECT_EQ(cli::format_status(status, kNow).find("by an admin"), std::string::npos);
+  status["operation"] = "paused";
+  EXPECT_NE(cli::format_status(status, kNow).find("gaptraind is paused by an admin"),
+            std::string::npos);
+  status["operation"] = "draining";
+  EXPECT_NE(cli::format_status(status, kNow).find("satellites given back"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

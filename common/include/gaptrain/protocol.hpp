@@ -61,6 +61,13 @@ struct JobRequest {
   friend bool operator==(const JobRequest&, const JobRequest&) = default;
 };
 
+// From `gaptrain pause|resume|drain` (admins only): "pause", "resume" or "drain".
+struct OperationRequest {
+  std::string operation;
+
+  friend bool operator==(const OperationRequest&, const OperationRequest&) = default;
+};
+
 // From gaptrain-launch, the elastic job's main program, every poll: what it runs and what the
 // training has done. The daemon answers with a LaunchInstruction.
 struct LauncherReport {
@@ -77,8 +84,8 @@ struct LauncherReport {
   std::optional<int> world_size;
 };
 
-using Request =
-    std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport, JobRequest>;
+using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport,
+                             JobRequest, OperationRequest>;
 
 // The daemon's answer to a LauncherReport: the job's nodes as Slurm has them now (batch host
 // first), and those of them to drain (stop the step, then ack in `drained`) before a shrink.
