@@ -155,6 +155,7 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
   });
   server_->listen(config_.listen);
   log::info("listening", {{"LISTEN", to_string(config_.listen)}});
+  metrics_.set_operation(operation_);
   if (config_.metrics_listen) {
     try {
       metrics_.serve(config_.metrics_listen->host, config_.metrics_listen->port);
@@ -509,6 +510,7 @@ std::string Daemon::on_operation(const std::string& request, uid_t uid) {
   operation_ = request == "pause"   ? Operation::paused
                : request == "drain" ? Operation::draining
                                     : Operation::running;
+  metrics_.set_operation(operation_);
   log::info("operation changed by an admin",
             {{"OPERATION", std::string(to_string(operation_))}, {"UID", uid}});
   poll_soon();
