@@ -8,23 +8,12 @@
 #include "core/cycle.hpp"
 #include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
+#include "planner_world.hpp"
 
 namespace gaptrain::daemon {
 namespace {
 
-constexpr std::int64_t kNow = 1'700'000'000;
-using Nodes = std::vector<std::string>;
-
-Snapshot cluster(int count, const Nodes& busy) {
-  Snapshot s;
-  s.taken_at = kNow;
-  for (int i = 1; i <= count; ++i) {
-    const std::string name = "n" + std::to_string(i);
-    const bool allocated = std::find(busy.begin(), busy.end(), name) != busy.end();
-    s.nodes.push_back({name, allocated ? NodeState::allocated : NodeState::idle, kNow - 600});
-  }
-  return s;
-}
+using namespace planner_world;
 
 // A held job of the elastic partition (sbatch --hold -p elastic -N MIN-MAX).
 Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t max) {
@@ -43,30 +32,13 @@ Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t ma
   return s.jobs.back();
 }
 
-// A running elastic job of `user` on `nodes`, linear scaling up to `max`.
+// A running elastic job of `user` (account physics) on `nodes`, linear scaling up to `max`.
 ElasticJob add_running(Snapshot& s, std::uint32_t id, const Nodes& nodes, int max,
                        const std::string& user) {
-  Job job;
-  job.id = id;
-  job.state = JobState::running;
-  job.partition = "elastic";
-  job.nodes = nodes;
-  job.batch_host = nodes.front();
-  job.user = user;
-  job.account = "physics";
-  job.start_time = kNow - 60;
-  job.end_time = kNow + 240;
-  s.jobs.push_back(job);
-  ElasticJob e;
-  e.job_id = id;
+  ElasticJob e = elastic_job(s, id, nodes, 1, max);
   e.user = user;
-  e.nodes = nodes;
-  e.batch_host = nodes.front();
-  e.min_nodes = 1;
-  e.max_nodes = max;
-  e.curve = ScalingCurve({{1, 100.0}, {max, 100.0 * max}});
-  e.up_cost_s = 10.0;
-  e.down_cost_s = 10.0;
+  s.jobs.back().user = user;
+  s.jobs.back().account = "physics";
   return e;
 }
 
@@ -140,7 +112,7 @@ TEST(QueuePolicy, AJobWhoseDependencyIsUnmetIsNotAdmitted) {
   EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
 }
 
-TEST(QueuePolicy, APerUserCapOfRunningJobsHoldsTheNextJob) {
+TEST(QueuePolicy, PerUserAndPerAccountCapsOfRunningJobsHoldTheNextJob) {
   Snapshot s = cluster(4, {"n1"});
   const ElasticJob running = add_running(s, 5, {"n1"}, 2, "alice");
   add_held(s, 7, 1, 1);
@@ -152,15 +124,8 @@ TEST(QueuePolicy, APerUserCapOfRunningJobsHoldsTheNextJob) {
   s.jobs.back().user = "bob";  // another user's job is not held by alice's cap
   p = plan(s, find_holes(s), {running}, kNow, settings);
   EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
-}
-
-TEST(QueuePolicy, APerAccountCapOfRunningJobsHoldsTheNextJob) {
-  Snapshot s = cluster(4, {"n1"});
-  const ElasticJob running = add_running(s, 5, {"n1"}, 2, "bob");
-  add_held(s, 7, 1, 1);
-  PlannerSettings settings;
-  settings.queue.max_running_per_account = 1;
-  const Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  settings.queue.max_running_per_account = 1;  // but by their account's (both in physics)
+  p = plan(s, find_holes(s), {running}, kNow, settings);
   EXPECT_TRUE(admitted(p).empty());
   EXPECT_NE(reason_of(p, 7).find("max_running_per_account"), std::string::npos);
 }
