@@ -1,7 +1,10 @@
 #include "core/queue_policy.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
+#include <string_view>
+#include <system_error>
 #include <tuple>
 
 namespace gaptrain::daemon {
@@ -25,8 +28,45 @@ double QueuePolicy::weight_of(const std::string& account) const {
   return 1.0;
 }
 
-bool dependency_unmet(const Job& job) {
-  return !job.dependency.empty();
+namespace {
+
+// One entry of Slurm's dependency list, "afterok:12(unfulfilled)" or "afterany:12+5(failed)".
+bool entry_met(std::string_view entry, const JobIndex& jobs) {
+  if (entry.ends_with("(fulfilled)")) return true;
+  if (!entry.ends_with("(unfulfilled)")) return false;  // failed, or a form not known
+  const std::size_t colon = entry.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view kind = entry.substr(0, colon);
+  std::uint32_t id = 0;
+  const std::string_view rest = entry.substr(colon + 1);
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), id);
+  if (ec != std::errc()) return false;
+  const Job* other = jobs.find(id);
+  if (other == nullptr) return true;
+  const bool ended = other->state == JobState::finished;
+  if (kind == "after") return other->state != JobState::pending;
+  if (kind == "afterany") return ended;
+  if (kind == "afterok") return ended && other->completed_ok;
+  if (kind == "afternotok") return ended && !other->completed_ok;
+  return false;
+}
+
+}  // namespace
+
+bool dependency_unmet(const Job& job, const JobIndex& jobs) {
+  if (job.dependency.empty()) return false;
+  const bool any = job.dependency.find('?') != std::string::npos;
+  std::string_view rest = job.dependency;
+  bool all_met = true;
+  bool one_met = false;
+  while (!rest.empty()) {
+    const std::size_t cut = rest.find_first_of(",?");
+    const bool met = entry_met(rest.substr(0, cut), jobs);
+    all_met = all_met && met;
+    one_met = one_met || met;
+    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+  }
+  return any ? !one_met : !all_met;
 }
 
 NodeCaps::NodeCaps(const Snapshot& snapshot, const std::vector<ElasticJob>& holding,
@@ -104,7 +144,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
       result.waiting.emplace_back(candidate.job_id, std::move(why));
     };
     const auto min_nodes = static_cast<std::size_t>(std::max(1, candidate.min_nodes));
-    if (job != nullptr && dependency_unmet(*job)) {
+    if (job != nullptr && dependency_unmet(*job, jobs)) {
       wait("dependency not met (" + job->dependency + ")");
     } else if (job != nullptr && capped(policy.max_running_per_user, user_jobs[user_of(*job)])) {
       wait("user " + user_of(*job) + " runs max_running_per_user elastic jobs");

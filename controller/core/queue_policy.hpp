@@ -75,8 +75,12 @@ class NodeCaps {
   std::map<std::string, std::size_t> account_nodes_;
 };
 
-// True when a job's dependency (sbatch --dependency) is not met yet: Slurm lists a dependency
-// until it is fulfilled, and one that can never be as "(failed)".
-bool dependency_unmet(const Job& job);
+// True when a job's dependency (sbatch --dependency) is not met yet. Slurm does not evaluate
+// the dependencies of a held job (it lists "afterok:12(unfulfilled)" after job 12 completed),
+// so each entry it lists unfulfilled is judged here from the jobs in `jobs`: after (the job
+// started), afterany (ended), afterok (completed), afternotok (ended otherwise); a job Slurm no
+// longer lists counts as met, as Slurm counts it. Entries joined by "," must all be met, by "?"
+// one; "(failed)" and the kinds not judged here (singleton, aftercorr, ...) are unmet.
+bool dependency_unmet(const Job& job, const JobIndex& jobs);
 
 }  // namespace gaptrain::daemon

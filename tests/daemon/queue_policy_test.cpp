@@ -104,12 +104,51 @@ TEST(QueuePolicy, AJobBehindOneThatDoesNotFitWaits) {
 TEST(QueuePolicy, AJobWhoseDependencyIsUnmetIsNotAdmitted) {
   Snapshot s = cluster(4, {});
   add_held(s, 7, 1, 4).dependency = "afterok:5(unfulfilled)";
+  Job first;  // the job it depends on, still running
+  first.id = 5;
+  first.state = JobState::running;
+  s.jobs.push_back(first);
   Plan p = plan(s, find_holes(s), {}, kNow, {});
   EXPECT_TRUE(admitted(p).empty());
   EXPECT_NE(reason_of(p, 7).find("dependency not met (afterok:5(unfulfilled))"), std::string::npos);
-  s.jobs.back().dependency.clear();  // Slurm lists no dependency once it is fulfilled
-  p = plan(s, find_holes(s), {}, kNow, {});
-  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
+  // Slurm does not evaluate a held job's dependency: it still lists it unfulfilled once job 5
+  // completed. gaptraind judges it from job 5's state.
+  s.jobs.back().state = JobState::finished;  // failed: afterok stays unmet
+  EXPECT_TRUE(admitted(plan(s, find_holes(s), {}, kNow, {})).empty());
+  s.jobs.back().completed_ok = true;
+  EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{7});
+}
+
+TEST(QueuePolicy, DependencyKindsAndJoins) {
+  Snapshot s;
+  const auto job_in = [&](std::uint32_t id, JobState state, bool ok) {
+    Job job;
+    job.id = id;
+    job.state = state;
+    job.completed_ok = ok;
+    s.jobs.push_back(job);
+  };
+  job_in(1, JobState::running, false);
+  job_in(2, JobState::finished, true);
+  job_in(3, JobState::finished, false);
+  const JobIndex jobs(s);
+  const auto unmet = [&](const std::string& dependency) {
+    Job job;
+    job.dependency = dependency;
+    return dependency_unmet(job, jobs);
+  };
+  EXPECT_FALSE(unmet(""));
+  EXPECT_FALSE(unmet("after:1(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterany:1(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterany:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:2(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afternotok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:99(unfulfilled)"));  // gone from Slurm: met, as Slurm counts it
+  EXPECT_TRUE(unmet("afterok:2(failed)"));
+  EXPECT_TRUE(unmet("singleton(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterok:2(unfulfilled),afterok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:2(unfulfilled)?afterok:3(unfulfilled)"));
 }
 
 TEST(QueuePolicy, PerUserAndPerAccountCapsOfRunningJobsHoldTheNextJob) {
