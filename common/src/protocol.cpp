@@ -32,6 +32,7 @@ constexpr std::array<std::string_view, 13> kRegisterKeys = {
 constexpr std::array<std::string_view, 3> kBatchRangeKeys = {"tuned", "max", "max_per_node"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
+constexpr std::array<std::string_view, 3> kOperationKeys = {"v", "type", "operation"};
 constexpr std::array<std::string_view, 10> kLauncherKeys = {
     "v",          "type",     "job_id",  "running", "drained", "samples_done", "progress_time",
     "world_size", "grad_sqr", "grad_var"};
@@ -347,6 +348,13 @@ Json::Value to_json(const JobRequest& m) {
   return v;
 }
 
+Json::Value to_json(const OperationRequest& m) {
+  Json::Value v(Json::objectValue);
+  v["type"] = "operation";
+  v["operation"] = m.operation;
+  return v;
+}
+
 Json::Value string_array(const std::vector<std::string>& strings) {
   Json::Value array(Json::arrayValue);
   for (const std::string& s : strings) array.append(s);
@@ -597,9 +605,20 @@ Request decode(std::string_view json) {
     reject_unknown_json_keys(document, kJobKeys);
     return JobRequest{job_id_value(document)};
   }
-  throw InputError("type",
-                   "unknown message type " + describe_json(type) +
-                       " (allowed: node_freed, node_taken, register, status, launcher, job)");
+  if (name == "operation") {
+    reject_unknown_json_keys(document, kOperationKeys);
+    const Json::Value& operation = document["operation"];
+    if (!operation.isString() ||
+        (operation.asString() != "pause" && operation.asString() != "resume" &&
+         operation.asString() != "drain")) {
+      throw InputError("operation", "must be \"pause\", \"resume\" or \"drain\", got " +
+                                        describe_json(operation));
+    }
+    return OperationRequest{operation.asString()};
+  }
+  throw InputError("type", "unknown message type " + describe_json(type) +
+                               " (allowed: node_freed, node_taken, register, status, launcher, "
+                               "job, operation)");
 }
 
 std::string_view type_name(const Request& request) {
@@ -612,6 +631,7 @@ std::string_view type_name(const Request& request) {
         if constexpr (std::is_same_v<T, StatusRequest>) return "status";
         if constexpr (std::is_same_v<T, LauncherReport>) return "launcher";
         if constexpr (std::is_same_v<T, JobRequest>) return "job";
+        if constexpr (std::is_same_v<T, OperationRequest>) return "operation";
       },
       request);
 }

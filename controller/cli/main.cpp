@@ -10,6 +10,7 @@
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/version.hpp"
 #include "job_command.hpp"
+#include "operation_command.hpp"
 #include "simulate_command.hpp"
 #include "solve_command.hpp"
 #include "status_command.hpp"
@@ -28,9 +29,14 @@ int main(int argc, char** argv) {
     app.footer(
         "Run 'gaptrain COMMAND --help' for a command's input and output.\n"
         "Exit status: 0 success, 1 failure (e.g. the solver failed), 2 bad input or usage.");
-    const std::array commands{add_solve_command(app), add_simulate_command(app),
-                              add_status_command(app), add_submit_command(app),
-                              add_job_command(app)};
+    const std::array commands{add_solve_command(app),
+                              add_simulate_command(app),
+                              add_status_command(app),
+                              add_submit_command(app),
+                              add_job_command(app),
+                              add_operation_command(app, "pause"),
+                              add_operation_command(app, "resume"),
+                              add_operation_command(app, "drain")};
 
     try {
       app.parse(argc, argv);

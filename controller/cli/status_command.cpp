@@ -141,6 +141,20 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     }
   }
 
+  // An admin's pause or drain (absent from older daemons).
+  const std::string operation = status["operation"].asString();
+  if (operation == "paused" || operation == "draining") {
+    out << "gaptraind is " << operation << " by an admin: no admissions, no grows"
+        << (operation == "draining" ? ", satellites given back" : "")
+        << "; reclaims served (`gaptrain resume` ends it)\n";
+  }
+
+  // Held jobs the queue policy does not admit yet (absent from older daemons).
+  for (const Json::Value& waiting : status["queue"]) {
+    out << "  held: job " << waiting["job_id"].asUInt()
+        << " waits: " << waiting["reason"].asString() << '\n';
+  }
+
   // The controller's resizing (absent from daemons that only watch).
   const Json::Value& actions = status["actions"];
   if (actions.isObject()) {

@@ -80,7 +80,11 @@ struct Job {
   std::uint32_t priority = 0;  // Slurm's, higher first
   // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on).
   std::int64_t eligible_time = 0;
-  bool requeued = false;                        // Slurm requeued it at least once
+  bool requeued = false;         // Slurm requeued it at least once
+  bool completed_ok = false;     // finished as COMPLETED (exit 0): what afterok waits for
+  std::int64_t submit_time = 0;  // when it was submitted: FCFS among equals
+  // Its dependency as Slurm lists it while unmet ("afterok:12(unfulfilled)"); empty: none left.
+  std::string dependency;
   PendingReason reason = PendingReason::other;  // pending jobs only
   // Only admins write it: where gaptraind keeps what it must not lose (job_mark.hpp).
   std::string admin_comment;

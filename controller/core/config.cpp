@@ -10,6 +10,8 @@
 #include <memory>
 #include <sstream>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
@@ -81,6 +83,35 @@ bool is_numeric_host(const std::string& host) {
   in_addr v4{};
   in6_addr v6{};
   return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
+Objective parse_objective(const std::string& name) {
+  if (name == "throughput") return Objective::throughput;
+  if (name == "speedup") return Objective::speedup;
+  if (name == "fair") return Objective::fair;
+  throw InputError("objective", "\"" + name +
+                                    "\" is not an objective: use \"throughput\", \"speedup\" "
+                                    "or \"fair\"");
+}
+
+// {"ACCOUNT": WEIGHT, ...}: a positive, finite weight for each account named.
+std::vector<std::pair<std::string, double>> parse_account_weights(const Json::Value& value) {
+  constexpr const char* kHint =
+      "give {\"ACCOUNT\": WEIGHT, ...} with weights above 0, e.g. "
+      "{\"physics\": 2.0}, or remove the key (every account weighs 1)";
+  if (!value.isObject())
+    throw InputError("account_weights", std::string("must be an object: ") + kHint);
+  std::vector<std::pair<std::string, double>> weights;
+  for (const std::string& account : value.getMemberNames()) {
+    const Json::Value& weight = value[account];
+    if (account.empty() || !weight.isNumeric() || !std::isfinite(weight.asDouble()) ||
+        weight.asDouble() <= 0.0 || weight.asDouble() > 1e6) {
+      throw InputError("account_weights",
+                       "account \"" + account + "\" has no weight in (0, 1000000]: " + kHint);
+    }
+    weights.emplace_back(account, weight.asDouble());
+  }
+  return weights;
 }
 
 }  // namespace
@@ -194,6 +225,21 @@ DaemonConfig parse_config(std::string_view json_text) {
         std::pair{&kJobHistory, &config.job_history},
         std::pair{&kJobHistoryPoints, &config.job_history_points}}) {
     if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
+  }
+  for (const auto& [setting, field] :
+       {std::pair{&kMaxRunningPerUser, &config.queue.max_running_per_user},
+        std::pair{&kMaxNodesPerUser, &config.queue.max_nodes_per_user},
+        std::pair{&kMaxRunningPerAccount, &config.queue.max_running_per_account},
+        std::pair{&kMaxNodesPerAccount, &config.queue.max_nodes_per_account},
+        std::pair{&kMaxElasticPercent, &config.queue.max_elastic_percent}}) {
+    if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
+  }
+  if (root.isMember("objective")) {
+    config.objective = parse_objective(
+        require_string(root, "objective", "one of \"throughput\", \"speedup\", \"fair\""));
+  }
+  if (root.isMember("account_weights")) {
+    config.queue.account_weights = parse_account_weights(root["account_weights"]);
   }
   if (config.max_connections_per_peer > config.max_connections) {
     throw InputError("max_connections_per_peer",

@@ -10,7 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "core/queue_policy.hpp"
 #include "core/settings.hpp"
+#include "gaptrain/allocation.hpp"
 
 namespace gaptrain::daemon {
 
@@ -50,6 +52,10 @@ struct DaemonConfig {
   // Idle nodes elastic work never starts on: regular jobs submitted meanwhile start there at
   // once instead of waiting for a reclaim (PlannerSettings::idle_reserve_nodes).
   int idle_reserve_nodes = static_cast<int>(kIdleReserveNodes.default_value);
+  // The allocator's objective and the elastic queue policy (queue_policy.hpp: admission order,
+  // caps, account weights).
+  Objective objective = Objective::speedup;
+  QueuePolicy queue;
   // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
   // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.
   std::string state_file{kDefaultStateFile};

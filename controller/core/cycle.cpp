@@ -7,11 +7,14 @@
 namespace gaptrain::daemon {
 
 CycleSettings cycle_settings(const DaemonConfig& config,
-                             const std::optional<SlurmBehaviour>& behaviour) {
+                             const std::optional<SlurmBehaviour>& behaviour, Operation operation) {
   CycleSettings settings;
   settings.planner.horizon_s = config.horizon_s;
   settings.planner.elastic_partition = config.elastic_partition;
   settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
+  settings.planner.objective = config.objective;
+  settings.planner.queue = config.queue;
+  settings.planner.operation = operation;
   if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;
   settings.resize = config.resize;
   return settings;
@@ -58,6 +61,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   CycleOutcome outcome;
   outcome.allocation = next.allocation;
   outcome.set_aside = next.set_aside;
+  outcome.waiting = next.waiting;
   if (!settings.resize) {
     for (const Action& action : next.actions) {
       outcome.notes.push_back(Note{NoteLevel::debug,

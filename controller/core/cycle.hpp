@@ -42,7 +42,8 @@ struct CycleSettings {
 // them from here, so that both run the core with the same settings. `behaviour`: what slurmctld's
 // configuration changes (disable_job_shrink), once known.
 CycleSettings cycle_settings(const DaemonConfig& config,
-                             const std::optional<SlurmBehaviour>& behaviour = std::nullopt);
+                             const std::optional<SlurmBehaviour>& behaviour = std::nullopt,
+                             Operation operation = Operation::running);
 ResizerSettings resizer_settings(const DaemonConfig& config);
 
 struct CycleOutcome {
@@ -50,6 +51,8 @@ struct CycleOutcome {
   std::optional<AllocationResult> allocation;
   // Jobs whose own inputs the allocator refuses, with why (Plan::set_aside).
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
+  // Held jobs the queue policy does not admit yet, with why (Plan::waiting).
+  std::vector<std::pair<std::uint32_t, std::string>> waiting;
   bool changed = false;  // Slurm was changed: the caller polls soon
   Notes notes;           // what was done and why, for the journal
   // The resizes carried out, for the jobs' histories (job_history.hpp).

@@ -390,18 +390,40 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
           const Reclaim& reclaim) {
   Plan result;
-  // The managed jobs and, with no nodes yet, the held ones waiting for admission.
-  std::vector<ElasticJob> elastic = running;
-  for (ElasticJob& candidate : admission_candidates(snapshot, settings.elastic_partition)) {
-    elastic.push_back(std::move(candidate));
-  }
-  if (elastic.empty()) return result;
-
-  // 1. Reclaims: give regular jobs what they wait for, at once.
   std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
   for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
   const std::set<std::string> reserved =
       reserved_holes(holes, reclaimed, settings.idle_reserve_nodes);
+  const std::optional<std::set<std::string>> partition =
+      partition_nodes(snapshot, settings.elastic_partition);
+  const std::size_t partition_size = partition ? partition->size() : snapshot.nodes.size();
+
+  // The managed jobs and, with no nodes yet, the held ones the queue policy lets in, in its
+  // order: they fit in the holes and what running jobs hold beyond their minimums.
+  std::size_t free_nodes = 0;
+  for (const Hole& hole : holes)
+    if (!reclaimed.contains(hole.node) && !reserved.contains(hole.node)) ++free_nodes;
+  for (const ElasticJob& job : running) {
+    const std::size_t kept = minus(job.nodes, reclaimed).size();
+    free_nodes += kept - std::min(kept, static_cast<std::size_t>(std::max(1, job.min_nodes)));
+  }
+  std::vector<ElasticJob> candidates = admission_candidates(snapshot, settings.elastic_partition);
+  if (settings.operation != Operation::running) {
+    for (const ElasticJob& candidate : candidates) {
+      result.waiting.emplace_back(candidate.job_id, "gaptraind is " +
+                                                        std::string(to_string(settings.operation)) +
+                                                        " (an admin runs `gaptrain resume`)");
+    }
+    candidates.clear();
+  }
+  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
+                                         partition_size, settings.queue);
+  result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
+  std::vector<ElasticJob> elastic = running;
+  for (ElasticJob& candidate : admission.admissible) elastic.push_back(std::move(candidate));
+  if (elastic.empty()) return result;
+
+  // 1. Reclaims: give regular jobs what they wait for, at once.
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep
   for (const ElasticJob& job : elastic) {
     std::set<std::string> gone;
@@ -427,7 +449,19 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     result.actions.push_back(std::move(action));
   }
-  if (staying.empty() || !settings.allocate) return result;
+  if (settings.operation == Operation::draining) {
+    for (const ElasticJob& job : staying) {
+      std::set<std::string> satellites;
+      for (const auto& [node, satellite] : job.satellites)
+        if (contains(job.nodes, node)) satellites.insert(node);
+      if (satellites.empty()) continue;
+      result.actions.push_back(
+          release(job, satellites, "gaptraind drains (gaptrain drain)", settings.shrink_own_nodes));
+    }
+  }
+  if (staying.empty() || !settings.allocate || settings.operation != Operation::running) {
+    return result;
+  }
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
   const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partition);
@@ -452,6 +486,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   // One job's bad input (a learned curve, a restored cost) must not stop the planning of all:
   // it is set aside, keeping its nodes out of the problem, and everyone else is planned.
   std::vector<ElasticJob> planned;
+  const JobIndex jobs(snapshot);
   for (ElasticJob& job : staying) {
     std::optional<gaptrain::ElasticJob> e;
     try {
@@ -459,6 +494,9 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     } catch (const InputError& error) {
       result.set_aside.emplace_back(job.job_id, error.what());
       continue;
+    }
+    if (const Job* slurm_job = jobs.find(job.job_id); slurm_job != nullptr) {
+      e->weight = settings.queue.weight_of(slurm_job->account);
     }
     for (const std::string& name : job.nodes) {
       gaptrain::NodeState node;
@@ -538,7 +576,17 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           release(job, {removed.begin(), removed.end()}, "allocator", settings.shrink_own_nodes));
     }
   }
-  result.actions.insert(result.actions.end(), grows.begin(), grows.end());
+  // The node caps, over what the jobs keep, in the jobs' order (running, then admissions in
+  // the queue's order): a grow gets what its user's, account's and the partition's headroom
+  // leave; an admission that would fall below its minimum waits.
+  NodeCaps caps(snapshot, staying, partition_size, settings.queue);
+  for (Action& grow : grows) {
+    const std::size_t allowed = caps.allowed(grow.job_id, grow.nodes.size());
+    if (allowed == 0 || (grow.kind == ActionKind::admit && allowed < grow.nodes.size())) continue;
+    grow.nodes.resize(allowed);
+    caps.grant(grow.job_id, grow.nodes.size());
+    result.actions.push_back(std::move(grow));
+  }
   return result;
 }
 

@@ -15,6 +15,8 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/operation.hpp"
+#include "core/queue_policy.hpp"
 #include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
 
@@ -41,6 +43,11 @@ struct PlannerSettings {
   bool equal_share = false;
   // False: reclaims only, no allocation this time (cycle.hpp: equal share waits for drains).
   bool allocate = true;
+  // Which held jobs are admitted, in which order, and the caps on what elastic jobs hold.
+  QueuePolicy queue;
+  // Paused or draining (operation.hpp): reclaims only, no admission, no grow; draining also
+  // gives back every satellite.
+  Operation operation = Operation::running;
 };
 
 enum class ActionKind {
@@ -76,6 +83,8 @@ struct Plan {
   // Jobs whose own inputs the allocator refuses (a curve, a cost: validate_job), with why. They
   // keep what they hold and are left out of the allocation; the other jobs are still planned.
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
+  // Held jobs the queue policy does not admit yet, with why (queue_policy.hpp).
+  std::vector<std::pair<std::uint32_t, std::string>> waiting;
 };
 
 // What the regular workload waits for (docs/design.md, "Holes and reclaims").

@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 19>& daemon_settings() {
+const std::array<Setting, 26>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 19> kSettings{{
+  static constexpr std::array<Setting, 26> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -32,6 +32,17 @@ const std::array<Setting, 19>& daemon_settings() {
       number(kMaxNoticeS, seconds, "600.0",
              "the most notice a job gets before it loses a node (0: none)"),
       number(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),
+      {"objective", text, "\"speedup\"", 0, 0,
+       "the allocator's objective: \"throughput\", \"speedup\" or \"fair\""},
+      {"account_weights", weights, "{}", 0, 0,
+       "each account's weight under the fair objective, e.g. {\"physics\": 2}; others 1"},
+      number(kMaxRunningPerUser, count, "0", "elastic jobs one user runs at once (0: no cap)"),
+      number(kMaxNodesPerUser, count, "0", "nodes one user's elastic jobs hold (0: no cap)"),
+      number(kMaxRunningPerAccount, count, "0",
+             "elastic jobs one account runs at once (0: no cap)"),
+      number(kMaxNodesPerAccount, count, "0", "nodes one account's elastic jobs hold (0: no cap)"),
+      number(kMaxElasticPercent, count, "100",
+             "percent of the elastic partition's nodes elastic jobs hold at most"),
       {"state_file", text, "\"/var/lib/gaptrain/state.json\"", 0, 0,
        "absolute path of the state kept across restarts; \"\" for none"},
       {"metrics_listen", address, "\"\"", 0, 0, "HOST:PORT Prometheus scrapes; \"\" for none"},

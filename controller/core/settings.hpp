@@ -11,7 +11,7 @@
 
 namespace gaptrain::daemon {
 
-enum class SettingType { seconds, count, text, flag, address };
+enum class SettingType { seconds, count, text, flag, address, weights };
 
 struct Setting {
   std::string_view key;
@@ -57,11 +57,18 @@ inline constexpr NumberSetting kMaxConnectionsPerPeer{"max_connections_per_peer"
 inline constexpr NumberSetting kJobHistory{"job_history", 200, 0, 10000};
 inline constexpr NumberSetting kJobHistoryPoints{"job_history_points", 4000, 100, 100000};
 
+// The elastic queue policy's caps (queue_policy.hpp); 0 is no cap.
+inline constexpr NumberSetting kMaxRunningPerUser{"max_running_per_user", 0, 0, 100000};
+inline constexpr NumberSetting kMaxNodesPerUser{"max_nodes_per_user", 0, 0, 100000};
+inline constexpr NumberSetting kMaxRunningPerAccount{"max_running_per_account", 0, 0, 100000};
+inline constexpr NumberSetting kMaxNodesPerAccount{"max_nodes_per_account", 0, 0, 100000};
+inline constexpr NumberSetting kMaxElasticPercent{"max_elastic_percent", 100, 1, 100};
+
 inline constexpr std::string_view kDefaultElasticPartition = "elastic";
 inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
 
 // Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
-const std::array<Setting, 19>& daemon_settings();
+const std::array<Setting, 26>& daemon_settings();
 
 // The record of `key`, or nullptr for a key gaptraind does not know.
 const Setting* find_setting(std::string_view key);

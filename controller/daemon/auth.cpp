@@ -14,6 +14,10 @@ std::optional<std::string> authorize(RequestKind kind, uid_t sender, uid_t slurm
       if (sender == kRoot || sender == slurm_user) return std::nullopt;
       return "node events are accepted only from root or SlurmUser (uid " +
              std::to_string(slurm_user) + "), not uid " + std::to_string(sender);
+    case RequestKind::operation:
+      if (sender == kRoot || sender == slurm_user) return std::nullopt;
+      return "pause, resume and drain are for root or SlurmUser (uid " +
+             std::to_string(slurm_user) + ") only, not uid " + std::to_string(sender);
     case RequestKind::job_registration:
     case RequestKind::launcher_report: {
       if (sender == kRoot) return std::nullopt;

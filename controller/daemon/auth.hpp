@@ -18,7 +18,15 @@
 
 namespace gaptrain::daemon {
 
-enum class RequestKind { node_freed, node_taken, job_registration, status, launcher_report, job };
+enum class RequestKind {
+  node_freed,
+  node_taken,
+  job_registration,
+  status,
+  launcher_report,
+  job,
+  operation,  // pause, resume, drain: admins only
+};
 
 // Empty when `sender` may send a `kind` request; otherwise the reason it may not. `job_owner`
 // is the uid of the job a registration or launcher report is about, empty when it is unknown.

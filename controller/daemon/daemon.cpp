@@ -90,6 +90,7 @@ RequestKind kind_of(const protocol::Request& request) {
           return RequestKind::launcher_report;
         }
         if constexpr (std::is_same_v<T, protocol::JobRequest>) return RequestKind::job;
+        if constexpr (std::is_same_v<T, protocol::OperationRequest>) return RequestKind::operation;
       },
       request);
 }
@@ -155,6 +156,7 @@ Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm
   });
   server_->listen(config_.listen);
   log::info("listening", {{"LISTEN", to_string(config_.listen)}});
+  metrics_.set_operation(operation_);
   if (config_.metrics_listen) {
     try {
       metrics_.serve(config_.metrics_listen->host, config_.metrics_listen->port);
@@ -495,7 +497,7 @@ void Daemon::act() {
   // what would change them (hold_while_acting) until the outcome replaces them.
   slurm_worker_->post(
       [this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_, holes = holes_,
-       settings = cycle_settings(config_, slurm_behaviour_)]() mutable -> Worker::Done {
+       settings = cycle_settings(config_, slurm_behaviour_, operation_)]() mutable -> Worker::Done {
         try {
           CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
           return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
@@ -507,6 +509,20 @@ void Daemon::act() {
           return [this, what = std::string(e.what())] { cycle_failed(what); };
         }
       });
+}
+
+std::string Daemon::on_operation(const std::string& request, uid_t uid) {
+  operation_ = request == "pause"   ? Operation::paused
+               : request == "drain" ? Operation::draining
+                                    : Operation::running;
+  metrics_.set_operation(operation_);
+  log::info("operation changed by an admin",
+            {{"OPERATION", std::string(to_string(operation_))}, {"UID", uid}});
+  poll_soon();
+  Json::Value reply(Json::objectValue);
+  reply["ok"] = true;
+  reply["operation"] = std::string(to_string(operation_));
+  return compact(reply);
 }
 
 void Daemon::acted(ActOutcome outcome) {
@@ -524,6 +540,7 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   set_aside_ = std::move(set_aside);
+  queue_waiting_ = std::move(outcome.cycle.waiting);
   for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);
   follow_history(static_cast<double>(outcome.decided_at.wall));
   if (const auto& allocation = outcome.cycle.allocation) {
@@ -776,6 +793,10 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       reply["ok"] = true;
       reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
       reply["status"]["actions"] = actions_json(*resizer_, now().mono);
+      reply["status"]["operation"] = std::string(to_string(operation_));
+      reply["status"]["queue"] =
+          queue_json(queue_waiting_, snapshot_,
+                     viewer.privileged ? std::nullopt : std::optional<std::uint32_t>(uid));
       apply_private_data(reply["status"], snapshot_, elastic_,
                          private_data_.value_or(PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.
@@ -815,6 +836,9 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
     if (auto refused = authorize(kind, uid, slurm_user_.value_or(0), std::nullopt)) {
       note_rejection(uid);  // a forged node event
       return answer(reject(peer, uid, type, *refused));
+    }
+    if (const auto* operation = std::get_if<protocol::OperationRequest>(&request)) {
+      return answer(on_operation(operation->operation, uid));
     }
     if (const auto* freed = std::get_if<protocol::NodeFreed>(&request)) {
       on_node_event(true, freed->job_id, freed->node, uid, false);

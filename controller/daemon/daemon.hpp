@@ -188,6 +188,12 @@ class Daemon {
   std::optional<double> last_solve_ms_;   // the allocator's time in the last act()
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
+  // Held jobs the queue policy holds back, with why (CycleOutcome::waiting), for status.
+  std::vector<std::pair<std::uint32_t, std::string>> queue_waiting_;
+  // What an admin lets gaptraind do (gaptrain pause, resume, drain).
+  Operation operation_ = Operation::running;
+  // `gaptrain pause|resume|drain` ("pause", "resume", "drain"), authorized already: the reply.
+  std::string on_operation(const std::string& request, uid_t uid);
   std::function<void(const PollReport&)> poll_observer_;
   std::vector<std::uint32_t> registered_;  // since the last PollReport
 

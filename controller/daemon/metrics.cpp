@@ -48,6 +48,10 @@ Metrics::Metrics()
                 .Name("gaptrain_jobs")
                 .Help("Slurm jobs by kind (regular or elastic partition) and state")
                 .Register(*registry_)),
+      operation_(BuildGauge()
+                     .Name("gaptrain_operation")
+                     .Help("1 for what an admin lets gaptraind do: running, paused or draining")
+                     .Register(*registry_)),
       actions_(BuildCounter()
                    .Name("gaptrain_actions_total")
                    .Help("Slurm actions gaptraind made, by action and result")
@@ -116,6 +120,12 @@ void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   add_increase(requests_accepted_, events.accepted, events_seen_.accepted);
   add_increase(requests_rejected_, events.rejected, events_seen_.rejected);
+}
+
+void Metrics::set_operation(Operation operation) {
+  for (const Operation each : {Operation::running, Operation::paused, Operation::draining}) {
+    operation_.Add({{"state", std::string(to_string(each))}}).Set(each == operation ? 1.0 : 0.0);
+  }
 }
 
 void Metrics::observe_solve(double seconds) {

@@ -27,6 +27,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/operation.hpp"
 #include "core/resizer.hpp"
 #include "status.hpp"
 
@@ -52,6 +53,9 @@ class Metrics {
   void update(const Snapshot& snapshot, const std::vector<Hole>& holes, const ElasticJobs& elastic,
               const std::string& elastic_partition, const ActionCounts& actions,
               const EventCounts& events);
+  // What an admin lets gaptraind do (operation.hpp): gaptrain_operation{state} is 1 for it,
+  // 0 for the others.
+  void set_operation(Operation operation);
   void observe_solve(double seconds);
   void observe_reclaim(double seconds);
 
@@ -66,6 +70,7 @@ class Metrics {
   prometheus::Gauge& elastic_nodes_;
   prometheus::Gauge& managed_jobs_;
   prometheus::Family<prometheus::Gauge>& jobs_;
+  prometheus::Family<prometheus::Gauge>& operation_;
   prometheus::Family<prometheus::Counter>& actions_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Counter& requests_accepted_;

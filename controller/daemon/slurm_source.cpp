@@ -172,6 +172,9 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.priority = j.priority;
       job.eligible_time = epoch(j.eligible_time);
       job.requeued = j.restart_cnt > 0;
+      job.submit_time = epoch(j.submit_time);
+      job.completed_ok = (j.job_state & JOB_STATE_BASE) == JOB_COMPLETE;
+      job.dependency = text(j.dependency);
       if (job.state == JobState::pending) job.reason = pending_reason(j.state_reason);
       fresh.jobs.push_back(std::move(job));
     }

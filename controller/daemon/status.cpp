@@ -109,4 +109,19 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
   return status;
 }
 
+Json::Value queue_json(const std::vector<std::pair<std::uint32_t, std::string>>& waiting,
+                       const Snapshot& snapshot, std::optional<std::uint32_t> only_uid) {
+  Json::Value queue(Json::arrayValue);
+  const JobIndex jobs(snapshot);
+  for (const auto& [job_id, reason] : waiting) {
+    const Job* job = jobs.find(job_id);
+    if (only_uid && (job == nullptr || job->user_id != *only_uid)) continue;
+    Json::Value entry(Json::objectValue);
+    entry["job_id"] = job_id;
+    entry["reason"] = reason;
+    queue.append(entry);
+  }
+  return queue;
+}
+
 }  // namespace gaptrain::daemon

@@ -13,6 +13,7 @@
 //                     "noise_scale":PHI|null,
 //                     "noise_scale_source":"given"|"assumed"|"learned"|null}],
 //    "events":{"accepted":N,"rejected":N},
+//    "queue":[{"job_id":ID,"reason":"..."}],   (held jobs not admitted yet, in queue order)
 //    "last_poll":EPOCH|null,
 //    "actions":{...}}   (gaptraind adds it: resizer.hpp actions_json)
 //
@@ -23,6 +24,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -39,5 +42,10 @@ struct EventCounts {
 Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes,
                         const ElasticJobs& elastic, const EventCounts& events,
                         std::optional<std::int64_t> last_poll);
+
+// The held jobs the queue policy does not admit yet (CycleOutcome::waiting), each with why;
+// with `only_uid`, those of that user only (a user sees why their own jobs wait).
+Json::Value queue_json(const std::vector<std::pair<std::uint32_t, std::string>>& waiting,
+                       const Snapshot& snapshot, std::optional<std::uint32_t> only_uid);
 
 }  // namespace gaptrain::daemon

@@ -63,5 +63,14 @@ TEST(Auth, JobViewsFromAnyone) {
   }
 }
 
+// Pause, resume and drain change what gaptraind does for every job: admins only.
+TEST(Auth, OperationsFromRootAndSlurmUserOnly) {
+  EXPECT_FALSE(authorize(RequestKind::operation, kRoot, kSlurm, std::nullopt));
+  EXPECT_FALSE(authorize(RequestKind::operation, kSlurm, kSlurm, std::nullopt));
+  const auto refused = authorize(RequestKind::operation, kAlice, kSlurm, std::nullopt);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("root or SlurmUser"), std::string::npos) << *refused;
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

@@ -69,5 +69,17 @@ TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
   EXPECT_TRUE(has_line(text, "gaptrain_hole_nodes 0")) << text;
 }
 
+TEST(Metrics, ShowWhatAnAdminLetsGaptraindDo) {
+  Metrics metrics;
+  metrics.set_operation(Operation::paused);
+  std::string text = metrics.text();
+  EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"paused\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"running\"} 0")) << text;
+  metrics.set_operation(Operation::running);
+  text = metrics.text();
+  EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"running\"} 1")) << text;
+  EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"paused\"} 0")) << text;
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

@@ -174,5 +174,35 @@ TEST(StatusTable, SaysWhenSlurmDoesNotAnswer) {
   EXPECT_NE(table.find("connect failure"), std::string::npos) << table;
 }
 
+// Why a held job is not admitted: its owner and admins see it, other users do not.
+TEST(StatusTable, ShowsWhyHeldJobsWait) {
+  Snapshot snapshot;
+  Job held;
+  held.id = 51;
+  held.user_id = 1000;
+  snapshot.jobs.push_back(held);
+  const std::vector<std::pair<std::uint32_t, std::string>> waiting{
+      {51, "dependency not met (afterok:50(unfulfilled))"}};
+  Json::Value status = status_json({}, {}, {}, {}, kNow - 1);
+  status["queue"] = queue_json(waiting, snapshot, std::nullopt);
+  const std::string table = cli::format_status(status, kNow);
+  EXPECT_NE(table.find("held: job 51 waits: dependency not met (afterok:50(unfulfilled))"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(queue_json(waiting, snapshot, 1000U).size(), 1U);
+  EXPECT_EQ(queue_json(waiting, snapshot, 1001U).size(), 0U);
+}
+
+TEST(StatusTable, SaysWhenAnAdminPausedOrDrains) {
+  Json::Value status = status_json({}, {}, {}, {}, kNow - 1);
+  status["operation"] = "running";
+  EXPECT_EQ(cli::format_status(status, kNow).find("by an admin"), std::string::npos);
+  status["operation"] = "paused";
+  EXPECT_NE(cli::format_status(status, kNow).find("gaptraind is paused by an admin"),
+            std::string::npos);
+  status["operation"] = "draining";
+  EXPECT_NE(cli::format_status(status, kNow).find("satellites given back"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

@@ -104,6 +104,18 @@ TEST(ProtocolTest, JobRequestRoundTripsAndIsCheckedAsOthers) {
   EXPECT_EQ(error_field(R"({"v":1,"type":"job","job_id":1,"user":"bob"})"), "user");
 }
 
+// `gaptrain pause|resume|drain` (issue 32): one of the three, nothing else.
+TEST(ProtocolTest, OperationRequestRoundTripsAndIsChecked) {
+  for (const char* operation : {"pause", "resume", "drain"}) {
+    EXPECT_EQ(std::get<OperationRequest>(decode(encode(OperationRequest{operation}))).operation,
+              operation);
+  }
+  EXPECT_EQ(type_name(OperationRequest{}), "operation");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"operation","operation":"stop"})"), "operation");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"operation"})"), "operation");
+  EXPECT_EQ(error_field(R"({"v":1,"type":"operation","operation":"pause","job_id":1})"), "job_id");
+}
+
 TEST(ProtocolTest, DecodesTheDocumentedExamples) {
   EXPECT_EQ(
       std::get<NodeFreed>(decode(R"({"v":1,"type":"node_freed","job_id":123,"node":"n1"})")).job_id,

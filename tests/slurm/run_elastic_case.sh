@@ -355,6 +355,45 @@ case_admit_held() {
   note "held job $job admitted on $(job_field "$job" NodeList) with TimeLimit $limit"
 }
 
+# gaptraind's reason why held job JOB is not admitted contains TEXT.
+held_reason_has() {  # held_reason_has JOB TEXT
+  query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $1]" | grep -qF "$2"
+}
+
+# Issue 32: a held elastic job whose dependency is unmet is not admitted, and `gaptrain status`
+# says why; once its dependency completes, it is.
+case_queue_dependency() {
+  local first held go=$work/go
+  first=$(submit -p regular -N 1 -t 5 --wrap "until [ -e $go ]; do sleep 1; done")
+  poll 60 "regular job $first RUNNING" job_state_is "$first" RUNNING
+  held=$(submit --hold -p elastic -N 1-2 --elastic=1-2 --elastic-cost=1:1 -t 60 \
+    --dependency="afterok:$first" --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  poll 60 "held job $held waits for its dependency" held_reason_has "$held" "dependency not met"
+  job_state_is "$held" PENDING || fail "job $held left PENDING before its dependency was met"
+  touch "$go"
+  poll 60 "regular job $first COMPLETED" job_state_is "$first" COMPLETED
+  note "job $held: Dependency=$(job_field "$held" Dependency) Reason=$(job_field "$held" Reason) queue: $(query_status "s.get('queue')")"
+  poll 60 "job $held admitted once job $first completed" job_state_is "$held" RUNNING
+  scancel "$held"
+}
+
+# Issue 32: `gaptrain drain` gives back every satellite (the job keeps its own nodes) and admits
+# nothing, and says so in `gaptrain status`; `gaptrain resume` admits again.
+case_pause_drain() {
+  local blocker job held
+  elastic_grown_into_satellites "$idle_loop"
+  "$GAPTRAIN_CLI" drain >/dev/null || fail "gaptrain drain was refused"
+  poll 60 "elastic job $job back on its own 2 nodes" elastic_at "$job" 2
+  [ -z "$(satellites_of "$job")" ] || fail "job $job kept satellites: $(satellites_of "$job")"
+  [ "$(query_status "s['operation']")" = draining ] || fail "status does not say draining"
+  held=$(submit --hold -p elastic -N 1-2 --elastic=1-2 --elastic-cost=1:1 -t 60 \
+    --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  poll 60 "held job $held waits: gaptraind drains" held_reason_has "$held" "gaptraind is draining"
+  "$GAPTRAIN_CLI" resume >/dev/null || fail "gaptrain resume was refused"
+  poll 60 "held job $held admitted after resume" job_state_is "$held" RUNNING
+  scancel "$held" "$job"
+}
+
 # The user limit gaptraind holds for JOB in its state file ("none" while it holds none).
 state_user_limit() {  # state_user_limit JOB
   python3 -c '

@@ -84,6 +84,13 @@ struct JobRequest {
   friend bool operator==(const JobRequest&, const JobRequest&) = default;
 };
 
+// From `gaptrain pause|resume|drain` (admins only): "pause", "resume" or "drain".
+struct OperationRequest {
+  std::string operation;
+
+  friend bool operator==(const OperationRequest&, const OperationRequest&) = default;
+};
+
 // From gaptrain-launch, the elastic job's main program, every poll: what it runs and what the
 // training has done. The daemon answers with a LaunchInstruction.
 struct LauncherReport {
@@ -105,8 +112,8 @@ struct LauncherReport {
   std::optional<double> grad_var;
 };
 
-using Request =
-    std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport, JobRequest>;
+using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport,
+                             JobRequest, OperationRequest>;
 
 // The batch a job with a batch range trains at on its current nodes (goodput.hpp choose_batch):
 // global = nodes * per_node * accumulation; lr_gain: AdaScale's learning-rate gain there; tuned:

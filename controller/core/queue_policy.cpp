@@ -1,0 +1,173 @@
+#include "core/queue_policy.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+#include <system_error>
+#include <tuple>
+
+namespace gaptrain::daemon {
+
+namespace {
+
+// A job's user as the caps count it: the name, or the uid where Slurm did not resolve it.
+std::string user_of(const Job& job) {
+  return job.user.empty() ? "uid " + std::to_string(job.user_id) : job.user;
+}
+
+bool capped(int cap, std::size_t value) {
+  return cap > 0 && value >= static_cast<std::size_t>(cap);
+}
+
+}  // namespace
+
+double QueuePolicy::weight_of(const std::string& account) const {
+  for (const auto& [name, weight] : account_weights)
+    if (name == account) return weight;
+  return 1.0;
+}
+
+namespace {
+
+// One entry of Slurm's dependency list, "afterok:12(unfulfilled)" or "afterany:12+5(failed)".
+bool entry_met(std::string_view entry, const JobIndex& jobs) {
+  if (entry.ends_with("(fulfilled)")) return true;
+  if (!entry.ends_with("(unfulfilled)")) return false;  // failed, or a form not known
+  const std::size_t colon = entry.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view kind = entry.substr(0, colon);
+  std::uint32_t id = 0;
+  const std::string_view rest = entry.substr(colon + 1);
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), id);
+  if (ec != std::errc()) return false;
+  const Job* other = jobs.find(id);
+  if (other == nullptr) return true;
+  const bool ended = other->state == JobState::finished;
+  if (kind == "after") return other->state != JobState::pending;
+  if (kind == "afterany") return ended;
+  if (kind == "afterok") return ended && other->completed_ok;
+  if (kind == "afternotok") return ended && !other->completed_ok;
+  return false;
+}
+
+}  // namespace
+
+bool dependency_unmet(const Job& job, const JobIndex& jobs) {
+  if (job.dependency.empty()) return false;
+  const bool any = job.dependency.find('?') != std::string::npos;
+  std::string_view rest = job.dependency;
+  bool all_met = true;
+  bool one_met = false;
+  while (!rest.empty()) {
+    const std::size_t cut = rest.find_first_of(",?");
+    const bool met = entry_met(rest.substr(0, cut), jobs);
+    all_met = all_met && met;
+    one_met = one_met || met;
+    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+  }
+  return any ? !one_met : !all_met;
+}
+
+NodeCaps::NodeCaps(const Snapshot& snapshot, const std::vector<ElasticJob>& holding,
+                   std::size_t partition_nodes, const QueuePolicy& policy)
+    : policy_(policy),
+      partition_cap_(partition_nodes *
+                     static_cast<std::size_t>(std::max(0, policy.max_elastic_percent)) / 100) {
+  for (const Job& job : snapshot.jobs) owners_[job.id] = {user_of(job), job.account};
+  for (const ElasticJob& job : holding) grant(job.job_id, job.nodes.size());
+}
+
+std::pair<std::string, std::string> NodeCaps::owner(std::uint32_t job_id) const {
+  const auto it = owners_.find(job_id);
+  return it == owners_.end() ? std::pair<std::string, std::string>{} : it->second;
+}
+
+std::size_t NodeCaps::allowed(std::uint32_t job_id, std::size_t wanted, bool with_share) const {
+  const auto [user, account] = owner(job_id);
+  const auto headroom = [](int cap, std::size_t used) -> std::size_t {
+    if (cap <= 0) return SIZE_MAX;
+    return used >= static_cast<std::size_t>(cap) ? 0 : static_cast<std::size_t>(cap) - used;
+  };
+  const auto used = [](const std::map<std::string, std::size_t>& by, const std::string& key) {
+    const auto it = by.find(key);
+    return it == by.end() ? std::size_t{0} : it->second;
+  };
+  std::size_t room =
+      std::min(wanted, headroom(policy_.max_nodes_per_user, used(user_nodes_, user)));
+  room = std::min(room, headroom(policy_.max_nodes_per_account, used(account_nodes_, account)));
+  if (with_share) room = std::min(room, share_left());
+  return room;
+}
+
+std::size_t NodeCaps::share_left() const {
+  return partition_cap_ > elastic_nodes_ ? partition_cap_ - elastic_nodes_ : 0;
+}
+
+void NodeCaps::grant(std::uint32_t job_id, std::size_t nodes) {
+  const auto [user, account] = owner(job_id);
+  user_nodes_[user] += nodes;
+  account_nodes_[account] += nodes;
+  elastic_nodes_ += nodes;
+}
+
+Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
+                           std::vector<ElasticJob> candidates, std::size_t free_nodes,
+                           std::size_t partition_nodes, const QueuePolicy& policy) {
+  const JobIndex jobs(snapshot);
+  const auto key = [&](const ElasticJob& candidate) {
+    const Job* job = jobs.find(candidate.job_id);
+    const std::uint32_t priority = job != nullptr ? job->priority : 0;
+    const std::int64_t submitted = job != nullptr ? job->submit_time : 0;
+    // Higher priority first, then the earlier submission, then the lower id.
+    return std::tuple{-static_cast<std::int64_t>(priority), submitted, candidate.job_id};
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const ElasticJob& a, const ElasticJob& b) { return key(a) < key(b); });
+
+  std::map<std::string, std::size_t> user_jobs;
+  std::map<std::string, std::size_t> account_jobs;
+  const auto count_job = [&](std::uint32_t job_id) {
+    const Job* job = jobs.find(job_id);
+    if (job == nullptr) return;
+    ++user_jobs[user_of(*job)];
+    ++account_jobs[job->account];
+  };
+  for (const ElasticJob& job : running) count_job(job.job_id);
+  NodeCaps caps(snapshot, running, partition_nodes, policy);
+
+  Admission result;
+  std::uint32_t blocked_by = 0;  // the first job that did not fit: those behind it wait
+  for (ElasticJob& candidate : candidates) {
+    const Job* job = jobs.find(candidate.job_id);
+    const auto wait = [&](std::string why) {
+      result.waiting.emplace_back(candidate.job_id, std::move(why));
+    };
+    const auto min_nodes = static_cast<std::size_t>(std::max(1, candidate.min_nodes));
+    if (job != nullptr && dependency_unmet(*job, jobs)) {
+      wait("dependency not met (" + job->dependency + ")");
+    } else if (job != nullptr && capped(policy.max_running_per_user, user_jobs[user_of(*job)])) {
+      wait("user " + user_of(*job) + " runs max_running_per_user elastic jobs");
+    } else if (job != nullptr &&
+               capped(policy.max_running_per_account, account_jobs[job->account])) {
+      wait("account " + job->account + " runs max_running_per_account elastic jobs");
+    } else if (caps.allowed(candidate.job_id, min_nodes, false) < min_nodes) {
+      wait("max_nodes_per_user or max_nodes_per_account leaves fewer than its " +
+           std::to_string(min_nodes) + " nodes");
+    } else if (blocked_by != 0) {
+      wait("job " + std::to_string(blocked_by) + " is ahead of it in the queue");
+    } else if (min_nodes > std::min(free_nodes, caps.share_left())) {
+      // The partition's elastic share is room as the free nodes are: those behind wait too.
+      wait("waits for " + std::to_string(min_nodes) + " nodes (free, within max_elastic_percent)");
+      blocked_by = candidate.job_id;
+    } else {
+      free_nodes -= min_nodes;
+      count_job(candidate.job_id);
+      caps.grant(candidate.job_id, min_nodes);
+      result.admissible.push_back(std::move(candidate));
+    }
+  }
+  return result;
+}
+
+}  // namespace gaptrain::daemon

@@ -1,0 +1,86 @@
+// The elastic queue policy (docs/admin.md, "Queue policy"): which held elastic jobs the
+// allocator may admit, in which order, and how far the caps let jobs grow. Pure: the snapshot
+// and the jobs in, the admissible candidates and the trimmed grows out.
+//
+// Order: Slurm's priority of the job, higher first, then submit time (FCFS), then job id. A
+// job submitted with --hold has priority 0 in Slurm (priority/multifactor recomputes no held
+// job, and sprio lists none), so among --hold jobs the order is FCFS; a job held back by a
+// begin time instead keeps the priority Slurm computes for it, fair-share included.
+// Admission is strict: a job is passed to the allocator only when every job ahead is, and its
+// minimum fits the nodes left after theirs, so a big job at the head is not overtaken.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "core/elastic_jobs.hpp"
+
+namespace gaptrain::daemon {
+
+// A cap of 0 is no cap.
+struct QueuePolicy {
+  int max_running_per_user = 0;     // elastic jobs running at once for one user
+  int max_nodes_per_user = 0;       // nodes all of a user's elastic jobs hold together
+  int max_running_per_account = 0;  // the same per Slurm account
+  int max_nodes_per_account = 0;
+  int max_elastic_percent = 100;  // of the elastic partition's nodes, elastic jobs hold at most
+  // The fair objective's weight of each account's jobs (ElasticJob.weight); others weigh 1.
+  // (A vector, not a map: GCC 12 warns a defaulted map in a compared temporary uninitialized.)
+  std::vector<std::pair<std::string, double>> account_weights;
+
+  double weight_of(const std::string& account) const;
+  friend bool operator==(const QueuePolicy&, const QueuePolicy&) = default;
+};
+
+struct Admission {
+  std::vector<ElasticJob> admissible;  // in admission order
+  // The candidates held back, with why (shown by `gaptrain status`).
+  std::vector<std::pair<std::uint32_t, std::string>> waiting;
+};
+
+// `candidates` (admission_candidates()) ordered and filtered by `policy`: a job whose
+// dependency is unmet, that a cap holds, or whose minimum does not fit in `free_nodes` (the
+// nodes the allocator may give: holes, and what running jobs hold beyond their minimums) after
+// the jobs ahead of it, waits; so do all jobs behind the first that does not fit.
+Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
+                           std::vector<ElasticJob> candidates, std::size_t free_nodes,
+                           std::size_t partition_nodes, const QueuePolicy& policy);
+
+// How many of `wanted` more nodes `job` may get under the node caps, given what every job of
+// `holding` holds (jobs whose nodes count: running ones and those admitted this cycle).
+// `grant` records the nodes given, so the next job's headroom counts them.
+class NodeCaps {
+ public:
+  NodeCaps(const Snapshot& snapshot, const std::vector<ElasticJob>& holding,
+           std::size_t partition_nodes, const QueuePolicy& policy);
+  // `with_share` false: the user's and account's caps only, not the partition's elastic share.
+  std::size_t allowed(std::uint32_t job_id, std::size_t wanted, bool with_share = true) const;
+  void grant(std::uint32_t job_id, std::size_t nodes);
+  // Nodes the partition's elastic share (max_elastic_percent) still has room for.
+  std::size_t share_left() const;
+
+ private:
+  std::pair<std::string, std::string> owner(std::uint32_t job_id) const;  // user, account
+
+  const QueuePolicy& policy_;
+  std::size_t partition_cap_;
+  std::size_t elastic_nodes_ = 0;
+  std::map<std::uint32_t, std::pair<std::string, std::string>> owners_;
+  std::map<std::string, std::size_t> user_nodes_;
+  std::map<std::string, std::size_t> account_nodes_;
+};
+
+// True when a job's dependency (sbatch --dependency) is not met yet. Slurm does not evaluate
+// the dependencies of a held job (it lists "afterok:12(unfulfilled)" after job 12 completed),
+// so each entry it lists unfulfilled is judged here from the jobs in `jobs`: after (the job
+// started), afterany (ended), afterok (completed), afternotok (ended otherwise); a job Slurm no
+// longer lists counts as met, as Slurm counts it. Entries joined by "," must all be met, by "?"
+// one; "(failed)" and the kinds not judged here (singleton, aftercorr, ...) are unmet.
+bool dependency_unmet(const Job& job, const JobIndex& jobs);
+
+}  // namespace gaptrain::daemon

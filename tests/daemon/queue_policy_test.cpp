@@ -1,0 +1,299 @@
+#include "core/queue_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/config.hpp"
+#include "core/cycle.hpp"
+#include "core/planner.hpp"
+#include "gaptrain/input_error.hpp"
+#include "planner_world.hpp"
+
+namespace gaptrain::daemon {
+namespace {
+
+using namespace planner_world;
+
+// A held job of the elastic partition (sbatch --hold -p elastic -N MIN-MAX).
+Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t max) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = "elastic";
+  job.held = true;
+  job.min_nodes = min;
+  job.max_nodes = max;
+  job.user = "alice";
+  job.account = "physics";
+  job.submit_time = kNow - 100;
+  job.eligible_time = kNow - 100;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+// A running elastic job of `user` (account physics) on `nodes`, linear scaling up to `max`.
+ElasticJob add_running(Snapshot& s, std::uint32_t id, const Nodes& nodes, int max,
+                       const std::string& user) {
+  ElasticJob e = elastic_job(s, id, nodes, 1, max);
+  e.user = user;
+  s.jobs.back().user = user;
+  s.jobs.back().account = "physics";
+  return e;
+}
+
+std::vector<std::uint32_t> admitted(const Plan& p) {
+  std::vector<std::uint32_t> ids;
+  for (const Action& a : p.actions)
+    if (a.kind == ActionKind::admit) ids.push_back(a.job_id);
+  return ids;
+}
+
+std::string reason_of(const Plan& p, std::uint32_t job_id) {
+  for (const auto& [id, why] : p.waiting)
+    if (id == job_id) return why;
+  return "";
+}
+
+std::size_t nodes_added(const Plan& p, std::uint32_t job_id) {
+  std::size_t count = 0;
+  for (const Action& a : p.actions)
+    if (a.job_id == job_id && (a.kind == ActionKind::grow || a.kind == ActionKind::admit))
+      count += a.nodes.size();
+  return count;
+}
+
+// Two held jobs of 3 nodes on 4 free nodes: only one fits, and it is the one Slurm ranks first,
+// whichever was submitted first; the other waits behind it.
+TEST(QueuePolicy, TheHigherPriorityJobIsAdmittedWhenOnlyOneFits) {
+  for (const std::uint32_t first : {7U, 8U}) {
+    Snapshot s = cluster(4, {});
+    add_held(s, 7, 3, 3).priority = first == 7 ? 200 : 100;
+    Job& later = add_held(s, 8, 3, 3);
+    later.priority = first == 8 ? 200 : 100;
+    later.submit_time = kNow - 10;
+    const Plan p = plan(s, find_holes(s), {}, kNow, {});
+    const std::uint32_t second = first == 7 ? 8 : 7;
+    EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{first});
+    EXPECT_NE(reason_of(p, second).find("waits for 3 nodes"), std::string::npos)
+        << reason_of(p, second);
+  }
+}
+
+// Equal priorities (every --hold job has 0 in Slurm): first come, first served, whatever the
+// job ids.
+TEST(QueuePolicy, AmongEqualPrioritiesTheEarlierSubmissionIsAdmitted) {
+  for (const std::uint32_t first : {7U, 8U}) {
+    Snapshot s = cluster(4, {});
+    add_held(s, 7, 3, 3).submit_time = first == 7 ? kNow - 50 : kNow - 10;
+    add_held(s, 8, 3, 3).submit_time = first == 8 ? kNow - 50 : kNow - 10;
+    EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{first});
+  }
+}
+
+// A big job at the head is not overtaken by a small one behind it that would fit.
+TEST(QueuePolicy, AJobBehindOneThatDoesNotFitWaits) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 5, 5).priority = 200;
+  add_held(s, 8, 1, 1).priority = 100;
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 8).find("job 7 is ahead"), std::string::npos) << reason_of(p, 8);
+}
+
+TEST(QueuePolicy, AJobWhoseDependencyIsUnmetIsNotAdmitted) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 1, 4).dependency = "afterok:5(unfulfilled)";
+  Job first;  // the job it depends on, still running
+  first.id = 5;
+  first.state = JobState::running;
+  s.jobs.push_back(first);
+  Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("dependency not met (afterok:5(unfulfilled))"), std::string::npos);
+  // Slurm does not evaluate a held job's dependency: it still lists it unfulfilled once job 5
+  // completed. gaptraind judges it from job 5's state.
+  s.jobs.back().state = JobState::finished;  // failed: afterok stays unmet
+  EXPECT_TRUE(admitted(plan(s, find_holes(s), {}, kNow, {})).empty());
+  s.jobs.back().completed_ok = true;
+  EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{7});
+}
+
+TEST(QueuePolicy, DependencyKindsAndJoins) {
+  Snapshot s;
+  const auto job_in = [&](std::uint32_t id, JobState state, bool ok) {
+    Job job;
+    job.id = id;
+    job.state = state;
+    job.completed_ok = ok;
+    s.jobs.push_back(job);
+  };
+  job_in(1, JobState::running, false);
+  job_in(2, JobState::finished, true);
+  job_in(3, JobState::finished, false);
+  const JobIndex jobs(s);
+  const auto unmet = [&](const std::string& dependency) {
+    Job job;
+    job.dependency = dependency;
+    return dependency_unmet(job, jobs);
+  };
+  EXPECT_FALSE(unmet(""));
+  EXPECT_FALSE(unmet("after:1(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterany:1(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterany:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:2(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afternotok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:99(unfulfilled)"));  // gone from Slurm: met, as Slurm counts it
+  EXPECT_TRUE(unmet("afterok:2(failed)"));
+  EXPECT_TRUE(unmet("singleton(unfulfilled)"));
+  EXPECT_TRUE(unmet("afterok:2(unfulfilled),afterok:3(unfulfilled)"));
+  EXPECT_FALSE(unmet("afterok:2(unfulfilled)?afterok:3(unfulfilled)"));
+}
+
+TEST(QueuePolicy, PerUserAndPerAccountCapsOfRunningJobsHoldTheNextJob) {
+  Snapshot s = cluster(4, {"n1"});
+  const ElasticJob running = add_running(s, 5, {"n1"}, 2, "alice");
+  add_held(s, 7, 1, 1);
+  PlannerSettings settings;
+  settings.queue.max_running_per_user = 1;
+  Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_running_per_user"), std::string::npos);
+  s.jobs.back().user = "bob";  // another user's job is not held by alice's cap
+  p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
+  settings.queue.max_running_per_account = 1;  // but by their account's (both in physics)
+  p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_running_per_account"), std::string::npos);
+}
+
+// A job that would grow into all 6 holes gets what its user's node cap leaves.
+TEST(QueuePolicy, APerUserNodeCapLimitsGrows) {
+  Snapshot s = cluster(8, {"n1", "n2"});
+  const ElasticJob running = add_running(s, 5, {"n1", "n2"}, 8, "alice");
+  PlannerSettings settings;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 6U);
+  settings.queue.max_nodes_per_user = 5;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 3U);
+  settings.queue.max_nodes_per_user = 0;
+  settings.queue.max_nodes_per_account = 4;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 2U);
+}
+
+TEST(QueuePolicy, TheElasticShareOfThePartitionIsCapped) {
+  Snapshot s = cluster(8, {"n1"});
+  const ElasticJob running = add_running(s, 5, {"n1"}, 8, "alice");
+  PlannerSettings settings;
+  settings.queue.max_elastic_percent = 50;  // 4 of the 8 nodes
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 3U);
+}
+
+// An admission that a node cap would cut below the job's minimum waits, with why.
+TEST(QueuePolicy, ANodeCapBelowAJobsMinimumHoldsIt) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 7, 3, 3);
+  PlannerSettings settings;
+  settings.queue.max_nodes_per_user = 2;
+  const Plan p = plan(s, find_holes(s), {}, kNow, settings);
+  EXPECT_TRUE(admitted(p).empty());
+  EXPECT_NE(reason_of(p, 7).find("max_nodes_per_user"), std::string::npos);
+}
+
+TEST(QueuePolicy, AccountWeightsAreTheFairObjectivesWeights) {
+  QueuePolicy policy;
+  policy.account_weights = {{"physics", 2.5}};
+  EXPECT_EQ(policy.weight_of("physics"), 2.5);
+  EXPECT_EQ(policy.weight_of("chemistry"), 1.0);
+}
+
+TEST(QueuePolicyConfig, TheObjectiveCapsAndWeightsAreRead) {
+  const DaemonConfig config = parse_config(
+      R"({"objective": "fair", "account_weights": {"physics": 2}, "max_running_per_user": 2,
+          "max_nodes_per_user": 8, "max_running_per_account": 4, "max_nodes_per_account": 16,
+          "max_elastic_percent": 75})");
+  EXPECT_EQ(config.objective, Objective::fair);
+  EXPECT_EQ(config.queue.weight_of("physics"), 2.0);
+  EXPECT_EQ(config.queue.max_running_per_user, 2);
+  EXPECT_EQ(config.queue.max_nodes_per_user, 8);
+  EXPECT_EQ(config.queue.max_running_per_account, 4);
+  EXPECT_EQ(config.queue.max_nodes_per_account, 16);
+  EXPECT_EQ(config.queue.max_elastic_percent, 75);
+}
+
+// Bad values are refused, naming the key.
+TEST(QueuePolicyConfig, BadValuesAreRefusedNamingTheKey) {
+  const auto refused_key = [](const std::string& json) -> std::string {
+    try {
+      parse_config(json);
+    } catch (const InputError& error) {
+      return error.field();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refused_key(R"({"objective": "fastest"})"), "objective");
+  EXPECT_EQ(refused_key(R"({"objective": 1})"), "objective");
+  EXPECT_EQ(refused_key(R"({"account_weights": [1]})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"account_weights": {"physics": 0}})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"account_weights": {"physics": "2"}})"), "account_weights");
+  EXPECT_EQ(refused_key(R"({"max_running_per_user": -1})"), "max_running_per_user");
+  EXPECT_EQ(refused_key(R"({"max_nodes_per_account": 1.5})"), "max_nodes_per_account");
+  EXPECT_EQ(refused_key(R"({"max_elastic_percent": 0})"), "max_elastic_percent");
+  EXPECT_EQ(refused_key(R"({"max_elastic_percent": 101})"), "max_elastic_percent");
+}
+
+TEST(QueuePolicyConfig, TheCycleTakesTheObjectiveAndThePolicy) {
+  const DaemonConfig config =
+      parse_config(R"({"objective": "throughput", "max_nodes_per_user": 3})");
+  const CycleSettings settings = cycle_settings(config);
+  EXPECT_EQ(settings.planner.objective, Objective::throughput);
+  EXPECT_EQ(settings.planner.queue.max_nodes_per_user, 3);
+}
+
+// Paused: held jobs wait (saying why), running jobs do not grow, reclaims are still served.
+TEST(Operation, PausedAdmitsAndGrowsNothingButServesReclaims) {
+  Snapshot s = cluster(4, {"n1", "n2"});
+  const ElasticJob running = add_running(s, 5, {"n1", "n2"}, 4, "alice");
+  add_held(s, 7, 1, 1);
+  PlannerSettings settings;
+  ASSERT_FALSE(plan(s, find_holes(s), {running}, kNow, settings).actions.empty());
+  settings.operation = Operation::paused;
+  Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  EXPECT_TRUE(p.actions.empty());
+  EXPECT_NE(reason_of(p, 7).find("gaptraind is paused"), std::string::npos) << reason_of(p, 7);
+
+  Job regular;  // a regular job that needs n2 now
+  regular.id = 42;
+  regular.state = JobState::pending;
+  regular.partition = "regular";
+  regular.reason = PendingReason::resources;
+  regular.min_nodes = 4;
+  s.jobs.push_back(regular);
+  p = plan(s, find_holes(s), {running}, kNow, settings);
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions.front().waiting_job, 42U);
+}
+
+// Draining: every satellite is given back, each job keeps its own nodes.
+TEST(Operation, DrainingGivesBackEverySatellite) {
+  Snapshot s = cluster(4, {"n1", "n2", "n3"});
+  ElasticJob running = add_running(s, 5, {"n1", "n2", "n3"}, 4, "alice");
+  running.satellites = {{"n2", 90}, {"n3", 91}};
+  PlannerSettings settings;
+  settings.operation = Operation::draining;
+  const Plan p = plan(s, find_holes(s), {running}, kNow, settings);
+  ASSERT_EQ(p.actions.size(), 1U);
+  EXPECT_EQ(p.actions.front().kind, ActionKind::shrink);
+  EXPECT_EQ(p.actions.front().nodes, Nodes{"n1"});
+  EXPECT_EQ(p.actions.front().drain, (Nodes{"n2", "n3"}));
+}
+
+TEST(Operation, NamesRoundTrip) {
+  for (const Operation operation : {Operation::running, Operation::paused, Operation::draining})
+    EXPECT_EQ(parse_operation(to_string(operation)), operation);
+  EXPECT_EQ(parse_operation("stopped"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
