@@ -93,9 +93,11 @@ AllocationProblem valued_by_goodput(AllocationProblem problem) {
     if (!job.batch) continue;
     const BatchRange& b = *job.batch;
     const int reference = (b.tuned + job.min_nodes - 1) / job.min_nodes;
-    job.curve =
-        goodput_curve(StepTimeModel::from_curve(job.curve, reference), b, job.min_nodes,
-                      job.max_nodes, job.noise_scale.value_or(b.tuned), BatchRule::adaptive);
+    // A max_nodes above the node count means all of them: no point beyond those is needed.
+    const int most =
+        std::max(job.min_nodes, std::min(job.max_nodes, static_cast<int>(problem.nodes.size())));
+    job.curve = goodput_curve(StepTimeModel::from_curve(job.curve, reference), b, job.min_nodes,
+                              most, job.noise_scale.value_or(b.tuned), BatchRule::adaptive);
     job.batch.reset();
     job.noise_scale.reset();
   }

@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -55,6 +56,25 @@ const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes)
   return problems;
 }
 
+// The same instances with a batch range on every job (issue 30): the tuned and largest batches
+// and noise scales of Pollux's cifar10, imagenet and bert in turn, so that every job is valued by
+// its goodput curve.
+const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+  auto& problems = cache[{nodes, jobs, holes}];
+  if (!problems.empty()) return problems;
+  const std::array<gaptrain::BatchRange, 3> ranges{{{128, 4096, 0}, {200, 12800, 0}, {12, 384, 0}}};
+  const std::array<double, 3> noise_scales{2000.0, 20000.0, 400.0};
+  problems = instances(nodes, jobs, holes);
+  for (AllocationProblem& problem : problems) {
+    for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+      problem.jobs[j].batch = ranges[j % ranges.size()];
+      problem.jobs[j].noise_scale = noise_scales[j % noise_scales.size()];
+    }
+  }
+  return problems;
+}
+
 // Nearest-rank percentile of a sample.
 double percentile(std::vector<double> sample, double p) {
   if (sample.empty()) return 0.0;
@@ -74,11 +94,7 @@ void report_times(benchmark::State& state, const std::vector<double>& ms) {
   state.counters["max_ms"] = percentile(ms, 100.0);
 }
 
-void BM_Allocate(benchmark::State& state) {
-  const int nodes = static_cast<int>(state.range(0));
-  const int jobs = static_cast<int>(state.range(1));
-  const std::vector<AllocationProblem>& problems = instances(nodes, jobs, state.range(2) != 0);
-
+void measure_allocate(benchmark::State& state, const std::vector<AllocationProblem>& problems) {
   std::vector<double> ms;
   double objective = 0.0;
   double worst_gap = 0.0;
@@ -114,6 +130,18 @@ void BM_Allocate(benchmark::State& state) {
   state.counters["integers"] = largest.integer_columns;
   state.counters["core_jobs"] = largest.core_jobs;
   state.counters["hole_classes"] = largest.hole_classes;
+}
+
+void BM_Allocate(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  measure_allocate(state, instances(nodes, jobs, state.range(2) != 0));
+}
+
+void BM_AllocateBatchRanges(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  measure_allocate(state, batch_instances(nodes, jobs, state.range(2) != 0));
 }
 
 void BM_BFTrainerNodeModel(benchmark::State& state) {
@@ -190,6 +218,17 @@ BENCHMARK(BM_Allocate)
     ->UseRealTime()
     ->ComputeStatistics("p50", p50)
     ->ComputeStatistics("p99", p99)
+    ->ComputeStatistics("max", max_of);
+
+BENCHMARK(BM_AllocateBatchRanges)
+    ->ArgNames({"nodes", "jobs", "holes"})
+    ->Args({1000, 100, 0})
+    ->Args({10000, 1000, 0})
+    ->Args({10000, 1000, 1})
+    ->Iterations(kInstancesPerSize)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("p50", p50)
     ->ComputeStatistics("max", max_of);
 
 BENCHMARK(BM_BFTrainerNodeModel)

@@ -915,6 +915,47 @@ case_pytorch() {
   job_view_shows_the_run "$job"
 }
 
+# Issue 30: the example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
+# global batch for its nodes and trains at it: at 2 nodes beside a regular job, then, that job
+# ended and the example grown to 4, at the batch for 4 with its learning-rate factor; every sample
+# once; the noise scale it reports (tuned * grad_var / grad_sqr) within 2x of the one computed
+# offline from every sample's gradient at its last checkpoint (tests/slurm/digits_noise_scale.py;
+# --lr 0.01 keeps the model's change over the estimator's ~20 steps of memory small).
+noise_scale_source_is() {  # noise_scale_source_is JOB SOURCE
+  [ "$(query_status "job($1)['noise_scale_source'] if job($1) else 'gone'")" = "$2" ]
+}
+
+case_goodput() {
+  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} blocker job out progress epochs=40 told
+  local reported offline
+  torch_or_skip "torch, sklearn"
+  blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(gaptrain_submit -N 1-4 --cost 1:1 --batch 64:1024 -- /usr/bin/python3 \
+    "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs $epochs --lr 0.01 --step-sleep 0.05)
+  out=$work/$job.out
+  progress=$work/gaptrain-progress.$job.jsonl
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 300 "training at world size 2" world_size_is "$progress" 2
+  poll 120 "the batch gaptraind chose for 2 workers" grep -q "batch: global [0-9]* (.* x 2 worker(s))" "$out"
+  scancel "$blocker"
+  poll 300 "training at world size 4" world_size_is "$progress" 4
+  poll 120 "the batch for 4 workers" grep -q "batch: global [0-9]* (.* x 4 worker(s)), learning rate x" "$out"
+  poll 120 "gaptraind to learn job $job's noise scale from its reports" noise_scale_source_is "$job" learned
+  note "the job said: $(grep -o 'batch: global.*' "$out" | tail -n 2 | tr '\n' ';') gaptraind's noise scale: $(query_status "job($job)['noise_scale']")"
+  poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
+  [ "$(tail -n 1 "$progress" | python3 -c 'import json, sys; print(json.load(sys.stdin)["samples_done"])')" = \
+    $((epochs * 1797)) ] || fail "not every sample trained once: $(tail -n 1 "$progress")"
+  reported=$(python3 -c '
+import json, sys
+last = [d for d in map(json.loads, open(sys.argv[1])) if "grad_sqr" in d][-1]
+print(64 * last["grad_var"] / last["grad_sqr"])' "$progress") || fail "no noise measurement in $progress"
+  offline=$(/usr/bin/python3 "$here/digits_noise_scale.py" "$work/ckpt") || fail "the offline noise scale failed"
+  note "noise scale: reported $reported, offline $offline"
+  (($(echo "$reported <= 2 * $offline && $offline <= 2 * $reported" | bc))) ||
+    fail "the reported noise scale $reported is not within 2x of the offline $offline"
+}
+
 # Issue 28 (c): a regular job planned (by backfill) on a node of the example's job: the launcher
 # passes the notice on before that node is drained, and the example checkpoints on it; the
 # regular job starts when its blocker ends, as without notices.
