@@ -378,7 +378,7 @@ TEST(ProblemFromJsonErrors, UnknownJobKey) {
   document["jobs"][0]["priority"] = 3;
   EXPECT_EQ(error_for(document),
             "jobs[0].priority: unknown key (allowed: id, min_nodes, max_nodes, curve, up_cost_s, "
-            "down_cost_s, batch_host, weight)");
+            "down_cost_s, batch_host, weight, batch, noise_scale)");
 }
 
 TEST(ProblemFromJsonErrors, UnknownSolverKey) {
