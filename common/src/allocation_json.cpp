@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "gaptrain/batch_range_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
@@ -254,12 +255,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     j["down_cost_s"] = number_or_null(job.down_cost_s);
     j["batch_host"] = string_or_null(job.batch_host);
     j["weight"] = number_or_null(job.weight);
-    if (job.batch) {
-      Json::Value& batch = j["batch"] = Json::Value(Json::objectValue);
-      batch["tuned"] = job.batch->tuned;
-      batch["max"] = job.batch->max;
-      batch["max_per_node"] = job.batch->max_per_node;
-    }
+    if (job.batch) j["batch"] = batch_range_to_json(*job.batch);
     if (job.noise_scale) j["noise_scale"] = number_or_null(*job.noise_scale);
   }
   Json::Value& solver = document["solver"] = Json::Value(Json::objectValue);

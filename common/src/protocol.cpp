@@ -11,6 +11,7 @@
 #include <span>
 #include <type_traits>
 
+#include "gaptrain/batch_range_json.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
@@ -325,12 +326,7 @@ Json::Value to_json(const JobRegistration& m) {
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
   v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();
   if (m.notice_s) v["notice_s"] = number_or_null(*m.notice_s);
-  if (m.batch) {
-    Json::Value& batch = v["batch"] = Json::Value(Json::objectValue);
-    batch["tuned"] = m.batch->tuned;
-    batch["max"] = m.batch->max;
-    batch["max_per_node"] = m.batch->max_per_node;
-  }
+  if (m.batch) v["batch"] = batch_range_to_json(*m.batch);
   if (m.noise_scale) v["noise_scale"] = number_or_null(*m.noise_scale);
   return v;
 }

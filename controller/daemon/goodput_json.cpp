@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "gaptrain/batch_range_json.hpp"
+
 namespace gaptrain::daemon {
 
 void put_goodput_json(Json::Value& object, const std::optional<BatchRange>& batch,
@@ -12,10 +14,7 @@ void put_goodput_json(Json::Value& object, const std::optional<BatchRange>& batc
     object["noise_scale_source"] = Json::Value(Json::nullValue);
     return;
   }
-  Json::Value& range = object["batch"] = Json::Value(Json::objectValue);
-  range["tuned"] = batch->tuned;
-  range["max"] = batch->max;
-  range["max_per_node"] = batch->max_per_node;
+  object["batch"] = batch_range_to_json(*batch);
   object["noise_scale"] = noise_scale ? Json::Value(*noise_scale) : Json::Value(Json::nullValue);
   object["noise_scale_source"] = std::string(noise_scale_source);
 }
