@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -26,6 +29,7 @@
 #include "one_line.hpp"
 #include "simulator/easy_backfill.hpp"
 #include "simulator/node_event_trace.hpp"
+#include "simulator/csv_record.hpp"
 #include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/summary_table.hpp"
@@ -49,6 +53,14 @@ constexpr const char* kSimulateHelp = R"(Inputs (formats: docs/simulator.md, "In
                         samples_per_s
   With none of these: KTH-SP2 (100 nodes, 11 months, built in) with the example job mix of 30
   ImageNet jobs, resubmitted every 4 hours (--repeat-jobs).
+  --jobs FILE --models DIR
+                        goodput (docs/simulator.md, "Batch sizes"): the job mix with two more
+                        columns, batch_size (M0, the batch it was tuned at) and max_batch_size;
+                        DIR holds Pollux's MODEL-scalability.csv and MODEL-validation-BATCH.csv
+                        for each model; work_samples is the progress to make, in samples at M0
+  --batch RULE          with --models, how a job's global batch follows its node count:
+                        adaptive (the default: gaptraind's choice, the best goodput), per-node
+                        (each node keeps M0 / min_nodes), global (M0 at any size)
 
 Policies:
   gaptrain      the hole-aware allocator on predicted hole ends (never the actual ones)
@@ -70,7 +82,8 @@ Output (stdout): a table for people: the policy, nodes, window, useful samples a
   summary of docs/simulator.md, "Outputs" (hole_node_seconds, allocated_node_seconds,
   utilization, usable_node_seconds, usable_utilization, useful_samples, ideal_samples,
   efficiency, waited_node_seconds, oracle_samples, fraction_of_oracle, oracle_bound,
-  jobs_submitted, jobs_completed, rescales, reclaims, solves, solver_ms_p50/p99/max,
+  jobs_submitted, jobs_completed, mean_jct_s, progress (with --models: samples at the tuned
+  batches, each worth its statistical efficiency), rescales, reclaims, solves, solver_ms_p50/p99/max,
   simulated_s, wall_s) and "parameters", the run's inputs. The oracle fields are null unless
   --oracle was given. --pretty indents it (and implies --json).
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
@@ -91,6 +104,9 @@ struct SimulateArgs {
   std::string node_events;
   std::string jobs;
   std::string curves;
+  std::string models;  // --models DIR
+  std::string batch = "adaptive";
+  bool batch_given = false;
   std::string policy = "gaptrain";
   bool learn = false;
   int nodes = 0;
@@ -129,8 +145,54 @@ struct Inputs {
   std::string jobs_name;
   sim::CurveTable curves;
   std::string curves_name;
+  std::shared_ptr<const sim::ModelTable> models;  // --models
   double repeat_s = 0.0;
 };
+
+// The MODEL-validation-BATCH.csv of `model` in `dir` with the smallest BATCH (the batch Pollux
+// tuned it at): its path and BATCH; empty when there is none.
+std::optional<std::pair<std::filesystem::path, int>> validation_file(
+    const std::filesystem::path& dir, const std::string& model) {
+  std::optional<std::pair<std::filesystem::path, int>> best;
+  const std::string prefix = model + "-validation-";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix) || !name.ends_with(".csv")) continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+    int batch = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), batch);
+    if (ec != std::errc() || end != digits.data() + digits.size() || batch < 1) continue;
+    if (!best || batch < best->second) best = {entry.path(), batch};
+  }
+  return best;
+}
+
+// --models DIR: the Pollux model of every model the job mix names.
+sim::ModelTable load_models(const std::string& dir, const std::vector<sim::JobSpec>& jobs,
+                            const std::function<std::string(const std::string&)>& read) {
+  if (!std::filesystem::is_directory(dir)) {
+    throw InputError("--models", sim::quote_input(dir) + " is not a directory (Pollux's model files)");
+  }
+  sim::ModelTable models;
+  for (const sim::JobSpec& job : jobs) {
+    if (models.contains(job.model)) continue;
+    const std::filesystem::path scalability =
+        std::filesystem::path(dir) / (job.model + "-scalability.csv");
+    const auto validation = validation_file(dir, job.model);
+    if (!std::filesystem::exists(scalability) || !validation) {
+      throw InputError("--models", sim::quote_input(dir) + " has no " + job.model +
+                                       "-scalability.csv or " + job.model +
+                                       "-validation-BATCH.csv for the job mix's model " +
+                                       sim::quote_input(job.model));
+    }
+    models[job.model] =
+        sim::pollux_model(read(scalability.string()), scalability.string(),
+                          read(validation->first.string()), validation->first.string(),
+                          validation->second);
+  }
+  return models;
+}
 
 Inputs load_inputs(const SimulateArgs& args) {
   Inputs in;
@@ -178,11 +240,24 @@ Inputs load_inputs(const SimulateArgs& args) {
   in.curves_name = default_mix ? std::string(kDefaultCurvesName) : args.curves;
   in.jobs = sim::parse_jobs(default_mix ? std::string(default_jobs_csv()) : read(args.jobs),
                             in.jobs_name);
-  in.curves = sim::parse_curves(default_mix ? std::string(default_curves_csv()) : read(args.curves),
-                                in.curves_name);
-  sim::check_models_known(in.jobs, in.curves, in.jobs_name);
+  if (!args.models.empty()) {
+    in.curves_name.clear();
+    in.models = std::make_shared<const sim::ModelTable>(load_models(args.models, in.jobs, read));
+    sim::check_jobs_have_models(in.jobs, *in.models, in.jobs_name);
+  } else {
+    in.curves = sim::parse_curves(
+        default_mix ? std::string(default_curves_csv()) : read(args.curves), in.curves_name);
+    sim::check_models_known(in.jobs, in.curves, in.jobs_name);
+  }
   in.repeat_s = args.repeat_s.value_or(default_mix ? kDefaultRepeatS : 0.0);
   return in;
+}
+
+std::optional<BatchRule> batch_rule_from_string(std::string_view name) {
+  if (name == "adaptive") return BatchRule::adaptive;
+  if (name == "per-node") return BatchRule::per_node;
+  if (name == "global") return BatchRule::global;
+  return std::nullopt;
 }
 
 sim::SimOptions sim_options(const SimulateArgs& args) {
@@ -205,6 +280,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   options.objective = *objective_from_string(args.objective);
   options.placement = args.placement == "trace" ? sim::Placement::trace : sim::Placement::slurm;
   options.solver.time_limit_s = args.time_limit_s;
+  options.batch_rule = *batch_rule_from_string(args.batch);  // CLI11 checked the name
   return options;
 }
 
@@ -297,6 +373,8 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   json["waited_node_seconds"] = s.waited_node_seconds;
   json["jobs_submitted"] = s.jobs_submitted;
   json["jobs_completed"] = s.jobs_completed;
+  json["progress"] = s.progress;
+  json["mean_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.mean_jct_s) : Json::Value();
   json["rescales"] = Json::Int64(s.rescales);
   json["reclaims"] = Json::Int64(s.reclaims);
   json["solves"] = Json::Int64(s.solves);
@@ -321,7 +399,9 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["trace_nodes"] = static_cast<int>(in.trace.node_names.size());
   if (in.trace_kind == "swf") p["swf_records_skipped"] = in.swf_skipped;
   p["jobs"] = in.jobs_name;
-  p["curves"] = in.curves_name;
+  p["curves"] = in.models ? Json::Value() : Json::Value(in.curves_name);
+  p["models"] = in.models ? Json::Value(args.models) : Json::Value();
+  p["batch"] = in.models ? Json::Value(args.batch) : Json::Value();
   p["repeat_jobs_s"] = in.repeat_s;
   p["policy"] = std::string(sim::to_string(options.policy));
   p["learn"] = options.learn;
@@ -374,6 +454,7 @@ std::string run_table(const SimulateArgs& args, const Inputs& in, const sim::Sim
   facts.settings = settings_text(options) +
                    (options.placement == sim::Placement::trace ? ", beside the scheduler" : "");
   facts.learn = options.learn;
+  if (in.models) facts.batch = args.batch;
   facts.nodes = replayed_nodes(in, options);
   facts.start_s = options.start_s;
   facts.wall_s = wall_s;
@@ -433,20 +514,40 @@ int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<si
   return kExitOk;
 }
 
+// --jobs goes with --curves or with --models; --batch, and neither --oracle nor --compare (whose
+// bound knows curves only), with --models.
+void check_model_options(const SimulateArgs& args) {
+  if (!args.models.empty()) {
+    if (args.jobs.empty())
+      throw InputError("--models", "needs --jobs: a job mix with batch_size and max_batch_size");
+    if (!args.curves.empty())
+      throw InputError("--curves", "--models gives the jobs' curves: leave --curves out");
+    if (args.with_oracle || args.compare)
+      throw InputError(args.compare ? "--compare" : "--oracle",
+                       "the oracle bound knows raw throughput curves, not goodput: leave it out "
+                       "with --models");
+    return;
+  }
+  if (args.batch_given)
+    throw InputError("--batch", "is how a job's batch follows its nodes under --models DIR");
+  if (args.jobs.empty() != args.curves.empty())
+    throw InputError(args.jobs.empty() ? "--curves" : "--jobs",
+                     "--jobs and --curves go together (or leave both out for the example mix)");
+}
+
 int run_simulate(const SimulateArgs& args) {
   Inputs in;
   sim::SimOptions options;
   std::optional<OutputFile> json_out, log_out, plot_out;  // json_out: with --json only
   try {
-    if (args.jobs.empty() != args.curves.empty())
-      throw InputError(args.jobs.empty() ? "--curves" : "--jobs",
-                       "--jobs and --curves go together (or leave both out for the example mix)");
+    check_model_options(args);
     if (args.compare && (!args.log_path.empty() || !args.plot_path.empty()))
       throw InputError("--compare",
                        "prints a table of every policy; --log and --plot are for one policy's "
                        "run (leave --compare out)");
     in = load_inputs(args);
     options = sim_options(args);
+    options.models = in.models;
     check_one_stdout_output(args);
     json_out = open_output(args.json_path);
     log_out = open_output(args.log_path);
@@ -612,6 +713,18 @@ Command add_simulate_command(CLI::App& parent) {
       ->excludes(swf);
   app->add_option("--jobs", args->jobs, "Elastic job mix CSV (needs --curves)")->type_name("FILE");
   app->add_option("--curves", args->curves, "Scaling curves CSV (needs --jobs)")->type_name("FILE");
+  app->add_option("--models", args->models,
+                  "Pollux model files (needs --jobs with batch_size, max_batch_size)")
+      ->type_name("DIR");
+  app->add_option_function<std::string>(
+         "--batch",
+         [args](const std::string& rule) {
+           args->batch = rule;
+           args->batch_given = true;
+         },
+         "With --models: adaptive (default) | per-node | global")
+      ->check(CLI::IsMember({"adaptive", "per-node", "global"}))
+      ->type_name("RULE");
   app->add_option("--policy", args->policy, "gaptrain | bftrainer | equal-share")
       ->type_name("NAME")
       ->check(policy_name());

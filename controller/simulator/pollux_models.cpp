@@ -13,6 +13,9 @@ namespace gaptrain::sim {
 
 namespace {
 
+constexpr std::string_view kScalabilityColumns =
+    "num_nodes,num_replicas,local_bsz,step_time,sync_time";
+
 // Rows of five finite numbers >= 0 after the header `columns`; blank lines skipped.
 std::vector<std::array<double, 5>> numeric_rows(std::string_view text, const std::string& name,
                                                 std::string_view columns) {
@@ -57,8 +60,7 @@ std::vector<std::array<double, 5>> numeric_rows(std::string_view text, const std
 }  // namespace
 
 StepTimeModel fit_step_time(std::string_view text, const std::string& name) {
-  const auto rows =
-      numeric_rows(text, name, "num_nodes,num_replicas,local_bsz,step_time,sync_time");
+  const auto rows = numeric_rows(text, name, kScalabilityColumns);
   // Least squares of compute time (step - sync) against the local batch.
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   std::map<int, std::pair<double, int>> sync_by_replicas;
@@ -118,6 +120,36 @@ NoiseProfile parse_noise_profile(std::string_view text, const std::string& name,
     profile.points.push_back({progress, std::min(phi, 1e18)});
   }
   return profile;
+}
+
+PolluxModel pollux_model(std::string_view scalability, const std::string& scalability_name,
+                         std::string_view validation, const std::string& validation_name,
+                         int batch) {
+  PolluxModel model;
+  model.step_time = fit_step_time(scalability, scalability_name);
+  for (const auto& row : numeric_rows(scalability, scalability_name, kScalabilityColumns)) {
+    model.max_local_batch = std::max(model.max_local_batch, static_cast<int>(row[2]));
+  }
+  model.noise = parse_noise_profile(validation, validation_name, batch);
+  for (NoiseProfile::Point& point : model.noise.points) point.progress *= batch;
+  return model;
+}
+
+void check_jobs_have_models(const std::vector<JobSpec>& jobs, const ModelTable& models,
+                            const std::string& jobs_name) {
+  for (const JobSpec& job : jobs) {
+    const std::string where = jobs_name + ":" + std::to_string(job.line);
+    if (!models.contains(job.model)) {
+      throw InputError(where, "model " + quote_input(job.model) +
+                                  " has no Pollux model (MODEL-scalability.csv and "
+                                  "MODEL-validation-BATCH.csv) in --models");
+    }
+    if (!job.batch) {
+      throw InputError(where, "job " + quote_input(job.id) +
+                                  " has no batch_size: with --models every job needs "
+                                  "batch_size and max_batch_size");
+    }
+  }
 }
 
 }  // namespace gaptrain::sim

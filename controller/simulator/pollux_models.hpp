@@ -3,11 +3,13 @@
 // Pure: text in, plain structs out; the CLI reads the files.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gaptrain/goodput.hpp"
+#include "simulator/workload_io.hpp"
 
 namespace gaptrain::sim {
 
@@ -33,5 +35,25 @@ struct NoiseProfile {
   double final_progress() const { return points.back().progress; }
 };
 NoiseProfile parse_noise_profile(std::string_view text, const std::string& name, double tuned);
+
+// One Pollux model as `gaptrain simulate --models` replays it: how long its steps take, how
+// large a batch one node holds, and its noise scale over training.
+struct PolluxModel {
+  StepTimeModel step_time;
+  int max_local_batch = 0;  // the largest local_bsz of MODEL-scalability.csv: what fits a node
+  NoiseProfile noise;       // progress in samples (the file's steps times its batch)
+};
+using ModelTable = std::map<std::string, PolluxModel>;
+
+// From the texts of MODEL-scalability.csv and MODEL-validation-BATCH.csv (`batch`: BATCH).
+PolluxModel pollux_model(std::string_view scalability, const std::string& scalability_name,
+                         std::string_view validation, const std::string& validation_name,
+                         int batch);
+
+// Throws InputError (field "JOBS_NAME:LINE") for the first job whose model is not in `models`
+// or that has no batch range: with --models every job trains by its model, at a batch in its
+// range.
+void check_jobs_have_models(const std::vector<JobSpec>& jobs, const ModelTable& models,
+                            const std::string& jobs_name);
 
 }  // namespace gaptrain::sim

@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "core/controller.hpp"
+#include "core/launch_instruction.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/protocol.hpp"
+#include "simulator/batch_training.hpp"
 #include "simulator/replayed_slurm.hpp"
 
 namespace gaptrain::sim {
@@ -29,18 +31,36 @@ constexpr std::array kPolicyNames = {
 // report twice a second. The replay's next decision comes then.
 constexpr double kFollowUpS = 1.0;
 
+// A job with a batch range learns its noise scale as it trains: every minute the replay moves
+// its rate on (the noise scale its progress has reached) and, under the adaptive rule, lets
+// gaptraind see the new statistics and choose again, as its polls would.
+constexpr double kModelTickS = 60.0;
+
 enum class Phase { waiting, queued, in_slurm, done };
 
 struct JobRun {
   const JobSpec* spec = nullptr;
-  const ScalingCurve* curve = nullptr;  // the true curve: what the job really does
+  // The true curve: what the job really does (with a batch range: what it registers, raw).
+  const ScalingCurve* curve = nullptr;
+  std::optional<BatchTraining> training;  // a job with a batch range (--models)
   Phase phase = Phase::waiting;
   std::uint32_t slurm_id = 0;  // while in Slurm
-  double done_samples = 0.0;
+  double done_samples = 0.0;            // progress: samples at M0 (raw without a batch range)
+  double samples_done = 0.0;            // the samples behind it
   double stall_until_s = -kUnknownEnd;  // no progress before this time (rescaling)
   int training_nodes = 0;               // the nodes its training runs on: held, less those draining
+  TrainingRate now;  // with a batch range: its rates on training_nodes, refreshed at each step
+  double submitted_at_s = 0.0;
 
-  double rate() const { return training_nodes == 0 ? 0.0 : curve->at(training_nodes); }
+  // Progress per second, and the raw samples behind it.
+  double rate() const {
+    if (training_nodes == 0) return 0.0;
+    return training ? now.progress_per_s : curve->at(training_nodes);
+  }
+  double samples_rate() const {
+    if (training_nodes == 0) return 0.0;
+    return training ? now.samples_per_s : curve->at(training_nodes);
+  }
   double remaining() const { return spec->work_samples - done_samples; }
 };
 
@@ -80,7 +100,22 @@ class Replay {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
     jobs_.reserve(jobs.size());
-    for (const JobSpec& spec : jobs) jobs_.push_back(JobRun{&spec, &curves.at(spec.model)});
+    for (const JobSpec& spec : jobs) {
+      if (!options.models) {
+        JobRun run;
+        run.spec = &spec;
+        run.curve = &curves.at(spec.model);
+        jobs_.push_back(std::move(run));
+        continue;
+      }
+      JobRun run;
+      run.spec = &spec;
+      run.training.emplace(options.models->at(spec.model), spec, options.batch_rule);
+      registered_curves_.push_back(run.training->registered_curve(
+          std::max(spec.min_nodes, std::min(spec.max_nodes, slurm_.node_count()))));
+      run.curve = &registered_curves_.back();
+      jobs_.push_back(std::move(run));
+    }
     submit_order_.resize(jobs_.size());
     for (std::size_t j = 0; j < jobs_.size(); ++j) submit_order_[j] = static_cast<int>(j);
     std::stable_sort(submit_order_.begin(), submit_order_.end(), [&](int a, int b) {
@@ -114,6 +149,8 @@ class Replay {
             : 0.0;
     summary_.efficiency =
         summary_.ideal_samples > 0.0 ? summary_.useful_samples / summary_.ideal_samples : 1.0;
+    summary_.mean_jct_s =
+        summary_.jobs_completed > 0 ? jct_sum_s_ / summary_.jobs_completed : 0.0;
     summary_.solves = static_cast<long long>(solve_ms_.size());
     summary_.solver_ms_p50 = percentile(solve_ms_, 0.50);
     summary_.solver_ms_p99 = percentile(solve_ms_, 0.99);
@@ -171,6 +208,7 @@ class Replay {
     if (next_submit_ < submit_order_.size())
       next = std::min(next, start_s_ + jobs_[idx(submit_order_[next_submit_])].spec->submit_s);
     for (const int j : in_slurm_) next = std::min(next, completion_time(jobs_[idx(j)], now));
+    if (options_.models && !in_slurm_.empty()) next = std::min(next, next_tick_s_);
     return next;
   }
 
@@ -186,12 +224,17 @@ class Replay {
       JobRun& r = job(j);
       if (r.training_nodes == 0) continue;
       const double rate = r.rate();
+      const double samples_rate = r.samples_rate();
       const double productive = std::max(0.0, to - std::max(from, r.stall_until_s));
-      const double samples = std::min(rate * productive, std::max(0.0, r.remaining()));
-      r.done_samples += samples;
+      const double progress = std::min(rate * productive, std::max(0.0, r.remaining()));
+      // The raw samples behind that progress (fewer where the job completes within the step).
+      const double samples = rate > 0.0 ? progress * samples_rate / rate : 0.0;
+      r.done_samples += progress;
+      r.samples_done += samples;
+      summary_.progress += progress;
       summary_.useful_samples += samples;
-      summary_.ideal_samples += rate * dt;
-      rescale_loss_samples_ += rate * (dt - productive);
+      summary_.ideal_samples += samples_rate * dt;
+      rescale_loss_samples_ += samples_rate * (dt - productive);
     }
   }
 
@@ -212,6 +255,11 @@ class Replay {
     reclaims_this_step_ = static_cast<int>(summary_.reclaims - reclaims_before);
     complete_jobs(now);
     submit(now);
+    if (options_.models && now >= next_tick_s_) {
+      next_tick_s_ = now + kModelTickS;
+      for (const int j : in_slurm_) refresh_rate(job(j));
+      changed_ |= options_.batch_rule == BatchRule::adaptive;
+    }
     // gaptraind polls every few seconds; between changes a poll sees what the last one saw
     // and decides the same, so the replay decides when something changed or a decision asked
     // to look again (a drain, an admission, a backoff).
@@ -233,6 +281,7 @@ class Replay {
       r.training_nodes = 0;
       r.phase = Phase::done;
       ++summary_.jobs_completed;
+      jct_sum_s_ += now - r.submitted_at_s;
       it = in_slurm_.erase(it);
     }
   }
@@ -244,6 +293,7 @@ class Replay {
            start_s_ + jobs_[idx(submit_order_[next_submit_])].spec->submit_s <= now) {
       const int j = submit_order_[next_submit_++];
       job(j).phase = Phase::queued;
+      job(j).submitted_at_s = start_s_ + job(j).spec->submit_s;
       queue_.push_back(j);
       ++summary_.jobs_submitted;
     }
@@ -271,6 +321,10 @@ class Replay {
       request.up_cost_s = r.spec->up_cost_s;
       request.down_cost_s = r.spec->down_cost_s;
     }
+    // Under a fixed rule the job's script keeps its own batch and tells gaptraind nothing of it.
+    if (r.training && r.training->rule() == BatchRule::adaptive) {
+      request.batch = r.training->range();
+    }
     return request;
   }
 
@@ -294,7 +348,12 @@ class Replay {
         if (std::find(report.drained.begin(), report.drained.end(), name) == report.drained.end())
           report.running.push_back(name);
       }
-      report.samples_done = r.done_samples;
+      report.samples_done = r.samples_done;  // the launcher counts samples, not progress
+      if (r.training) {
+        // The statistics the helper reports, normalised to M0: phi = M0 * var / sqr.
+        report.grad_sqr = 1.0;
+        report.grad_var = r.training->noise_scale(r.done_samples) / r.training->range().tuned;
+      }
       gaptraind_.report(report, wall, now);
     }
   }
@@ -319,7 +378,10 @@ class Replay {
       solve_ms_.push_back(outcome.allocation->solve_ms);
       solver_ms_this_step_ = outcome.allocation->solve_ms;
     }
-    for (const int j : in_slurm_) retrain(job(j), now);
+    for (const int j : in_slurm_) {
+      retrain(job(j), now);
+      refresh_rate(job(j));
+    }
     const daemon::Resizer& resizer = gaptraind_.resizer();
     if (outcome.changed || !resizer.drains().empty()) follow_up_at_ = now + kFollowUpS;
     for (const auto& [id, backoff] : resizer.backoffs())
@@ -344,6 +406,20 @@ class Replay {
     ++(start ? summary_.rescale_starts : grow ? summary_.rescale_grows : summary_.rescale_shrinks);
     const double cost = grow ? r.spec->up_cost_s : r.spec->down_cost_s;
     r.stall_until_s = std::max(r.stall_until_s, now + cost);
+  }
+
+  // A job with a batch range: its rates on the nodes it trains on, at the batch it trains at
+  // (gaptraind's instruction under the adaptive rule) and the noise scale of its progress.
+  void refresh_rate(JobRun& r) {
+    if (!r.training) return;
+    std::optional<protocol::InstructedBatch> told;
+    if (r.training->rule() == BatchRule::adaptive) {
+      const auto& known = gaptraind_.jobs().jobs();
+      if (const auto it = known.find(r.slurm_id); it != known.end()) {
+        told = daemon::instructed_batch(it->second, r.training_nodes);
+      }
+    }
+    r.now = r.training->rate(r.training_nodes, r.done_samples, told);
   }
 
   StepRecord record(double now) const {
@@ -387,6 +463,9 @@ class Replay {
   // the simulated Slurm changed since the last decision
 
   SimSummary summary_;
+  double jct_sum_s_ = 0.0;
+  double next_tick_s_ = -kUnknownEnd;  // the next kModelTickS refresh (--models)
+  std::deque<ScalingCurve> registered_curves_;  // by job, with --models (stable addresses)
   double rescale_loss_samples_ = 0.0;
   std::vector<double> solve_ms_;
   double solver_ms_this_step_ = 0.0;
@@ -421,7 +500,11 @@ SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
                     const CurveTable& curves, const SimOptions& options,
                     const StepObserver& observer) {
   validate_options(trace, options);
-  check_models_known(jobs, curves, "jobs");
+  if (options.models) {
+    check_jobs_have_models(jobs, *options.models, "jobs");
+  } else {
+    check_models_known(jobs, curves, "jobs");
+  }
   return Replay(trace, jobs, curves, options, observer).run();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/planner.hpp"
 #include "gaptrain/allocation.hpp"
 #include "simulator/options.hpp"
+#include "simulator/pollux_models.hpp"
 #include "simulator/replayed_slurm.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
@@ -47,6 +49,13 @@ struct SimOptions {
   // The planner's objective and solver, as gaptraind's (PlannerSettings).
   Objective objective = daemon::PlannerSettings{}.objective;
   SolverOptions solver = daemon::PlannerSettings{}.solver;
+  // Pollux models (`--models`, issue 30): with them every job has a batch range and trains by
+  // its model (batch_training.hpp); the curves table is not used. Shared: the options are copied
+  // per policy.
+  std::shared_ptr<const ModelTable> models;
+  // How the jobs' batch follows their node count: adaptive (gaptraind's choice, the jobs
+  // register their batch ranges), or a fixed rule (the jobs register no range).
+  BatchRule batch_rule = BatchRule::adaptive;
 };
 
 // Completion times are computed in floating point: a job within this much of its end is done
@@ -83,14 +92,18 @@ struct SimSummary {
   // cannot fill a 1,000-node hole, whatever the policy.
   double usable_node_seconds = 0.0;
   double usable_utilization = 0.0;  // allocated / usable
-  double useful_samples = 0.0;      // progress, net of rescale and restart losses
+  double useful_samples = 0.0;      // samples trained on, net of rescale and restart losses
   double ideal_samples = 0.0;       // the same allocations with zero rescale cost
   double efficiency = 0.0;          // useful / ideal
   // Node-time elastic jobs held, and trained on, after the trace took the node back (a regular
   // job waiting for each): training outside the holes, which the upper bound must allow.
   double waited_node_seconds = 0.0;
+  // Pollux's progress: samples at each job's tuned batch, a sample at a larger batch counting for
+  // its statistical efficiency. useful_samples where no job has a batch range.
+  double progress = 0.0;
   int jobs_submitted = 0;
   int jobs_completed = 0;
+  double mean_jct_s = 0.0;  // completed jobs' mean time from submission to completion
   long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
   // The rescales by kind (they sum to rescales): a start is training begun from no nodes (the
   // first start, or a restart after the job lost all of them).
@@ -113,8 +126,8 @@ struct SimSummary {
 };
 
 // Replays `trace` in the window of `options` with `jobs` (submit times relative to the window
-// start) whose true scaling curves are `curves`. Throws InputError for options or jobs that
-// cannot run (e.g. a model without a curve). `observer`, when set, sees every step.
+// start) whose true scaling curves are `curves` (or, with options.models, whose models those
+// are). Throws InputError for options or jobs that cannot run (e.g. a model without a curve). `observer`, when set, sees every step.
 SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
                     const CurveTable& curves, const SimOptions& options,
                     const StepObserver& observer = {});

@@ -96,6 +96,12 @@ std::string summary_table(const SimSummary& s, const RunFacts& facts,
   rows.emplace_back("useful samples",
                     printed("%.6g, efficiency %.3f", s.useful_samples, s.efficiency) + " (of " +
                         printed("%.6g", s.ideal_samples) + " with free rescales)");
+  if (!facts.batch.empty()) {
+    const double worth = s.useful_samples > 0.0 ? s.progress / s.useful_samples : 0.0;
+    rows.emplace_back("progress", printed("%.6g", s.progress) +
+                                      " samples at the tuned batches (a sample worth " +
+                                      printed("%.3f", worth) + "; batch " + facts.batch + ")");
+  }
   if (oracle) {
     const double fraction = oracle->samples > 0.0 ? s.useful_samples / oracle->samples : 0.0;
     rows.emplace_back("oracle bound", printed("%.6g", oracle->samples) + " (" + oracle->method +
@@ -111,7 +117,10 @@ std::string summary_table(const SimSummary& s, const RunFacts& facts,
   rows.emplace_back("jobs", count_text(s.jobs_submitted) + " submitted, " +
                                 count_text(s.jobs_completed) + " completed, " +
                                 count_text(s.jobs_submitted - s.jobs_completed) +
-                                " unfinished at the window's end");
+                                " unfinished at the window's end" +
+                                (s.mean_jct_s > 0.0
+                                     ? "; completed in " + duration_text(s.mean_jct_s) + " on average"
+                                     : ""));
   rows.emplace_back("resizes", count_text(s.rescales) + ": " + counted(s.rescale_starts, "start") +
                                    ", " + counted(s.rescale_grows, "grow") + ", " +
                                    counted(s.rescale_shrinks, "shrink"));

@@ -17,6 +17,7 @@ struct RunFacts {
   std::string policy;    // gaptrain | bftrainer | equal-share
   std::string settings;  // what the policy ran with, e.g. "speedup, horizon 120 s"
   bool learn = false;    // the allocator learned the curves instead of being told them
+  std::string batch;     // with --models: the batch rule (adaptive | per-node | global)
   int nodes = 0;         // the nodes replayed (--nodes, or the trace's)
   double start_s = 0.0;  // the window's start, from the trace's
   double wall_s = 0.0;   // the replay's wall-clock time

@@ -371,6 +371,10 @@ NodeEventRow parse_node_event(std::string_view line, const Where& where) {
 constexpr std::array<std::string_view, 8> kJobsColumns = {"id",        "submit_s",   "model",
                                                           "min_nodes", "max_nodes",  "work_samples",
                                                           "up_cost_s", "down_cost_s"};
+// The job mix with a batch range per job (issue 30).
+constexpr std::array<std::string_view, 10> kBatchJobsColumns = {
+    "id",           "submit_s",    "model",      "min_nodes",     "max_nodes",
+    "work_samples", "up_cost_s",   "down_cost_s", "batch_size",   "max_batch_size"};
 constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
 
 // Checked column values; `column` names the column in the message, `bound` says the limit in
@@ -421,9 +425,9 @@ std::array<std::string_view, N> csv_columns(std::string_view line, const Where& 
   return fields;
 }
 
-JobSpec parse_job(std::string_view line, const Where& where) {
-  std::array<std::string, 8> unescaped;
-  const auto c = csv_columns(line, where, kJobsColumns, unescaped);
+// The 8 columns every job has (`c` holds at least those, in kJobsColumns' order).
+template <std::size_t N>
+JobSpec parse_job(const std::array<std::string_view, N>& c, const Where& where) {
   JobSpec job;
   job.id = non_empty(c[0], "id", where);
   job.submit_s = number_at_least_zero(c[1], "submit_s", where, bounds::kMaxTraceTimeS, "1e10");
@@ -443,6 +447,21 @@ JobSpec parse_job(std::string_view line, const Where& where) {
       number_at_least_zero(c[7], "down_cost_s", where, bounds::kMaxSeconds, ten_years);
   job.line = static_cast<int>(std::min<std::size_t>(where.line, std::numeric_limits<int>::max()));
   return job;
+}
+
+// batch_size (M0) and max_batch_size, both empty for a job without a batch range.
+void parse_batch_columns(std::string_view tuned, std::string_view max, const Where& where,
+                         JobSpec& job) {
+  if (tuned.empty() && max.empty()) return;
+  const std::string bound = std::to_string(bounds::kMaxBatch);
+  BatchRange range;
+  range.tuned = integer_at_least(tuned, 1, "batch_size", "1", where);
+  range.max = integer_at_least(max, range.tuned, "max_batch_size",
+                               "batch_size (" + std::to_string(range.tuned) + ")", where);
+  if (range.max > bounds::kMaxBatch) {
+    where.fail("max_batch_size: expected at most " + bound + ", got " + quoted(max));
+  }
+  job.batch = range;
 }
 
 // A curve point and the line it came from, to name the line of a duplicate.
@@ -519,14 +538,33 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
 
 std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) {
   LineReader lines(text);
-  expect_header(lines, kJobsColumns, name);
+  // The header says whether the jobs have batch ranges.
+  std::string_view header;
+  if (!lines.next(header)) {
+    throw InputError(name, "file is empty; expected the header line " + header_text(kJobsColumns));
+  }
+  const Where header_where{name, 1};
+  const bool with_batch = is_header(header, header_where, kBatchJobsColumns);
+  if (!with_batch && !is_header(header, header_where, kJobsColumns)) {
+    header_where.fail("expected the header line " + header_text(kJobsColumns) + ", got " +
+                      quoted(header) + " (a mix with batch ranges adds ,batch_size,max_batch_size)");
+  }
   std::vector<JobSpec> jobs;
   std::unordered_map<std::string, int> line_of_id;
   std::string_view line;
   while (lines.next(line)) {
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
-    JobSpec job = parse_job(line, where);
+    JobSpec job;
+    if (with_batch) {
+      std::array<std::string, 10> unescaped;
+      const auto c = csv_columns(line, where, kBatchJobsColumns, unescaped);
+      job = parse_job(c, where);
+      parse_batch_columns(c[8], c[9], where, job);
+    } else {
+      std::array<std::string, 8> unescaped;
+      job = parse_job(csv_columns(line, where, kJobsColumns, unescaped), where);
+    }
     const auto [it, inserted] = line_of_id.emplace(job.id, job.line);
     if (!inserted) {
       where.fail("id: " + quoted(job.id) + " is already used on line " +

@@ -12,10 +12,12 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 #include "simulator/options.hpp"
 
@@ -71,6 +73,10 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
 
 // The elastic job mix: header `id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
 // down_cost_s`, then one job per line. Ids unique; 1 <= min <= max; work > 0; costs >= 0.
+// Two more columns, `batch_size,max_batch_size`, give a job the batch it was tuned at (M0) and
+// the largest it may train at (issue 30; `simulate --models`); an empty batch_size leaves that
+// job without a batch range. With a batch range, work_samples is the progress to make: samples
+// at M0, each sample at a larger batch counting for its statistical efficiency.
 struct JobSpec {
   std::string id;
   double submit_s = 0.0;
@@ -80,6 +86,7 @@ struct JobSpec {
   double work_samples = 0.0;
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
+  std::optional<BatchRange> batch;  // max_per_node 0: what the job's model says fits
   int line = 0;  // line of the jobs file it came from, for messages
 };
 std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);

@@ -26,6 +26,11 @@
 #                                                     `bad` says, naming the limit
 #   run_simulate_case.sh fifo GAPTRAIN OPTION ARGS... `OPTION FIFO ARGS`, FIFO a named pipe nobody
 #                                                     writes: refused like `bad` says, at once
+#   run_simulate_case.sh goodput GAPTRAIN ARGS...     with --models: under --batch global every
+#                                                     sample is worth about one (progress ~
+#                                                     useful samples), under per-node and adaptive at
+#                                                     most one; the JSON names models and rule,
+#                                                     the table has the progress row
 #   run_simulate_case.sh long_value GAPTRAIN ARGS...  a job whose model is a 10 MB name: refused
 #                                                     like `bad` says, in a line < 400 bytes
 set -euo pipefail
@@ -165,6 +170,36 @@ PY
     run --jobs "$tmp/jobs.csv" "$@"
     expect_refused "jobs.csv:2: model: no curve for \"$(printf 'm%.0s' {1..60})...\""
     [[ "$(wc -c <"$tmp/stderr")" -lt 400 ]] || fail "the error line is $(wc -c <"$tmp/stderr") bytes"
+    ;;
+  goodput)
+    for rule in adaptive per-node global; do
+      run "$@" --batch "$rule" --json "$tmp/$rule.json"
+      [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --batch $rule)"
+      run "$@" --batch "$rule"
+      [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --batch $rule, the table)"
+      grep -q "^progress  .* samples at the tuned batches (a sample worth .*; batch $rule)$" \
+        "$tmp/stdout" || fail "the table has no progress row for $rule"
+    done
+    python3 - "$tmp" <<'PY' || fail "the goodput summaries are not consistent"
+import json, sys
+runs = {r: json.load(open(f"{sys.argv[1]}/{r}.json")) for r in ("adaptive", "per-node", "global")}
+for rule, s in runs.items():
+    assert s["parameters"]["batch"] == rule, s["parameters"]
+    assert s["parameters"]["models"], s["parameters"]
+    assert s["parameters"]["curves"] is None, s["parameters"]
+    assert s["progress"] > 0, (rule, s["progress"])
+    assert s["progress"] <= s["useful_samples"] * (1 + 1e-9), (rule, s["progress"], s["useful_samples"])
+    assert (s["mean_jct_s"] is None) == (s["jobs_completed"] == 0), (rule, s["mean_jct_s"])
+    if s["mean_jct_s"] is not None:
+        assert 0 < s["mean_jct_s"] <= s["simulated_s"], (rule, s["mean_jct_s"])
+g = runs["global"]
+# M0 split over the nodes rounds each node's share up: a sample or two more a step, worth
+# (phi + M0) / (phi + M0 + a few) each.
+assert g["progress"] >= 0.99 * g["useful_samples"], g
+# Several nodes at each node's own batch: a larger global batch, each sample worth less.
+p = runs["per-node"]
+assert p["progress"] < p["useful_samples"] * 0.999, p
+PY
     ;;
   table)
     run "$@" --oracle

@@ -457,6 +457,34 @@ TEST(WorkloadIoJobs, ParsesRowsAndRecordsTheirLines) {
   EXPECT_TRUE(parse_jobs(kJobsHeader, "jobs.csv").empty());
 }
 
+// A mix with batch ranges (issue 30): two more columns; empty cells leave a job without one.
+TEST(WorkloadIoJobs, BatchColumnsGiveAJobItsBatchRange) {
+  const std::string h =
+      "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s,batch_size,"
+      "max_batch_size\n";
+  const auto jobs = parse_jobs(h + "a,0,cifar10,1,8,100,1,1,128,4096\nb,0,bert,1,4,100,1,1,,\n",
+                               "jobs.csv");
+  ASSERT_EQ(jobs.size(), 2u);
+  ASSERT_TRUE(jobs[0].batch.has_value());
+  EXPECT_EQ(jobs[0].batch->tuned, 128);
+  EXPECT_EQ(jobs[0].batch->max, 4096);
+  EXPECT_EQ(jobs[0].batch->max_per_node, 0);
+  EXPECT_FALSE(jobs[1].batch.has_value());
+  EXPECT_FALSE(parse_jobs(std::string(kJobsHeader) + "a,0,m,1,2,100,1,1\n", "jobs.csv")[0].batch);
+  expect_errors([](const std::string& text) { parse_jobs(text, "jobs.csv"); },
+                {
+                    {h + "a,0,m,1,2,100,1,1,128,64\n", "jobs.csv:2",
+                     "max_batch_size: expected an integer >= batch_size (128), got \"64\""},
+                    {h + "a,0,m,1,2,100,1,1,0,64\n", "jobs.csv:2",
+                     "batch_size: expected an integer >= 1, got \"0\""},
+                    {h + "a,0,m,1,2,100,1,1,128,\n", "jobs.csv:2",
+                     "max_batch_size: expected an integer >= batch_size (128), got \"\""},
+                    {h + "a,0,m,1,2,100,1,1,1,2000000000\n", "jobs.csv:2",
+                     "max_batch_size: expected at most 1000000000"},
+                    {h + "a,0,m,1,2,100,1,1\n", "jobs.csv:2", "expected 10 columns, got 8"},
+                });
+}
+
 TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
   const std::string h(kJobsHeader);
   const std::string ok = "a,0,m,1,2,100,1,1\n";
