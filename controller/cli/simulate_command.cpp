@@ -27,9 +27,9 @@
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
+#include "simulator/csv_record.hpp"
 #include "simulator/easy_backfill.hpp"
 #include "simulator/node_event_trace.hpp"
-#include "simulator/csv_record.hpp"
 #include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/summary_table.hpp"
@@ -172,7 +172,8 @@ std::optional<std::pair<std::filesystem::path, int>> validation_file(
 sim::ModelTable load_models(const std::string& dir, const std::vector<sim::JobSpec>& jobs,
                             const std::function<std::string(const std::string&)>& read) {
   if (!std::filesystem::is_directory(dir)) {
-    throw InputError("--models", sim::quote_input(dir) + " is not a directory (Pollux's model files)");
+    throw InputError("--models",
+                     sim::quote_input(dir) + " is not a directory (Pollux's model files)");
   }
   sim::ModelTable models;
   for (const sim::JobSpec& job : jobs) {
@@ -186,10 +187,9 @@ sim::ModelTable load_models(const std::string& dir, const std::vector<sim::JobSp
                                        "-validation-BATCH.csv for the job mix's model " +
                                        sim::quote_input(job.model));
     }
-    models[job.model] =
-        sim::pollux_model(read(scalability.string()), scalability.string(),
-                          read(validation->first.string()), validation->first.string(),
-                          validation->second);
+    models[job.model] = sim::pollux_model(read(scalability.string()), scalability.string(),
+                                          read(validation->first.string()),
+                                          validation->first.string(), validation->second);
   }
   return models;
 }

@@ -232,7 +232,8 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   if (report.samples_done) learn(job, *report.samples_done, report.world_size, mono_s);
   if (job.batch && report.grad_sqr && report.grad_var &&
       job.noise_learner.observe(*report.grad_sqr, *report.grad_var)) {
-    job.learned_noise_scale = job.noise_learner.noise_scale(job.batch->tuned);
+    job.learned_noise_scale = stepped_noise_scale(job.learned_noise_scale,
+                                                  job.noise_learner.noise_scale(job.batch->tuned));
   }
   return true;
 }

@@ -29,4 +29,10 @@ std::optional<double> NoiseScaleLearner::noise_scale(int tuned) const {
   return phi;
 }
 
+std::optional<double> stepped_noise_scale(std::optional<double> current,
+                                          std::optional<double> estimate) {
+  if (!current || !estimate) return estimate ? estimate : current;
+  return std::abs(*estimate - *current) > kNoiseScaleStep * *current ? estimate : current;
+}
+
 }  // namespace gaptrain::daemon

@@ -24,4 +24,14 @@ class NoiseScaleLearner {
   double var_ = 0.0;
 };
 
+// The learned noise scale a job is valued and told its batch at follows the estimate in steps:
+// it moves only when the estimate has drifted more than kNoiseScaleStep (a fifth) from it. The
+// estimate moves with every report while the training converges, and each change of the
+// adaptive batch is a change of the job's learning rate and a line in its output; a fifth of
+// phi moves the chosen batch by at most about as much.
+inline constexpr double kNoiseScaleStep = 0.2;
+// `current` where `estimate` is within the step of it, else `estimate`.
+std::optional<double> stepped_noise_scale(std::optional<double> current,
+                                          std::optional<double> estimate);
+
 }  // namespace gaptrain::daemon

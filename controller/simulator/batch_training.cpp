@@ -36,10 +36,10 @@ TrainingRate BatchTraining::rate(int nodes, double progress,
   }
   // The instruction's batch on the nodes that get a share of it (all of them, unless the batch
   // is smaller than the node count).
-  const long share = static_cast<long>(std::max(1, told->per_node)) * std::max(1, told->accumulation);
+  const long share =
+      static_cast<long>(std::max(1, told->per_node)) * std::max(1, told->accumulation);
   const int used = static_cast<int>(std::clamp<long>((told->global + share - 1) / share, 1, nodes));
-  const double samples =
-      model_->step_time.samples_per_s(used, told->per_node, told->accumulation);
+  const double samples = model_->step_time.samples_per_s(used, told->per_node, told->accumulation);
   const double efficiency =
       statistical_efficiency(phi, range_.tuned, static_cast<double>(told->global));
   return {samples, samples * efficiency, told->global};

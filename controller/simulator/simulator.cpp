@@ -44,7 +44,7 @@ struct JobRun {
   const ScalingCurve* curve = nullptr;
   std::optional<BatchTraining> training;  // a job with a batch range (--models)
   Phase phase = Phase::waiting;
-  std::uint32_t slurm_id = 0;  // while in Slurm
+  std::uint32_t slurm_id = 0;           // while in Slurm
   double done_samples = 0.0;            // progress: samples at M0 (raw without a batch range)
   double samples_done = 0.0;            // the samples behind it
   double stall_until_s = -kUnknownEnd;  // no progress before this time (rescaling)
@@ -149,8 +149,7 @@ class Replay {
             : 0.0;
     summary_.efficiency =
         summary_.ideal_samples > 0.0 ? summary_.useful_samples / summary_.ideal_samples : 1.0;
-    summary_.mean_jct_s =
-        summary_.jobs_completed > 0 ? jct_sum_s_ / summary_.jobs_completed : 0.0;
+    summary_.mean_jct_s = summary_.jobs_completed > 0 ? jct_sum_s_ / summary_.jobs_completed : 0.0;
     summary_.solves = static_cast<long long>(solve_ms_.size());
     summary_.solver_ms_p50 = percentile(solve_ms_, 0.50);
     summary_.solver_ms_p99 = percentile(solve_ms_, 0.99);
@@ -464,7 +463,7 @@ class Replay {
 
   SimSummary summary_;
   double jct_sum_s_ = 0.0;
-  double next_tick_s_ = -kUnknownEnd;  // the next kModelTickS refresh (--models)
+  double next_tick_s_ = -kUnknownEnd;           // the next kModelTickS refresh (--models)
   std::deque<ScalingCurve> registered_curves_;  // by job, with --models (stable addresses)
   double rescale_loss_samples_ = 0.0;
   std::vector<double> solve_ms_;

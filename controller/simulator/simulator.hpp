@@ -104,7 +104,7 @@ struct SimSummary {
   int jobs_submitted = 0;
   int jobs_completed = 0;
   double mean_jct_s = 0.0;  // completed jobs' mean time from submission to completion
-  long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
+  long long rescales = 0;   // grows, shrinks, starts and restarts the jobs paid for
   // The rescales by kind (they sum to rescales): a start is training begun from no nodes (the
   // first start, or a restart after the job lost all of them).
   long long rescale_starts = 0;
@@ -127,7 +127,8 @@ struct SimSummary {
 
 // Replays `trace` in the window of `options` with `jobs` (submit times relative to the window
 // start) whose true scaling curves are `curves` (or, with options.models, whose models those
-// are). Throws InputError for options or jobs that cannot run (e.g. a model without a curve). `observer`, when set, sees every step.
+// are). Throws InputError for options or jobs that cannot run (e.g. a model without a curve).
+// `observer`, when set, sees every step.
 SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
                     const CurveTable& curves, const SimOptions& options,
                     const StepObserver& observer = {});

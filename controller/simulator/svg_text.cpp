@@ -13,8 +13,8 @@ std::string number(double value, int decimals) {
   if (written <= 0) return "0";
   // Trim in the buffer and build the string once: GCC 12 at -O2 with the
   // sanitizers reports a false -Wrestrict on pop_back() then assignment.
-  std::string_view text(buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(written),
-                                                             buffer.size() - 1));
+  std::string_view text(
+      buffer.data(), std::min<std::size_t>(static_cast<std::size_t>(written), buffer.size() - 1));
   if (text.find('.') != std::string_view::npos) {
     while (text.ends_with('0')) text.remove_suffix(1);
     if (text.ends_with('.')) text.remove_suffix(1);

@@ -373,8 +373,8 @@ constexpr std::array<std::string_view, 8> kJobsColumns = {"id",        "submit_s
                                                           "up_cost_s", "down_cost_s"};
 // The job mix with a batch range per job (issue 30).
 constexpr std::array<std::string_view, 10> kBatchJobsColumns = {
-    "id",           "submit_s",    "model",      "min_nodes",     "max_nodes",
-    "work_samples", "up_cost_s",   "down_cost_s", "batch_size",   "max_batch_size"};
+    "id",           "submit_s",  "model",       "min_nodes",  "max_nodes",
+    "work_samples", "up_cost_s", "down_cost_s", "batch_size", "max_batch_size"};
 constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
 
 // Checked column values; `column` names the column in the message, `bound` says the limit in
@@ -547,7 +547,8 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
   const bool with_batch = is_header(header, header_where, kBatchJobsColumns);
   if (!with_batch && !is_header(header, header_where, kJobsColumns)) {
     header_where.fail("expected the header line " + header_text(kJobsColumns) + ", got " +
-                      quoted(header) + " (a mix with batch ranges adds ,batch_size,max_batch_size)");
+                      quoted(header) +
+                      " (a mix with batch ranges adds ,batch_size,max_batch_size)");
   }
   std::vector<JobSpec> jobs;
   std::unordered_map<std::string, int> line_of_id;

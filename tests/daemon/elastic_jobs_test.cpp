@@ -230,6 +230,16 @@ TEST(ElasticJobs, ABatchRangeIsKeptAndItsNoiseScaleGivenAssumedOrLearned) {
   report.grad_sqr = std::nullopt;  // half a pair teaches nothing either
   ASSERT_TRUE(jobs.report(report, kNow + 4, kMono + 4));
   EXPECT_DOUBLE_EQ(noise_scale_of(e)->value, 512.0);
+  // An estimate drifting by less than a fifth leaves the value the job is valued and told its
+  // batch at: own ratio 128 * 2.4 / 0.5 = 614, smoothed to about 532.
+  report.grad_sqr = 0.5;
+  report.grad_var = 2.4;
+  ASSERT_TRUE(jobs.report(report, kNow + 4, kMono + 4));
+  EXPECT_DOUBLE_EQ(noise_scale_of(e)->value, 512.0);
+  // Beyond a fifth it moves: own ratio 128 * 8 / 0.5 = 2048, smoothed well past 614.
+  report.grad_var = 8.0;
+  ASSERT_TRUE(jobs.report(report, kNow + 4, kMono + 4));
+  EXPECT_GT(noise_scale_of(e)->value, 512.0 * 1.2);
 
   // A given noise scale is kept, whatever the reports say.
   r.noise_scale = 900.0;

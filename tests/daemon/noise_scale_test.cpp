@@ -61,5 +61,18 @@ TEST(NoiseScaleLearner, NoVarianceIsANoiseScaleOfZero) {
   EXPECT_EQ(*learner.noise_scale(256), 0.0);
 }
 
+// What a job is valued and told its batch at moves in steps: an estimate within a fifth of it
+// leaves it, one beyond replaces it (and the first is taken as it is).
+TEST(NoiseScaleStep, TheValueUsedMovesOnlyWhenTheEstimateDriftsMoreThanAFifth) {
+  EXPECT_EQ(stepped_noise_scale(std::nullopt, 300.0), 300.0);
+  EXPECT_EQ(stepped_noise_scale(1000.0, 1150.0), 1000.0);
+  EXPECT_EQ(stepped_noise_scale(1000.0, 850.0), 1000.0);
+  EXPECT_EQ(stepped_noise_scale(1000.0, 1201.0), 1201.0);
+  EXPECT_EQ(stepped_noise_scale(1000.0, 799.0), 799.0);
+  EXPECT_EQ(stepped_noise_scale(1000.0, std::nullopt), 1000.0);
+  EXPECT_FALSE(stepped_noise_scale(std::nullopt, std::nullopt));
+  EXPECT_EQ(stepped_noise_scale(0.0, 0.5), 0.5) << "from zero any estimate is a step";
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

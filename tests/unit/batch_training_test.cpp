@@ -65,12 +65,10 @@ TEST(BatchTraining, PerNodeRuleGrowsTheBatchWithTheNodesAndEachSampleIsWorthLess
   const double phi = training.noise_scale(progress);
   const TrainingRate rate = training.rate(16, progress, std::nullopt);
   EXPECT_EQ(rate.global_batch, 16 * 64);
-  EXPECT_NEAR(rate.progress_per_s,
-              rate.samples_per_s * statistical_efficiency(phi, 128, 16.0 * 64),
+  EXPECT_NEAR(rate.progress_per_s, rate.samples_per_s * statistical_efficiency(phi, 128, 16.0 * 64),
               1e-9 * rate.samples_per_s);
   EXPECT_LT(rate.progress_per_s, 0.5 * rate.samples_per_s);  // early on phi is small
-  EXPECT_NEAR(training.registered_curve(64).at(16), rate.samples_per_s,
-              1e-9 * rate.samples_per_s);
+  EXPECT_NEAR(training.registered_curve(64).at(16), rate.samples_per_s, 1e-9 * rate.samples_per_s);
 }
 
 TEST(BatchTraining, AdaptiveTrainsAtTheBatchGaptraindTold) {

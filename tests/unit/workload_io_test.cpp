@@ -462,8 +462,8 @@ TEST(WorkloadIoJobs, BatchColumnsGiveAJobItsBatchRange) {
   const std::string h =
       "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s,batch_size,"
       "max_batch_size\n";
-  const auto jobs = parse_jobs(h + "a,0,cifar10,1,8,100,1,1,128,4096\nb,0,bert,1,4,100,1,1,,\n",
-                               "jobs.csv");
+  const auto jobs =
+      parse_jobs(h + "a,0,cifar10,1,8,100,1,1,128,4096\nb,0,bert,1,4,100,1,1,,\n", "jobs.csv");
   ASSERT_EQ(jobs.size(), 2u);
   ASSERT_TRUE(jobs[0].batch.has_value());
   EXPECT_EQ(jobs[0].batch->tuned, 128);
