@@ -5,19 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "unit/pollux_data.hpp"
 
 namespace gaptrain::sim {
 namespace {
-
-std::string read_pollux(const std::string& name) {
-  std::ifstream in(std::string(GAPTRAIN_SHARED_DATA_DIR) + "/models/pollux/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 const PolluxModel& cifar10() {
   static const PolluxModel model =

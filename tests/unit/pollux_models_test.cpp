@@ -2,21 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "gaptrain/input_error.hpp"
+#include "unit/pollux_data.hpp"
 
 namespace gaptrain::sim {
 namespace {
-
-std::string read_pollux(const std::string& name) {
-  std::ifstream in(std::string(GAPTRAIN_SHARED_DATA_DIR) + "/models/pollux/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The fitted model reproduces the file's step times: within 25% on average over its rows (the
 // rows mix placements of the same replica count, which one node per replica cannot tell apart).
