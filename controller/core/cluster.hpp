@@ -80,8 +80,11 @@ struct Job {
   std::uint32_t priority = 0;  // Slurm's, higher first
   // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on).
   std::int64_t eligible_time = 0;
-  bool requeued = false;         // Slurm requeued it at least once
-  bool completed_ok = false;     // finished as COMPLETED (exit 0): what afterok waits for
+  bool requeued = false;      // Slurm requeued it at least once
+  bool completed_ok = false;  // finished as COMPLETED (exit 0): what afterok waits for
+  // Ended or ending PREEMPTED: slurmctld took its nodes for a job of a QOS that may preempt its
+  // own (a satellite in DaemonConfig::satellite_qos).
+  bool preempted = false;
   std::int64_t submit_time = 0;  // when it was submitted: FCFS among equals
   // Its dependency as Slurm lists it while unmet ("afterok:12(unfulfilled)"); empty: none left.
   std::string dependency;

@@ -261,6 +261,10 @@ DaemonConfig parse_config(std::string_view json_text) {
                        "must not be empty: name the Slurm partition elastic jobs run in");
     }
   }
+  if (root.isMember("satellite_qos")) {
+    config.satellite_qos =
+        require_string(root, "satellite_qos", "the QOS satellites run in (\"\" for the job's own)");
+  }
   if (root.isMember("log_level")) {
     const std::string level =
         require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");

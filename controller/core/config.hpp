@@ -37,6 +37,10 @@ struct DaemonConfig {
   // its nodes reclaimed) within this long. Submissions trigger no plugin event.
   double watch_interval_s = kWatchIntervalS.default_value;
   std::string elastic_partition{kDefaultElasticPartition};
+  // The QOS satellites run in: one the site's regular QOS may preempt (preempt/qos, PreemptMode
+  // CANCEL), so that slurmctld frees a satellite's node for a regular job at once, without
+  // waiting for gaptraind (docs/admin.md, "Satellites Slurm frees itself"). "": the job's own.
+  std::string satellite_qos;
   LogLevel log_level = LogLevel::info;
   double horizon_s = kHorizonS.default_value;  // the allocator's look-ahead
   // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an

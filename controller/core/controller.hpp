@@ -28,12 +28,12 @@ class Controller {
   Controller(SlurmActions& slurm, CycleSettings cycle, const ResizerSettings& resizer)
       : resizer_(slurm, resizer), settings_(std::move(cycle)) {}
 
-  // A poll's answer: the holes are found again (keeping when each opened) and the elastic jobs
-  // follow Slurm. Returns the ids of the jobs that ended and were forgotten.
-  std::vector<std::uint32_t> observe(Snapshot snapshot) {
+  // A poll's answer, at `mono_s`: the holes are found again (keeping when each opened) and the
+  // elastic jobs follow Slurm. Returns the jobs that ended and the satellites Slurm preempted.
+  Refreshed observe(Snapshot snapshot, double mono_s) {
     snapshot_ = std::move(snapshot);
     holes_ = find_holes(snapshot_, holes_);
-    return elastic_.refresh(snapshot_);
+    return elastic_.refresh(snapshot_, mono_s);
   }
 
   // A job's registration, as the daemon takes it once the job is seen running: empty on

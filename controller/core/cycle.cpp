@@ -27,6 +27,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.lease_s = config.lease_s;
   settings.max_notice_s = config.max_notice_s;
   settings.elastic_partition = config.elastic_partition;
+  settings.satellite_qos = config.satellite_qos;
   return settings;
 }
 

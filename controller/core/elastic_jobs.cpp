@@ -252,18 +252,19 @@ void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
   job.satellites = std::move(satellites);
 }
 
-std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
-  std::vector<std::uint32_t> forgotten;
+Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s) {
+  Refreshed refreshed;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job* job = find_job(snapshot, it->first);
     if (job == nullptr || !holds_nodes(*job)) {
-      forgotten.push_back(it->first);
+      refreshed.forgotten.push_back(it->first);
       it = jobs_.erase(it);
       continue;
     }
     ElasticJob& elastic = it->second;
     if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
+    const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
     elastic.satellites.clear();
     for (const Job& satellite : snapshot.jobs) {
       if (!holds_nodes(satellite) || !is_satellite_of(satellite, *job)) continue;
@@ -272,9 +273,25 @@ std::vector<std::uint32_t> ElasticJobs::refresh(const Snapshot& snapshot) {
         elastic.nodes.push_back(node);
       }
     }
+    // Only a satellite Slurm says it preempted: one gaptraind released itself left the map
+    // when it was released (resized()), and one cancelled by hand is no reclaim.
+    std::vector<std::string> taken;
+    for (const auto& [node, id] : before) {
+      const Job* satellite = find_job(snapshot, id);
+      if (!elastic.satellites.contains(node) && satellite != nullptr && satellite->preempted) {
+        taken.push_back(node);
+      }
+    }
+    if (!taken.empty()) {
+      elastic.stalled_by_grow = false;
+      elastic.stalled_since_mono_s = mono_s;
+      elastic.samples_at_resize = elastic.samples_done.value_or(0.0);
+      elastic.window.reset();
+      refreshed.preempted[it->first] = std::move(taken);
+    }
     ++it;
   }
-  return forgotten;
+  return refreshed;
 }
 
 }  // namespace gaptrain::daemon

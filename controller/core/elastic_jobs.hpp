@@ -41,6 +41,14 @@ struct NoiseScale {
 // The prior for jobs registered without a curve or costs is the learner's (curve_learner.hpp,
 // LearnerPrior): S(n) = n^alpha relative to one node, and its rescale costs.
 
+// What a poll showed that gaptraind did not do itself.
+struct Refreshed {
+  std::vector<std::uint32_t> forgotten;  // registered jobs that no longer run
+  // job -> the nodes of its satellites Slurm preempted since the last poll (batch host first
+  // order of the job's nodes is kept for the rest).
+  std::map<std::uint32_t, std::vector<std::string>> preempted;
+};
+
 struct ElasticJob {
   std::uint32_t job_id = 0;
   std::string user;
@@ -112,8 +120,9 @@ class ElasticJobs {
   bool report(const protocol::LauncherReport& report, std::int64_t now, double mono_s);
 
   // Follows Slurm: refreshes nodes and batch host (and satellites: is_satellite_of), forgets
-  // jobs that no longer run. Returns the ids forgotten.
-  std::vector<std::uint32_t> refresh(const Snapshot& snapshot);
+  // jobs that no longer run. A satellite Slurm preempted (satellite_qos) is a reclaim gaptraind
+  // did not have to make: the job's stall from then on is learned as a shrink's, at `mono_s`.
+  Refreshed refresh(const Snapshot& snapshot, double mono_s);
 
   // Records what a resize left the job with, ahead of the next poll (so that the launcher is
   // not told of nodes it just gave back): its nodes, and its satellites among them. Unknown

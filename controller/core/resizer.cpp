@@ -82,16 +82,16 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   const auto managed = jobs.jobs().find(action.job_id);
   if (job == nullptr || managed == jobs.jobs().end()) return false;
   notes_.push_back(started(action, action.nodes));
-  const GrowResult result =
-      slurm_.grow(GrowRequest{.job_id = action.job_id,
-                              .partition = job->partition,
-                              .add_nodes = action.nodes,
-                              .user_id = job->user_id,
-                              .group_id = job->group_id,
-                              .time_limit_minutes = first_lease_minutes(action.hole_end, now),
-                              .account = job->account,
-                              .qos = job->qos,
-                              .tres_per_node = job->tres_per_node});
+  const GrowResult result = slurm_.grow(
+      GrowRequest{.job_id = action.job_id,
+                  .partition = job->partition,
+                  .add_nodes = action.nodes,
+                  .user_id = job->user_id,
+                  .group_id = job->group_id,
+                  .time_limit_minutes = first_lease_minutes(action.hole_end, now),
+                  .account = job->account,
+                  .qos = settings_.satellite_qos.empty() ? job->qos : settings_.satellite_qos,
+                  .tres_per_node = job->tres_per_node});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;

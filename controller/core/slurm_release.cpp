@@ -39,4 +39,23 @@ SlurmBehaviour behaviour_for(const SlurmControllerConfig& config) {
   return behaviour;
 }
 
+std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& config,
+                                                std::string_view satellite_qos) {
+  std::vector<std::string> problems;
+  if (satellite_qos.empty()) return problems;
+  const std::string qos(satellite_qos);
+  if (config.preempt_type != "preempt/qos") {
+    problems.push_back("satellite_qos is \"" + qos + "\" but PreemptType is \"" +
+                       config.preempt_type +
+                       "\": slurmctld will not free satellites for regular jobs itself, "
+                       "gaptraind reclaims them; set PreemptType=preempt/qos in slurm.conf");
+  }
+  if (!config.preempt_mode_cancel) {
+    problems.push_back("satellite_qos is \"" + qos +
+                       "\" but PreemptMode has no CANCEL: a preempted satellite (an allocation, "
+                       "not a batch job) can only be cancelled; set PreemptMode=CANCEL");
+  }
+  return problems;
+}
+
 }  // namespace gaptrain::daemon

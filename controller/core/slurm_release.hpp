@@ -14,6 +14,8 @@ struct SlurmControllerConfig {
   std::string slurmctld_release;     // slurmctld's version, "24.11.5"
   std::string built_release;         // the libslurm headers gaptraind was built against
   std::string scheduler_parameters;  // SchedulerParameters, comma-separated
+  std::string preempt_type;          // PreemptType, "preempt/qos"
+  bool preempt_mode_cancel = false;  // PreemptMode holds CANCEL
 };
 
 // True when the comma-separated SchedulerParameters `params` hold the option `name`, alone or
@@ -34,5 +36,12 @@ struct SlurmBehaviour {
 };
 
 SlurmBehaviour behaviour_for(const SlurmControllerConfig& config);
+
+// Why slurmctld, configured as `config`, will not cancel satellites in `satellite_qos` for
+// regular jobs by itself (gaptraind.json's satellite_qos; docs/admin.md): one line each, saying
+// what to set. Empty when it will, or when no satellite QOS is configured. Whether the regular
+// QOS lists satellite_qos in its Preempt is the accounting database's, not checked here.
+std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& config,
+                                                std::string_view satellite_qos);
 
 }  // namespace gaptrain::daemon

@@ -258,7 +258,9 @@ void Daemon::poll() {
 // an upgrade while gaptraind runs).
 void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
   if (slurm_controller_ && slurm_controller_->slurmctld_release == controller.slurmctld_release &&
-      slurm_controller_->scheduler_parameters == controller.scheduler_parameters) {
+      slurm_controller_->scheduler_parameters == controller.scheduler_parameters &&
+      slurm_controller_->preempt_type == controller.preempt_type &&
+      slurm_controller_->preempt_mode_cancel == controller.preempt_mode_cancel) {
     return;
   }
   slurm_controller_ = controller;
@@ -266,6 +268,9 @@ void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
   log::info("slurm release", {{"SLURMCTLD", controller.slurmctld_release},
                               {"BUILT_AGAINST", controller.built_release}});
   for (const std::string& notice : slurm_behaviour_->notices) log::warning(notice);
+  for (const std::string& problem : satellite_qos_problems(controller, config_.satellite_qos)) {
+    log::warning(problem);
+  }
 }
 
 void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
@@ -325,9 +330,21 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   }
   holes_ = std::move(holes);
   if (!state_loaded_) load_state();
-  for (const std::uint32_t job_id : elastic_.refresh(snapshot_)) {
+  const Refreshed refreshed =
+      elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS));
+  for (const std::uint32_t job_id : refreshed.forgotten) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
     history_.ended(job_id, static_cast<double>(now));
+  }
+  // Slurm freed these itself for regular jobs (satellite_qos): a reclaim gaptraind did not make.
+  for (const auto& [job_id, nodes] : refreshed.preempted) {
+    log::info("satellites preempted by Slurm for regular jobs",
+              {{"ACTION", "preempted"}, {"JOB_ID", job_id}, {"NODES", join_nodes(nodes)}});
+    const auto job = elastic_.jobs().find(job_id);
+    if (job == elastic_.jobs().end()) continue;
+    history_.resize(job_id,
+                    ResizeRecord{static_cast<double>(now), ResizeKind::reclaim,
+                                 "preempted by Slurm for a regular job", job->second.nodes});
   }
   follow_history(static_cast<double>(now));
   // Registered now, they are planned by the act() below.

@@ -174,6 +174,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.requeued = j.restart_cnt > 0;
       job.submit_time = epoch(j.submit_time);
       job.completed_ok = (j.job_state & JOB_STATE_BASE) == JOB_COMPLETE;
+      job.preempted = (j.job_state & JOB_STATE_BASE) == JOB_PREEMPTED;
       job.dependency = text(j.dependency);
       if (job.state == JobState::pending) job.reason = pending_reason(j.state_reason);
       fresh.jobs.push_back(std::move(job));
@@ -208,6 +209,8 @@ SlurmSource::Result SlurmSource::load_config(Config& config) {
   config.private_data.reservations = (conf->private_data & PRIVATE_DATA_RESERVATIONS) != 0;
   config.controller.slurmctld_release = text(conf->version);
   config.controller.scheduler_parameters = text(conf->sched_params);
+  config.controller.preempt_type = text(conf->preempt_type);
+  config.controller.preempt_mode_cancel = (conf->preempt_mode & PREEMPT_MODE_CANCEL) != 0U;
   config.controller.built_release = slurm_compat::built_release();
   slurm_compat::free_config(conf);
   return {true, {}};

@@ -365,7 +365,7 @@ class Replay {
     const std::int64_t wall = slurm_.wall_at(now);
     daemon::Snapshot snapshot;
     slurm_.poll(snapshot, wall, true);
-    gaptraind_.observe(std::move(snapshot));
+    gaptraind_.observe(std::move(snapshot), now);
     register_and_report(wall, now);
     const daemon::CycleOutcome outcome = gaptraind_.decide(daemon::Now{now, wall});
     ++summary_.cycles;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/cycle.hpp"
 #include "gaptrain/input_error.hpp"
 
 namespace gaptrain::daemon {
@@ -28,6 +29,14 @@ TEST(Config, EmptyObjectGivesTheDefaults) {
   EXPECT_DOUBLE_EQ(config.poll_interval_s, 2.0);
   EXPECT_EQ(config.elastic_partition, "elastic");
   EXPECT_EQ(config.log_level, LogLevel::info);
+}
+
+// The QOS satellites run in: the job's own by default, or one Slurm may preempt.
+TEST(Config, SatelliteQos) {
+  EXPECT_EQ(parse_config("{}").satellite_qos, "");
+  EXPECT_EQ(parse_config(R"({"satellite_qos": "satellite"})").satellite_qos, "satellite");
+  EXPECT_EQ(error_for(R"({"satellite_qos": 3})").field(), "satellite_qos");
+  EXPECT_EQ(resizer_settings(parse_config(R"({"satellite_qos": "sat"})")).satellite_qos, "sat");
 }
 
 TEST(Config, ResizingKeys) {

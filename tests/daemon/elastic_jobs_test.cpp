@@ -98,10 +98,10 @@ TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
   s.jobs.back().nodes = {"n1", "n2", "n3"};  // grown
   s.jobs.push_back(running_job(6));
   s.jobs.back().state = JobState::finished;
-  EXPECT_EQ(jobs.refresh(s), (std::vector<std::uint32_t>{6}));
+  EXPECT_EQ(jobs.refresh(s, 0.0).forgotten, (std::vector<std::uint32_t>{6}));
   EXPECT_EQ(jobs.jobs().at(5).nodes.size(), 3U);
   s.jobs.clear();  // purged from slurmctld
-  EXPECT_EQ(jobs.refresh(s), (std::vector<std::uint32_t>{5}));
+  EXPECT_EQ(jobs.refresh(s, 0.0).forgotten, (std::vector<std::uint32_t>{5}));
   EXPECT_TRUE(jobs.jobs().empty());
 }
 
@@ -123,9 +123,44 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   ended.nodes = {"n3"};
   ended.state = JobState::finished;
   s.jobs.push_back(ended);
-  jobs.refresh(s);
+  jobs.refresh(s, 0.0);
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1", "n4"}));
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n4", 9}}));
+}
+
+// A satellite Slurm preempted for a regular job (satellite_qos) is reported as such, and the
+// job's stall from then on is learned as a shrink's; one that ended otherwise (cancelled by
+// hand, its lease run out) is only gone.
+TEST(ElasticJobs, ASatelliteSlurmPreemptedIsReportedAndItsStallLearned) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  Snapshot s;
+  s.jobs.push_back(job);
+  for (const auto& [id, node] : {std::pair{9U, "n3"}, {10U, "n4"}}) {
+    Job satellite = running_job(id);
+    satellite.name = satellite_name(5);
+    satellite.nodes = {node};
+    s.jobs.push_back(satellite);
+  }
+  EXPECT_TRUE(jobs.refresh(s, 10.0).preempted.empty());
+  ASSERT_EQ(jobs.jobs().at(5).satellites.size(), 2U);
+  for (Job& satellite : s.jobs) {
+    if (satellite.id == 5) continue;
+    satellite.state = JobState::finished;
+    satellite.nodes.clear();
+    satellite.preempted = satellite.id == 9;  // 10 was cancelled by hand
+  }
+  const Refreshed refreshed = jobs.refresh(s, 20.0);
+  EXPECT_EQ(refreshed.preempted, (std::map<std::uint32_t, std::vector<std::string>>{{5, {"n3"}}}));
+  EXPECT_TRUE(refreshed.forgotten.empty());
+  const ElasticJob& e = jobs.jobs().at(5);
+  EXPECT_EQ(e.nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_TRUE(e.satellites.empty());
+  EXPECT_FALSE(e.stalled_by_grow);
+  EXPECT_EQ(e.stalled_since_mono_s, std::optional<double>(20.0));
+  // Seen once: the next poll reports nothing more.
+  EXPECT_TRUE(jobs.refresh(s, 30.0).preempted.empty());
 }
 
 // A job named "gaptrain:5" is job 5's satellite only when it is job 5's user's and in its
@@ -151,7 +186,7 @@ TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
   other_partition.partition = "regular";
   other_partition.nodes = {"n5"};
   s.jobs.push_back(other_partition);
-  jobs.refresh(s);
+  jobs.refresh(s, 0.0);
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n3", 9}}));
 }

@@ -280,7 +280,7 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
   std::size_t calls = 0;
   for (std::size_t k = 0; k < reports.size(); ++k) {
     answers.expect(steps[k].calls);
-    simulated.observe(steps[k].snapshot);
+    simulated.observe(steps[k].snapshot, reports[k].decided_at.mono);
     for (const std::uint32_t id : reports[k].registered) {
       const auto refused = simulated.add(registrations.at(id), reports[k].decided_at.wall);
       EXPECT_FALSE(refused) << "step " << k << ": " << *refused;

@@ -143,6 +143,19 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
 }
 
+// With a satellite QOS (one the regular QOS may preempt), satellites run in it, still charged
+// to the job's account: slurmctld then frees their nodes for regular jobs by itself.
+TEST_F(ResizerTest, SatellitesRunInTheSatelliteQosWhereOneIsConfigured) {
+  run_job({"n2", "n1"});
+  settings.satellite_qos = "satellite";
+  Resizer resizer(slurm, settings);
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot, jobs,
+                            at(0)));
+  ASSERT_EQ(slurm.grows.size(), 1U);
+  EXPECT_EQ(slurm.grows[0].qos, "satellite");
+  EXPECT_EQ(slurm.grows[0].account, "vision");
+}
+
 TEST_F(ResizerTest, TheFirstLeaseEndsBeforeThePredictedHoleEnd) {
   // Slurm starts no elastic work on a node planned for a pending job if it would still run
   // then: a hole ending in 150 s gets a 2-minute lease, one ending sooner the 1-minute minimum.

@@ -33,20 +33,20 @@ TEST(SlurmRelease, MajorMinorOfARelease) {
 
 TEST(SlurmBehaviour, DisableJobShrinkStopsShrinksOfOwnNodesAndSaysSo) {
   const SlurmBehaviour b = behaviour_for(
-      {"24.11.5", "24.11.5", "permit_job_expansion,disable_job_shrink,bf_interval=2"});
+      {"24.11.5", "24.11.5", "permit_job_expansion,disable_job_shrink,bf_interval=2", "", false});
   EXPECT_FALSE(b.shrink_own_nodes);
   ASSERT_EQ(b.notices.size(), 1U);
   EXPECT_NE(b.notices[0].find("disable_job_shrink"), std::string::npos) << b.notices[0];
 }
 
 TEST(SlurmBehaviour, TheSameMajorMinorIsSilent) {
-  const SlurmBehaviour b = behaviour_for({"24.11.6", "24.11.5", "bf_interval=2"});
+  const SlurmBehaviour b = behaviour_for({"24.11.6", "24.11.5", "bf_interval=2", "", false});
   EXPECT_TRUE(b.shrink_own_nodes);
   EXPECT_TRUE(b.notices.empty());
 }
 
 TEST(SlurmBehaviour, AnotherReleaseOfSlurmctldAsksForARebuild) {
-  const SlurmBehaviour b = behaviour_for({"24.11.5", "22.05.8", ""});
+  const SlurmBehaviour b = behaviour_for({"24.11.5", "22.05.8", "", "", false});
   EXPECT_TRUE(b.shrink_own_nodes);
   ASSERT_EQ(b.notices.size(), 1U);
   EXPECT_NE(b.notices[0].find("rebuild gaptrain against Slurm 24.11"), std::string::npos)
@@ -75,6 +75,22 @@ TEST(SlurmCompat, TheBuiltReleaseIsMajorMinorMicro) {
   const std::string release = slurm_compat::built_release();
   EXPECT_EQ(std::count(release.begin(), release.end(), '.'), 2) << release;
   EXPECT_EQ(major_minor(release).size(), 5U) << release;
+}
+
+// satellite_qos needs preempt/qos and PreemptMode CANCEL; each missing one is a line saying what
+// to set; without a satellite QOS nothing is asked of Slurm.
+TEST(SatelliteQos, WhatSlurmLacksToFreeSatellitesItself) {
+  SlurmControllerConfig config;
+  config.preempt_type = "preempt/none";
+  EXPECT_TRUE(satellite_qos_problems(config, "").empty());
+  const std::vector<std::string> both = satellite_qos_problems(config, "satellite");
+  ASSERT_EQ(both.size(), 2U);
+  EXPECT_NE(both[0].find("set PreemptType=preempt/qos"), std::string::npos) << both[0];
+  EXPECT_NE(both[1].find("set PreemptMode=CANCEL"), std::string::npos) << both[1];
+  config.preempt_type = "preempt/qos";
+  EXPECT_EQ(satellite_qos_problems(config, "satellite").size(), 1U);
+  config.preempt_mode_cancel = true;
+  EXPECT_TRUE(satellite_qos_problems(config, "satellite").empty());
 }
 
 }  // namespace

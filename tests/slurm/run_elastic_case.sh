@@ -1052,6 +1052,81 @@ case_torchrun() {
   grep -q "epoch $((epochs - 1)) done" "$out" || fail "the last epoch never finished: $(tail -n 20 "$out")"
 }
 
+# Issue 31: satellites in a QOS the regular QOS may preempt (preempt/qos, PreemptMode=CANCEL,
+# gaptraind.json satellite_qos) are freed by slurmctld itself: with gaptraind stopped (SIGSTOP),
+# a regular job over two satellites starts within max_start_s, the two satellites PREEMPTED, the
+# elastic job still running on its batch host, never requeued. gaptraind, continued, reports it
+# as a reclaim it did not make (journal ACTION=preempted, `gaptrain job`'s resizes) and grows
+# the job back once the regular job ends. The cluster is configured back as it was at exit.
+preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS and gaptraind
+  local conf=$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf json=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
+  local cluster=$here/../../scripts/local-cluster lines
+  cp "$conf" "$work/slurm.conf.orig"
+  cp "$json" "$work/gaptraind.json.orig"
+  cleanup_steps+=("preempt_satellites_restore")
+  printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
+  sacctmgr -i add qos satellite >/dev/null
+  sacctmgr -i modify qos normal set preempt=satellite >/dev/null
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; json.dump(c, open(sys.argv[1], "w"))' "$json"
+  # PreemptType takes a restart of slurmctld; satellite_qos one of gaptraind.
+  "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
+    fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
+  poll 120 "every node known to slurmctld again" every_node_known
+  lines=$(wc -l <"$1")
+  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1 ||
+    fail "gaptraind did not start again with satellite_qos"
+  poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
+  ! logged_after "$1" "$lines" 'satellite_qos is' ||
+    fail "gaptraind says Slurm lacks what satellite_qos needs: $(grep 'satellite_qos is' "$1" | tail -n 2)"
+}
+preempt_satellites_restore() {
+  local cluster=$here/../../scripts/local-cluster
+  cp "$work/slurm.conf.orig" "$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf"
+  cp "$work/gaptraind.json.orig" "$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json"
+  sacctmgr -i modify qos normal set preempt= >/dev/null 2>&1
+  sacctmgr -i delete qos satellite >/dev/null 2>&1
+  "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1
+  local deadline=$((SECONDS + 120))
+  until every_node_known || ((SECONDS >= deadline)); do sleep 0.2; done
+}
+case_satellites_preempted() {
+  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log job batch_host pid regular satellites
+  local preempted lines
+  preempt_satellites_setup "$log"
+  elastic_grown_into_satellites "$idle_loop"
+  batch_host=$(job_field "$job" BatchHost)
+  satellites=$(satellites_of "$job" | sort | tr '\n' ',')
+  for s in ${satellites//,/ }; do
+    [ "$(job_field "$s" QOS)" = satellite ] || fail "satellite $s of job $job is in QOS $(job_field "$s" QOS)"
+  done
+  lines=$(wc -l <"$log")
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  cleanup_steps+=("kill -CONT $pid")
+  kill -STOP "$pid"
+  note "gaptraind (pid $pid) stopped; job $job holds satellites $satellites"
+  regular=$(regular_starts_in_time 2 20) || exit 1
+  job_state_is "$job" RUNNING || fail "elastic job $job is not running"
+  [ "$(job_field "$job" BatchHost)" = "$batch_host" ] || fail "elastic job $job lost its batch host"
+  [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
+  preempted=$(sacct -n -X -P -j "${satellites%,}" -o jobid,state | awk -F'|' '$2 ~ /PREEMPTED/ {print $1}' | sort | tr '\n' ' ')
+  [ "$(wc -w <<<"$preempted")" = 2 ] || fail "expected 2 satellites PREEMPTED, got '$preempted'"
+  note "regular job $regular started without gaptraind; satellites $preempted PREEMPTED by slurmctld"
+
+  kill -CONT "$pid"
+  poll 60 "gaptraind reporting the preemption" \
+    logged_after "$log" "$lines" "ACTION=preempted JOB_ID=$job "
+  poll 30 "gaptrain job $job showing a reclaim by Slurm" \
+    bash -c "'$GAPTRAIN_CLI' job $job --json | grep -q 'preempted by Slurm'"
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 90 "elastic job $job grown back to 8 nodes" elastic_at "$job" 8
+  no_node_shared
+}
+
 # The last epoch the script finished ran at world size N.
 last_epoch_at() {  # last_epoch_at OUT N
   grep "snapshot saved" "$1" | tail -n 1 | grep -q "world size $2:"
