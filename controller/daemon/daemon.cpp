@@ -566,7 +566,7 @@ void Daemon::acted(ActOutcome outcome) {
     metrics_.observe_reclaim(seconds);
   }
   metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_->counts(),
-                  events_);
+                  events_, now().mono);
 
   if (poll_observer_) {
     const auto poll_usec = static_cast<double>(mono_now_uncached() - cycle_started_);

@@ -41,12 +41,12 @@ TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
   EventCounts events{.accepted = 5, .rejected = 2};
 
   Metrics metrics;
-  metrics.update(snapshot, holes, elastic, "elastic", actions, events);
+  metrics.update(snapshot, holes, elastic, "elastic", actions, events, 100.0);
   metrics.observe_solve(0.02);
   metrics.observe_reclaim(0.6);
   std::string text = metrics.text();
   EXPECT_TRUE(has_line(text, "gaptrain_hole_nodes 2")) << text;
-  EXPECT_TRUE(has_line(text, "gaptrain_elastic_nodes 2")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_elastic_nodes{partition="elastic"} 2)")) << text;
   EXPECT_TRUE(has_line(text, "gaptrain_elastic_jobs_managed 1")) << text;
   EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="regular",state="pending"} 1)")) << text;
   EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="elastic",state="running"} 1)")) << text;
@@ -61,12 +61,67 @@ TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
   actions.done["grow"] = 4;
   events.accepted = 6;
   snapshot.jobs.pop_back();
-  metrics.update(snapshot, {}, elastic, "elastic", actions, events);
+  metrics.update(snapshot, {}, elastic, "elastic", actions, events, 110.0);
   text = metrics.text();
   EXPECT_TRUE(has_line(text, R"(gaptrain_actions_total{action="grow",result="done"} 4)")) << text;
   EXPECT_TRUE(has_line(text, R"(gaptrain_requests_total{result="accepted"} 6)")) << text;
   EXPECT_TRUE(has_line(text, R"(gaptrain_jobs{kind="regular",state="pending"} 0)")) << text;
   EXPECT_TRUE(has_line(text, "gaptrain_hole_nodes 0")) << text;
+}
+
+TEST(Metrics, NodesByPartitionAndElasticNodeSecondsByUserAndAccount) {
+  Snapshot snapshot;
+  for (const char* name : {"n1", "n2", "n3", "n4", "n5"}) {
+    snapshot.nodes.push_back({name, NodeState::idle, 0});
+  }
+  snapshot.partitions = {{"batch", {"n1", "n2", "n3", "n4"}},
+                         {"elastic", {"n1", "n2", "n3", "n4", "n5"}},
+                         {"debug", {"n5"}}};
+  Job job;
+  job.id = 7;
+  job.user = "alice";
+  job.account = "ml";
+  job.state = JobState::running;
+  job.partition = "elastic";
+  job.nodes = {"n1", "n2"};
+  job.batch_host = "n1";
+  snapshot.jobs.push_back(job);
+  ElasticJobs elastic;
+  protocol::JobRegistration r;
+  r.job_id = 7;
+  r.user = "alice";
+  r.max_nodes = 4;
+  ASSERT_FALSE(elastic.add(r, &job, "elastic", 0));
+  std::vector<Hole> holes(2);
+  holes[0].node = "n3";
+  holes[1].node = "n5";
+
+  Metrics metrics;
+  metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 100.0);
+  metrics.update(snapshot, {}, elastic, "elastic", {}, {}, 130.0);
+  std::string text = metrics.text();
+  EXPECT_TRUE(has_line(text, R"(gaptrain_hole_nodes{partition="batch"} 0)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_hole_nodes{partition="elastic"} 0)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_elastic_nodes{partition="elastic"} 2)")) << text;
+  EXPECT_TRUE(has_line(
+      text,
+      R"(gaptrain_elastic_node_seconds_total{account="ml",partition="elastic",user="alice"} 60)"))
+      << text;
+
+  // Holes counted in each partition that has them; the job's nodes freed, its use stops.
+  snapshot.jobs.clear();
+  elastic = ElasticJobs{};
+  metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 150.0);
+  metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 200.0);
+  text = metrics.text();
+  EXPECT_TRUE(has_line(text, R"(gaptrain_hole_nodes{partition="batch"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_hole_nodes{partition="elastic"} 2)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_hole_nodes{partition="debug"} 1)")) << text;
+  EXPECT_TRUE(has_line(text, R"(gaptrain_elastic_nodes{partition="elastic"} 0)")) << text;
+  EXPECT_TRUE(has_line(
+      text,
+      R"(gaptrain_elastic_node_seconds_total{account="ml",partition="elastic",user="alice"} 100)"))
+      << text;
 }
 
 TEST(Metrics, ShowWhatAnAdminLetsGaptraindDo) {
