@@ -406,6 +406,12 @@ void Daemon::load_state() {
                                        {"NODES", join_nodes(elastic.nodes)},
                                        {"CURVE", to_string(elastic.curve_source)}});
   }
+  // A pause or drain asked for before this first poll is the admin's latest word: it stands.
+  if (!operation_asked_ && state.operation != operation_) {
+    operation_ = state.operation;
+    metrics_.set_operation(operation_);
+    log::info("operation restored", {{"OPERATION", std::string(to_string(operation_))}});
+  }
   std::map<std::uint32_t, std::uint32_t> limits;
   for (const auto& [id, minutes] : state.user_limits) {
     if (find_job(snapshot_, id) != nullptr) limits[id] = minutes;
@@ -419,6 +425,7 @@ void Daemon::save_state() {
   DaemonState state;
   for (const auto& [id, job] : elastic_.jobs()) state.jobs.push_back(saved_job(job));
   state.user_limits = resizer_->user_limits();
+  state.operation = operation_;
   const std::string text = encode_state(state);
   if (text == saved_state_) return;
   try {
@@ -430,8 +437,9 @@ void Daemon::save_state() {
   } catch (const std::system_error& e) {
     // Each message names a fresh temporary file: only the first of a run is logged.
     if (state_write_failures_.failed()) {
-      log::warning("cannot write the state file: a restart would forget the elastic jobs",
-                   {{"PATH", path}, {"REASON", e.what()}});
+      log::warning(
+          "cannot write the state file: a restart would forget the elastic jobs and a pause",
+          {{"PATH", path}, {"REASON", e.what()}});
     }
   }
 }
@@ -532,7 +540,9 @@ std::string Daemon::on_operation(const std::string& request, uid_t uid) {
   operation_ = request == "pause"   ? Operation::paused
                : request == "drain" ? Operation::draining
                                     : Operation::running;
+  operation_asked_ = true;
   metrics_.set_operation(operation_);
+  save_state();
   log::info("operation changed by an admin",
             {{"OPERATION", std::string(to_string(operation_))}, {"UID", uid}});
   poll_soon();
@@ -573,7 +583,7 @@ void Daemon::acted(ActOutcome outcome) {
     metrics_.observe_reclaim(seconds);
   }
   metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_->counts(),
-                  events_);
+                  events_, now().mono);
 
   if (poll_observer_) {
     const auto poll_usec = static_cast<double>(mono_now_uncached() - cycle_started_);

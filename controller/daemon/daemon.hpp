@@ -190,8 +190,9 @@ class Daemon {
   std::set<std::uint32_t> set_aside_;
   // Held jobs the queue policy holds back, with why (CycleOutcome::waiting), for status.
   std::vector<std::pair<std::uint32_t, std::string>> queue_waiting_;
-  // What an admin lets gaptraind do (gaptrain pause, resume, drain).
+  // What an admin lets gaptraind do (gaptrain pause, resume, drain), kept in the state file.
   Operation operation_ = Operation::running;
+  bool operation_asked_ = false;  // an admin set it in this run: the saved one does not apply
   // `gaptrain pause|resume|drain` ("pause", "resume", "drain"), authorized already: the reply.
   std::string on_operation(const std::string& request, uid_t uid);
   std::function<void(const PollReport&)> poll_observer_;

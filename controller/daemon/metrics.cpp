@@ -4,6 +4,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <set>
+#include <utility>
 
 namespace gaptrain::daemon {
 
@@ -25,20 +26,41 @@ void add_increase(prometheus::Counter& counter, std::uint64_t now, std::uint64_t
   seen = now;
 }
 
+// The holes in each partition Slurm lists; all of them under "" when it listed none.
+std::map<std::string, std::size_t> holes_by_partition(const Snapshot& snapshot,
+                                                      const std::vector<Hole>& holes) {
+  std::map<std::string, std::size_t> counts;
+  if (snapshot.partitions.empty()) {
+    counts[""] = holes.size();
+    return counts;
+  }
+  std::set<std::string> idle;
+  for (const Hole& hole : holes) idle.insert(hole.node);
+  for (const Partition& partition : snapshot.partitions) {
+    std::size_t& count = counts[partition.name];
+    for (const std::string& node : partition.nodes)
+      if (idle.contains(node)) ++count;
+  }
+  return counts;
+}
+
 }  // namespace
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       hole_nodes_(BuildGauge()
                       .Name("gaptrain_hole_nodes")
-                      .Help("Idle nodes (holes) in the cluster")
-                      .Register(*registry_)
-                      .Add({})),
+                      .Help("Idle nodes (holes) by partition")
+                      .Register(*registry_)),
       elastic_nodes_(BuildGauge()
                          .Name("gaptrain_elastic_nodes")
                          .Help("Nodes held by managed elastic jobs, their satellites included")
-                         .Register(*registry_)
-                         .Add({})),
+                         .Register(*registry_)),
+      node_seconds_(BuildCounter()
+                        .Name("gaptrain_elastic_node_seconds_total")
+                        .Help("Node-seconds held by managed elastic jobs, their satellites "
+                              "included, by partition, user and account")
+                        .Register(*registry_)),
       managed_jobs_(BuildGauge()
                         .Name("gaptrain_elastic_jobs_managed")
                         .Help("Elastic jobs registered with gaptraind and managed by it")
@@ -90,13 +112,33 @@ prometheus::Counter& Metrics::action_counter(const std::string& action, const st
   return actions_.Add({{"action", action}, {"result", result}});
 }
 
+void Metrics::set_by_partition(prometheus::Family<prometheus::Gauge>& family,
+                               const std::map<std::string, std::size_t>& counts,
+                               std::set<std::string>& seen) {
+  for (const auto& [partition, count] : counts) seen.insert(partition);
+  for (const std::string& partition : seen) {
+    const auto count = counts.find(partition);
+    family
+        .Add(partition.empty() ? prometheus::Labels{}
+                               : prometheus::Labels{{"partition", partition}})
+        .Set(count == counts.end() ? 0.0 : static_cast<double>(count->second));
+  }
+}
+
 void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
                      const ElasticJobs& elastic, const std::string& elastic_partition,
-                     const ActionCounts& actions, const EventCounts& events) {
-  hole_nodes_.Set(static_cast<double>(holes.size()));
-  std::set<std::string> held;
-  for (const auto& [id, job] : elastic.jobs()) held.insert(job.nodes.begin(), job.nodes.end());
-  elastic_nodes_.Set(static_cast<double>(held.size()));
+                     const ActionCounts& actions, const EventCounts& events, double mono_s) {
+  set_by_partition(hole_nodes_, holes_by_partition(snapshot, holes), hole_partitions_);
+  NodesByOwner held = elastic_nodes_by_owner(elastic, snapshot, elastic_partition);
+  // The elastic partition's series is there (0) before any job is: a panel shows no elastic use.
+  std::map<std::string, std::size_t> elastic_by_partition{{elastic_partition, 0}};
+  for (const auto& [owner, nodes] : held) elastic_by_partition[owner.partition] += nodes;
+  set_by_partition(elastic_nodes_, elastic_by_partition, elastic_partitions_);
+  for (const auto& [owner, node_seconds] : node_seconds_meter_.advance(mono_s, std::move(held))) {
+    node_seconds_
+        .Add({{"partition", owner.partition}, {"user", owner.user}, {"account", owner.account}})
+        .Increment(node_seconds);
+  }
   managed_jobs_.Set(static_cast<double>(elastic.jobs().size()));
 
   std::map<std::pair<std::string, std::string>, int> counts;

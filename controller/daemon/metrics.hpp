@@ -1,15 +1,25 @@
 // gaptraind's Prometheus metrics (prometheus-cpp), served on `metrics_listen` when it is set.
 // The event loop updates them after every poll and action; the exposer's own thread answers
 // scrapes (prometheus-cpp's metrics are safe to read while they are written).
-//   gaptrain_hole_nodes                      idle nodes (holes) now
-//   gaptrain_elastic_nodes                   nodes held by managed elastic jobs (satellites too)
+//   gaptrain_hole_nodes{partition}           idle nodes (holes) now, by partition (a node in
+//                                            several partitions counts in each; no label when
+//                                            Slurm listed no partitions)
+//   gaptrain_elastic_nodes{partition}        nodes held by managed elastic jobs (satellites too)
+//   gaptrain_elastic_node_seconds_total{partition,user,account}
+//                                            what managed elastic jobs held, satellites too, in
+//                                            node-seconds: what a site charges (elastic_usage.hpp)
 //   gaptrain_jobs{kind,state}                Slurm's jobs: kind regular|elastic, state
-//   pending|running gaptrain_elastic_jobs_managed            elastic jobs registered and managed
+//                                            pending|running
+//   gaptrain_elastic_jobs_managed            elastic jobs registered and managed
+//   gaptrain_operation{state}                1 for what an admin lets gaptraind do:
+//                                            running|paused|draining, 0 for the others
 //   gaptrain_actions_total{action,result}    resizes and leases: grow|shrink|requeue|admit|lease,
 //                                            done|failed
 //   gaptrain_requests_total{result}          protocol requests: accepted|rejected
 //   gaptrain_solve_seconds                   the allocator's solve time per plan (histogram)
 //   gaptrain_reclaim_seconds                 a reclaim's drain requested -> nodes released
+// The node gauges gained their partition label in issue 32: a query by name alone still
+// selects them, now one series per partition.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -21,11 +31,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/elastic_usage.hpp"
 #include "core/holes.hpp"
 #include "core/operation.hpp"
 #include "core/resizer.hpp"
@@ -48,11 +60,13 @@ class Metrics {
   // HOST:PORT). Throws std::runtime_error when it cannot bind.
   void serve(const std::string& host, std::uint16_t port);
 
-  // The model after a poll: holes, elastic nodes, jobs by kind and state, and the counters of
-  // actions and requests (which only grow: the increase since the last update is added).
+  // The model after a poll, at `mono_s` (CLOCK_MONOTONIC seconds): holes, elastic nodes, jobs
+  // by kind and state, the node-seconds the elastic jobs held since the last update, and the
+  // counters of actions and requests (which only grow: the increase since the last update is
+  // added).
   void update(const Snapshot& snapshot, const std::vector<Hole>& holes, const ElasticJobs& elastic,
               const std::string& elastic_partition, const ActionCounts& actions,
-              const EventCounts& events);
+              const EventCounts& events, double mono_s);
   // What an admin lets gaptraind do (operation.hpp): gaptrain_operation{state} is 1 for it,
   // 0 for the others.
   void set_operation(Operation operation);
@@ -64,10 +78,16 @@ class Metrics {
 
  private:
   prometheus::Counter& action_counter(const std::string& action, const std::string& result);
+  // Sets `family`'s gauge of each partition to its count, and to 0 those of partitions seen
+  // before and gone now. The partition "" is the series without a label.
+  static void set_by_partition(prometheus::Family<prometheus::Gauge>& family,
+                               const std::map<std::string, std::size_t>& counts,
+                               std::set<std::string>& seen);
 
   std::shared_ptr<prometheus::Registry> registry_;
-  prometheus::Gauge& hole_nodes_;
-  prometheus::Gauge& elastic_nodes_;
+  prometheus::Family<prometheus::Gauge>& hole_nodes_;
+  prometheus::Family<prometheus::Gauge>& elastic_nodes_;
+  prometheus::Family<prometheus::Counter>& node_seconds_;
   prometheus::Gauge& managed_jobs_;
   prometheus::Family<prometheus::Gauge>& jobs_;
   prometheus::Family<prometheus::Gauge>& operation_;
@@ -80,6 +100,9 @@ class Metrics {
   // What the counters have been told so far, to add increases only.
   std::map<std::pair<std::string, std::string>, std::uint64_t> actions_seen_;
   EventCounts events_seen_;
+  std::set<std::string> hole_partitions_;
+  std::set<std::string> elastic_partitions_;
+  NodeSecondsMeter node_seconds_meter_;
   std::unique_ptr<prometheus::Exposer> exposer_;
 };
 

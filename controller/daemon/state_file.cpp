@@ -212,6 +212,7 @@ std::string encode_state(const DaemonState& state) {
     limits[std::to_string(job_id)] = Json::UInt{minutes};
   }
   root["user_limits"] = limits;
+  root["operation"] = std::string(to_string(state.operation));
   return one_line(root) + "\n";
 }
 
@@ -222,7 +223,8 @@ DecodedState decode_state(std::string_view json) {
   }
   const Json::Value root = parse_strict_json(json);
   if (!root.isObject()) throw_json_type_error("", "an object", root);
-  static constexpr std::array<std::string_view, 3> kKeys{"version", "jobs", "user_limits"};
+  static constexpr std::array<std::string_view, 4> kKeys{"version", "jobs", "user_limits",
+                                                         "operation"};
   reject_unknown_json_keys(root, kKeys);
   const Json::Value& version = member(root, "version", "");
   if (!version.isIntegral() || !version.isInt64() || version.asInt64() != kStateVersion) {
@@ -264,6 +266,19 @@ DecodedState decode_state(std::string_view json) {
           static_cast<std::uint32_t>(whole_number(limits[key], field, 0xffffffffU));
     } catch (const InputError& e) {
       decoded.dropped.push_back({field, e.what()});
+    }
+  }
+  // Absent from files written before pause and drain were kept (issue 32): running.
+  if (root.isMember("operation")) {
+    const Json::Value& operation = root["operation"];
+    const std::optional<Operation> parsed =
+        operation.isString() ? parse_operation(operation.asString()) : std::nullopt;
+    if (parsed) {
+      state.operation = *parsed;
+    } else {
+      decoded.dropped.push_back(
+          {"operation", "operation: expected \"running\", \"paused\" or \"draining\", got " +
+                            describe_json(operation)});
     }
   }
   return decoded;

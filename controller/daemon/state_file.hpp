@@ -1,7 +1,8 @@
 // What gaptraind must not forget across a restart (a crash, an upgrade, kill -9): the elastic
 // jobs' registrations (the plugin registers a job once, when its batch step starts) with what
 // was learned of them, and the time limit each managed job was submitted with (its leases are
-// capped by it; after a restart Slurm shows only the current lease). Everything else is
+// capped by it; after a restart Slurm shows only the current lease), and what an admin lets
+// gaptraind do (operation.hpp: a paused or draining gaptraind stays so). Everything else is
 // rebuilt from Slurm at the first poll. A small JSON file, written whole and atomically
 // (a fresh temporary file beside it, fsync, rename, fsync of the directory), read once at
 // start. One gaptraind per state file: state_lock.hpp.
@@ -10,7 +11,8 @@
 //             "registered_at":EPOCH,"learned_curve":[[N,RATE],...]|absent,
 //             "learned_costs":{"up_s":S,"down_s":S}|absent,
 //             "learned_noise_scale":PHI|absent}],
-//    "user_limits":{"JOB_ID":MINUTES,...}}
+//    "user_limits":{"JOB_ID":MINUTES,...},
+//    "operation":"running"|"paused"|"draining"}   (absent from older files: running)
 #pragma once
 
 #include <sys/types.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "core/elastic_jobs.hpp"
+#include "core/operation.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::daemon {
@@ -44,6 +47,7 @@ struct SavedJob {
 struct DaemonState {
   std::vector<SavedJob> jobs;
   std::map<std::uint32_t, std::uint32_t> user_limits;  // job -> minutes, 0: no limit
+  Operation operation = Operation::running;
 
   friend bool operator==(const DaemonState&, const DaemonState&) = default;
 };
@@ -71,10 +75,10 @@ struct DecodedState {
 // version with "jobs" and "user_limits", at most kMaxStateFileBytes): otherwise throws
 // gaptrain::InputError naming the field. A bad entry inside it (a hand edit, a corrupt byte)
 // does not cost the others: a job whose registration or identity is bad, a repeated job, a
-// bad user limit are left out; a bad learned curve or learned costs are left out of their job,
-// which learns them again. Each appears in `dropped`. What is kept satisfies what restoring
-// it needs: learned curves keep ScalingCurve's rule (rates > 0: the speedup and fair
-// objectives divide by the 1-node rate), learned costs are finite seconds >= 0.
+// bad user limit are left out (a bad operation too: running); a bad learned curve or learned costs
+// are left out of their job, which learns them again. Each appears in `dropped`. What is kept
+// satisfies what restoring it needs: learned curves keep ScalingCurve's rule (rates > 0: the
+// speedup and fair objectives divide by the 1-node rate), learned costs are finite seconds >= 0.
 DecodedState decode_state(std::string_view json);
 
 // Replaces `path` by `text` atomically and durably: the text goes to a new file created

@@ -177,6 +177,30 @@ class DaemonLoopTest : public ::testing::Test {
   std::unique_ptr<testing::RunningDaemon> gaptraind_;
 };
 
+// `gaptrain pause` is kept in the state file: a restarted gaptraind is paused still.
+TEST(DaemonRestart, APauseSurvivesARestart) {
+  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+  std::string dir = "/tmp/gaptrain-restart-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string state_file = dir + "/state.json";
+  GatedSlurm slurm;
+  DaemonConfig config;
+  config.poll_interval_s = 3600.0;
+  config.log_level = LogLevel::warning;
+  {
+    testing::RunningDaemon first(config, slurm, slurm, {}, state_file);
+    ASSERT_TRUE(first.started()) << first.error();
+    const Answer paused = first.send(protocol::encode(protocol::OperationRequest{"pause"}),
+                                     "127.0.0.1", std::chrono::milliseconds(5000));
+    ASSERT_TRUE(paused.reply);
+    EXPECT_NE(paused.reply->find(R"("operation":"paused")"), std::string::npos) << *paused.reply;
+  }
+  testing::RunningDaemon second(config, slurm, slurm, {}, state_file);
+  ASSERT_TRUE(second.started()) << second.error();
+  EXPECT_EQ(second.status_value("operation").asString(), "paused");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(DaemonLoopTest, StatusAndPluginEventsAreAnsweredWhileAPollWaitsForSlurm) {
   slurm_.set_gate(false);
   // A plugin event makes the daemon poll; the poll now waits as on a slurmctld that is down.

@@ -35,7 +35,8 @@ std::uint16_t free_port() {
 }  // namespace
 
 RunningDaemon::RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions,
-                             std::function<void(const PollReport&)> observer)
+                             std::function<void(const PollReport&)> observer,
+                             std::string state_file)
     : config_(std::move(config)) {
   // Before any thread starts: the daemon's loop reads them from a signalfd.
   sigset_t signals;
@@ -56,7 +57,7 @@ RunningDaemon::RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActi
   munged_ = std::make_unique<bench::PrivateMunged>(dir_ + "/munge");
   config_.listen = ListenAddress{"127.0.0.1", free_port()};
   config_.munge_socket = munged_->socket();
-  config_.state_file = "";
+  config_.state_file = std::move(state_file);
   loop_ = std::thread([this, &slurm, &actions, observer = std::move(observer)] {
     try {
       Daemon gaptraind("(test)", config_, slurm, actions);

@@ -29,11 +29,12 @@ class RunningDaemon {
   // Why it cannot run here (not root, no munged), or nothing.
   static std::optional<std::string> unavailable() { return bench::PrivateMunged::unavailable(); }
 
-  // Starts munged and the daemon with `config` (its listen port, munge socket and state file are
-  // replaced by private ones) and waits until status shows its first poll; `started()` says
-  // whether it came up, and `error()` why not. `observer` sees every poll's report.
+  // Starts munged and the daemon with `config` (its listen port and munge socket are replaced by
+  // private ones, its state file by `state_file`: none unless given) and waits until status
+  // shows its first poll; `started()` says whether it came up, and `error()` why not.
+  // `observer` sees every poll's report.
   RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions,
-                std::function<void(const PollReport&)> observer = {});
+                std::function<void(const PollReport&)> observer = {}, std::string state_file = {});
   // Stops the daemon as SIGTERM does, then munged.
   ~RunningDaemon();
   RunningDaemon(const RunningDaemon&) = delete;

@@ -138,6 +138,34 @@ TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
   EXPECT_FALSE(decoded.state.jobs[0].learned_noise_scale);
 }
 
+TEST(StateFile, PauseAndDrainSurviveARoundTrip) {
+  for (const Operation operation : {Operation::running, Operation::paused, Operation::draining}) {
+    DaemonState state;
+    state.operation = operation;
+    const DecodedState decoded = decode_state(encode_state(state));
+    EXPECT_TRUE(decoded.dropped.empty()) << to_string(operation);
+    EXPECT_EQ(decoded.state.operation, operation) << to_string(operation);
+  }
+}
+
+TEST(StateFile, AFileWrittenBeforePauseWasKeptLoadsAsRunning) {
+  const DecodedState decoded = decode_state(R"({"version":1,"jobs":[],"user_limits":{"5":30}})");
+  EXPECT_TRUE(decoded.dropped.empty());
+  EXPECT_EQ(decoded.state.operation, Operation::running);
+  EXPECT_EQ(decoded.state.user_limits.at(5), 30U);
+}
+
+TEST(StateFile, ABadOperationIsDroppedAsRunningAndTheRestKept) {
+  for (const char* bad : {"\"stopped\"", "1", "null"}) {
+    const DecodedState decoded = decode_state(
+        std::string(R"({"version":1,"jobs":[],"user_limits":{"5":30},"operation":)") + bad + "}");
+    EXPECT_EQ(decoded.state.operation, Operation::running) << bad;
+    EXPECT_EQ(decoded.state.user_limits.at(5), 30U) << bad;
+    ASSERT_EQ(decoded.dropped.size(), 1U) << bad;
+    EXPECT_EQ(decoded.dropped[0].field, "operation") << bad;
+  }
+}
+
 TEST(StateFile, ABadLearnedNoiseScaleIsDroppedAndTheJobKept) {
   const std::string job =
       R"({"registration":{"v":1,"type":"register","job_id":5,"user":"alice","batch_host":"n1",)"
