@@ -238,16 +238,25 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   return true;
 }
 
+namespace {
+
+// The training stalls from a resize until it runs at its new size: that stall is the rescale
+// cost the learner measures, a grow's or a shrink's.
+void start_stall(ElasticJob& job, bool grow, double mono_s) {
+  job.stalled_by_grow = grow;
+  job.stalled_since_mono_s = mono_s;
+  job.samples_at_resize = job.samples_done.value_or(0.0);
+  job.window.reset();
+}
+
+}  // namespace
+
 void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
                           std::map<std::string, std::uint32_t> satellites, double mono_s) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   ElasticJob& job = it->second;
-  // The training stalls until it restarts at the new size: that stall is the rescale cost.
-  job.stalled_by_grow = nodes.size() > job.nodes.size();
-  job.stalled_since_mono_s = mono_s;
-  job.samples_at_resize = job.samples_done.value_or(0.0);
-  job.window.reset();
+  start_stall(job, nodes.size() > job.nodes.size(), mono_s);
   job.nodes = std::move(nodes);
   job.satellites = std::move(satellites);
 }
@@ -283,10 +292,7 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s) {
       }
     }
     if (!taken.empty()) {
-      elastic.stalled_by_grow = false;
-      elastic.stalled_since_mono_s = mono_s;
-      elastic.samples_at_resize = elastic.samples_done.value_or(0.0);
-      elastic.window.reset();
+      start_stall(elastic, false, mono_s);
       refreshed.preempted[it->first] = std::move(taken);
     }
     ++it;
