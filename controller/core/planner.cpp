@@ -198,6 +198,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
   Reclaim result;
   std::set<std::string> idle_counted;  // idle nodes some waiting job is counted on
   std::set<std::string> taken;         // elastic nodes reclaimed, or going to a regular job
+  std::set<std::string> blocked;       // partitions where a waiting job would not start now
   for (const auto& [node, regular_job] : draining) {
     if (regular_job != 0) taken.insert(node);
   }
@@ -235,7 +236,11 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
     }
 
     // 1. Would it start now if the elastic jobs were not there? Then it gets their nodes now.
-    if (waits_for_nodes(*job)) {
+    // Not behind a job of its partition that would not: Slurm's main scheduler starts none of
+    // the jobs after the first one it cannot start in a partition (only backfill does, on the
+    // nodes it plans, below). Taking elastic nodes for them would give away batch hosts, a
+    // requeue, for jobs that would not start on them.
+    if (waits_for_nodes(*job) && !blocked.contains(job->partition)) {
       if (from_idle.size() == need) {
         // It fits in idle nodes alone. Unless backfill plans it for later (it then waits for
         // something a node count does not see: features, memory, licences), Slurm starts it
@@ -253,8 +258,9 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
         for (const std::string& node : from_elastic) take(node, job->id);
         continue;
       }
-      // It does not fit even then: it waits for regular jobs to end. Backfill may still plan
-      // it on elastic nodes, below.
+      // It does not fit even then: it waits for regular jobs to end, and so do the jobs after
+      // it in its partition. Backfill may still plan it on elastic nodes, below.
+      blocked.insert(job->partition);
     }
 
     // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it

@@ -433,11 +433,17 @@ def notice_lead_times(events):
 
 
 def action_counts(events):
+    """"ACTION done" and "ACTION failed" per action, and "preempted": the satellites Slurm
+    freed itself for regular jobs (satellite_qos), one per job and time gaptraind saw it."""
     counts = {}
     for e in events:
         if e.get("msg") in ("action done", "action failed"):
             key = f"{e.get('ACTION', '?')} {e['msg'].split()[1]}"
-            counts[key] = counts.get(key, 0) + 1
+        elif e.get("ACTION") == "preempted":
+            key = "preempted"
+        else:
+            continue
+        counts[key] = counts.get(key, 0) + 1
     return dict(sorted(counts.items()))
 
 
@@ -510,11 +516,46 @@ def start_delays(baseline, elastic):
     return delays, never_started
 
 
+# Issue 31's goals for the elastic pass, against this run's noise pass: the regular jobs' start
+# delay at most the noise's plus these, no elastic job requeued, no grow refused by Slurm, and
+# the elastic jobs holding this share of the hole node-seconds.
+GOAL_P50_OVER_NOISE_S = 0.1
+GOAL_P99_OVER_NOISE_S = 1.0
+GOAL_HOLE_SHARE = 0.95
+
+
+def zero_impact_goals(report):
+    """Each goal with its measured value and whether it is met; None without a noise pass."""
+    noise, d = report.get("noise_delay_s"), report["start_delay_s"]
+    if not noise or not report["daemon"] or d["p50"] is None or noise["p50"] is None:
+        return None
+    actions = report["daemon"]["actions"]
+    share = report["holes"]["elastic"]["elastic_fraction"]
+    over_p50 = round(d["p50"] - noise["p50"], 3)
+    over_p99 = round(d["p99"] - noise["p99"], 3)
+    requeues = actions.get("requeue done", 0) + actions.get("requeue failed", 0)
+    refused = actions.get("grow failed", 0)
+    return {
+        "p50_over_noise_s": {"value": over_p50, "goal": GOAL_P50_OVER_NOISE_S,
+                             "met": over_p50 <= GOAL_P50_OVER_NOISE_S},
+        "p99_over_noise_s": {"value": over_p99, "goal": GOAL_P99_OVER_NOISE_S,
+                             "met": over_p99 <= GOAL_P99_OVER_NOISE_S},
+        "elastic_jobs_requeued": {"value": requeues, "goal": 0, "met": requeues == 0},
+        "grows_refused": {"value": refused, "goal": 0, "met": refused == 0},
+        "hole_share": {"value": share, "goal": GOAL_HOLE_SHARE,
+                       "met": share is not None and share >= GOAL_HOLE_SHARE},
+    }
+
+
 def cmd_report(args):
     with open(args.baseline) as f:
         baseline = json.load(f)
     with open(args.elastic) as f:
         elastic = json.load(f)
+    noise = None
+    if args.noise:
+        with open(args.noise) as f:
+            noise = json.load(f)
     delays, never_started = start_delays(baseline, elastic)
     waits_b = [j["wait_s"] for j in baseline["jobs"] if j["wait_s"] is not None]
     waits_e = [j["wait_s"] for j in elastic["jobs"] if j["wait_s"] is not None]
@@ -554,6 +595,15 @@ def cmd_report(args):
     report["a_a"] = not elastic["elastic_jobs"]
     report["daemon_resized"] = bool(report["daemon"] and any(
         k.endswith(" done") and not k.startswith("lease") for k in report["daemon"]["actions"]))
+    if noise:
+        # A third pass without elastic jobs, after the elastic one: its "delays" against the
+        # baseline are this run's own noise, read beside the elastic pass's.
+        noise_delays, noise_never = start_delays(baseline, noise)
+        report["noise_delay_s"] = stats(list(noise_delays.values())) | {
+            "never_started": len(noise_never)}
+        report["holes"]["noise"] = hole_usage(noise["node_seconds"])
+        report["pass_wall_s"]["noise"] = round(noise["end"] - noise["t0"], 1)
+    report["goals"] = zero_impact_goals(report)
     with open(args.json, "w") as f:
         json.dump(report, f, indent=1)
     print(format_table(report))
@@ -575,6 +625,12 @@ def format_table(r):
         "|---|---:|---:|---:|---:|",
         f"| start delay (elastic - baseline wait), s | {fmt(d['p50'])} | {fmt(d['p99'])} "
         f"| {fmt(d['max'])} | {d['count']} |",
+    ]
+    if r.get("noise_delay_s"):
+        n = r["noise_delay_s"]
+        lines.append(f"| noise: start delay without elastic jobs (noise - baseline wait), s "
+                     f"| {fmt(n['p50'])} | {fmt(n['p99'])} | {fmt(n['max'])} | {n['count']} |")
+    lines += [
         f"| wait, baseline pass, s | {fmt(r['wait_s']['baseline']['p50'])} "
         f"| {fmt(r['wait_s']['baseline']['p99'])} | {fmt(r['wait_s']['baseline']['max'])} "
         f"| {r['wait_s']['baseline']['count']} |",
@@ -631,6 +687,10 @@ def format_table(r):
                          "run-to-run noise of the cluster")
         elif not r["daemon_resized"]:
             lines.append("NOTE: gaptraind did no resize in the elastic pass")
+    if r.get("goals"):
+        lines.append("zero impact (issue 31), against this run's noise pass: " + "; ".join(
+            f"{name.replace('_', ' ')} {fmt(g['value'])} (goal {g['goal']}): "
+            f"{'met' if g['met'] else 'NOT met'}" for name, g in r["goals"].items()))
     return "\n".join(lines)
 
 
@@ -726,6 +786,8 @@ def main(argv=None):
     s.add_argument("--baseline", required=True)
     s.add_argument("--elastic", required=True)
     s.add_argument("--log", help="the elastic pass's gaptraind.log")
+    s.add_argument("--noise", help="a pass without elastic jobs after the elastic one: "
+                   "this run's own noise")
     s.add_argument("--lease-s", type=float, default=300.0)
     s.add_argument("--setup", help="JSON object copied into the report")
     s.add_argument("--json", required=True)

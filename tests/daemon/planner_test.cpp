@@ -233,6 +233,27 @@ TEST(Planner, HigherPriorityJobsAreServedFirst) {
             (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}, {"n1", 41}}));
 }
 
+TEST(Planner, JobsBehindOneThatWouldNotStartTakeNoElasticNodes) {
+  // The elastic job holds all 4 nodes. Job 42 (2 nodes) would start on two satellites; job 41
+  // (3 nodes) would not start even then, so Slurm's main scheduler starts nothing after it in
+  // its partition: job 40 (1 node) gets nothing, where it took n4 for a start that would not
+  // come. Job 39 of another partition is not behind job 41: it gets n4 (not the batch host n1,
+  // a requeue, as when job 40 had n4).
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 4);
+  add_waiting_regular(s, 42, 2, 300);
+  add_waiting_regular(s, 41, 3, 200);
+  add_waiting_regular(s, 40, 1, 100);
+  using Taken = std::vector<std::pair<std::string, std::uint32_t>>;
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes, (Taken{{"n2", 42}, {"n3", 42}}));
+  s.partitions = {{"regular", {"n1", "n2", "n3", "n4"}},
+                  {"other", {"n1", "n2", "n3", "n4"}},
+                  {"elastic", {"n1", "n2", "n3", "n4"}}};
+  add_waiting_regular(s, 39, 1, 50).partition = "other";
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes,
+            (Taken{{"n2", 42}, {"n3", 42}, {"n4", 39}}));
+}
+
 TEST(Planner, IdleNodesAJobWillStartOnAreNotGrownInto) {
   // Job 42 (2 nodes) fits in the idle n2..n4: Slurm starts it at its next pass, so the
   // elastic job grows only into the third idle node.
