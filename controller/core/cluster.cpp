@@ -48,9 +48,12 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
   return id;
 }
 
-bool is_satellite_of(const Job& job, const Job& owner) {
+bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellite_partition) {
+  const bool in_its_partition =
+      job.partition == owner.partition ||
+      (!satellite_partition.empty() && job.partition == satellite_partition);
   return job.id != owner.id && satellite_owner(job.name) == owner.id &&
-         job.user_id == owner.user_id && job.partition == owner.partition;
+         job.user_id == owner.user_id && in_its_partition;
 }
 
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {

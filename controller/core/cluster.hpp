@@ -96,6 +96,7 @@ struct Job {
 struct Partition {
   std::string name;
   std::vector<std::string> nodes;
+  std::uint32_t priority_tier = 1;  // slurm.conf's PriorityTier (Slurm's default 1)
 };
 
 struct Reservation {
@@ -129,9 +130,10 @@ std::string satellite_name(std::uint32_t job_id);
 std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
 // Whether `job` is a satellite of `owner`. Any user may name a job "gaptrain:<id>", so the name
 // alone proves nothing: a satellite is also the owner's user's (gaptraind allocates it on their
-// behalf) and in the owner's partition (the elastic partition). What fails this is someone
-// else's job: never merged into an elastic job, never cancelled.
-bool is_satellite_of(const Job& job, const Job& owner);
+// behalf) and in the owner's partition (the elastic partition) or in `satellite_partition`
+// (DaemonConfig::satellite_partition; "" for none). What fails this is someone else's job:
+// never merged into an elastic job, never cancelled.
+bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellite_partition = {});
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);

@@ -265,6 +265,11 @@ DaemonConfig parse_config(std::string_view json_text) {
     config.satellite_qos =
         require_string(root, "satellite_qos", "the QOS satellites run in (\"\" for the job's own)");
   }
+  if (root.isMember("satellite_partition")) {
+    config.satellite_partition =
+        require_string(root, "satellite_partition",
+                       "the partition satellites are allocated in (\"\" for the job's)");
+  }
   if (root.isMember("log_level")) {
     const std::string level =
         require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");

@@ -41,6 +41,10 @@ struct DaemonConfig {
   // CANCEL), so that slurmctld frees a satellite's node for a regular job at once, without
   // waiting for gaptraind (docs/admin.md, "Satellites Slurm frees itself"). "": the job's own.
   std::string satellite_qos;
+  // The partition satellites are allocated in; "": their job's. One over the same nodes at a
+  // higher PriorityTier, so that a pending regular job does not make Slurm refuse a satellite
+  // in a hole ("insufficient priority"); docs/admin.md.
+  std::string satellite_partition;
   LogLevel log_level = LogLevel::info;
   double horizon_s = kHorizonS.default_value;  // the allocator's look-ahead
   // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an

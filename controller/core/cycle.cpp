@@ -28,6 +28,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.max_notice_s = config.max_notice_s;
   settings.elastic_partition = config.elastic_partition;
   settings.satellite_qos = config.satellite_qos;
+  settings.satellite_partition = config.satellite_partition;
   return settings;
 }
 

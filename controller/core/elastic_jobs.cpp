@@ -261,7 +261,8 @@ void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
   job.satellites = std::move(satellites);
 }
 
-Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s) {
+Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
+                               std::string_view satellite_partition) {
   Refreshed refreshed;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job* job = find_job(snapshot, it->first);
@@ -276,7 +277,9 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s) {
     const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
     elastic.satellites.clear();
     for (const Job& satellite : snapshot.jobs) {
-      if (!holds_nodes(satellite) || !is_satellite_of(satellite, *job)) continue;
+      if (!holds_nodes(satellite) || !is_satellite_of(satellite, *job, satellite_partition)) {
+        continue;
+      }
       for (const std::string& node : satellite.nodes) {
         elastic.satellites[node] = satellite.id;
         elastic.nodes.push_back(node);

@@ -122,7 +122,9 @@ class ElasticJobs {
   // Follows Slurm: refreshes nodes and batch host (and satellites: is_satellite_of), forgets
   // jobs that no longer run. A satellite Slurm preempted (satellite_qos) is a reclaim gaptraind
   // did not have to make: the job's stall from then on is learned as a shrink's, at `mono_s`.
-  Refreshed refresh(const Snapshot& snapshot, double mono_s);
+  // Satellites are in their job's partition or in `satellite_partition` ("" for none).
+  Refreshed refresh(const Snapshot& snapshot, double mono_s,
+                    std::string_view satellite_partition = {});
 
   // Records what a resize left the job with, ahead of the next poll (so that the launcher is
   // not told of nodes it just gave back): its nodes, and its satellites among them. Unknown

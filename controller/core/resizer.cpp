@@ -82,16 +82,17 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   const auto managed = jobs.jobs().find(action.job_id);
   if (job == nullptr || managed == jobs.jobs().end()) return false;
   notes_.push_back(started(action, action.nodes));
-  const GrowResult result = slurm_.grow(
-      GrowRequest{.job_id = action.job_id,
-                  .partition = job->partition,
-                  .add_nodes = action.nodes,
-                  .user_id = job->user_id,
-                  .group_id = job->group_id,
-                  .time_limit_minutes = first_lease_minutes(action.hole_end, now),
-                  .account = job->account,
-                  .qos = settings_.satellite_qos.empty() ? job->qos : settings_.satellite_qos,
-                  .tres_per_node = job->tres_per_node});
+  const GrowResult result = slurm_.grow(GrowRequest{
+      .job_id = action.job_id,
+      .partition =
+          settings_.satellite_partition.empty() ? job->partition : settings_.satellite_partition,
+      .add_nodes = action.nodes,
+      .user_id = job->user_id,
+      .group_id = job->group_id,
+      .time_limit_minutes = first_lease_minutes(action.hole_end, now),
+      .account = job->account,
+      .qos = settings_.satellite_qos.empty() ? job->qos : settings_.satellite_qos,
+      .tres_per_node = job->tres_per_node});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;
@@ -445,12 +446,16 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   const JobIndex index(snapshot);
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
-    if (!owner_id || !holds_nodes(job) || job.partition != settings_.elastic_partition) continue;
+    const bool in_satellite_partition =
+        job.partition == settings_.elastic_partition ||
+        (!settings_.satellite_partition.empty() && job.partition == settings_.satellite_partition);
+    if (!owner_id || !holds_nodes(job) || !in_satellite_partition) continue;
     // Only what provably is a satellite of the ended job (is_satellite_of): anyone may name a
     // job "gaptrain:<id>". An owner slurmctld no longer lists (gaptraind was down for longer
     // than MinJobAge) proves nothing: its satellites end at their lease (their time limit).
     const Job* owner = index.find(*owner_id);
-    if (owner != nullptr && !holds_nodes(*owner) && is_satellite_of(job, *owner)) {
+    if (owner != nullptr && !holds_nodes(*owner) &&
+        is_satellite_of(job, *owner, settings_.satellite_partition)) {
       orphans.push_back(job.id);
     }
   }

@@ -49,7 +49,8 @@ struct ResizerSettings {
   double retry_max_s = 15.0;    // ...up to this
   double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is held again
   std::string elastic_partition{kDefaultElasticPartition};  // where satellites are
-  std::string satellite_qos;  // the QOS satellites run in; "": their job's (DaemonConfig)
+  std::string satellite_qos;        // the QOS satellites run in; "": their job's (DaemonConfig)
+  std::string satellite_partition;  // the partition they are allocated in; "": their job's
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.

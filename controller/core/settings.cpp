@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 27>& daemon_settings() {
+const std::array<Setting, 28>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 27> kSettings{{
+  static constexpr std::array<Setting, 28> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -25,6 +25,9 @@ const std::array<Setting, 27>& daemon_settings() {
       {"elastic_partition", text, "\"elastic\"", 0, 0, "the Slurm partition elastic jobs run in"},
       {"satellite_qos", text, "\"\"", 0, 0,
        "the QOS satellites run in, one Slurm may preempt for regular jobs; \"\": the job's own"},
+      {"satellite_partition", text, "\"\"", 0, 0,
+       "the partition satellites are allocated in, over the same nodes at a higher PriorityTier; "
+       "\"\": the job's own"},
       {"log_level", text, "\"info\"", 0, 0, "\"debug\", \"info\" or \"warning\""},
       {"resize", flag, "true", 0, 0, "whether jobs are resized (false: watch and plan only)"},
       number(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),

@@ -31,7 +31,7 @@ struct ShrinkRequest {
 
 struct GrowRequest {
   std::uint32_t job_id = 0;
-  std::string partition;               // the job's own partition
+  std::string partition;  // the satellites' partition: the job's, or satellite_partition
   std::vector<std::string> add_nodes;  // idle nodes only: the allocation never waits
   // The job's owner: the satellite allocations are made on the user's behalf (we run as root).
   std::uint32_t user_id = 0;

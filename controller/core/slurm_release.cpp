@@ -1,5 +1,8 @@
 #include "core/slurm_release.hpp"
 
+#include <algorithm>
+#include <set>
+
 namespace gaptrain::daemon {
 
 bool has_scheduler_parameter(std::string_view params, std::string_view name) {
@@ -54,6 +57,57 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
     problems.push_back("satellite_qos is \"" + qos +
                        "\" but PreemptMode has no CANCEL: a preempted satellite (an allocation, "
                        "not a batch job) can only be cancelled; set PreemptMode=CANCEL");
+  }
+  return problems;
+}
+
+std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
+                                                      std::string_view satellite_partition,
+                                                      std::string_view elastic_partition) {
+  std::vector<std::string> problems;
+  if (satellite_partition.empty()) return problems;
+  const auto named = [&](std::string_view name) {
+    const auto it = std::find_if(partitions.begin(), partitions.end(),
+                                 [&](const Partition& p) { return p.name == name; });
+    return it == partitions.end() ? nullptr : &*it;
+  };
+  const std::string name(satellite_partition);
+  const Partition* satellites = named(satellite_partition);
+  if (satellites == nullptr) {
+    problems.push_back("satellite_partition is \"" + name +
+                       "\" but slurmctld has no such partition: every grow fails until "
+                       "slurm.conf has PartitionName=" +
+                       name +
+                       " over the elastic partition's nodes, at a PriorityTier above the others "
+                       "(docs/admin.md)");
+    return problems;
+  }
+  const std::set<std::string> nodes(satellites->nodes.begin(), satellites->nodes.end());
+  if (const Partition* elastic = named(elastic_partition); elastic != nullptr) {
+    std::string missing;
+    for (const std::string& node : elastic->nodes) {
+      if (!nodes.contains(node)) missing += (missing.empty() ? "" : ",") + node;
+    }
+    if (!missing.empty()) {
+      problems.push_back("satellite_partition \"" + name +
+                         "\" lacks nodes of the elastic "
+                         "partition (" +
+                         missing +
+                         "): grows onto them fail; give it Nodes= as "
+                         "the elastic partition's");
+    }
+  }
+  for (const Partition& other : partitions) {
+    if (other.name == name || other.priority_tier < satellites->priority_tier) continue;
+    const bool shares = std::any_of(other.nodes.begin(), other.nodes.end(),
+                                    [&](const std::string& node) { return nodes.contains(node); });
+    if (!shares) continue;
+    problems.push_back("satellite_partition \"" + name + "\" has PriorityTier " +
+                       std::to_string(satellites->priority_tier) + ", not above partition " +
+                       other.name + "'s " + std::to_string(other.priority_tier) +
+                       ": Slurm refuses a satellite while a job of " + other.name +
+                       " pends (insufficient priority); set PriorityTier=" +
+                       std::to_string(other.priority_tier + 1) + " or more on " + name);
   }
   return problems;
 }

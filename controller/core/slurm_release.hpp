@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cluster.hpp"
+
 namespace gaptrain::daemon {
 
 // slurmctld's configuration as far as gaptraind's behaviour depends on it.
@@ -43,5 +45,15 @@ SlurmBehaviour behaviour_for(const SlurmControllerConfig& config);
 // QOS lists satellite_qos in its Preempt is the accounting database's, not checked here.
 std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& config,
                                                 std::string_view satellite_qos);
+
+// Why satellites allocated in `satellite_partition` (gaptraind.json's satellite_partition;
+// docs/admin.md) will be refused or not beat pending jobs, given slurmctld's `partitions`: it
+// does not exist, lacks nodes of `elastic_partition`, or its PriorityTier is not above that of
+// every other partition sharing its nodes (Slurm refuses an immediate allocation while a job of
+// higher priority pends in an overlapping partition of the same or a higher tier). One line
+// each, saying what to set; empty when none, or when no satellite partition is configured.
+std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
+                                                      std::string_view satellite_partition,
+                                                      std::string_view elastic_partition);
 
 }  // namespace gaptrain::daemon

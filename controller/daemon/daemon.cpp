@@ -273,6 +273,16 @@ void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
   }
 }
 
+// Said at the first poll, and again when slurmctld's partitions (a reconfigure) change what is
+// wrong with satellite_partition.
+void Daemon::note_satellite_partition() {
+  std::vector<std::string> problems = satellite_partition_problems(
+      snapshot_.partitions, config_.satellite_partition, config_.elastic_partition);
+  if (problems == satellite_partition_problems_) return;
+  for (const std::string& problem : problems) log::warning(problem);
+  satellite_partition_problems_ = std::move(problems);
+}
+
 void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
                     std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
                     std::uint64_t mono) {
@@ -329,9 +339,11 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
     }
   }
   holes_ = std::move(holes);
+  note_satellite_partition();
   if (!state_loaded_) load_state();
   const Refreshed refreshed =
-      elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS));
+      elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
+                       config_.satellite_partition);
   for (const std::uint32_t job_id : refreshed.forgotten) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
     history_.ended(job_id, static_cast<double>(now));

@@ -88,9 +88,11 @@ class Daemon {
 
   // Starts a poll on the Slurm worker, unless one (or its act()) runs: then one follows it.
   void poll();
-  // On the loop, with the worker's answer: the model takes the new snapshot, then act().
   // Logs slurmctld's release and what its configuration changes, when first seen or changed.
   void note_slurm_behaviour(const SlurmControllerConfig& controller);
+  // Logs what satellite_partition_problems() finds, when first found or changed.
+  void note_satellite_partition();
+  // On the loop, with the worker's answer: the model takes the new snapshot, then act().
   void polled(SlurmQueries::Result result, Snapshot snapshot,
               std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
               std::uint64_t mono);
@@ -166,6 +168,8 @@ class Daemon {
   std::optional<PrivateData> private_data_;  // the same; what `gaptrain status` hides
   // What slurmctld's configuration changes in gaptraind's behaviour, loaded with it.
   std::optional<SlurmControllerConfig> slurm_controller_;
+  // What satellite_partition_problems() said last: said again only when it changes.
+  std::vector<std::string> satellite_partition_problems_;
   std::optional<SlurmBehaviour> slurm_behaviour_;
   Snapshot snapshot_;
   std::vector<Hole> holes_;

@@ -189,7 +189,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
     const partition_info_msg_t& parts = *c.partitions.msg;
     for (std::uint32_t i = 0; i < parts.record_count; ++i) {
       const partition_info_t& p = parts.partition_array[i];
-      fresh.partitions.push_back({text(p.name), expand_hostlist(p.nodes)});
+      fresh.partitions.push_back({text(p.name), expand_hostlist(p.nodes), p.priority_tier});
     }
   } catch (const std::invalid_argument& e) {
     return {false, e.what()};

@@ -126,12 +126,15 @@ def node_counts():
     """(idle, elastic-held, regular-held) node counts right now.
 
     Held = nodes of running or completing jobs, counted per partition with squeue's %D (jobs
-    are exclusive, so no node is counted twice). Idle = nodes sinfo calls idle or planned.
+    are exclusive, so no node is counted twice); elastic: the elastic partition's jobs and the
+    satellites, wherever allocated (named gaptrain:ID). Idle = nodes sinfo calls idle or
+    planned.
     """
     held = {"elastic": 0, "regular": 0}
-    for line in slurm("squeue", "-a", "-h", "-t", "R,CG", "-o", "%P|%D").splitlines():
-        partition, count = line.split("|")
-        held["elastic" if partition == "elastic" else "regular"] += int(count)
+    for line in slurm("squeue", "-a", "-h", "-t", "R,CG", "-o", "%P|%D|%j").splitlines():
+        partition, count, name = line.split("|", 2)
+        elastic = partition == "elastic" or name.startswith("gaptrain:")
+        held["elastic" if elastic else "regular"] += int(count)
     idle = 0
     for line in slurm("sinfo", "-h", "-N", "-p", "regular", "-o", "%N|%t").splitlines():
         _, state = line.split("|")

@@ -37,6 +37,10 @@ TEST(Config, SatelliteQos) {
   EXPECT_EQ(parse_config(R"({"satellite_qos": "satellite"})").satellite_qos, "satellite");
   EXPECT_EQ(error_for(R"({"satellite_qos": 3})").field(), "satellite_qos");
   EXPECT_EQ(resizer_settings(parse_config(R"({"satellite_qos": "sat"})")).satellite_qos, "sat");
+  EXPECT_EQ(parse_config("{}").satellite_partition, "");
+  EXPECT_EQ(error_for(R"({"satellite_partition": []})").field(), "satellite_partition");
+  EXPECT_EQ(resizer_settings(parse_config(R"({"satellite_partition": "sat"})")).satellite_partition,
+            "sat");
 }
 
 TEST(Config, ResizingKeys) {

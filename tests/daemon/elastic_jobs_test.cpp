@@ -191,6 +191,31 @@ TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n3", 9}}));
 }
 
+// With a satellite partition (satellite_partition), satellites there are the job's too; a job of
+// the same name and user in a third partition still is not.
+TEST(ElasticJobs, SatellitesInTheSatellitePartitionAreTheJobsNodes) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  Snapshot s;
+  s.jobs.push_back(job);
+  Job satellite = running_job(9);
+  satellite.name = satellite_name(5);
+  satellite.partition = "satellites";
+  satellite.nodes = {"n3"};
+  s.jobs.push_back(satellite);
+  Job other_partition = satellite;
+  other_partition.id = 11;
+  other_partition.partition = "regular";
+  other_partition.nodes = {"n5"};
+  s.jobs.push_back(other_partition);
+  jobs.refresh(s, 0.0);
+  EXPECT_TRUE(jobs.jobs().at(5).satellites.empty());  // no satellite partition configured
+  jobs.refresh(s, 0.0, "satellites");
+  EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n3", 9}}));
+}
+
 // Only jobs of the elastic partition are managed: a regular-tier job that registers would be
 // grown into the holes and shrunk for nobody.
 TEST(ElasticJobs, AJobOutsideTheElasticPartitionIsRefused) {

@@ -156,6 +156,22 @@ TEST_F(ResizerTest, SatellitesRunInTheSatelliteQosWhereOneIsConfigured) {
   EXPECT_EQ(slurm.grows[0].account, "vision");
 }
 
+// With a satellite partition, satellites are allocated there (a higher PriorityTier: a pending
+// regular job does not make Slurm refuse them), else in the job's own partition.
+TEST_F(ResizerTest, SatellitesAreAllocatedInTheSatellitePartitionWhereOneIsConfigured) {
+  run_job({"n2", "n1"});
+  {
+    Resizer resizer(slurm, settings);
+    resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot, jobs, at(0));
+  }
+  settings.satellite_partition = "satellites";
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::grow, 7, {"n4"}, {}, "allocator"}), snapshot, jobs, at(0));
+  ASSERT_EQ(slurm.grows.size(), 2U);
+  EXPECT_EQ(slurm.grows[0].partition, "elastic");
+  EXPECT_EQ(slurm.grows[1].partition, "satellites");
+}
+
 TEST_F(ResizerTest, TheFirstLeaseEndsBeforeThePredictedHoleEnd) {
   // Slurm starts no elastic work on a node planned for a pending job if it would still run
   // then: a hole ending in 150 s gets a 2-minute lease, one ending sooner the 1-minute minimum.

@@ -93,5 +93,27 @@ TEST(SatelliteQos, WhatSlurmLacksToFreeSatellitesItself) {
   EXPECT_TRUE(satellite_qos_problems(config, "satellite").empty());
 }
 
+// satellite_partition: it must exist, hold the elastic partition's nodes and rank above every
+// partition it shares nodes with; each lack is a line saying what to set.
+TEST(SatellitePartition, WhatSlurmLacksToAllocateSatellitesPastPendingJobs) {
+  std::vector<Partition> partitions{
+      {"regular", {"n1", "n2"}, 1}, {"elastic", {"n1", "n2", "n3"}, 1}, {"gpu", {"g1"}, 5}};
+  EXPECT_TRUE(satellite_partition_problems(partitions, "", "elastic").empty());
+  const std::vector<std::string> absent =
+      satellite_partition_problems(partitions, "satellites", "elastic");
+  ASSERT_EQ(absent.size(), 1U);
+  EXPECT_NE(absent[0].find("no such partition"), std::string::npos) << absent[0];
+  partitions.push_back({"satellites", {"n1", "n2"}, 1});
+  const std::vector<std::string> lacking =
+      satellite_partition_problems(partitions, "satellites", "elastic");
+  ASSERT_EQ(lacking.size(), 3U);
+  EXPECT_NE(lacking[0].find("(n3)"), std::string::npos) << lacking[0];
+  EXPECT_NE(lacking[1].find("partition regular's 1"), std::string::npos) << lacking[1];
+  EXPECT_NE(lacking[1].find("set PriorityTier=2"), std::string::npos) << lacking[1];
+  EXPECT_NE(lacking[2].find("partition elastic's 1"), std::string::npos) << lacking[2];
+  partitions.back() = {"satellites", {"n1", "n2", "n3"}, 2};  // gpu shares no node: its 5 is fine
+  EXPECT_TRUE(satellite_partition_problems(partitions, "satellites", "elastic").empty());
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

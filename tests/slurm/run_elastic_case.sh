@@ -1068,10 +1068,12 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   cp "$json" "$work/gaptraind.json.orig"
   cleanup_steps+=("preempt_satellites_restore")
   printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
+  # The satellite partition (issue 31), as scripts/local-cluster --satellite-partition makes it.
+  echo 'PartitionName=satellites Nodes=ALL Default=NO MaxTime=INFINITE State=UP PriorityTier=11 Hidden=YES' >>"$conf"
   sacctmgr -i add qos satellite >/dev/null
   sacctmgr -i modify qos normal set preempt=satellite >/dev/null
-  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; json.dump(c, open(sys.argv[1], "w"))' "$json"
-  # PreemptType takes a restart of slurmctld; satellite_qos one of gaptraind.
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["satellite_partition"] = "satellites"; json.dump(c, open(sys.argv[1], "w"))' "$json"
+  # PreemptType and the partition take a restart of slurmctld; satellite_qos one of gaptraind.
   "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
   "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
     fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
@@ -1083,6 +1085,8 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
   ! logged_after "$1" "$lines" 'satellite_qos is' ||
     fail "gaptraind says Slurm lacks what satellite_qos needs: $(grep 'satellite_qos is' "$1" | tail -n 2)"
+  ! logged_after "$1" "$lines" 'satellite_partition' ||
+    fail "gaptraind says the satellite partition lacks something: $(grep 'satellite_partition' "$1" | tail -n 2)"
 }
 preempt_satellites_restore() {
   local cluster=$here/../../scripts/local-cluster
@@ -1099,9 +1103,28 @@ preempt_satellites_restore() {
 }
 case_satellites_preempted() {
   local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log job batch_host pid regular satellites
-  local preempted lines
+  local preempted lines one six big
   preempt_satellites_setup "$log"
-  elastic_grown_into_satellites "$idle_loop"
+  # Satellites in the satellite partition (above regular's PriorityTier) are granted in holes
+  # while a regular job of higher priority pends: 8-node job $big waits for the 1-node regular
+  # job, the elastic job grows into the 6 nodes the other regular job leaves, and Slurm refuses
+  # none ("insufficient priority", which every grow got in the elastic partition).
+  one=$(submit -p regular -N 1 -t 10 --wrap 'sleep 600')
+  six=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
+  poll 60 "regular jobs $one and $six RUNNING" bash -c "[ \"\$(squeue -h -j $one,$six -t R | wc -l)\" = 2 ]"
+  job=$(submit_elastic "$idle_loop")
+  poll 60 "elastic job $job on the last idle node" elastic_at "$job" 1
+  big=$(submit -p regular -N 8 -t 5 --wrap 'sleep 1')
+  lines=$(wc -l <"$log")
+  scancel "$six"
+  poll 60 "elastic job $job grown into the 6 nodes of regular job $six while $big pends" \
+    elastic_at "$job" 7
+  job_state_is "$big" PENDING || fail "regular job $big is $(job_field "$big" JobState), not PENDING"
+  ! logged_after "$log" "$lines" 'insufficient priority' ||
+    fail "Slurm refused a satellite: $(grep 'insufficient priority' "$log" | tail -n 1)"
+  scancel "$big" "$one"
+  poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
+  no_node_shared
   batch_host=$(job_field "$job" BatchHost)
   satellites=$(satellites_of "$job" | sort | tr '\n' ',')
   for s in ${satellites//,/ }; do
