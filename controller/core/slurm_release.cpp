@@ -1,7 +1,9 @@
 #include "core/slurm_release.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
+#include <utility>
 
 namespace gaptrain::daemon {
 
@@ -63,9 +65,23 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
 
 std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
                                                       std::string_view satellite_partition,
-                                                      std::string_view elastic_partition) {
+                                                      std::string_view elastic_partition,
+                                                      std::string_view slurmctld_release) {
   std::vector<std::string> problems;
   if (satellite_partition.empty()) return problems;
+  // Slurm 22.05 to 24.05 rank an immediate allocation against every pending job outside a
+  // reservation by priority alone (job_mgr.c, _top_priority); 24.11 compares partition tiers.
+  int major = 0;
+  int minor = 0;
+  const std::string release = major_minor(slurmctld_release);
+  if (std::sscanf(release.c_str(), "%d.%d", &major, &minor) == 2 &&
+      std::pair(major, minor) < std::pair(24, 11)) {
+    problems.push_back("satellite_partition is \"" + std::string(satellite_partition) +
+                       "\" but slurmctld runs Slurm " + std::string(slurmctld_release) +
+                       ", which ranks a satellite against pending jobs by priority alone "
+                       "(partition tiers count from 24.11): grows are still refused while a "
+                       "regular job of higher priority pends (docs/admin.md)");
+  }
   const auto named = [&](std::string_view name) {
     const auto it = std::find_if(partitions.begin(), partitions.end(),
                                  [&](const Partition& p) { return p.name == name; });

@@ -50,10 +50,13 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
 // docs/admin.md) will be refused or not beat pending jobs, given slurmctld's `partitions`: it
 // does not exist, lacks nodes of `elastic_partition`, or its PriorityTier is not above that of
 // every other partition sharing its nodes (Slurm refuses an immediate allocation while a job of
-// higher priority pends in an overlapping partition of the same or a higher tier). One line
-// each, saying what to set; empty when none, or when no satellite partition is configured.
+// higher priority pends in an overlapping partition of the same or a higher tier), or
+// `slurmctld_release` is older than 24.11 (before it, slurmctld compares only the jobs'
+// priorities there: no partition helps). One line each, saying what to set; empty when none,
+// or when no satellite partition is configured.
 std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
                                                       std::string_view satellite_partition,
-                                                      std::string_view elastic_partition);
+                                                      std::string_view elastic_partition,
+                                                      std::string_view slurmctld_release);
 
 }  // namespace gaptrain::daemon

@@ -277,7 +277,8 @@ void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
 // wrong with satellite_partition.
 void Daemon::note_satellite_partition() {
   std::vector<std::string> problems = satellite_partition_problems(
-      snapshot_.partitions, config_.satellite_partition, config_.elastic_partition);
+      snapshot_.partitions, config_.satellite_partition, config_.elastic_partition,
+      slurm_controller_ ? slurm_controller_->slurmctld_release : std::string());
   if (problems == satellite_partition_problems_) return;
   for (const std::string& problem : problems) log::warning(problem);
   satellite_partition_problems_ = std::move(problems);

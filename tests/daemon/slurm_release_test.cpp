@@ -98,21 +98,26 @@ TEST(SatelliteQos, WhatSlurmLacksToFreeSatellitesItself) {
 TEST(SatellitePartition, WhatSlurmLacksToAllocateSatellitesPastPendingJobs) {
   std::vector<Partition> partitions{
       {"regular", {"n1", "n2"}, 1}, {"elastic", {"n1", "n2", "n3"}, 1}, {"gpu", {"g1"}, 5}};
-  EXPECT_TRUE(satellite_partition_problems(partitions, "", "elastic").empty());
+  EXPECT_TRUE(satellite_partition_problems(partitions, "", "elastic", "24.11.5").empty());
   const std::vector<std::string> absent =
-      satellite_partition_problems(partitions, "satellites", "elastic");
+      satellite_partition_problems(partitions, "satellites", "elastic", "24.11.5");
   ASSERT_EQ(absent.size(), 1U);
   EXPECT_NE(absent[0].find("no such partition"), std::string::npos) << absent[0];
   partitions.push_back({"satellites", {"n1", "n2"}, 1});
   const std::vector<std::string> lacking =
-      satellite_partition_problems(partitions, "satellites", "elastic");
+      satellite_partition_problems(partitions, "satellites", "elastic", "24.11.5");
   ASSERT_EQ(lacking.size(), 3U);
   EXPECT_NE(lacking[0].find("(n3)"), std::string::npos) << lacking[0];
   EXPECT_NE(lacking[1].find("partition regular's 1"), std::string::npos) << lacking[1];
   EXPECT_NE(lacking[1].find("set PriorityTier=2"), std::string::npos) << lacking[1];
   EXPECT_NE(lacking[2].find("partition elastic's 1"), std::string::npos) << lacking[2];
   partitions.back() = {"satellites", {"n1", "n2", "n3"}, 2};  // gpu shares no node: its 5 is fine
-  EXPECT_TRUE(satellite_partition_problems(partitions, "satellites", "elastic").empty());
+  EXPECT_TRUE(satellite_partition_problems(partitions, "satellites", "elastic", "24.11.5").empty());
+  EXPECT_TRUE(satellite_partition_problems(partitions, "satellites", "elastic", "26.05.5").empty());
+  const std::vector<std::string> old =
+      satellite_partition_problems(partitions, "satellites", "elastic", "22.05.8");
+  ASSERT_EQ(old.size(), 1U);
+  EXPECT_NE(old[0].find("by priority alone"), std::string::npos) << old[0];
 }
 
 }  // namespace

@@ -1085,8 +1085,20 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
   ! logged_after "$1" "$lines" 'satellite_qos is' ||
     fail "gaptraind says Slurm lacks what satellite_qos needs: $(grep 'satellite_qos is' "$1" | tail -n 2)"
-  ! logged_after "$1" "$lines" 'satellite_partition' ||
-    fail "gaptraind says the satellite partition lacks something: $(grep 'satellite_partition' "$1" | tail -n 2)"
+  if tiers_rank_satellites; then
+    ! logged_after "$1" "$lines" 'satellite_partition' ||
+      fail "gaptraind says the satellite partition lacks something: $(grep 'satellite_partition' "$1" | tail -n 2)"
+  else
+    poll 30 "gaptraind saying the satellite partition cannot help before Slurm 24.11" \
+      logged_after "$1" "$lines" 'satellite_partition.*by priority alone'
+  fi
+}
+# Whether slurmctld ranks an immediate allocation against pending jobs by partition tier first
+# (24.11 on); before, by priority alone (docs/admin.md, "A satellite partition").
+tiers_rank_satellites() {
+  local major minor
+  IFS=. read -r major minor _ <<<"$(sinfo --version | awk '{print $2}')"
+  ((major > 24 || (major == 24 && minor >= 11)))
 }
 preempt_satellites_restore() {
   local cluster=$here/../../scripts/local-cluster
@@ -1101,14 +1113,12 @@ preempt_satellites_restore() {
   local deadline=$((SECONDS + 120))
   until every_node_known || ((SECONDS >= deadline)); do sleep 0.2; done
 }
-case_satellites_preempted() {
-  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log job batch_host pid regular satellites
-  local preempted lines one six big
-  preempt_satellites_setup "$log"
-  # Satellites in the satellite partition (above regular's PriorityTier) are granted in holes
-  # while a regular job of higher priority pends: 8-node job $big waits for the 1-node regular
-  # job, the elastic job grows into the 6 nodes the other regular job leaves, and Slurm refuses
-  # none ("insufficient priority", which every grow got in the elastic partition).
+# Satellites in the satellite partition (above regular's PriorityTier) are granted in holes
+# while a regular job of higher priority pends: an 8-node job waits for a 1-node regular job,
+# the elastic job grows into the 6 nodes another regular job leaves, and Slurm refuses none
+# ("insufficient priority", which every grow got in the elastic partition). Sets `job`.
+grown_past_a_pending_job() {
+  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log lines one six big
   one=$(submit -p regular -N 1 -t 10 --wrap 'sleep 600')
   six=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
   poll 60 "regular jobs $one and $six RUNNING" bash -c "[ \"\$(squeue -h -j $one,$six -t R | wc -l)\" = 2 ]"
@@ -1125,6 +1135,17 @@ case_satellites_preempted() {
   scancel "$big" "$one"
   poll 60 "elastic job $job grown to 8 nodes" elastic_at "$job" 8
   no_node_shared
+}
+
+case_satellites_preempted() {
+  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log job batch_host pid regular satellites
+  local preempted lines
+  preempt_satellites_setup "$log"
+  if tiers_rank_satellites; then
+    grown_past_a_pending_job
+  else
+    elastic_grown_into_satellites "$idle_loop"
+  fi
   batch_host=$(job_field "$job" BatchHost)
   satellites=$(satellites_of "$job" | sort | tr '\n' ',')
   for s in ${satellites//,/ }; do
