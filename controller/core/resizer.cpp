@@ -147,7 +147,7 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   succeeded(action.job_id, "admit");
   resizes_.push_back({action.job_id, ResizeRecord{static_cast<double>(now.wall), ResizeKind::admit,
                                                   action.reason, action.nodes}});
-  admitted_[action.job_id] = now.mono + settings_.admit_start_s;
+  admitted_[action.job_id] = Admission{now.mono + settings_.admit_start_s, action.nodes};
   // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
   // admitted again elsewhere.
   backoffs_[action.job_id] =
@@ -486,7 +486,7 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
       it = admitted_.erase(it);
       continue;
     }
-    if (now.mono < it->second) {
+    if (now.mono < it->second.running_by) {
       ++it;
       continue;
     }
@@ -537,6 +537,13 @@ std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now
   std::set<std::string> nodes;
   for (const auto& [node, promise] : promises_) {
     if (promise_holds(node, promise, snapshot, now)) nodes.insert(node);
+  }
+  for (const auto& [job_id, admission] : admitted_) {
+    const Job* job = find_job(snapshot, job_id);
+    if (job != nullptr && job->state == JobState::pending && !job->held &&
+        now.mono < admission.running_by) {
+      nodes.insert(admission.nodes.begin(), admission.nodes.end());
+    }
   }
   return nodes;
 }

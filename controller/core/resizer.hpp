@@ -137,8 +137,10 @@ class Resizer {
   // Forgets what it knows of jobs that are no longer managed.
   void forget_except(const ElasticJobs& jobs, const Snapshot& snapshot);
 
-  // Nodes given back for a regular job that is still pending, within the last few seconds: not
-  // holes to grow into, though Slurm shows them idle until the waiting job starts there.
+  // Nodes given back for a regular job that is still pending, within the last few seconds, and
+  // nodes an elastic job was admitted onto that Slurm has not started it on yet: not holes to
+  // grow into, though Slurm shows them idle until the job starts there (a grow onto one is
+  // refused, "Requested nodes are busy", or takes it from the admitted job).
   std::set<std::string> promised(const Snapshot& snapshot, const Now& now) const;
 
   // Regular jobs that nodes are on their way to: a drain in flight, or promised() nodes.
@@ -204,8 +206,12 @@ class Resizer {
   // Still promised: not expired, the job still pending, the node not taken by another job.
   static bool promise_holds(const std::string& node, const Promise& promise,
                             const Snapshot& snapshot, const Now& now);
-  std::map<std::string, Promise> promises_;   // node -> the regular job it was given back for
-  std::map<std::uint32_t, double> admitted_;  // job -> when it should be running by (mono)
+  std::map<std::string, Promise> promises_;  // node -> the regular job it was given back for
+  struct Admission {
+    double running_by = 0.0;         // mono: when Slurm should have started it
+    std::vector<std::string> nodes;  // where it was admitted
+  };
+  std::map<std::uint32_t, Admission> admitted_;  // admitted, not yet seen running
   ActionCounts counts_;
   Notices notices_;  // given at the last give_notices()
   std::vector<double> reclaim_latencies_;
