@@ -48,12 +48,16 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
   return id;
 }
 
+bool in_satellite_partition(std::string_view partition, std::string_view job_partition,
+                            std::string_view satellite_partition) {
+  return partition == job_partition ||
+         (!satellite_partition.empty() && partition == satellite_partition);
+}
+
 bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellite_partition) {
-  const bool in_its_partition =
-      job.partition == owner.partition ||
-      (!satellite_partition.empty() && job.partition == satellite_partition);
   return job.id != owner.id && satellite_owner(job.name) == owner.id &&
-         job.user_id == owner.user_id && in_its_partition;
+         job.user_id == owner.user_id &&
+         in_satellite_partition(job.partition, owner.partition, satellite_partition);
 }
 
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {

@@ -134,6 +134,10 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name);
 // (DaemonConfig::satellite_partition; "" for none). What fails this is someone else's job:
 // never merged into an elastic job, never cancelled.
 bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellite_partition = {});
+// Whether a satellite of a job of `job_partition` may be in `partition`: its job's partition, or
+// `satellite_partition` when one is configured ("" for none).
+bool in_satellite_partition(std::string_view partition, std::string_view job_partition,
+                            std::string_view satellite_partition);
 
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);

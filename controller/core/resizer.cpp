@@ -32,6 +32,11 @@ Note done(std::string_view kind, std::uint32_t job_id, const std::vector<std::st
               {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join_nodes(nodes)}}};
 }
 
+// An admitted job Slurm has yet to start: released (not held again), still pending.
+bool awaiting_start(const Job* job) {
+  return job != nullptr && job->state == JobState::pending && !job->held;
+}
+
 }  // namespace
 
 void Resizer::note(NoteLevel level, std::string_view message,
@@ -446,10 +451,11 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   const JobIndex index(snapshot);
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
-    const bool in_satellite_partition =
-        job.partition == settings_.elastic_partition ||
-        (!settings_.satellite_partition.empty() && job.partition == settings_.satellite_partition);
-    if (!owner_id || !holds_nodes(job) || !in_satellite_partition) continue;
+    if (!owner_id || !holds_nodes(job) ||
+        !in_satellite_partition(job.partition, settings_.elastic_partition,
+                                settings_.satellite_partition)) {
+      continue;
+    }
     // Only what provably is a satellite of the ended job (is_satellite_of): anyone may name a
     // job "gaptrain:<id>". An owner slurmctld no longer lists (gaptraind was down for longer
     // than MinJobAge) proves nothing: its satellites end at their lease (their time limit).
@@ -475,8 +481,7 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
 bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now) {
   bool changed = false;
   for (auto it = admitted_.begin(); it != admitted_.end();) {
-    const Job* job = find_job(snapshot, it->first);
-    if (job == nullptr || job->state != JobState::pending || job->held) {
+    if (!awaiting_start(find_job(snapshot, it->first))) {
       // Started, ended, or held by someone else. The admission's backoff (which keeps the
       // job from being admitted again meanwhile) is over too: the job may grow now.
       const auto backoff = backoffs_.find(it->first);
@@ -539,9 +544,7 @@ std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now
     if (promise_holds(node, promise, snapshot, now)) nodes.insert(node);
   }
   for (const auto& [job_id, admission] : admitted_) {
-    const Job* job = find_job(snapshot, job_id);
-    if (job != nullptr && job->state == JobState::pending && !job->held &&
-        now.mono < admission.running_by) {
+    if (awaiting_start(find_job(snapshot, job_id)) && now.mono < admission.running_by) {
       nodes.insert(admission.nodes.begin(), admission.nodes.end());
     }
   }

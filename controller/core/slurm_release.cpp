@@ -69,6 +69,7 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
                                                       std::string_view slurmctld_release) {
   std::vector<std::string> problems;
   if (satellite_partition.empty()) return problems;
+  const std::string name(satellite_partition);
   // Slurm 22.05 to 24.05 rank an immediate allocation against every pending job outside a
   // reservation by priority alone (job_mgr.c, _top_priority); 24.11 compares partition tiers.
   int major = 0;
@@ -76,25 +77,22 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
   const std::string release = major_minor(slurmctld_release);
   if (std::sscanf(release.c_str(), "%d.%d", &major, &minor) == 2 &&
       std::pair(major, minor) < std::pair(24, 11)) {
-    problems.push_back("satellite_partition is \"" + std::string(satellite_partition) +
-                       "\" but slurmctld runs Slurm " + std::string(slurmctld_release) +
+    problems.push_back("satellite_partition is \"" + name + "\" but slurmctld runs Slurm " +
+                       std::string(slurmctld_release) +
                        ", which ranks a satellite against pending jobs by priority alone "
                        "(partition tiers count from 24.11): grows are still refused while a "
                        "regular job of higher priority pends (docs/admin.md)");
   }
-  const auto named = [&](std::string_view name) {
+  const auto named = [&](std::string_view wanted) {
     const auto it = std::find_if(partitions.begin(), partitions.end(),
-                                 [&](const Partition& p) { return p.name == name; });
+                                 [&](const Partition& p) { return p.name == wanted; });
     return it == partitions.end() ? nullptr : &*it;
   };
-  const std::string name(satellite_partition);
-  const Partition* satellites = named(satellite_partition);
+  const Partition* satellites = named(name);
   if (satellites == nullptr) {
-    problems.push_back("satellite_partition is \"" + name +
-                       "\" but slurmctld has no such partition: every grow fails until "
-                       "slurm.conf has PartitionName=" +
-                       name +
-                       " over the elastic partition's nodes, at a PriorityTier above the others "
+    problems.push_back("satellite_partition is \"" + name + "\" but slurmctld has no such " +
+                       "partition: every grow fails until slurm.conf has PartitionName=" + name +
+                       " over the elastic partition's nodes, at a PriorityTier above the others " +
                        "(docs/admin.md)");
     return problems;
   }
@@ -105,12 +103,9 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
       if (!nodes.contains(node)) missing += (missing.empty() ? "" : ",") + node;
     }
     if (!missing.empty()) {
-      problems.push_back("satellite_partition \"" + name +
-                         "\" lacks nodes of the elastic "
-                         "partition (" +
-                         missing +
-                         "): grows onto them fail; give it Nodes= as "
-                         "the elastic partition's");
+      problems.push_back("satellite_partition \"" + name + "\" lacks nodes of the elastic " +
+                         "partition (" + missing +
+                         "): grows onto them fail; give it Nodes= as the elastic partition's");
     }
   }
   for (const Partition& other : partitions) {

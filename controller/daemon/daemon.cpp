@@ -273,8 +273,8 @@ void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
   }
 }
 
-// Said at the first poll, and again when slurmctld's partitions (a reconfigure) change what is
-// wrong with satellite_partition.
+// Said at the first poll, and again when slurmctld's partitions or release (a reconfigure, an
+// upgrade) change what is wrong with satellite_partition.
 void Daemon::note_satellite_partition() {
   std::vector<std::string> problems = satellite_partition_problems(
       snapshot_.partitions, config_.satellite_partition, config_.elastic_partition,
@@ -340,7 +340,9 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
     }
   }
   holes_ = std::move(holes);
-  note_satellite_partition();
+  // With slurmctld's configuration: at the first poll and every full one (a reconfigure that
+  // changes the partitions shows there), not at every watch poll.
+  if (slurm_config) note_satellite_partition();
   if (!state_loaded_) load_state();
   const Refreshed refreshed =
       elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),

@@ -26,6 +26,16 @@ Job running_job(std::uint32_t id) {
   return job;
 }
 
+// A running satellite `id` of job `owner` (its user's, named after it) on `node`.
+Job satellite_of(std::uint32_t owner, std::uint32_t id, const std::string& node,
+                 const std::string& partition = "elastic") {
+  Job satellite = running_job(id);
+  satellite.name = satellite_name(owner);
+  satellite.partition = partition;
+  satellite.nodes = {node};
+  return satellite;
+}
+
 protocol::JobRegistration registration(std::uint32_t id) {
   protocol::JobRegistration r;
   r.job_id = id;
@@ -114,9 +124,7 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1"}));
   Snapshot s;
   s.jobs.push_back(job);
-  Job satellite = running_job(9);
-  satellite.name = satellite_name(5);
-  satellite.nodes = {"n4"};
+  const Job satellite = satellite_of(5, 9, "n4");
   s.jobs.push_back(satellite);
   Job ended = satellite;  // a released satellite still listed by Slurm
   ended.id = 10;
@@ -138,10 +146,7 @@ TEST(ElasticJobs, ASatelliteSlurmPreemptedIsReportedAndItsStallLearned) {
   Snapshot s;
   s.jobs.push_back(job);
   for (const auto& [id, node] : {std::pair{9U, "n3"}, {10U, "n4"}}) {
-    Job satellite = running_job(id);
-    satellite.name = satellite_name(5);
-    satellite.nodes = {node};
-    s.jobs.push_back(satellite);
+    s.jobs.push_back(satellite_of(5, id, node));
   }
   EXPECT_TRUE(jobs.refresh(s, 10.0).preempted.empty());
   ASSERT_EQ(jobs.jobs().at(5).satellites.size(), 2U);
@@ -172,20 +177,11 @@ TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   Snapshot s;
   s.jobs.push_back(job);
-  Job satellite = running_job(9);
-  satellite.name = satellite_name(5);
-  satellite.nodes = {"n3"};
-  s.jobs.push_back(satellite);
-  Job other_user = satellite;
-  other_user.id = 10;
+  s.jobs.push_back(satellite_of(5, 9, "n3"));
+  Job other_user = satellite_of(5, 10, "n4");
   other_user.user_id = 1002;
-  other_user.nodes = {"n4"};
   s.jobs.push_back(other_user);
-  Job other_partition = satellite;
-  other_partition.id = 11;
-  other_partition.partition = "regular";
-  other_partition.nodes = {"n5"};
-  s.jobs.push_back(other_partition);
+  s.jobs.push_back(satellite_of(5, 11, "n5", "regular"));
   jobs.refresh(s, 0.0);
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n1", "n2", "n3"}));
   EXPECT_EQ(jobs.jobs().at(5).satellites, (std::map<std::string, std::uint32_t>{{"n3", 9}}));
@@ -199,16 +195,8 @@ TEST(ElasticJobs, SatellitesInTheSatellitePartitionAreTheJobsNodes) {
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
   Snapshot s;
   s.jobs.push_back(job);
-  Job satellite = running_job(9);
-  satellite.name = satellite_name(5);
-  satellite.partition = "satellites";
-  satellite.nodes = {"n3"};
-  s.jobs.push_back(satellite);
-  Job other_partition = satellite;
-  other_partition.id = 11;
-  other_partition.partition = "regular";
-  other_partition.nodes = {"n5"};
-  s.jobs.push_back(other_partition);
+  s.jobs.push_back(satellite_of(5, 9, "n3", "satellites"));
+  s.jobs.push_back(satellite_of(5, 11, "n5", "regular"));
   jobs.refresh(s, 0.0);
   EXPECT_TRUE(jobs.jobs().at(5).satellites.empty());  // no satellite partition configured
   jobs.refresh(s, 0.0, "satellites");

@@ -503,30 +503,34 @@ TEST_F(ResizerTest, AnAdmittedJobsLeaseIsRenewedUpToTheLimitItWasSubmittedWith) 
   EXPECT_EQ(slurm.limits[0].second, 9U);  // 200 s run + 300 s lease, in whole minutes
 }
 
+// Held job `id` as released by an admission, not yet started by Slurm.
+void add_released_job(Snapshot& snapshot, std::uint32_t id) {
+  Job pending;
+  pending.id = id;
+  pending.state = JobState::pending;
+  pending.partition = "elastic";
+  snapshot.jobs.push_back(pending);
+}
+
 // The nodes of an admission Slurm has not started yet are no hole to grow another job into
 // (the grow would be refused, "Requested nodes are busy", or take the node from the admitted
 // job); once the job runs they are its own, and once it is held again they are free.
 TEST_F(ResizerTest, AnAdmissionsNodesArePromisedUntilSlurmStartsIt) {
-  Job pending;
-  pending.id = 9;
-  pending.state = JobState::pending;
-  pending.partition = "elastic";
-  snapshot.jobs.push_back(pending);  // released, but not started
+  add_released_job(snapshot, 9);
   Resizer resizer(slurm, settings);
   EXPECT_TRUE(resizer.promised(snapshot, at(0)).empty());
   resizer.apply(plan_of({ActionKind::admit, 9, {"n3"}, {}, "allocator"}), snapshot, jobs, at(0));
   EXPECT_EQ(resizer.promised(snapshot, at(1)), (std::set<std::string>{"n3"}));
   EXPECT_TRUE(resizer.promised(snapshot, at(settings.admit_start_s)).empty());  // overdue
+  snapshot.jobs.back().held = true;
+  EXPECT_TRUE(resizer.promised(snapshot, at(1)).empty());
+  snapshot.jobs.back().held = false;
   snapshot.jobs.back().state = JobState::running;
   EXPECT_TRUE(resizer.promised(snapshot, at(1)).empty());
 }
 
 TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsHeldAgain) {
-  Job pending;
-  pending.id = 9;
-  pending.state = JobState::pending;
-  pending.partition = "elastic";
-  snapshot.jobs.push_back(pending);  // released, but not started
+  add_released_job(snapshot, 9);
   Resizer resizer(slurm, settings);
   resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(0));
   EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s - 1)));
