@@ -422,8 +422,9 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     candidates.clear();
   }
-  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
-                                         partition_size, settings.queue);
+  Admission admission =
+      order_admissions(snapshot, running, std::move(candidates), free_nodes, partition_size,
+                       settings.elastic_partition, settings.queue);
   result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
   std::vector<ElasticJob> elastic = running;
   for (ElasticJob& candidate : admission.admissible) elastic.push_back(std::move(candidate));

@@ -3,17 +3,28 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <optional>
+#include <set>
 #include <string_view>
 #include <system_error>
 #include <tuple>
+
+#include "core/job_mark.hpp"
 
 namespace gaptrain::daemon {
 
 namespace {
 
-// A job's user as the caps count it: the name, or the uid where Slurm did not resolve it.
+// A job's user as the caps count it: the uid. Not the name: Slurm resolves it for some jobs of
+// a user and not others (a held job's came back empty, the same job's once released "root"),
+// and the cap then counted one user as two.
 std::string user_of(const Job& job) {
-  return job.user.empty() ? "uid " + std::to_string(job.user_id) : job.user;
+  return "uid " + std::to_string(job.user_id);
+}
+
+// The user as a message names them.
+std::string user_name(const Job& job) {
+  return job.user.empty() ? user_of(job) : job.user;
 }
 
 bool capped(int cap, std::size_t value) {
@@ -111,9 +122,33 @@ void NodeCaps::grant(std::uint32_t job_id, std::size_t nodes) {
   elastic_nodes_ += nodes;
 }
 
+std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
+    const Snapshot& snapshot, const std::vector<ElasticJob>& managed,
+    const std::string& elastic_partition) {
+  const JobIndex jobs(snapshot);
+  std::set<std::uint32_t> known;
+  for (const ElasticJob& job : managed) known.insert(job.job_id);
+  std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged;
+  for (const Job& job : snapshot.jobs) {
+    if (job.partition != elastic_partition || known.contains(job.id)) continue;
+    const bool holds_nodes = job.state == JobState::running || job.state == JobState::suspended;
+    // Released by an admission (its mark written, no hold left): Slurm starts it in a moment.
+    const bool admitted = job.state == JobState::pending && !job.held &&
+                          read_job_mark(job.admin_comment).time_limit_minutes.has_value();
+    if (!holds_nodes && !admitted) continue;
+    if (const std::optional<std::uint32_t> owner = satellite_owner(job.name)) {
+      const Job* owner_job = jobs.find(*owner);
+      if (owner_job != nullptr && is_satellite_of(job, *owner_job)) continue;
+    }
+    unmanaged.emplace_back(job.id, std::max<std::size_t>(job.nodes.size(), job.min_nodes));
+  }
+  return unmanaged;
+}
+
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
-                           std::size_t partition_nodes, const QueuePolicy& policy) {
+                           std::size_t partition_nodes, const std::string& elastic_partition,
+                           const QueuePolicy& policy) {
   const JobIndex jobs(snapshot);
   const auto key = [&](const ElasticJob& candidate) {
     const Job* job = jobs.find(candidate.job_id);
@@ -135,6 +170,12 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   };
   for (const ElasticJob& job : running) count_job(job.job_id);
   NodeCaps caps(snapshot, running, partition_nodes, policy);
+  // Without these, a user's second job was admitted in the poll after the first one's
+  // admission, before its launcher registered (elastic.queue_order_and_cap).
+  for (const auto& [job_id, nodes] : unmanaged_elastic(snapshot, running, elastic_partition)) {
+    count_job(job_id);
+    caps.grant(job_id, nodes);
+  }
 
   Admission result;
   std::uint32_t blocked_by = 0;  // the first job that did not fit: those behind it wait
@@ -147,7 +188,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
     if (job != nullptr && dependency_unmet(*job, jobs)) {
       wait("dependency not met (" + job->dependency + ")");
     } else if (job != nullptr && capped(policy.max_running_per_user, user_jobs[user_of(*job)])) {
-      wait("user " + user_of(*job) + " runs max_running_per_user elastic jobs");
+      wait("user " + user_name(*job) + " runs max_running_per_user elastic jobs");
     } else if (job != nullptr &&
                capped(policy.max_running_per_account, account_jobs[job->account])) {
       wait("account " + job->account + " runs max_running_per_account elastic jobs");

@@ -15,6 +15,11 @@ namespace {
 
 using namespace planner_world;
 
+// The uid Slurm gives each user of these tests.
+std::uint32_t uid_of(const std::string& user) {
+  return user == "alice" ? 1001 : 1002;
+}
+
 // A held job of the elastic partition (sbatch --hold -p elastic -N MIN-MAX).
 Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t max) {
   Job job;
@@ -25,6 +30,7 @@ Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t ma
   job.min_nodes = min;
   job.max_nodes = max;
   job.user = "alice";
+  job.user_id = uid_of(job.user);
   job.account = "physics";
   job.submit_time = kNow - 100;
   job.eligible_time = kNow - 100;
@@ -38,6 +44,7 @@ ElasticJob add_running(Snapshot& s, std::uint32_t id, const Nodes& nodes, int ma
   ElasticJob e = elastic_job(s, id, nodes, 1, max);
   e.user = user;
   s.jobs.back().user = user;
+  s.jobs.back().user_id = uid_of(user);
   s.jobs.back().account = "physics";
   return e;
 }
@@ -161,12 +168,52 @@ TEST(QueuePolicy, PerUserAndPerAccountCapsOfRunningJobsHoldTheNextJob) {
   EXPECT_TRUE(admitted(p).empty());
   EXPECT_NE(reason_of(p, 7).find("max_running_per_user"), std::string::npos);
   s.jobs.back().user = "bob";  // another user's job is not held by alice's cap
+  s.jobs.back().user_id = uid_of("bob");
   p = plan(s, find_holes(s), {running}, kNow, settings);
   EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7});
   settings.queue.max_running_per_account = 1;  // but by their account's (both in physics)
   p = plan(s, find_holes(s), {running}, kNow, settings);
   EXPECT_TRUE(admitted(p).empty());
   EXPECT_NE(reason_of(p, 7).find("max_running_per_account"), std::string::npos);
+}
+
+// A job admitted at the last poll is not managed until its launcher registers (a second or so):
+// released, its mark written, then RUNNING. Meanwhile it counts against its user's caps, or the
+// user's next held job was admitted at once (found by elastic.queue_order_and_cap).
+TEST(QueuePolicy, AJobAdmittedButNotRegisteredYetCountsAgainstTheCaps) {
+  for (const JobState state : {JobState::pending, JobState::running}) {
+    Snapshot s = cluster(4, {});
+    Job& first = add_held(s, 6, 1, 2);
+    first.held = false;
+    // Slurm names the user of some jobs and not of others: the cap counts uids.
+    first.user = "";
+    first.state = state;
+    first.admin_comment = "gaptrain:limit=60,nodes=1-2";
+    if (state == JobState::running) first.nodes = {"n1", "n2"};
+    first.min_nodes = first.max_nodes = 2;  // what the admission set
+    add_held(s, 7, 1, 1);
+    // A satellite of job 6 named like one, in its partition: no job of its own.
+    Job satellite;
+    satellite.id = 9;
+    satellite.name = "gaptrain:6";
+    satellite.partition = "elastic";
+    satellite.state = JobState::running;
+    satellite.user = "alice";
+    satellite.user_id = uid_of("alice");
+    s.jobs.push_back(satellite);
+    PlannerSettings settings;
+    settings.queue.max_running_per_user = 1;
+    Plan p = plan(s, find_holes(s), {}, kNow, settings);
+    EXPECT_TRUE(admitted(p).empty()) << to_string(state);
+    EXPECT_NE(reason_of(p, 7).find("max_running_per_user"), std::string::npos) << reason_of(p, 7);
+    settings.queue.max_running_per_user = 2;  // the satellite is not a second running job
+    EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, settings)), std::vector<std::uint32_t>{7});
+    settings.queue.max_running_per_user = 0;
+    settings.queue.max_nodes_per_user = 2;  // job 6's two nodes leave none
+    p = plan(s, find_holes(s), {}, kNow, settings);
+    EXPECT_TRUE(admitted(p).empty()) << to_string(state);
+    EXPECT_NE(reason_of(p, 7).find("max_nodes_per_user"), std::string::npos) << reason_of(p, 7);
+  }
 }
 
 // A job that would grow into all 6 holes gets what its user's node cap leaves.

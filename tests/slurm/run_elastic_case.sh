@@ -174,6 +174,32 @@ logged_after() {  # logged_after LOG LINES PATTERN
   tail -n +"$(($2 + 1))" "$1" | grep -q "$3"
 }
 
+# gaptraind's configuration with KEYS (JSON members, e.g. '"lease_s": 120') set, reloaded by
+# SIGHUP; restore_gaptraind_config (also at the case's exit) puts it back as it was.
+reconfigure_gaptraind() {  # reconfigure_gaptraind KEYS
+  local config=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
+  [ -e "$work/gaptraind.json.orig" ] || cp "$config" "$work/gaptraind.json.orig"
+  # In a subshell: a `fail` in it (gaptraind gone with the case) must not end the cleanup.
+  cleanup_steps+=("(restore_gaptraind_config)")
+  python3 -c 'import json, sys
+config = json.load(open(sys.argv[1]))
+config.update(json.loads("{" + sys.argv[2] + "}"))
+json.dump(config, open(sys.argv[1], "w"))' "$config" "$1"
+  reload_gaptraind "$log"
+}
+restore_gaptraind_config() {
+  [ -e "$work/gaptraind.json.orig" ] || return 0
+  mv "$work/gaptraind.json.orig" "$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json"
+  reload_gaptraind "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log"
+}
+reload_gaptraind() {  # reload_gaptraind LOG: SIGHUP, and wait until it says it reloaded
+  local pid lines
+  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
+  lines=$(wc -l <"$1")
+  kill -HUP "$pid"
+  poll 30 "gaptraind reloaded" logged_after "$1" "$lines" 'msg="configuration reloaded"'
+}
+
 # A sample of gaptraind's Prometheus metrics (GAPTRAIN_METRICS, from the cluster's env.sh):
 # its value, 0 when the line is absent.
 
@@ -394,6 +420,33 @@ case_pause_drain() {
   scancel "$held" "$job"
 }
 
+# Issue 32: held elastic jobs are admitted first come, first served (a --hold job's priority in
+# Slurm is 0, so FCFS is the order among them), and max_running_per_user holds a user's second
+# job back while the first runs: both submitted while gaptraind is paused, then resumed with
+# room for both, the older one runs and the newer one waits for the cap, `gaptrain status`
+# saying so, until the older one ends.
+case_queue_order_and_cap() {
+  local older newer
+  reconfigure_gaptraind '"max_running_per_user": 1'
+  "$GAPTRAIN_CLI" pause >/dev/null || fail "gaptrain pause was refused"
+  cleanup_steps+=("'$GAPTRAIN_CLI' resume >/dev/null")
+  older=$(submit --hold -p elastic -N 1-2 --elastic=1-2 --elastic-cost=1:1 -t 60 \
+    --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  newer=$(submit --hold -p elastic -N 1-2 --elastic=1-2 --elastic-cost=1:1 -t 60 \
+    --wrap "exec $launch --poll-ms 250 -- $idle_loop")
+  poll 60 "held job $newer waits: gaptraind is paused" held_reason_has "$newer" "gaptraind is paused"
+  "$GAPTRAIN_CLI" resume >/dev/null || fail "gaptrain resume was refused"
+  poll 60 "the older held job $older admitted first" job_state_is "$older" RUNNING
+  poll 60 "held job $newer waits for the per-user cap" \
+    held_reason_has "$newer" "runs max_running_per_user elastic jobs"
+  job_state_is "$newer" PENDING ||
+    fail "job $newer left PENDING while the same user's job $older runs (max_running_per_user 1)"
+  note "job $newer: $(query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $newer]")"
+  scancel "$older"
+  poll 60 "job $newer admitted once job $older ended" job_state_is "$newer" RUNNING
+  scancel "$newer"
+}
+
 # The user limit gaptraind holds for JOB in its state file ("none" while it holds none).
 state_user_limit() {  # state_user_limit JOB
   python3 -c '
@@ -481,23 +534,12 @@ case_restart() {
 # view: the regular job starts, the elastic job keeps its batch host, no node is held twice and
 # no satellite is left behind.
 case_restart_mid_shrink() {
-  local job batch_host pid regular config=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
-  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log lines
+  local job batch_host pid regular log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
   job=$(elastic_on_all_nodes)
   batch_host=$(job_field "$job" BatchHost)
   # A long reclaim grace and a launcher that cannot ack: the drain lasts, gaptraind dies in it.
-  cp "$config" "$work/gaptraind.json.orig"
-  cleanup_steps+=("cp '$work/gaptraind.json.orig' '$config'; kill -HUP \$(cut -d' ' -f1 '$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid')")
-  python3 - "$config" <<'EOF'
-import json, sys
-config = json.load(open(sys.argv[1]))
-config["reclaim_grace_s"] = 20.0
-json.dump(config, open(sys.argv[1], "w"))
-EOF
+  reconfigure_gaptraind '"reclaim_grace_s": 20.0'
   read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
-  lines=$(wc -l <"$log")
-  kill -HUP "$pid"
-  poll 30 "gaptraind reloaded" logged_after "$log" "$lines" 'msg="configuration reloaded"'
   scancel --batch --signal=STOP "$job"
   cleanup_steps+=("scancel --batch --signal=CONT $job")
 
@@ -518,9 +560,7 @@ EOF
   poll 30 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   scontrol show hostnames "$(job_field "$job" NodeList)" | grep -qx "$batch_host" ||
     fail "elastic job $job lost its batch host $batch_host"
-  cp "$work/gaptraind.json.orig" "$config"
-  read -r pid _ <"$GAPTRAIN_CLUSTER_DIR/run/gaptraind.pid"
-  kill -HUP "$pid"
+  restore_gaptraind_config
   poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
   poll 90 "elastic job $job back on 8 nodes" elastic_at "$job" 8
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
