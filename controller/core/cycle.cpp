@@ -1,5 +1,6 @@
 #include "core/cycle.hpp"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   settings.planner.operation = operation;
   if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;
   settings.resize = config.resize;
+  settings.lease_s = config.lease_s;
   return settings;
 }
 
@@ -46,7 +48,12 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   // Over every node the jobs hold, those they are draining included: a node on its way back
   // for the allocator counts for the regular job that waits (hurry() below), instead of another
   // being taken; one on its way to a regular job serves no other.
-  const Reclaim reclaim = nodes_to_reclaim(snapshot, held, partition, served, draining);
+  // A lease is set in whole minutes: it ends within lease_s and a minute from now.
+  const std::int64_t lease_horizon =
+      settings.lease_s > 0 ? now.wall + static_cast<std::int64_t>(std::ceil(settings.lease_s)) + 60
+                           : 0;
+  const Reclaim reclaim =
+      nodes_to_reclaim(snapshot, held, partition, served, draining, lease_horizon);
 
   std::vector<Hole> growable = holes;
   const std::set<std::string> promised = resizer.promised(snapshot, now);

@@ -35,7 +35,8 @@ namespace gaptrain::daemon {
 
 struct CycleSettings {
   PlannerSettings planner;
-  bool resize = true;  // false: plan and say what would be done, change nothing
+  bool resize = true;    // false: plan and say what would be done, change nothing
+  double lease_s = 0.0;  // the lease gaptraind gives (0: none known)
 };
 
 // What gaptraind.json sets of the cycle and of the resizer: the daemon and the simulator take

@@ -135,7 +135,8 @@ namespace {
 // will take when it comes); each node a plan takes is then in `planned_at`, at its job's start.
 Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                         const std::string& elastic_partition, const std::set<std::uint32_t>& served,
-                        const std::map<std::string, std::uint32_t>& draining, bool ahead,
+                        const std::map<std::string, std::uint32_t>& draining,
+                        std::int64_t lease_horizon, bool ahead,
                         std::map<std::string, std::int64_t>& planned_at) {
   const std::set<std::uint32_t> elastic_ids = ids_of(elastic);
   struct Holder {
@@ -152,7 +153,9 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       const auto satellite = job.satellites.find(node);
       const Job* allocation =
           satellite == job.satellites.end() ? slurm_job : jobs.find(satellite->second);
-      holder[node] = {&job, allocation != nullptr ? allocation->end_time : slurm_job->end_time};
+      std::int64_t end = allocation != nullptr ? allocation->end_time : slurm_job->end_time;
+      if (lease_horizon > 0 && end > lease_horizon) end = lease_horizon;
+      holder[node] = {&job, end};
     }
   }
   const auto is_batch_host = [&](const std::string& node) {
@@ -321,9 +324,11 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const std::string& elastic_partition,
                          const std::set<std::uint32_t>& served,
-                         const std::map<std::string, std::uint32_t>& draining) {
+                         const std::map<std::string, std::uint32_t>& draining,
+                         std::int64_t lease_horizon) {
   std::map<std::string, std::int64_t> unused;
-  return choose_reclaims(snapshot, elastic, elastic_partition, served, draining, false, unused);
+  return choose_reclaims(snapshot, elastic, elastic_partition, served, draining, lease_horizon,
+                         false, unused);
 }
 
 std::map<std::string, std::int64_t> reclaim_takeovers(
@@ -331,7 +336,7 @@ std::map<std::string, std::int64_t> reclaim_takeovers(
     const std::string& elastic_partition, const std::set<std::uint32_t>& served,
     const std::map<std::string, std::uint32_t>& draining) {
   std::map<std::string, std::int64_t> planned_at;
-  choose_reclaims(snapshot, elastic, elastic_partition, served, draining, true, planned_at);
+  choose_reclaims(snapshot, elastic, elastic_partition, served, draining, 0, true, planned_at);
   return planned_at;
 }
 

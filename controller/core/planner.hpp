@@ -112,11 +112,16 @@ struct Reclaim {
 // licences (a job that fits in idle nodes but that backfill plans later is left to Slurm), and
 // backfill's rule that a job may not delay those ahead (a small job behind a blocked big one
 // gets nodes it may not start on yet: the elastic jobs lose them, the regular workload loses
-// nothing).
+// nothing). `lease_horizon` (epoch s; 0: none) is when the longest lease gaptraind gives now
+// would end: a time limit beyond it (a job Slurm started itself, with its own limit, not leased
+// yet) counts as ending there, for gaptraind cuts it to a lease this poll. A job that backfill
+// plans at such a limit waits for what the limit was, not for the lease: taking nodes for it
+// then requeued an elastic job half an hour early.
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const std::string& elastic_partition,
                          const std::set<std::uint32_t>& served = {},
-                         const std::map<std::string, std::uint32_t>& draining = {});
+                         const std::map<std::string, std::uint32_t>& draining = {},
+                         std::int64_t lease_horizon = 0);
 
 // When the regular workload plans to take each node back: the earliest start_time of a pending
 // regular job whose backfill plan (sched_nodes) names it. Leases never run past it.

@@ -176,6 +176,23 @@ TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {
   EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic").nodes.empty());
 }
 
+TEST(Planner, APlanAtAnUnleasedJobsOwnLimitIsNotDueAtTheLease) {
+  // Job 7 was started by Slurm itself with its own 30-minute limit; gaptraind leases it this
+  // poll. Backfill planned job 42 at that limit: it waits for the 30 minutes, not for a lease,
+  // and taking n2 now would requeue job 7 half an hour early (elastic.satellites_preempted on
+  // 24.11, once). Without a horizon the old rule takes it.
+  Snapshot s = cluster(2, {"n2"});
+  const ElasticJob job = elastic_job(s, 7, {"n2"}, 1, 2);
+  s.jobs.back().end_time = kNow + 1800;
+  add_pending_regular(s, 42, kNow + 1800, {"n1", "n2"});
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic").nodes.size(), 1U);
+  EXPECT_TRUE(nodes_to_reclaim(s, {job}, "elastic", {}, {}, kNow + 360).nodes.empty());
+  // Leased: planned at the lease's end, it waits for that lease.
+  s.jobs[0].end_time = kNow + 300;    // job 7
+  s.jobs[1].start_time = kNow + 300;  // job 42
+  EXPECT_EQ(nodes_to_reclaim(s, {job}, "elastic", {}, {}, kNow + 360).nodes.size(), 1U);
+}
+
 // A regular job that waits for nodes (Slurm's reason Resources), with no backfill plan yet.
 Job& add_waiting_regular(Snapshot& s, std::uint32_t id, std::uint32_t nodes,
                          std::uint32_t priority = 100) {
