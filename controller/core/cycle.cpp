@@ -43,7 +43,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   const std::set<std::uint32_t> served = resizer.served(snapshot, now);
   std::map<std::string, std::uint32_t> draining;  // node -> the regular job it goes to, or 0
   for (const auto& [job_id, drain] : resizer.drains()) {
-    for (const std::string& node : drain.drain) draining[node] = drain.waiting_job;
+    for (const std::string& node : drain.drain) draining[node] = drain.going_to(node);
   }
   // Over every node the jobs hold, those they are draining included: a node on its way back
   // for the allocator counts for the regular job that waits (hurry() below), instead of another

@@ -439,10 +439,12 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   std::vector<ElasticJob> staying;  // the jobs the allocator decides for, with what they keep
   for (const ElasticJob& job : elastic) {
     std::set<std::string> gone;
+    std::map<std::string, std::uint32_t> goes_to;
     std::uint32_t waiting = 0;
     for (const auto& [node, regular_job] : reclaim.nodes) {
       if (contains(job.nodes, node)) {
         gone.insert(node);
+        goes_to[node] = regular_job;
         waiting = regular_job;
       }
     }
@@ -454,6 +456,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
         release(job, gone, "regular job " + std::to_string(waiting) + " waits for its nodes",
                 settings.shrink_own_nodes);
     action.waiting_job = waiting;
+    action.goes_to = std::move(goes_to);
     if (action.kind == ActionKind::shrink) {
       ElasticJob kept = job;
       kept.nodes = action.nodes;

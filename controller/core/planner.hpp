@@ -72,6 +72,10 @@ struct Action {
   // predicted end, epoch s); 0 when not known. The first time limit must end by then, or
   // Slurm refuses to start elastic work there ahead of the pending job it is planned for.
   std::int64_t hole_end = 0;
+  // A reclaim for several waiting jobs at once: the regular job each reclaimed node goes to.
+  // Each of them is served by the drain (taking nodes for them again at the next poll, as if
+  // only `waiting_job` had been, requeued a job in a burst of 1-node jobs).
+  std::map<std::string, std::uint32_t> goes_to = {};
 };
 
 struct Plan {

@@ -64,7 +64,7 @@ bool Resizer::apply(const Plan& plan, const Snapshot& snapshot, ElasticJobs& job
       pending.keep = action.nodes;
       pending.kind = action.kind;
       pending.waiting_job = action.waiting_job;
-      pending.waiting_jobs.insert(action.waiting_job);
+      pending.serve(action);
       pending.reason = action.reason;
       pending.deadline = std::min(pending.deadline, now.mono + settings_.reclaim_grace_s);
       continue;
@@ -170,7 +170,7 @@ void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const
   drain.drain = action.drain;
   drain.reason = action.reason;
   drain.waiting_job = action.waiting_job;
-  if (action.waiting_job != 0) drain.waiting_jobs.insert(action.waiting_job);
+  drain.serve(action);
   drain.requested_at = now.mono;
   const double grace =
       action.waiting_job != 0 ? settings_.reclaim_grace_s : settings_.drain_grace_s;
@@ -179,7 +179,7 @@ void Resizer::request_drain(const Action& action, const ElasticJobs& jobs, const
   for (const std::string& node : action.drain) {
     if (action.waiting_job != 0) {
       note(NoteLevel::info, "reclaim needed",
-           {{"JOB_ID", action.job_id}, {"NODE", node}, {"WAITING_JOB", action.waiting_job}});
+           {{"JOB_ID", action.job_id}, {"NODE", node}, {"WAITING_JOB", drain.going_to(node)}});
     }
   }
   note(NoteLevel::info, "drain requested",
@@ -199,6 +199,7 @@ void Resizer::hurry(const std::vector<std::pair<std::string, std::uint32_t>>& re
       if (!contains(drain.drain, node)) continue;
       drain.waiting_job = waiting;
       drain.waiting_jobs.insert(waiting);
+      drain.goes_to[node] = waiting;
       drain.deadline = std::min(drain.deadline, now.mono + settings_.reclaim_grace_s);
       note(NoteLevel::info, "reclaim needed",
            {{"JOB_ID", job_id}, {"NODE", node}, {"WAITING_JOB", waiting}});
@@ -291,7 +292,7 @@ bool Resizer::finish_drain(std::uint32_t job_id, const PendingDrain& drain, Elas
   if (drain.waiting_job != 0) {
     reclaim_latencies_.push_back(now.mono - drain.requested_at);
     for (const std::string& node : drain.drain) {
-      promises_[node] = Promise{drain.waiting_job, now.mono + kPromiseS};
+      promises_[node] = Promise{drain.going_to(node), now.mono + kPromiseS};
     }
   }
   // A shrink for a regular job that waits is a reclaim.

@@ -69,6 +69,21 @@ struct PendingDrain {
   // Every regular job its nodes go to: a drain grows when another job waits (waiting_job is
   // the latest), and each of them stays served until the nodes are back.
   std::set<std::uint32_t> waiting_jobs;
+  // The regular job each reclaimed node goes to (Action::goes_to); a node not in it goes to
+  // waiting_job.
+  std::map<std::string, std::uint32_t> goes_to;
+  std::uint32_t going_to(const std::string& node) const {
+    const auto it = goes_to.find(node);
+    return it != goes_to.end() ? it->second : waiting_job;
+  }
+  // Adds a reclaim's nodes and regular jobs to the drain.
+  void serve(const Action& action) {
+    if (action.waiting_job != 0) waiting_jobs.insert(action.waiting_job);
+    for (const auto& [node, job] : action.goes_to) {
+      goes_to[node] = job;
+      waiting_jobs.insert(job);
+    }
+  }
   double requested_at = 0.0;  // mono
   double deadline = 0.0;      // mono: the Slurm call is made by then, acked or not
 };

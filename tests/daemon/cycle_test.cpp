@@ -199,6 +199,31 @@ TEST_F(CycleTest, ANodeDrainingForOneRegularJobServesNoOther) {
   EXPECT_TRUE(slurm.shrinks.empty());
 }
 
+TEST_F(CycleTest, OneDrainForSeveralWaitingJobsServesEachOfThem) {
+  // Jobs 42, 43 and 44 wait for a node each: one shrink drains n2, n3, n4 for the three. At the
+  // next poll, the drain in flight, none of them is given another node: before, only the last
+  // was counted served, and the other two took the batch host, a requeue.
+  start({});
+  for (const std::uint32_t id : {42U, 43U, 44U}) {
+    regular_job_waits(1);
+    snapshot.jobs.back().id = id;
+  }
+  run_cycle(1.0);
+  const PendingDrain& drain = resizer.drains().at(7);
+  EXPECT_EQ(drain.kind, ActionKind::shrink);
+  EXPECT_EQ(drain.waiting_jobs, (std::set<std::uint32_t>{42, 43, 44}));
+  Nodes drained = drain.drain;
+  std::sort(drained.begin(), drained.end());
+  ASSERT_EQ(drained, (Nodes{"n2", "n3", "n4"}));
+  std::set<std::uint32_t> going;
+  for (const std::string& node : drained) going.insert(drain.going_to(node));
+  EXPECT_EQ(going, (std::set<std::uint32_t>{42, 43, 44}));
+  run_cycle(1.2);
+  EXPECT_EQ(resizer.drains().at(7).kind, ActionKind::shrink);
+  EXPECT_EQ(resizer.drains().at(7).drain.size(), 3U);
+  EXPECT_TRUE(slurm.requeues.empty());
+}
+
 // Equal share (a comparison policy of `gaptrain simulate`) splits what it sees; while n2 is
 // being drained it sees one node less, and re-sharing then made jobs shrink off nodes to grow
 // back onto them a poll later (9.3 M rescales in the KTH year). It waits for the drain.
