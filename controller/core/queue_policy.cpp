@@ -122,20 +122,24 @@ void NodeCaps::grant(std::uint32_t job_id, std::size_t nodes) {
   elastic_nodes_ += nodes;
 }
 
+namespace {
+
+// Elastic jobs that Slurm runs, or is about to start, and that are not in `managed`: admitted
+// ones whose launcher has not registered yet (the first second or so of every job) and jobs
+// Slurm started itself (submitted without --hold). Satellites are not jobs of their own. Each
+// with the nodes it holds (an admitted job not started yet: the count it was admitted at).
 std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& managed,
+    const Snapshot& snapshot, const JobIndex& jobs, const std::vector<ElasticJob>& managed,
     const std::string& elastic_partition) {
-  const JobIndex jobs(snapshot);
   std::set<std::uint32_t> known;
   for (const ElasticJob& job : managed) known.insert(job.job_id);
   std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged;
   for (const Job& job : snapshot.jobs) {
     if (job.partition != elastic_partition || known.contains(job.id)) continue;
-    const bool holds_nodes = job.state == JobState::running || job.state == JobState::suspended;
     // Released by an admission (its mark written, no hold left): Slurm starts it in a moment.
     const bool admitted = job.state == JobState::pending && !job.held &&
                           read_job_mark(job.admin_comment).time_limit_minutes.has_value();
-    if (!holds_nodes && !admitted) continue;
+    if (!holds_nodes(job) && !admitted) continue;
     if (const std::optional<std::uint32_t> owner = satellite_owner(job.name)) {
       const Job* owner_job = jobs.find(*owner);
       if (owner_job != nullptr && is_satellite_of(job, *owner_job)) continue;
@@ -144,6 +148,8 @@ std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
   }
   return unmanaged;
 }
+
+}  // namespace
 
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
@@ -172,7 +178,8 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   NodeCaps caps(snapshot, running, partition_nodes, policy);
   // Without these, a user's second job was admitted in the poll after the first one's
   // admission, before its launcher registered (elastic.queue_order_and_cap).
-  for (const auto& [job_id, nodes] : unmanaged_elastic(snapshot, running, elastic_partition)) {
+  for (const auto& [job_id, nodes] :
+       unmanaged_elastic(snapshot, jobs, running, elastic_partition)) {
     count_job(job_id);
     caps.grant(job_id, nodes);
   }

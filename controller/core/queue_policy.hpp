@@ -48,19 +48,11 @@ struct Admission {
 // nodes the allocator may give: holes, and what running jobs hold beyond their minimums) after
 // the jobs ahead of it, waits; so do all jobs behind the first that does not fit. The caps
 // count `running` and the jobs of `elastic_partition` gaptraind does not manage yet
-// (unmanaged_elastic()).
+// (admitted, launcher not registered yet; or started by Slurm itself).
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
                            const QueuePolicy& policy);
-
-// Elastic jobs that Slurm runs, or is about to start, and that are not in `managed`: admitted
-// ones whose launcher has not registered yet (the first second or so of every job) and jobs
-// Slurm started itself (submitted without --hold). Satellites are not jobs of their own. Each
-// with the nodes it holds (an admitted job not started yet: the count it was admitted at).
-std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
-    const Snapshot& snapshot, const std::vector<ElasticJob>& managed,
-    const std::string& elastic_partition);
 
 // How many of `wanted` more nodes `job` may get under the node caps, given what every job of
 // `holding` holds (jobs whose nodes count: running ones and those admitted this cycle).
