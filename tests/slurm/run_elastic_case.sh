@@ -865,6 +865,45 @@ case_node_taken_while_controller_stopped() {
   ! grep -q 'giving up' "$out" || fail "the launcher of job $job gave up a step: $(grep 'giving up' "$out")"
 }
 
+# Issue 32: gaptraind down longer than a lease. Only gaptraind renews the leases (Slurm time
+# limits lease_s ahead, here the least, 60 s) of an elastic job and its satellites; killed, it
+# renews none, and Slurm ends each satellite and the job at its lease as it ends any job at its
+# limit (TIMEOUT), every node going back to the regular workload. The launcher, failing open,
+# said the controller was unreachable and kept training until then. Started again, gaptraind
+# finds the job ended and does not take it back (docs/admin.md, "gaptraind down longer than a
+# lease").
+case_down_past_lease() {
+  local job pid out satellites satellite state log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log lines
+  reconfigure_gaptraind '"lease_s": 60'
+  elastic_grown_into_satellites "$idle_loop"
+  out=$work/$job.out
+  satellites=$(satellites_of "$job")
+  [ -n "$satellites" ] || fail "job $job grew to 8 nodes without a satellite"
+  # The restart below, also when the case fails before it: the next case needs gaptraind.
+  cleanup_steps+=("'$here/../../scripts/local-cluster' start-controller --dir '$GAPTRAIN_CLUSTER_DIR' >/dev/null")
+  kill_gaptraind
+  note "gaptraind killed; job $job (TimeLimit $(job_field "$job" TimeLimit)) and its satellites" \
+    "$(echo "$satellites" | tr '\n' ' ')are left to their leases"
+  poll 300 "elastic job $job ended by Slurm at its lease (TIMEOUT)" job_state_is "$job" TIMEOUT
+  for satellite in $satellites; do
+    poll 120 "satellite $satellite ended" bash -c "! squeue -h -j $satellite -t PD,R,CG | grep -q ."
+    state=$(sacct -n -X -P -j "$satellite" -o State | head -n 1)
+    note "satellite $satellite: $state"
+    case $state in
+      TIMEOUT | CANCELLED*) ;;
+      *) fail "satellite $satellite ended $state, not at its lease (TIMEOUT) or with its job" ;;
+    esac
+  done
+  grep -q 'controller unreachable' "$out" ||
+    fail "the launcher of job $job never said the controller was unreachable; $(job_context "$job")"
+  poll 60 "every node idle again" all_nodes_idle
+  lines=$(wc -l <"$log")
+  "$here/../../scripts/local-cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null
+  poll 60 "the restarted gaptraind did not take job $job back" \
+    logged_after "$log" "$lines" "msg=\"saved elastic job not restored\" JOB_ID=$job "
+  note "$(tail -n +"$((lines + 1))" "$log" | grep "JOB_ID=$job " | head -n 1)"
+}
+
 # The launcher of JOB (running) said in OUT that it dropped each NODE.
 launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   local job=$1 out=$2 node
