@@ -149,9 +149,9 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
         << "; reclaims served (`gaptrain resume` ends it)\n";
   }
 
-  // Held jobs the queue policy does not admit yet (absent from older daemons).
+  // Parked and held jobs the queue policy does not admit yet (absent from older daemons).
   for (const Json::Value& waiting : status["queue"]) {
-    out << "  held: job " << waiting["job_id"].asUInt()
+    out << "  queued: job " << waiting["job_id"].asUInt()
         << " waits: " << waiting["reason"].asString() << '\n';
   }
 

@@ -47,6 +47,10 @@ Options:
   --torchrun SCRIPT     the rest of the line is a torchrun script and its arguments
   --parsable            print the job id alone (as sbatch --parsable)
   --dry-run             print the sbatch command instead of running it
+  --hold                submit held (sbatch --hold) instead of parked (--begin=now+365days):
+                        held jobs are admitted first come, first served after the parked ones,
+                        which go by the priority Slurm gives them. A --begin of your own
+                        submits held too (gaptraind admits the job after that time)
 Any other option goes to sbatch as is (-A, --qos, -t, --gres, -o, -J, -p ...). The elastic
 partition comes from gaptraind's configuration (/etc/gaptrain/gaptraind.json); -p overrides it.
 

@@ -1,5 +1,5 @@
 // `gaptrain submit`: an elastic training job in one line. It writes the sbatch command that
-// `docs/user.md` used to ask for by hand (the elastic partition, --hold, --no-kill, the node
+// `docs/user.md` used to ask for by hand (the elastic partition, parking, --no-kill, the node
 // range for Slurm, the plugin and the launcher, gaptrain-launch as the batch program) and runs
 // sbatch, whose output and exit status become its own. submit_plan.hpp has the translation.
 #pragma once

@@ -60,6 +60,12 @@ bool is_partition_option(const std::string& arg) {
          (starts_with(arg, "-p") && arg.size() > 2);
 }
 
+// sbatch's --begin (-b): a begin time of the user's own, which parking would replace.
+bool is_begin_option(const std::string& arg) {
+  return arg == "-b" || arg == "--begin" || starts_with(arg, "--begin=") ||
+         (starts_with(arg, "-b") && arg.size() > 2);
+}
+
 bool is_name_option(const std::string& arg) {
   return arg == "-J" || arg == "--job-name" || starts_with(arg, "--job-name=") ||
          (starts_with(arg, "-J") && arg.size() > 2);
@@ -164,13 +170,17 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
       request.parsable = true;
     } else if (arg == "--dry-run") {
       request.dry_run = true;
+    } else if (arg == "--hold") {
+      request.hold = true;
     } else if (!error.empty()) {
       return std::nullopt;  // an option of ours without its value
-    } else if (arg == "--hold" || arg == "--no-kill" || starts_with(arg, "--elastic") ||
-               arg == "--wrap" || starts_with(arg, "--wrap=")) {
+    } else if (arg == "--no-kill" || starts_with(arg, "--elastic") || arg == "--wrap" ||
+               starts_with(arg, "--wrap=")) {
       error = arg + " is what gaptrain submit writes for you: leave it out";
       return std::nullopt;
     } else {
+      // Parking is a begin time: a begin time of the user's own is kept, and the job held.
+      if (is_begin_option(arg)) request.hold = true;
       request.sbatch_args.push_back(arg);
     }
   }
@@ -208,7 +218,10 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
       request.min_nodes == request.max_nodes
           ? std::to_string(request.min_nodes)
           : std::to_string(request.min_nodes) + "-" + std::to_string(request.max_nodes);
-  std::vector<std::string> argv = {"sbatch", "--hold", "--no-kill"};
+  // Parked (a begin time far ahead: gaptraind admits it by Slurm's priority), or held.
+  // "now+365days" is what controller/core/parking.hpp's kParkForS writes too.
+  std::vector<std::string> argv = {"sbatch", request.hold ? "--hold" : "--begin=now+365days",
+                                   "--no-kill"};
   const bool own_partition =
       std::any_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_partition_option);
   if (!own_partition) argv.push_back("--partition=" + site.elastic_partition);

@@ -6,10 +6,17 @@
 //
 // becomes
 //
-//   sbatch --hold --no-kill -p ELASTIC -N MIN-MAX --elastic=MIN-MAX [--elastic-curve=FILE]
-//     [--elastic-cost=UP:DOWN] [--elastic-notice=S] [--elastic-batch=M0:MAX[:PERNODE]]
+//   sbatch --begin=now+365days --no-kill -p ELASTIC -N MIN-MAX --elastic=MIN-MAX
+//     [--elastic-curve=FILE] [--elastic-cost=UP:DOWN] [--elastic-notice=S]
+//     [--elastic-batch=M0:MAX[:PERNODE]]
 //     [--elastic-noise-scale=PHI] -J NAME [sbatch options]
 //     --wrap 'exec gaptrain-launch [--controller HOST:PORT] [--torchrun] -- COMMAND ARGS...'
+//
+// --begin=now+365days parks the job (controller/core/parking.hpp): gaptraind admits it, in the
+// order of the priority Slurm computes for it (fair-share included). With `--hold`, or with a
+// begin time of the user's own (--begin, -b), the job is submitted --hold instead: held jobs
+// have priority 0 in Slurm and are admitted first come, first served, each not before its own
+// begin time.
 #pragma once
 
 #include <optional>
@@ -31,6 +38,7 @@ struct SubmitRequest {
   bool torchrun = false;                 // --torchrun SCRIPT: the command is a torchrun script
   bool parsable = false;                 // --parsable: passed to sbatch (prints the id alone)
   bool dry_run = false;                  // --dry-run: print the sbatch command, run nothing
+  bool hold = false;                     // --hold, or a --begin of the user's own: held, not parked
   std::vector<std::string> sbatch_args;  // everything else before the command, in order
   std::vector<std::string> command;      // COMMAND ARGS... (with --torchrun: SCRIPT ARGS...)
 };

@@ -78,7 +78,8 @@ struct Job {
   std::uint32_t max_nodes = 0;
   bool held = false;           // pending with priority 0 (sbatch --hold, scontrol hold)
   std::uint32_t priority = 0;  // Slurm's, higher first
-  // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on).
+  // When a pending job may start at the earliest (--begin; a requeued job's is 2 minutes on; a
+  // parked one's far ahead, parking.hpp).
   std::int64_t eligible_time = 0;
   bool requeued = false;      // Slurm requeued it at least once
   bool completed_ok = false;  // finished as COMPLETED (exit 0): what afterok waits for

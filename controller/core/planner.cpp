@@ -9,6 +9,7 @@
 
 #include "allocator/allocator.hpp"
 #include "allocator/equal_share.hpp"
+#include "core/parking.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 
@@ -350,10 +351,12 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
                                              const std::string& elastic_partition) {
   std::vector<ElasticJob> candidates;
   for (const Job& job : snapshot.jobs) {
-    if (job.state != JobState::pending || !job.held || job.partition != elastic_partition) continue;
-    // A begin time of the user's own is kept; the one Slurm gives a requeued job is not (it
-    // resumes from its checkpoint, nothing to wait for: admission starts it now).
-    if (!job.requeued && job.eligible_time > snapshot.taken_at) continue;
+    if (job.partition != elastic_partition || !waits_for_admission(job, snapshot.taken_at))
+      continue;
+    // A held job's begin time of the user's own is kept; the one Slurm gives a requeued job is
+    // not (it resumes from its checkpoint, nothing to wait for: admission starts it now). A
+    // parked job's begin time is the parking itself.
+    if (job.held && !job.requeued && job.eligible_time > snapshot.taken_at) continue;
     ElasticJob candidate;
     candidate.job_id = job.id;
     candidate.user = job.user;

@@ -144,10 +144,10 @@ std::map<std::string, std::int64_t> reclaim_takeovers(
     const std::string& elastic_partition, const std::set<std::uint32_t>& served = {},
     const std::map<std::string, std::uint32_t>& draining = {});
 
-// Pending jobs of the elastic partition that wait for gaptrain to start them (held: submitted
-// with --hold, or requeued by gaptraind), as the allocator's new jobs: no nodes, the node range
-// of their -N MIN-MAX, the assumed curve until they register their own. A job whose own begin
-// time (--begin) is still ahead waits for it.
+// Pending jobs of the elastic partition that wait for gaptrain to start them (parking.hpp:
+// parked by a begin time far ahead, as `gaptrain submit` does, or held with --hold), as the
+// allocator's new jobs: no nodes, the node range of their -N MIN-MAX, the assumed curve until
+// they register their own. A held job whose own begin time (--begin) is still ahead waits for it.
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
                                              const std::string& elastic_partition);
 

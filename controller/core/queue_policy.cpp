@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/job_mark.hpp"
+#include "core/parking.hpp"
 
 namespace gaptrain::daemon {
 
@@ -126,8 +127,9 @@ namespace {
 
 // Elastic jobs that Slurm runs, or is about to start, and that are not in `managed`: admitted
 // ones whose launcher has not registered yet (the first second or so of every job) and jobs
-// Slurm started itself (submitted without --hold). Satellites are not jobs of their own. Each
-// with the nodes it holds (an admitted job not started yet: the count it was admitted at).
+// Slurm started itself (submitted neither held nor parked). Satellites are not jobs of their
+// own. Each with the nodes it holds (an admitted job not started yet: the count it was
+// admitted at).
 std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
     const Snapshot& snapshot, const JobIndex& jobs, const std::vector<ElasticJob>& managed,
     const std::string& elastic_partition) {
@@ -136,8 +138,10 @@ std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
   std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged;
   for (const Job& job : snapshot.jobs) {
     if (job.partition != elastic_partition || known.contains(job.id)) continue;
-    // Released by an admission (its mark written, no hold left): Slurm starts it in a moment.
-    const bool admitted = job.state == JobState::pending && !job.held &&
+    // Released by an admission (its mark written, neither held nor parked): Slurm starts it in
+    // a moment. A parked job with a mark (requeued, parked again) waits: it is a candidate.
+    const bool admitted = job.state == JobState::pending &&
+                          !waits_for_admission(job, snapshot.taken_at) &&
                           read_job_mark(job.admin_comment).time_limit_minutes.has_value();
     if (!holds_nodes(job) && !admitted) continue;
     if (const std::optional<std::uint32_t> owner = satellite_owner(job.name)) {
@@ -158,6 +162,8 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   const JobIndex jobs(snapshot);
   const auto key = [&](const ElasticJob& candidate) {
     const Job* job = jobs.find(candidate.job_id);
+    // A held job's is 0 in Slurm (the hold), a parked job's what Slurm computes: parked jobs
+    // go first, by priority; held ones after them, first come, first served.
     const std::uint32_t priority = job != nullptr ? job->priority : 0;
     const std::int64_t submitted = job != nullptr ? job->submit_time : 0;
     // Higher priority first, then the earlier submission, then the lower id.

@@ -1,11 +1,13 @@
-// The elastic queue policy (docs/admin.md, "Queue policy"): which held elastic jobs the
-// allocator may admit, in which order, and how far the caps let jobs grow. Pure: the snapshot
-// and the jobs in, the admissible candidates and the trimmed grows out.
+// The elastic queue policy (docs/admin.md, "Queue policy"): which waiting elastic jobs
+// (parking.hpp: parked or held) the allocator may admit, in which order, and how far the caps
+// let jobs grow. Pure: the snapshot and the jobs in, the admissible candidates and the trimmed
+// grows out.
 //
 // Order: Slurm's priority of the job, higher first, then submit time (FCFS), then job id. A
 // job submitted with --hold has priority 0 in Slurm (priority/multifactor recomputes no held
-// job, and sprio lists none), so among --hold jobs the order is FCFS; a job held back by a
-// begin time instead keeps the priority Slurm computes for it, fair-share included.
+// job, and sprio lists none), so among --hold jobs the order is FCFS, after every parked job; a
+// parked job (a begin time far ahead) keeps the priority Slurm computes for it, fair-share
+// included.
 // Admission is strict: a job is passed to the allocator only when every job ahead is, and its
 // minimum fits the nodes left after theirs, so a big job at the head is not overtaken.
 #pragma once

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/job_mark.hpp"
+#include "core/parking.hpp"
 
 namespace gaptrain::daemon {
 
@@ -32,9 +33,10 @@ Note done(std::string_view kind, std::uint32_t job_id, const std::vector<std::st
               {{"ACTION", kind}, {"JOB_ID", job_id}, {"NODES", join_nodes(nodes)}}};
 }
 
-// An admitted job Slurm has yet to start: released (not held again), still pending.
-bool awaiting_start(const Job* job) {
-  return job != nullptr && job->state == JobState::pending && !job->held;
+// An admitted job Slurm has yet to start: made eligible (neither held nor parked again), still
+// pending.
+bool awaiting_start(const Job* job, std::int64_t now) {
+  return job != nullptr && job->state == JobState::pending && !waits_for_admission(*job, now);
 }
 
 }  // namespace
@@ -133,17 +135,20 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   // The limit it was submitted with caps its leases; admission replaces it with the first. It
   // is kept in the job's own record too (job_mark.hpp), for a gaptraind without its state file.
   std::string admin_comment;
+  bool held = true;  // a job no longer listed: the admission's release is harmless
   if (const Job* job = find_job(snapshot, action.job_id)) {
     const JobMark mark = admission_mark(*job);
     user_limits_.emplace(action.job_id, mark.time_limit_minutes.value_or(0));
     admin_comment = with_job_mark(job->admin_comment, mark);
+    held = job->held;
   }
   notes_.push_back(started(action, action.nodes));
   const ActionResult result =
       slurm_.admit(AdmitRequest{.job_id = action.job_id,
                                 .nodes = action.nodes,
                                 .time_limit_minutes = first_lease_minutes(action.hole_end, now),
-                                .admin_comment = std::move(admin_comment)});
+                                .admin_comment = std::move(admin_comment),
+                                .held = held});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;
@@ -482,8 +487,8 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
 bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now) {
   bool changed = false;
   for (auto it = admitted_.begin(); it != admitted_.end();) {
-    if (!awaiting_start(find_job(snapshot, it->first))) {
-      // Started, ended, or held by someone else. The admission's backoff (which keeps the
+    if (!awaiting_start(find_job(snapshot, it->first), snapshot.taken_at)) {
+      // Started, ended, or held or parked by someone else. The admission's backoff (which keeps the
       // job from being admitted again meanwhile) is over too: the job may grow now.
       const auto backoff = backoffs_.find(it->first);
       if (backoff != backoffs_.end() && backoff->second.kind == ActionKind::admit) {
@@ -496,15 +501,15 @@ bool Resizer::hold_unstarted_admissions(const Snapshot& snapshot, const Now& now
       ++it;
       continue;
     }
-    const ActionResult result = slurm_.hold(it->first);
+    const ActionResult result = slurm_.park(it->first);
     if (!result.ok) {
       note(NoteLevel::warning, "action failed",
-           {{"ACTION", "hold"}, {"JOB_ID", it->first}, {"REASON", result.error}});
+           {{"ACTION", "park"}, {"JOB_ID", it->first}, {"REASON", result.error}});
       ++it;  // tried again at the next poll
       continue;
     }
-    note(NoteLevel::warning, "admitted job not started by Slurm: held again",
-         {{"ACTION", "hold"},
+    note(NoteLevel::warning, "admitted job not started by Slurm: parked again",
+         {{"ACTION", "park"},
           {"JOB_ID", it->first},
           {"WAITED_S", std::lround(settings_.admit_start_s)}});
     backoffs_.erase(it->first);
@@ -545,7 +550,8 @@ std::set<std::string> Resizer::promised(const Snapshot& snapshot, const Now& now
     if (promise_holds(node, promise, snapshot, now)) nodes.insert(node);
   }
   for (const auto& [job_id, admission] : admitted_) {
-    if (awaiting_start(find_job(snapshot, job_id)) && now.mono < admission.running_by) {
+    if (awaiting_start(find_job(snapshot, job_id), snapshot.taken_at) &&
+        now.mono < admission.running_by) {
       nodes.insert(admission.nodes.begin(), admission.nodes.end());
     }
   }

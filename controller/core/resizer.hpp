@@ -5,7 +5,7 @@
 //    launcher learns it at its next report and stops the steps there), and the Slurm call is
 //    made when the launcher acks every node, or when the grace time is over. A reclaim (a
 //    regular job waits) has a short grace; the allocator's own shrinks a long one;
-//  - admit: a held elastic job gets its nodes and first lease, and is released;
+//  - admit: a parked or held elastic job gets its nodes and first lease, and is made eligible;
 //  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of now,
 //  renewed only
 //    while no regular job waits for its nodes, so a dead controller holds no node longer than
@@ -47,7 +47,7 @@ struct ResizerSettings {
   double max_notice_s = kMaxNoticeS.default_value;  // the cap on a job's notice; 0: none
   double retry_min_s = 1.0;     // backoff after a failed Slurm call, doubled per failure...
   double retry_max_s = 15.0;    // ...up to this
-  double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is held again
+  double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is parked again
   std::string elastic_partition{kDefaultElasticPartition};  // where satellites are
   std::string satellite_qos;        // the QOS satellites run in; "": their job's (DaemonConfig)
   std::string satellite_partition;  // the partition they are allocated in; "": their job's
@@ -144,9 +144,9 @@ class Resizer {
   // ended or was requeued). Another user's job named after it is left alone. True if it did.
   bool release_orphans(const Snapshot& snapshot);
 
-  // Holds again the admitted jobs Slurm has not started within `admit_start_s` (their nodes
+  // Parks again the admitted jobs Slurm has not started within `admit_start_s` (their nodes
   // were taken, or Slurm refused them): they become admission candidates again instead of
-  // waiting for nodes the allocator no longer means for them. True if it held any.
+  // waiting for nodes the allocator no longer means for them. True if it parked any.
   bool hold_unstarted_admissions(const Snapshot& snapshot, const Now& now);
 
   // Forgets what it knows of jobs that are no longer managed.

@@ -51,12 +51,15 @@ struct GrowResult {
 };
 
 struct AdmitRequest {
-  std::uint32_t job_id = 0;  // a held, pending job
+  std::uint32_t job_id = 0;  // a pending job that waits for gaptraind (parking.hpp)
   std::vector<std::string> nodes;
   std::uint32_t time_limit_minutes = 0;  // its first lease
   // Its AdminComment with gaptraind's mark (job_mark.hpp), written with the admission so that no
   // moment exists in which the job's own limit is known to gaptraind's memory alone.
   std::string admin_comment;
+  // How it waits: held (--hold), which the admission releases; or parked (a begin time far
+  // ahead), which the admission's begin time of now ends alone.
+  bool held = true;
 };
 
 class SlurmActions {
@@ -76,12 +79,15 @@ class SlurmActions {
   virtual ActionResult release(const std::vector<std::uint32_t>& satellite_ids) = 0;
   // The lease: the job's TimeLimit becomes `minutes` (counted from its start, as in Slurm).
   virtual ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) = 0;
-  // Gives a held pending job its nodes and first lease, then releases it.
+  // Gives a waiting pending job its nodes and first lease and makes it eligible: begin time
+  // now, and a held one released.
   virtual ActionResult admit(const AdmitRequest& request) = 0;
-  // Back to the queue, held: gaptraind admits it again (it resumes from its checkpoint).
+  // Back to the queue, waiting for gaptraind (parked, or held where parking is refused): it is
+  // admitted again (it resumes from its checkpoint), ordered by its priority.
   virtual ActionResult requeue(std::uint32_t job_id) = 0;
-  // Holds a pending job (priority 0, as scontrol hold): an admission Slurm did not start.
-  virtual ActionResult hold(std::uint32_t job_id) = 0;
+  // Parks a pending job (begin time far ahead, parking.hpp): an admission Slurm did not start.
+  // Not a hold: a parked job keeps the priority Slurm computes, and its place in the queue.
+  virtual ActionResult park(std::uint32_t job_id) = 0;
 };
 
 // Why a shrink request must be refused without asking Slurm; empty when it may go ahead.

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/cluster.hpp"
+#include "core/parking.hpp"
 #include "hostlist.hpp"
 #include "slurm_api.hpp"
 #include "slurm_compat.hpp"
@@ -209,10 +210,12 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   shape.time_limit = r.time_limit_minutes;
   std::string admin_comment = r.admin_comment;
   if (!admin_comment.empty()) shape.admin_comment = admin_comment.data();
-  // Now: Slurm holds a requeued job back for 2 minutes (BeginTime); candidates whose own begin
-  // time is ahead are not admitted.
+  // Now: this ends a parked job's wait (its begin time far ahead, parking.hpp) in the same
+  // update that gives it its nodes; Slurm holds a requeued job back for 2 minutes (BeginTime);
+  // candidates whose own begin time is ahead are not admitted.
   shape.begin_time = time(nullptr);
   if (ActionResult set = update(shape, what); !set.ok) return set;
+  if (!r.held) return success();  // parked: eligible now, its priority as Slurm computed it
   // Release (scontrol release): priority INFINITE lets Slurm recompute it.
   job_desc_msg_t release = blank_desc(r.job_id);
   release.priority = INFINITE;
@@ -221,18 +224,28 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
 
 ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
   // Held (scontrol requeuehold): the job keeps the nodes and limit an admission gave it, so
-  // Slurm alone would wait for exactly those; held, gaptraind admits it again where the
-  // allocator decides.
+  // Slurm alone would wait for exactly those; gaptraind admits it again where the allocator
+  // decides.
   if (slurm_requeue(slurm_compat::job_ref(job_id), JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
     return {false, failure("requeue of " + job_text(job_id))};
   }
+  // Then parked and released in one update (slurmctld applies it under one lock: no moment
+  // in which it is eligible), so that it keeps the priority Slurm computes for it instead of
+  // the hold's 0, which would put it behind every parked job. Should Slurm refuse, the job
+  // stays held: still a candidate, first come, first served among held jobs; the requeue
+  // itself was done, so that is no failure.
+  job_desc_msg_t park = blank_desc(job_id);
+  park.begin_time = time(nullptr) + kParkForS;
+  park.priority = INFINITE;
+  (void)slurm_update_job(&park);
   return success();
 }
 
-ActionResult LibslurmActions::hold(std::uint32_t job_id) {
+ActionResult LibslurmActions::park(std::uint32_t job_id) {
+  // A begin time far ahead, not a hold: the job keeps its priority and its place in the queue.
   job_desc_msg_t desc = blank_desc(job_id);
-  desc.priority = 0;
-  return update(desc, "hold of " + job_text(job_id));
+  desc.begin_time = time(nullptr) + kParkForS;
+  return update(desc, "park of " + job_text(job_id));
 }
 
 JobView LibslurmActions::describe(std::uint32_t job_id) {

@@ -33,7 +33,7 @@ class LibslurmActions final : public SlurmActions {
   ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
   ActionResult admit(const AdmitRequest& request) override;
   ActionResult requeue(std::uint32_t job_id) override;
-  ActionResult hold(std::uint32_t job_id) override;
+  ActionResult park(std::uint32_t job_id) override;
 
   JobView describe(std::uint32_t job_id);
 };

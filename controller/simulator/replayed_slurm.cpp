@@ -470,9 +470,9 @@ ActionResult ReplayedSlurm::requeue(std::uint32_t job_id) {
   return {true, {}};
 }
 
-ActionResult ReplayedSlurm::hold(std::uint32_t job_id) {
+ActionResult ReplayedSlurm::park(std::uint32_t job_id) {
   const auto it = jobs_.find(job_id);
-  if (it == jobs_.end()) return refuse("hold: job " + std::to_string(job_id) + " is unknown");
+  if (it == jobs_.end()) return refuse("park: job " + std::to_string(job_id) + " is unknown");
   return {true, {}};  // held jobs are held; a running one is left to run, as Slurm does
 }
 

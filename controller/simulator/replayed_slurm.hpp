@@ -100,7 +100,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   daemon::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
   daemon::ActionResult admit(const daemon::AdmitRequest& request) override;
   daemon::ActionResult requeue(std::uint32_t job_id) override;
-  daemon::ActionResult hold(std::uint32_t job_id) override;
+  daemon::ActionResult park(std::uint32_t job_id) override;
 
   // --- What the replay measures --------------------------------------------------------------
   int node_count() const { return static_cast<int>(nodes_.size()); }

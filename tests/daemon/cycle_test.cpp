@@ -37,7 +37,7 @@ class RecordingSlurm final : public SlurmActions {
     requeues.push_back(job_id);
     return {true, ""};
   }
-  ActionResult hold(std::uint32_t) override { return {true, ""}; }
+  ActionResult park(std::uint32_t) override { return {true, ""}; }
 
   std::uint32_t next_satellite = 100;
   std::vector<ShrinkRequest> shrinks;

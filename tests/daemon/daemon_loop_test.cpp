@@ -70,7 +70,7 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
   ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return refused(); }
   ActionResult admit(const AdmitRequest&) override { return refused(); }
   ActionResult requeue(std::uint32_t) override { return refused(); }
-  ActionResult hold(std::uint32_t) override { return refused(); }
+  ActionResult park(std::uint32_t) override { return refused(); }
 
   void set_gate(bool open) {
     const std::lock_guard lock(mutex_);

@@ -111,8 +111,8 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
   ActionResult requeue(std::uint32_t job) override {
     return record("requeue " + std::to_string(job), [&] { return slurm_.requeue(job); });
   }
-  ActionResult hold(std::uint32_t job) override {
-    return record("hold " + std::to_string(job), [&] { return slurm_.hold(job); });
+  ActionResult park(std::uint32_t job) override {
+    return record("park " + std::to_string(job), [&] { return slurm_.park(job); });
   }
 
   std::int64_t epoch() const { return slurm_.epoch(); }
@@ -158,8 +158,8 @@ class ReplayedAnswers final : public SlurmActions {
   ActionResult requeue(std::uint32_t job) override {
     return answer("requeue " + std::to_string(job)).result;
   }
-  ActionResult hold(std::uint32_t job) override {
-    return answer("hold " + std::to_string(job)).result;
+  ActionResult park(std::uint32_t job) override {
+    return answer("park " + std::to_string(job)).result;
   }
 
  private:

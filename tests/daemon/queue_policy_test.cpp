@@ -6,6 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/cycle.hpp"
+#include "core/parking.hpp"
 #include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
 #include "planner_world.hpp"
@@ -36,6 +37,17 @@ Job& add_held(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t ma
   job.eligible_time = kNow - 100;
   s.jobs.push_back(job);
   return s.jobs.back();
+}
+
+// A parked job of the elastic partition (sbatch --begin=now+365days -p elastic -N MIN-MAX, what
+// `gaptrain submit` writes): not held, its begin time a year ahead, the priority Slurm gave it.
+Job& add_parked(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t max,
+                std::uint32_t priority) {
+  Job& job = add_held(s, id, min, max);
+  job.held = false;
+  job.eligible_time = kNow + kParkForS;
+  job.priority = priority;
+  return job;
 }
 
 // A running elastic job of `user` (account physics) on `nodes`, linear scaling up to `max`.
@@ -96,6 +108,74 @@ TEST(QueuePolicy, AmongEqualPrioritiesTheEarlierSubmissionIsAdmitted) {
     add_held(s, 8, 3, 3).submit_time = first == 8 ? kNow - 50 : kNow - 10;
     EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{first});
   }
+}
+
+// Issue 32: parked jobs go by Slurm's priority, not by their submission: the older job of
+// lower priority (e.g. --nice) waits for the newer one of higher priority when only one fits.
+TEST(QueuePolicy, ParkedJobsAreAdmittedBySlurmsPriorityBeforeTheirSubmission) {
+  Snapshot s = cluster(4, {});
+  add_parked(s, 7, 3, 3, 4294901258U).submit_time = kNow - 50;  // older, --nice=500
+  add_parked(s, 8, 3, 3, 4294901758U).submit_time = kNow - 10;
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{8});
+  EXPECT_NE(reason_of(p, 7).find("waits for 3 nodes"), std::string::npos) << reason_of(p, 7);
+}
+
+// A held job's priority is 0 in Slurm (the hold): held jobs come after every parked one, whatever
+// their submission, and among themselves first come, first served.
+TEST(QueuePolicy, HeldJobsComeAfterParkedOnes) {
+  Snapshot s = cluster(4, {});
+  add_held(s, 6, 3, 3).submit_time = kNow - 90;
+  add_parked(s, 7, 3, 3, 1).submit_time = kNow - 10;
+  EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{7});
+  s.jobs.pop_back();
+  add_held(s, 7, 3, 3).submit_time = kNow - 10;
+  EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{6});
+}
+
+// Which pending jobs wait for gaptraind: held ones, and parked ones (a begin time at least
+// kParkedAheadS ahead). A job with a begin time of the user's own, nearer, is neither: Slurm
+// starts it at that time, and gaptraind does not admit it before.
+TEST(QueuePolicy, ParkedMeansABeginTimeFarAheadOfANotHeldPendingJob) {
+  Job job;
+  job.state = JobState::pending;
+  job.eligible_time = kNow + kParkedAheadS;
+  EXPECT_TRUE(is_parked(job, kNow));
+  EXPECT_TRUE(waits_for_admission(job, kNow));
+  job.eligible_time = kNow + kParkedAheadS - 1;
+  EXPECT_FALSE(is_parked(job, kNow));
+  EXPECT_FALSE(waits_for_admission(job, kNow));
+  job.eligible_time = kNow + kParkForS;
+  job.held = true;  // held and parked: held (priority 0), waits all the same
+  EXPECT_FALSE(is_parked(job, kNow));
+  EXPECT_TRUE(waits_for_admission(job, kNow));
+  job.held = false;
+  job.state = JobState::running;
+  EXPECT_FALSE(is_parked(job, kNow));
+  EXPECT_FALSE(waits_for_admission(job, kNow));
+
+  Snapshot s = cluster(4, {});
+  add_parked(s, 7, 1, 1, 100);
+  add_parked(s, 8, 1, 1, 100).eligible_time = kNow + 24 * 3600;  // the user's own, tomorrow
+  add_held(s, 9, 1, 1).eligible_time = kNow + 24 * 3600;         // held with its own: waits for it
+  add_parked(s, 10, 1, 1, 100).partition = "regular";            // parked elsewhere: not ours
+  std::vector<std::uint32_t> ids;
+  for (const ElasticJob& candidate : admission_candidates(s, "elastic"))
+    ids.push_back(candidate.job_id);
+  EXPECT_EQ(ids, std::vector<std::uint32_t>{7});
+  EXPECT_EQ(admitted(plan(s, find_holes(s), {}, kNow, {})), std::vector<std::uint32_t>{7});
+}
+
+// A parked job that carries gaptraind's mark (requeued and parked again, or an admission Slurm
+// did not start) waits for admission: it is not an admitted job about to start, so it does not
+// count against its own user's cap.
+TEST(QueuePolicy, AParkedJobWithAMarkIsACandidateNotAnAdmission) {
+  Snapshot s = cluster(4, {});
+  add_parked(s, 7, 1, 2, 100).admin_comment = "gaptrain:limit=60,nodes=1-2";
+  PlannerSettings settings;
+  settings.queue.max_running_per_user = 1;
+  const Plan p = plan(s, find_holes(s), {}, kNow, settings);
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7}) << reason_of(p, 7);
 }
 
 // A big job at the head is not overtaken by a small one behind it that would fit.

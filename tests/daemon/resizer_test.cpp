@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/parking.hpp"
+
 namespace gaptrain::daemon {
 namespace {
 
@@ -42,8 +44,8 @@ class FakeSlurm final : public SlurmActions {
     requeues.push_back(job_id);
     return answer();
   }
-  ActionResult hold(std::uint32_t job_id) override {
-    holds.push_back(job_id);
+  ActionResult park(std::uint32_t job_id) override {
+    parks.push_back(job_id);
     return answer();
   }
 
@@ -55,7 +57,7 @@ class FakeSlurm final : public SlurmActions {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> limits;
   std::vector<AdmitRequest> admits;
   std::vector<std::uint32_t> requeues;
-  std::vector<std::uint32_t> holds;
+  std::vector<std::uint32_t> parks;
 
  private:
   ActionResult answer() {
@@ -529,21 +531,38 @@ TEST_F(ResizerTest, AnAdmissionsNodesArePromisedUntilSlurmStartsIt) {
   EXPECT_TRUE(resizer.promised(snapshot, at(1)).empty());
 }
 
-TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsHeldAgain) {
+// A held job's admission releases it (AdmitRequest::held); a parked job's only sets its begin
+// time to now: it is not held, and a release would make Slurm recompute a priority it has.
+TEST_F(ResizerTest, AParkedJobIsAdmittedByItsBeginTimeAHeldOneReleased) {
+  add_released_job(snapshot, 9);
+  snapshot.jobs.back().held = true;
+  add_released_job(snapshot, 10);
+  snapshot.jobs.back().eligible_time = snapshot.taken_at + kParkForS;
+  Resizer resizer(slurm, settings);
+  resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(0));
+  resizer.apply(plan_of({ActionKind::admit, 10, {"n2"}, {}, "allocator"}), snapshot, jobs, at(0));
+  ASSERT_EQ(slurm.admits.size(), 2U);
+  EXPECT_EQ(slurm.admits[0].job_id, 9U);
+  EXPECT_TRUE(slurm.admits[0].held);
+  EXPECT_EQ(slurm.admits[1].job_id, 10U);
+  EXPECT_FALSE(slurm.admits[1].held);
+}
+
+TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsParkedAgain) {
   add_released_job(snapshot, 9);
   Resizer resizer(slurm, settings);
   resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(0));
   EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s - 1)));
-  EXPECT_TRUE(slurm.holds.empty());
+  EXPECT_TRUE(slurm.parks.empty());
   EXPECT_TRUE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s)));
-  EXPECT_EQ(slurm.holds, (std::vector<std::uint32_t>{9}));
+  EXPECT_EQ(slurm.parks, (std::vector<std::uint32_t>{9}));
   EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(settings.admit_start_s + 5)));
 
   // One that Slurm started is left alone.
   resizer.apply(plan_of({ActionKind::admit, 9, {"n1"}, {}, "allocator"}), snapshot, jobs, at(100));
   snapshot.jobs.back().state = JobState::running;
   EXPECT_FALSE(resizer.hold_unstarted_admissions(snapshot, at(200)));
-  EXPECT_EQ(slurm.holds.size(), 1U);
+  EXPECT_EQ(slurm.parks.size(), 1U);
 }
 
 }  // namespace

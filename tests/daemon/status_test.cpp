@@ -186,7 +186,7 @@ TEST(StatusTable, ShowsWhyHeldJobsWait) {
   Json::Value status = status_json({}, {}, {}, {}, kNow - 1);
   status["queue"] = queue_json(waiting, snapshot, std::nullopt);
   const std::string table = cli::format_status(status, kNow);
-  EXPECT_NE(table.find("held: job 51 waits: dependency not met (afterok:50(unfulfilled))"),
+  EXPECT_NE(table.find("queued: job 51 waits: dependency not met (afterok:50(unfulfilled))"),
             std::string::npos)
       << table;
   EXPECT_EQ(queue_json(waiting, snapshot, 1000U).size(), 1U);

@@ -4,7 +4,8 @@
 //   resize_tool grow JOBID PARTITION n3,n4 [MINUTES]  prints "ok satellites n3=ID,n4=ID"
 //   resize_tool release ID[,ID]                        ends satellites (their own job ids)
 //   resize_tool lease JOBID MINUTES
-//   resize_tool admit JOBID n1,n2 MINUTES
+//   resize_tool admit JOBID n1,n2 MINUTES               a held job
+//   resize_tool admit-parked JOBID n1,n2 MINUTES        a parked one (begin time far ahead)
 //   resize_tool requeue JOBID
 // Prints "ok ..." or "error: ..." and exits 0 or 1 (2 on a usage error). shrink and grow read
 // the job's batch host and owner from slurmctld first, as the daemon's poll would.
@@ -93,8 +94,9 @@ int run(const std::vector<std::string>& a) {
   if (cmd == "lease" && a.size() == 3) {
     return report(actions.set_time_limit(job, number(a[2])), "TimeLimit " + a[2]);
   }
-  if (cmd == "admit" && a.size() == 4) {
-    return report(actions.admit({job, split(a[2]), number(a[3]), ""}), "admitted on " + a[2]);
+  if ((cmd == "admit" || cmd == "admit-parked") && a.size() == 4) {
+    return report(actions.admit({job, split(a[2]), number(a[3]), "", cmd == "admit"}),
+                  "admitted on " + a[2]);
   }
   if (cmd == "requeue" && a.size() == 2) return report(actions.requeue(job), "requeued");
   return 2;

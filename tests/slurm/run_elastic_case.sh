@@ -447,6 +447,44 @@ case_queue_order_and_cap() {
   scancel "$newer"
 }
 
+# Issue 32: jobs parked by `gaptrain submit` (a begin time a year ahead instead of --hold) keep
+# the priority Slurm computes for them, and gaptraind admits them in that order: both submitted
+# while gaptraind is paused, the older with --nice=500 (a lower priority), then resumed with
+# room for one job of the user (max_running_per_user 1): the newer one runs first, the older
+# waits, parked (Slurm does not start it either), until the newer one ends.
+case_queue_priority() {
+  local older newer older_priority newer_priority
+  reconfigure_gaptraind '"max_running_per_user": 1'
+  "$GAPTRAIN_CLI" pause >/dev/null || fail "gaptrain pause was refused"
+  cleanup_steps+=("'$GAPTRAIN_CLI' resume >/dev/null")
+  older=$(gaptrain_submit -N 1-2 --cost 1:1 --nice=500 -- bash -c 'while true; do sleep 1; done')
+  newer=$(gaptrain_submit -N 1-2 --cost 1:1 -- bash -c 'while true; do sleep 1; done')
+  poll 60 "parked job $newer waits: gaptraind is paused" held_reason_has "$newer" "gaptraind is paused"
+  held_reason_has "$older" "gaptraind is paused" || fail "job $older is not in gaptraind's queue"
+  for job in "$older" "$newer"; do
+    { job_field_is "$job" Reason BeginTime && job_field_is "$job" JobState PENDING; } ||
+      fail "job $job is not parked: $(job_line "$job" | grep -oE '(JobState|Reason|Priority|EligibleTime)=[^ ]*' | tr '\n' ' ')"
+  done
+  older_priority=$(job_field "$older" Priority)
+  newer_priority=$(job_field "$newer" Priority)
+  note "parked: older job $older Priority=$older_priority (nice 500), newer job $newer" \
+    "Priority=$newer_priority; EligibleTime $(job_field "$newer" EligibleTime)"
+  ((older_priority > 0 && newer_priority > older_priority)) ||
+    fail "Slurm's priorities are not as the case needs: $older_priority (older), $newer_priority (newer)"
+  "$GAPTRAIN_CLI" resume >/dev/null || fail "gaptrain resume was refused"
+  poll 60 "the newer job $newer, of higher priority, admitted first" job_state_is "$newer" RUNNING
+  poll 60 "parked job $older waits for the per-user cap" \
+    held_reason_has "$older" "runs max_running_per_user elastic jobs"
+  { job_field_is "$older" JobState PENDING && job_field_is "$older" Reason BeginTime; } ||
+    fail "job $older left its parking while the same user's job $newer runs: $(job_field "$older" JobState) $(job_field "$older" Reason)"
+  grep -qE "msg=\"action done\" ACTION=admit JOB_ID=$newer " "$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log" ||
+    fail "gaptraind did not log the admission of job $newer"
+  note "job $older: $(query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $older]")"
+  scancel "$newer"
+  poll 60 "job $older admitted once job $newer ended" job_state_is "$older" RUNNING
+  scancel "$older"
+}
+
 # The user limit gaptraind holds for JOB in its state file ("none" while it holds none).
 state_user_limit() {  # state_user_limit JOB
   python3 -c '

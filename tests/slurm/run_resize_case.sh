@@ -296,6 +296,24 @@ case_admit() {
   note "admitted: $(job_field "$job" NodeList), TimeLimit $(job_field "$job" TimeLimit)"
 }
 
+# A parked pending job (a begin time a year ahead, what `gaptrain submit` writes), admitted on
+# n3,n4 with a 3-minute lease, starts on exactly those nodes, with the priority it had.
+case_admit_parked() {
+  local job priority
+  job=$(submit --begin=now+365days -p regular -N 1 -t 10 -o /dev/null --wrap 'sleep 300')
+  poll 30 "job $job PENDING (parked)" job_state_is "$job" PENDING
+  job_field_is "$job" Reason BeginTime || fail "job $job is not parked: $(job_line "$job")"
+  priority=$(job_field "$job" Priority)
+  ((priority > 0)) || fail "parked job $job has priority $priority"
+  resize admit-parked "$job" n3,n4 3
+  poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
+  job_nodes_are "$job" 'n[3-4]' || fail "job $job runs on $(job_field "$job" NodeList), not n[3-4]"
+  job_field_is "$job" TimeLimit 00:03:00 || fail "job $job TimeLimit $(job_field "$job" TimeLimit)"
+  job_field_is "$job" Priority "$priority" ||
+    fail "job $job's priority went from $priority to $(job_field "$job" Priority)"
+  note "admitted: $(job_field "$job" NodeList), TimeLimit $(job_field "$job" TimeLimit), Priority $priority"
+}
+
 # requeue: the running job goes back to the queue (Restarts=1) and leaves its nodes.
 case_requeue() {
   local job
@@ -304,12 +322,14 @@ case_requeue() {
   poll 60 "job $job RUNNING" job_state_is "$job" RUNNING
   resize requeue "$job"
   poll 60 "job $job requeued (Restarts=1)" job_field_is "$job" Restarts 1
-  # Held: gaptraind admits it again where its allocator decides.
-  poll 60 "job $job PENDING and held" job_held "$job"
-  note "after requeue: $(job_field "$job" JobState) Reason=$(job_field "$job" Reason) Priority=$(job_field "$job" Priority)"
+  # Parked (not held: it keeps a priority): gaptraind admits it again where its allocator decides.
+  poll 60 "job $job PENDING and parked" job_parked "$job"
+  note "after requeue: $(job_field "$job" JobState) Reason=$(job_field "$job" Reason) Priority=$(job_field "$job" Priority) EligibleTime=$(job_field "$job" EligibleTime)"
 }
-job_held() {
-  [ "$(job_field "$1" JobState)" = PENDING ] && [ "$(job_field "$1" Priority)" = 0 ]
+job_parked() {
+  [ "$(job_field "$1" JobState)" = PENDING ] && [ "$(job_field "$1" Reason)" = BeginTime ] &&
+    [ "$(job_field "$1" Priority)" != 0 ] &&
+    (($(date -d "$(job_field "$1" EligibleTime)" +%s) > $(date +%s) + 180 * 86400))
 }
 
 type "case_$case_name" >/dev/null 2>&1 || fail "unknown case $case_name"

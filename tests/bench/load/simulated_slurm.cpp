@@ -6,6 +6,8 @@
 #include <ctime>
 #include <utility>
 
+#include "core/parking.hpp"
+
 namespace gaptrain::bench {
 
 namespace {
@@ -266,20 +268,21 @@ ActionResult SimulatedSlurm::requeue(std::uint32_t job_id) {
   if (it == jobs_.end() || !holds_nodes(it->second)) return refuse("job not running");
   free_nodes(it->second.nodes);
   it->second.nodes.clear();
+  // Parked, as LibslurmActions::requeue leaves it: pending, not held, a begin time far ahead.
   it->second.state = JobState::pending;
-  it->second.held = true;
-  it->second.priority = 0;
+  it->second.held = false;
+  it->second.eligible_time = wall() + daemon::kParkForS;
   it->second.requeued = true;
   return {true, {}};
 }
 
-ActionResult SimulatedSlurm::hold(std::uint32_t job_id) {
+ActionResult SimulatedSlurm::park(std::uint32_t job_id) {
   const std::lock_guard lock(mutex_);
-  ++calls_.holds;
+  ++calls_.parks;
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end() || it->second.state != JobState::pending) return refuse("not pending");
-  it->second.held = true;
-  it->second.priority = 0;
+  it->second.held = false;
+  it->second.eligible_time = wall() + daemon::kParkForS;
   return {true, {}};
 }
 

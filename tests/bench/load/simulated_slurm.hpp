@@ -45,11 +45,11 @@ struct SlurmCalls {
   std::uint64_t time_limits = 0;
   std::uint64_t admits = 0;
   std::uint64_t requeues = 0;
-  std::uint64_t holds = 0;
+  std::uint64_t parks = 0;
   std::uint64_t refused = 0;  // actions the simulated Slurm refused (a node no longer idle...)
 
   std::uint64_t actions() const {
-    return shrinks + grows + releases + time_limits + admits + requeues + holds;
+    return shrinks + grows + releases + time_limits + admits + requeues + parks;
   }
 };
 
@@ -81,7 +81,7 @@ class SimulatedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAc
   daemon::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
   daemon::ActionResult admit(const daemon::AdmitRequest& request) override;
   daemon::ActionResult requeue(std::uint32_t job_id) override;
-  daemon::ActionResult hold(std::uint32_t job_id) override;
+  daemon::ActionResult park(std::uint32_t job_id) override;
 
   // The generator's side. Ends random running regular jobs until at least `nodes` nodes are
   // free of them; one node_freed event per node.
