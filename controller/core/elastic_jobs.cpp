@@ -241,8 +241,14 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
 namespace {
 
 // The training stalls from a resize until it runs at its new size: that stall is the rescale
-// cost the learner measures, a grow's or a shrink's.
+// cost the learner measures, a grow's or a shrink's. A stall still open when the next resize
+// begins ends there: the next cannot be told from it. A reclaim's shrink and the grow back
+// half a second later, before any report showed progress, once left the shrink unmeasured and
+// its cost assumed for good (elastic.pytorch on Slurm 26.05).
 void start_stall(ElasticJob& job, bool grow, double mono_s) {
+  if (job.stalled_since_mono_s && job.learner) {
+    job.learner->observe_rescale(job.stalled_by_grow, mono_s - *job.stalled_since_mono_s);
+  }
   job.stalled_by_grow = grow;
   job.stalled_since_mono_s = mono_s;
   job.samples_at_resize = job.samples_done.value_or(0.0);

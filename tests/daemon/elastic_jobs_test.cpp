@@ -322,6 +322,24 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
 }
 
+// A reclaim's shrink and the grow back half a second later, before any report showed
+// progress: the shrink's stall ends where the grow begins, so both costs are learned (the
+// shrink's was dropped, and stayed assumed, before).
+TEST(ElasticJobs, AStallCutShortByTheNextResizeIsLearnedUpToIt) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow, kMono));
+  jobs.resized(5, {"n1"}, {}, kMono + 10);
+  jobs.resized(5, {"n1", "n2"}, {{"n2", 9}}, kMono + 10.5);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + 12, kMono + 12));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1100), kNow + 14, kMono + 14));
+  const ElasticJob& learned = jobs.jobs().at(5);
+  EXPECT_EQ(learned.costs_source, Source::learned);
+  EXPECT_DOUBLE_EQ(learned.down_cost_s, 0.5);
+  EXPECT_DOUBLE_EQ(learned.up_cost_s, 3.5);
+}
+
 // Issue 28, 6c: steps ran on both nodes while the training still ran on one (its world size 1,
 // at one node's rate): that progress was learned as 2 nodes' and the 1-node rate never was. The
 // training's own world size says which count the progress was made on.
