@@ -48,6 +48,24 @@ std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
   return id;
 }
 
+std::optional<std::uint32_t> requested_node_count(std::string_view tres_req) {
+  constexpr std::string_view kNode = "node=";
+  while (!tres_req.empty()) {
+    const std::size_t comma = tres_req.find(',');
+    const std::string_view entry = tres_req.substr(0, comma);
+    tres_req = comma == std::string_view::npos ? std::string_view{} : tres_req.substr(comma + 1);
+    if (!entry.starts_with(kNode)) continue;
+    const std::string_view digits = entry.substr(kNode.size());
+    std::uint32_t count = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+    if (ec != std::errc() || end != digits.data() + digits.size() || count == 0) {
+      return std::nullopt;
+    }
+    return count;
+  }
+  return std::nullopt;
+}
+
 bool in_satellite_partition(std::string_view partition, std::string_view job_partition,
                             std::string_view satellite_partition) {
   return partition == job_partition ||

@@ -140,6 +140,13 @@ bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellit
 bool in_satellite_partition(std::string_view partition, std::string_view job_partition,
                             std::string_view satellite_partition);
 
+// The node count in a job's requested TRES ("cpu=1,mem=1M,node=2,billing=1": 2); empty when
+// it names none or the count does not read. For a pending job this is its minimum (-N MIN-MAX):
+// the node count Slurm reports for a pending job it has tried to place is its guess of what the
+// job would get (node_cnt_wag; a job parked by a far begin time shows its maximum there), and
+// only a held job's is the minimum.
+std::optional<std::uint32_t> requested_node_count(std::string_view tres_req);
+
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
 

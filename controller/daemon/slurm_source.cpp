@@ -167,6 +167,11 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       if (job.state == JobState::pending) job.sched_nodes = expand_hostlist(j.sched_nodes);
       if (j.time_limit != INFINITE && j.time_limit != NO_VAL) job.time_limit_minutes = j.time_limit;
       if (j.num_nodes != NO_VAL) job.min_nodes = j.num_nodes;
+      // A pending job's minimum is in its requested TRES: the count above is Slurm's guess for
+      // one it has tried to place (cluster.hpp, requested_node_count).
+      if (job.state == JobState::pending) {
+        if (auto requested = requested_node_count(text(j.tres_req_str))) job.min_nodes = *requested;
+      }
       if (j.max_nodes != NO_VAL) job.max_nodes = j.max_nodes;
       job.held = job.state == JobState::pending && j.priority == 0;
       job.priority = j.priority;

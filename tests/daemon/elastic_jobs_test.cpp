@@ -464,6 +464,19 @@ TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
   EXPECT_EQ(jobs.jobs().at(5).curve, r.curve);
 }
 
+// A pending job's minimum node count is read from its requested TRES: Slurm reports its guess
+// of the count for a job it tried to place (a parked -N 1-4 job showed 4-4 on 22.05).
+TEST(Cluster, TheRequestedNodeCountIsReadFromTheTres) {
+  EXPECT_EQ(requested_node_count("cpu=1,mem=1M,node=1,billing=1"), 1U);
+  EXPECT_EQ(requested_node_count("node=12"), 12U);
+  EXPECT_EQ(requested_node_count("cpu=4,mem=2M,node=2"), 2U);
+  EXPECT_FALSE(requested_node_count(""));
+  EXPECT_FALSE(requested_node_count("cpu=1,mem=1M"));
+  EXPECT_FALSE(requested_node_count("cpu=1,node=x"));
+  EXPECT_FALSE(requested_node_count("cpu=1,node=0"));
+  EXPECT_FALSE(requested_node_count("gres/node=2"));
+}
+
 TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
   EXPECT_EQ(satellite_name(42), "gaptrain:42");
   EXPECT_EQ(satellite_owner("gaptrain:42"), 42U);

@@ -473,6 +473,11 @@ case_queue_priority() {
     fail "Slurm's priorities are not as the case needs: $older_priority (older), $newer_priority (newer)"
   "$GAPTRAIN_CLI" resume >/dev/null || fail "gaptrain resume was refused"
   poll 60 "the newer job $newer, of higher priority, admitted first" job_state_is "$newer" RUNNING
+  # Managed once started: its launcher registers it within the range it was submitted with (a
+  # parked job's node count in Slurm is Slurm's guess, 2 of 1-2 here: read as its minimum, it
+  # made the registration for 1-2 "go beyond" the submission and the job ran unmanaged).
+  poll 60 "job $newer registered with gaptraind" \
+    test "$(query_status "job($newer)['min_nodes'] if job($newer) else 0")" = 1
   poll 60 "parked job $older waits for the per-user cap" \
     held_reason_has "$older" "runs max_running_per_user elastic jobs"
   { job_field_is "$older" JobState PENDING && job_field_is "$older" Reason BeginTime; } ||
