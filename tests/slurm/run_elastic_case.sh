@@ -452,6 +452,11 @@ case_queue_order_and_cap() {
 # while gaptraind is paused, the older with --nice=500 (a lower priority), then resumed with
 # room for one job of the user (max_running_per_user 1): the newer one runs first, the older
 # waits, parked (Slurm does not start it either), until the newer one ends.
+# gaptraind manages JOB, registered for MIN-MAX nodes.
+registered_for() {  # registered_for JOB MIN MAX
+  [ "$(query_status "(job($1)['min_nodes'], job($1)['max_nodes']) if job($1) else None")" = "($2, $3)" ]
+}
+
 case_queue_priority() {
   local older newer older_priority newer_priority
   reconfigure_gaptraind '"max_running_per_user": 1'
@@ -476,8 +481,7 @@ case_queue_priority() {
   # Managed once started: its launcher registers it within the range it was submitted with (a
   # parked job's node count in Slurm is Slurm's guess, 2 of 1-2 here: read as its minimum, it
   # made the registration for 1-2 "go beyond" the submission and the job ran unmanaged).
-  poll 60 "job $newer registered with gaptraind" \
-    test "$(query_status "job($newer)['min_nodes'] if job($newer) else 0")" = 1
+  poll 60 "job $newer registered with gaptraind for 1-2 nodes" registered_for "$newer" 1 2
   poll 60 "parked job $older waits for the per-user cap" \
     held_reason_has "$older" "runs max_running_per_user elastic jobs"
   { job_field_is "$older" JobState PENDING && job_field_is "$older" Reason BeginTime; } ||
