@@ -72,7 +72,7 @@ SubmitSite site_from_environment() {
   } catch (const std::system_error&) {
     // No configuration on this host: the defaults.
   }
-  if (config) site.elastic_partition = config->elastic_partition;
+  if (config) site.elastic_partition = config->elastic_partitions.first();
   const char* controller = std::getenv("GAPTRAIN_CONTROLLER");
   if ((controller == nullptr || *controller == '\0') && config) {
     site.controller = daemon::to_string(config->listen);

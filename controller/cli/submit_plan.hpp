@@ -45,7 +45,7 @@ struct SubmitRequest {
 
 // What the site says: where elastic jobs go and where gaptraind listens.
 struct SubmitSite {
-  std::string elastic_partition = "elastic";
+  std::string elastic_partition = "elastic";  // the first of gaptraind.json's elastic_partition
   std::string controller;  // HOST:PORT for the launcher; empty: the job's environment has it
   std::string launcher = "gaptrain-launch";
 };

@@ -254,12 +254,9 @@ DaemonConfig parse_config(std::string_view json_text) {
     config.resize = root["resize"].asBool();
   }
   if (root.isMember("elastic_partition")) {
-    config.elastic_partition = require_string(
-        root, "elastic_partition", "the name of the Slurm partition elastic jobs run in");
-    if (config.elastic_partition.empty()) {
-      throw InputError("elastic_partition",
-                       "must not be empty: name the Slurm partition elastic jobs run in");
-    }
+    config.elastic_partitions = ElasticPartitions(
+        require_string(root, "elastic_partition",
+                       "the Slurm partition elastic jobs run in, or several joined by commas"));
   }
   if (root.isMember("satellite_qos")) {
     config.satellite_qos =

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/elastic_partitions.hpp"
 #include "core/queue_policy.hpp"
 #include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
@@ -36,7 +37,7 @@ struct DaemonConfig {
   // The poll interval while elastic jobs hold nodes: a regular job submitted then is seen (and
   // its nodes reclaimed) within this long. Submissions trigger no plugin event.
   double watch_interval_s = kWatchIntervalS.default_value;
-  std::string elastic_partition{kDefaultElasticPartition};
+  ElasticPartitions elastic_partitions;  // "elastic_partition": one, or several ("gpu,cpu")
   // The QOS satellites run in: one the site's regular QOS may preempt (preempt/qos, PreemptMode
   // CANCEL), so that slurmctld frees a satellite's node for a regular job at once, without
   // waiting for gaptraind (docs/admin.md, "Satellites Slurm frees itself"). "": the job's own.

@@ -40,7 +40,7 @@ class Controller {
   // success, otherwise why it is refused.
   std::optional<std::string> add(const protocol::JobRegistration& request, std::int64_t now) {
     return elastic_.add(request, find_job(snapshot_, request.job_id),
-                        settings_.planner.elastic_partition, now);
+                        settings_.planner.elastic_partitions, now);
   }
 
   // A launcher's report; false when its job is not registered.

@@ -11,7 +11,7 @@ CycleSettings cycle_settings(const DaemonConfig& config,
                              const std::optional<SlurmBehaviour>& behaviour, Operation operation) {
   CycleSettings settings;
   settings.planner.horizon_s = config.horizon_s;
-  settings.planner.elastic_partition = config.elastic_partition;
+  settings.planner.elastic_partitions = config.elastic_partitions;
   settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
   settings.planner.objective = config.objective;
   settings.planner.queue = config.queue;
@@ -28,7 +28,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.reclaim_grace_s = config.reclaim_grace_s;
   settings.lease_s = config.lease_s;
   settings.max_notice_s = config.max_notice_s;
-  settings.elastic_partition = config.elastic_partition;
+  settings.elastic_partitions = config.elastic_partitions;
   settings.satellite_qos = config.satellite_qos;
   settings.satellite_partition = config.satellite_partition;
   return settings;
@@ -36,7 +36,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
 
 CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, ElasticJobs& elastic,
                    Resizer& resizer, const Now& now, const CycleSettings& settings) {
-  const std::string& partition = settings.planner.elastic_partition;
+  const ElasticPartitions& partitions = settings.planner.elastic_partitions;
   resizer.forget_except(elastic, snapshot);
   std::vector<ElasticJob> held;
   for (const auto& [id, job] : elastic.jobs()) held.push_back(job);
@@ -53,7 +53,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
       settings.lease_s > 0 ? now.wall + static_cast<std::int64_t>(std::ceil(settings.lease_s)) + 60
                            : 0;
   const Reclaim reclaim =
-      nodes_to_reclaim(snapshot, held, partition, served, draining, lease_horizon);
+      nodes_to_reclaim(snapshot, held, partitions, served, draining, lease_horizon);
 
   std::vector<Hole> growable = holes;
   const std::set<std::string> promised = resizer.promised(snapshot, now);
@@ -89,10 +89,10 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   outcome.changed |= resizer.hold_unstarted_admissions(snapshot, now);
   outcome.changed |= resizer.apply(next, snapshot, elastic, now);
   outcome.changed |= resizer.advance(elastic, now);
-  const auto takeovers = planned_takeovers(snapshot, held, partition);
+  const auto takeovers = planned_takeovers(snapshot, held, partitions);
   resizer.keep_leases(snapshot, elastic, reclaimed, now, takeovers);
   // The nodes the reclaim will take when each plan comes due, not those the plans name.
-  resizer.give_notices(elastic, reclaim_takeovers(snapshot, held, partition, served, draining),
+  resizer.give_notices(elastic, reclaim_takeovers(snapshot, held, partitions, served, draining),
                        now);
   outcome.notes = resizer.take_notes();
   outcome.resizes = resizer.take_resizes();

@@ -143,18 +143,21 @@ ScalingCurve assumed_curve(int max_nodes) {
 }
 
 std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
-                                            const Job* job, const std::string& elastic_partition,
+                                            const Job* job,
+                                            const ElasticPartitions& elastic_partitions,
                                             std::int64_t now) {
   const std::string id = std::to_string(request.job_id);
   if (job == nullptr) return "job " + id + " is not known to Slurm";
   if (job->state != JobState::running) {
     return "job " + id + " is " + std::string(to_string(job->state)) + ", not running";
   }
-  if (job->partition != elastic_partition) {
+  if (!elastic_partitions.contains(job->partition)) {
     // Growing it would hand idle nodes to a job of a regular tier, outside the holes' policy.
-    return "job " + id + " runs in partition " + job->partition +
-           ": only jobs of the elastic partition " + elastic_partition +
-           " are managed (submit with -p " + elastic_partition + ")";
+    const std::string which = elastic_partitions.names().size() == 1
+                                  ? "the elastic partition " + elastic_partitions.first()
+                                  : "the elastic partitions " + elastic_partitions.joined();
+    return "job " + id + " runs in partition " + job->partition + ": only jobs of " + which +
+           " are managed (submit with -p " + elastic_partitions.first() + ")";
   }
   if (job->tres_per_node.empty() && job->tres_per_job.find("gpu") != std::string::npos) {
     // A satellite asks for its job's GPUs per node; a job total says nothing of a new node.

@@ -13,6 +13,7 @@
 
 #include "core/cluster.hpp"
 #include "core/curve_learner.hpp"
+#include "core/elastic_partitions.hpp"
 #include "core/noise_scale.hpp"
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/protocol.hpp"
@@ -107,11 +108,11 @@ class ElasticJobs {
  public:
   // Registers (or re-registers: a restarted batch step) `request` for `job`, the job as Slurm
   // sees it (nullptr: unknown). Empty on success; otherwise why it was refused (job not
-  // running, not in `elastic_partition`, bad node bounds or curve). Authorization is auth.hpp's
-  // business, not this. A max_nodes beyond the cluster is kept as asked: the allocator reads it
-  // as "all nodes".
+  // running, not in one of `elastic_partitions`, bad node bounds or curve). Authorization is
+  // auth.hpp's business, not this. A max_nodes beyond the cluster is kept as asked: the allocator
+  // reads it as "all nodes".
   std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
-                                 const std::string& elastic_partition, std::int64_t now);
+                                 const ElasticPartitions& elastic_partitions, std::int64_t now);
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be

@@ -28,20 +28,20 @@ bool contains(const std::vector<std::string>& nodes, const std::string& node) {
   return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
 
-// A pending job of the regular workload: not elastic (managed, or pending in the elastic
+// A pending job of the regular workload: not elastic (managed, or pending in an elastic
 // partition, which waits for holes and never reclaims).
 bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids,
-                        const std::string& elastic_partition) {
+                        const ElasticPartitions& elastic_partitions) {
   return job.state == JobState::pending && !elastic_ids.contains(job.id) &&
-         job.partition != elastic_partition;
+         !elastic_partitions.contains(job.partition);
 }
 
 std::map<std::string, std::int64_t> takeovers_by_ids(const Snapshot& snapshot,
                                                      const std::set<std::uint32_t>& elastic_ids,
-                                                     const std::string& elastic_partition) {
+                                                     const ElasticPartitions& elastic_partitions) {
   std::map<std::string, std::int64_t> takeover;
   for (const Job& job : snapshot.jobs) {
-    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.start_time <= 0) continue;
+    if (!is_regular_pending(job, elastic_ids, elastic_partitions) || job.start_time <= 0) continue;
     for (const std::string& node : job.sched_nodes) {
       const auto [it, inserted] = takeover.emplace(node, job.start_time);
       if (!inserted) it->second = std::min(it->second, job.start_time);
@@ -135,7 +135,8 @@ namespace {
 // elastic nodes counts as due, however far its start (the notice asks which nodes the reclaim
 // will take when it comes); each node a plan takes is then in `planned_at`, at its job's start.
 Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-                        const std::string& elastic_partition, const std::set<std::uint32_t>& served,
+                        const ElasticPartitions& elastic_partitions,
+                        const std::set<std::uint32_t>& served,
                         const std::map<std::string, std::uint32_t>& draining,
                         std::int64_t lease_horizon, bool ahead,
                         std::map<std::string, std::int64_t>& planned_at) {
@@ -190,7 +191,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
   // submission): those waiting for nodes at all, and those backfill planned.
   std::vector<const Job*> waiting;
   for (const Job& job : snapshot.jobs) {
-    if (!is_regular_pending(job, elastic_ids, elastic_partition) || job.held) continue;
+    if (!is_regular_pending(job, elastic_ids, elastic_partitions) || job.held) continue;
     if (waits_for_nodes(job) || (job.start_time > 0 && !job.sched_nodes.empty())) {
       waiting.push_back(&job);
     }
@@ -323,28 +324,28 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
 }  // namespace
 
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-                         const std::string& elastic_partition,
+                         const ElasticPartitions& elastic_partitions,
                          const std::set<std::uint32_t>& served,
                          const std::map<std::string, std::uint32_t>& draining,
                          std::int64_t lease_horizon) {
   std::map<std::string, std::int64_t> unused;
-  return choose_reclaims(snapshot, elastic, elastic_partition, served, draining, lease_horizon,
+  return choose_reclaims(snapshot, elastic, elastic_partitions, served, draining, lease_horizon,
                          false, unused);
 }
 
 std::map<std::string, std::int64_t> reclaim_takeovers(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition, const std::set<std::uint32_t>& served,
+    const ElasticPartitions& elastic_partitions, const std::set<std::uint32_t>& served,
     const std::map<std::string, std::uint32_t>& draining) {
   std::map<std::string, std::int64_t> planned_at;
-  choose_reclaims(snapshot, elastic, elastic_partition, served, draining, 0, true, planned_at);
+  choose_reclaims(snapshot, elastic, elastic_partitions, served, draining, 0, true, planned_at);
   return planned_at;
 }
 
 std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
                                                       const std::vector<ElasticJob>& elastic,
-                                                      const std::string& elastic_partition) {
-  return takeovers_by_ids(snapshot, ids_of(elastic), elastic_partition);
+                                                      const ElasticPartitions& elastic_partitions) {
+  return takeovers_by_ids(snapshot, ids_of(elastic), elastic_partitions);
 }
 
 std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
@@ -397,20 +398,40 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served) {
   return plan(snapshot, holes, running, now, settings,
-              nodes_to_reclaim(snapshot, running, settings.elastic_partition, served));
+              nodes_to_reclaim(snapshot, running, settings.elastic_partitions, served));
 }
 
-Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
-          const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
-          const Reclaim& reclaim) {
+std::vector<PartitionScope> partition_scopes(const Snapshot& snapshot,
+                                             const ElasticPartitions& partitions) {
+  std::vector<PartitionScope> scopes;
+  std::set<std::string> claimed;
+  for (const std::string& name : partitions.names()) {
+    PartitionScope scope{name, partition_nodes(snapshot, name)};
+    if (!scope.nodes) {
+      // No partitions listed: the first plans over every node.
+      if (!scopes.empty()) scope.nodes.emplace();
+    } else {
+      std::erase_if(*scope.nodes, [&](const std::string& node) { return claimed.contains(node); });
+      claimed.insert(scope.nodes->begin(), scope.nodes->end());
+    }
+    scopes.push_back(std::move(scope));
+  }
+  return scopes;
+}
+
+namespace {
+
+// plan() for one elastic partition: `holes` and `running` are those of `scope`.
+Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
+                    const std::vector<ElasticJob>& running, std::int64_t now,
+                    const PlannerSettings& settings, const Reclaim& reclaim,
+                    const PartitionScope& scope) {
   Plan result;
   std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
   for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
   const std::set<std::string> reserved =
       reserved_holes(holes, reclaimed, settings.idle_reserve_nodes);
-  const std::optional<std::set<std::string>> partition =
-      partition_nodes(snapshot, settings.elastic_partition);
-  const std::size_t partition_size = partition ? partition->size() : snapshot.nodes.size();
+  const std::size_t partition_size = scope.nodes ? scope.nodes->size() : snapshot.nodes.size();
 
   // The managed jobs and, with no nodes yet, the held ones the queue policy lets in, in its
   // order: they fit in the holes and what running jobs hold beyond their minimums.
@@ -421,7 +442,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     const std::size_t kept = minus(job.nodes, reclaimed).size();
     free_nodes += kept - std::min(kept, static_cast<std::size_t>(std::max(1, job.min_nodes)));
   }
-  std::vector<ElasticJob> candidates = admission_candidates(snapshot, settings.elastic_partition);
+  std::vector<ElasticJob> candidates = admission_candidates(snapshot, scope.partition);
   if (settings.operation != Operation::running) {
     for (const ElasticJob& candidate : candidates) {
       result.waiting.emplace_back(candidate.job_id, "gaptraind is " +
@@ -430,9 +451,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     candidates.clear();
   }
-  Admission admission =
-      order_admissions(snapshot, running, std::move(candidates), free_nodes, partition_size,
-                       settings.elastic_partition, settings.queue);
+  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
+                                         partition_size, scope.partition, settings.queue);
   result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
   std::vector<ElasticJob> elastic = running;
   for (ElasticJob& candidate : admission.admissible) elastic.push_back(std::move(candidate));
@@ -482,7 +502,7 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
 
   // 2. The allocator over the holes and the nodes the staying jobs hold.
-  const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partition);
+  const auto takeover = takeovers_by_ids(snapshot, ids_of(elastic), settings.elastic_partitions);
   const auto seconds_left = [&](const std::string& node) -> std::optional<double> {
     const auto it = takeover.find(node);
     if (it == takeover.end()) return std::nullopt;
@@ -606,6 +626,68 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
     result.actions.push_back(std::move(grow));
   }
   return result;
+}
+
+// The partitions' plans as one: their actions in order (each partition's reclaims, shrinks and
+// grows; they touch disjoint nodes and jobs), and one allocation over all of them.
+void add_partition_plan(Plan& whole, Plan part) {
+  for (Action& action : part.actions) whole.actions.push_back(std::move(action));
+  for (auto& entry : part.set_aside) whole.set_aside.push_back(std::move(entry));
+  for (auto& entry : part.waiting) whole.waiting.push_back(std::move(entry));
+  if (!part.allocation) return;
+  if (!whole.allocation) {
+    whole.allocation = std::move(part.allocation);
+    return;
+  }
+  AllocationResult& sum = *whole.allocation;
+  const AllocationResult& more = *part.allocation;
+  if (more.call_status != CallStatus::ok) {  // one partition's failure is the call's
+    sum.call_status = more.call_status;
+    sum.model_status = more.model_status;
+    sum.message += (sum.message.empty() ? "" : "; ") + more.message;
+  }
+  sum.objective += more.objective;
+  sum.best_bound += more.best_bound;
+  sum.allocation.insert(more.allocation.begin(), more.allocation.end());
+  sum.solve_ms += more.solve_ms;
+  sum.stats.columns += more.stats.columns;
+  sum.stats.rows += more.stats.rows;
+  sum.stats.integer_columns += more.stats.integer_columns;
+  sum.stats.core_jobs += more.stats.core_jobs;
+  sum.stats.hole_classes += more.stats.hole_classes;
+}
+
+}  // namespace
+
+Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
+          const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
+          const Reclaim& reclaim) {
+  const std::vector<PartitionScope> scopes =
+      partition_scopes(snapshot, settings.elastic_partitions);
+  const JobIndex jobs(snapshot);
+  // A managed job is in its Slurm partition's scope; one the snapshot lacks in the first.
+  const auto scope_of = [&](const ElasticJob& job) {
+    const Job* slurm_job = jobs.find(job.job_id);
+    for (std::size_t i = 0; i < scopes.size(); ++i) {
+      if (slurm_job != nullptr && slurm_job->partition == scopes[i].partition) return i;
+    }
+    return std::size_t{0};
+  };
+  Plan whole;
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    const PartitionScope& scope = scopes[i];
+    std::vector<Hole> scope_holes;
+    for (const Hole& hole : holes) {
+      if (!scope.nodes || scope.nodes->contains(hole.node)) scope_holes.push_back(hole);
+    }
+    std::vector<ElasticJob> scope_jobs;
+    for (const ElasticJob& job : running) {
+      if (scope_of(job) == i) scope_jobs.push_back(job);
+    }
+    add_partition_plan(
+        whole, plan_partition(snapshot, scope_holes, scope_jobs, now, settings, reclaim, scope));
+  }
+  return whole;
 }
 
 }  // namespace gaptrain::daemon

@@ -14,6 +14,7 @@
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/elastic_partitions.hpp"
 #include "core/holes.hpp"
 #include "core/operation.hpp"
 #include "core/queue_policy.hpp"
@@ -26,8 +27,9 @@ struct PlannerSettings {
   double horizon_s = kHorizonS.default_value;
   Objective objective = Objective::speedup;
   SolverOptions solver{.time_limit_s = kSolveTimeLimitS};
-  // Held pending jobs of this partition are admitted by the allocator (ActionKind::admit).
-  std::string elastic_partition{kDefaultElasticPartition};
+  // Pending jobs of these partitions wait for the allocator to admit them (ActionKind::admit);
+  // each partition is planned on its own (partition_scopes).
+  ElasticPartitions elastic_partitions;
   // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a
   // small job submitted then starts on at once, without waiting for a reclaim.
   int idle_reserve_nodes = 0;
@@ -122,7 +124,7 @@ struct Reclaim {
 // plans at such a limit waits for what the limit was, not for the lease: taking nodes for it
 // then requeued an elastic job half an hour early.
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-                         const std::string& elastic_partition,
+                         const ElasticPartitions& elastic_partitions,
                          const std::set<std::uint32_t>& served = {},
                          const std::map<std::string, std::uint32_t>& draining = {},
                          std::int64_t lease_horizon = 0);
@@ -131,7 +133,7 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
 // regular job whose backfill plan (sched_nodes) names it. Leases never run past it.
 std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
                                                       const std::vector<ElasticJob>& elastic,
-                                                      const std::string& elastic_partition);
+                                                      const ElasticPartitions& elastic_partitions);
 
 // Which elastic nodes backfill's plans will take, and when (their job's start_time): the nodes
 // nodes_to_reclaim() would take for each planned job once its start is due, by the same order
@@ -141,7 +143,7 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
 // drain is their notice).
 std::map<std::string, std::int64_t> reclaim_takeovers(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
-    const std::string& elastic_partition, const std::set<std::uint32_t>& served = {},
+    const ElasticPartitions& elastic_partitions, const std::set<std::uint32_t>& served = {},
     const std::map<std::string, std::uint32_t>& draining = {});
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (parking.hpp:
@@ -157,8 +159,24 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
 std::set<std::string> reserved_holes(const std::vector<Hole>& holes,
                                      const std::set<std::string>& excluded, int count);
 
+// One elastic partition as the planner sees it: the nodes it plans over (nullopt: every node,
+// when the snapshot lists no partitions).
+struct PartitionScope {
+  std::string partition;
+  std::optional<std::set<std::string>> nodes;
+};
+
+// Each elastic partition with its nodes, in the order listed; a node in several belongs to the
+// first (two allocators must never give the same hole). With no partitions in the snapshot the
+// first takes every node and the others none.
+std::vector<PartitionScope> partition_scopes(const Snapshot& snapshot,
+                                             const ElasticPartitions& partitions);
+
 // The plan for `snapshot` at time `now` (epoch s). `holes` are find_holes(snapshot); `elastic`
-// are the managed jobs with their nodes as Slurm reports them (batch host first).
+// are the managed jobs with their nodes as Slurm reports them (batch host first). The reclaims
+// are over every elastic job; then each elastic partition (partition_scopes) is planned on its
+// own: its holes, its jobs (by their Slurm partition) and its admissions, under the queue policy
+// (caps per partition: a user capped at 4 nodes may hold 4 in each).
 Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& elastic, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served = {});

@@ -458,8 +458,8 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
     if (!owner_id || !holds_nodes(job) ||
-        !in_satellite_partition(job.partition, settings_.elastic_partition,
-                                settings_.satellite_partition)) {
+        !(settings_.elastic_partitions.contains(job.partition) ||
+          in_satellite_partition(job.partition, "", settings_.satellite_partition))) {
       continue;
     }
     // Only what provably is a satellite of the ended job (is_satellite_of): anyone may name a

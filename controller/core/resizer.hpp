@@ -30,6 +30,7 @@
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/elastic_partitions.hpp"
 #include "core/job_history.hpp"
 #include "core/notes.hpp"
 #include "core/notice.hpp"
@@ -48,7 +49,7 @@ struct ResizerSettings {
   double retry_min_s = 1.0;     // backoff after a failed Slurm call, doubled per failure...
   double retry_max_s = 15.0;    // ...up to this
   double admit_start_s = 10.0;  // an admitted job Slurm has not started by then is parked again
-  std::string elastic_partition{kDefaultElasticPartition};  // where satellites are
+  ElasticPartitions elastic_partitions;  // where the jobs and their satellites are
   std::string satellite_qos;        // the QOS satellites run in; "": their job's (DaemonConfig)
   std::string satellite_partition;  // the partition they are allocated in; "": their job's
 };

@@ -22,7 +22,9 @@ const std::array<Setting, 28>& daemon_settings() {
       number(kPollIntervalS, seconds, "2.0", "seconds between polls of slurmctld"),
       number(kWatchIntervalS, seconds, "0.5",
              "seconds between polls while elastic jobs hold nodes"),
-      {"elastic_partition", text, "\"elastic\"", 0, 0, "the Slurm partition elastic jobs run in"},
+      {"elastic_partition", text, "\"elastic\"", 0, 0,
+       "the Slurm partition elastic jobs run in; several joined by commas (\"gpu,cpu\"), each "
+       "with its own holes, jobs and caps"},
       {"satellite_qos", text, "\"\"", 0, 0,
        "the QOS satellites run in, one Slurm may preempt for regular jobs; \"\": the job's own"},
       {"satellite_partition", text, "\"\"", 0, 0,

@@ -65,7 +65,7 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
 
 std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
                                                       std::string_view satellite_partition,
-                                                      std::string_view elastic_partition,
+                                                      const ElasticPartitions& elastic_partitions,
                                                       std::string_view slurmctld_release) {
   std::vector<std::string> problems;
   if (satellite_partition.empty()) return problems;
@@ -97,7 +97,9 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
     return problems;
   }
   const std::set<std::string> nodes(satellites->nodes.begin(), satellites->nodes.end());
-  if (const Partition* elastic = named(elastic_partition); elastic != nullptr) {
+  for (const std::string& elastic_partition : elastic_partitions.names()) {
+    const Partition* elastic = named(elastic_partition);
+    if (elastic == nullptr) continue;
     std::string missing;
     for (const std::string& node : elastic->nodes) {
       if (!nodes.contains(node)) missing += (missing.empty() ? "" : ",") + node;

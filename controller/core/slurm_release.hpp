@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cluster.hpp"
+#include "core/elastic_partitions.hpp"
 
 namespace gaptrain::daemon {
 
@@ -48,7 +49,7 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
 
 // Why satellites allocated in `satellite_partition` (gaptraind.json's satellite_partition;
 // docs/admin.md) will be refused or not beat pending jobs, given slurmctld's `partitions`: it
-// does not exist, lacks nodes of `elastic_partition`, or its PriorityTier is not above that of
+// does not exist, lacks nodes of an elastic partition, or its PriorityTier is not above that of
 // every other partition sharing its nodes (Slurm refuses an immediate allocation while a job of
 // higher priority pends in an overlapping partition of the same or a higher tier), or
 // `slurmctld_release` is older than 24.11 (before it, slurmctld compares only the jobs'
@@ -56,7 +57,7 @@ std::vector<std::string> satellite_qos_problems(const SlurmControllerConfig& con
 // or when no satellite partition is configured.
 std::vector<std::string> satellite_partition_problems(const std::vector<Partition>& partitions,
                                                       std::string_view satellite_partition,
-                                                      std::string_view elastic_partition,
+                                                      const ElasticPartitions& elastic_partitions,
                                                       std::string_view slurmctld_release);
 
 }  // namespace gaptrain::daemon

@@ -221,7 +221,8 @@ void Daemon::poll() {
   const bool regular_waiting =
       !elastic_.jobs().empty() &&
       std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const Job& job) {
-        return job.state == JobState::pending && job.partition != config_.elastic_partition;
+        return job.state == JobState::pending &&
+               !config_.elastic_partitions.contains(job.partition);
       });
   const bool full =
       last_full_poll_mono_ == 0 || regular_waiting || mono - last_full_poll_mono_ >= kFullPollUsec;
@@ -277,7 +278,7 @@ void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
 // upgrade) change what is wrong with satellite_partition.
 void Daemon::note_satellite_partition() {
   std::vector<std::string> problems = satellite_partition_problems(
-      snapshot_.partitions, config_.satellite_partition, config_.elastic_partition,
+      snapshot_.partitions, config_.satellite_partition, config_.elastic_partitions,
       slurm_controller_ ? slurm_controller_->slurmctld_release : std::string());
   if (problems == satellite_partition_problems_) return;
   for (const std::string& problem : problems) log::warning(problem);
@@ -408,8 +409,8 @@ void Daemon::load_state() {
   for (const SavedJob& saved : state.jobs) {
     const std::uint32_t id = saved.registration.job_id;
     const Job* job = find_job(snapshot_, id);
-    if (auto refused =
-            elastic_.add(saved.registration, job, config_.elastic_partition, saved.registered_at)) {
+    if (auto refused = elastic_.add(saved.registration, job, config_.elastic_partitions,
+                                    saved.registered_at)) {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
@@ -597,7 +598,7 @@ void Daemon::acted(ActOutcome outcome) {
   for (const double seconds : resizer_->take_reclaim_latencies()) {
     metrics_.observe_reclaim(seconds);
   }
-  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partition, resizer_->counts(),
+  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partitions, resizer_->counts(),
                   events_, now().mono);
 
   if (poll_observer_) {
@@ -942,7 +943,7 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
   std::optional<std::string> refused =
       authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
-  if (!refused) refused = elastic_.add(request, job, config_.elastic_partition, wall_now());
+  if (!refused) refused = elastic_.add(request, job, config_.elastic_partitions, wall_now());
   if (refused) {
     note_rejection(uid);  // each one may have cost a poll: limited like any other refusal
     server_->reply(id, reject(peer, uid, "register", *refused));

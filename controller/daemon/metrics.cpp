@@ -126,12 +126,13 @@ void Metrics::set_by_partition(prometheus::Family<prometheus::Gauge>& family,
 }
 
 void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
-                     const ElasticJobs& elastic, const std::string& elastic_partition,
+                     const ElasticJobs& elastic, const ElasticPartitions& elastic_partitions,
                      const ActionCounts& actions, const EventCounts& events, double mono_s) {
   set_by_partition(hole_nodes_, holes_by_partition(snapshot, holes), hole_partitions_);
-  NodesByOwner held = elastic_nodes_by_owner(elastic, snapshot, elastic_partition);
-  // The elastic partition's series is there (0) before any job is: a panel shows no elastic use.
-  std::map<std::string, std::size_t> elastic_by_partition{{elastic_partition, 0}};
+  NodesByOwner held = elastic_nodes_by_owner(elastic, snapshot, elastic_partitions.first());
+  // Each elastic partition's series is there (0) before any job is: a panel shows no elastic use.
+  std::map<std::string, std::size_t> elastic_by_partition;
+  for (const std::string& partition : elastic_partitions.names()) elastic_by_partition[partition];
   for (const auto& [owner, nodes] : held) elastic_by_partition[owner.partition] += nodes;
   set_by_partition(elastic_nodes_, elastic_by_partition, elastic_partitions_);
   for (const auto& [owner, node_seconds] : node_seconds_meter_.advance(mono_s, std::move(held))) {
@@ -147,7 +148,7 @@ void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   for (const Job& job : snapshot.jobs) {
     if (job.state != JobState::pending && job.state != JobState::running) continue;
-    const std::string kind = job.partition == elastic_partition ? "elastic" : "regular";
+    const std::string kind = elastic_partitions.contains(job.partition) ? "elastic" : "regular";
     ++counts[{kind, job.state == JobState::pending ? "pending" : "running"}];
   }
   for (const auto& [key, count] : counts) {

@@ -37,6 +37,7 @@
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/elastic_partitions.hpp"
 #include "core/elastic_usage.hpp"
 #include "core/holes.hpp"
 #include "core/operation.hpp"
@@ -65,7 +66,7 @@ class Metrics {
   // counters of actions and requests (which only grow: the increase since the last update is
   // added).
   void update(const Snapshot& snapshot, const std::vector<Hole>& holes, const ElasticJobs& elastic,
-              const std::string& elastic_partition, const ActionCounts& actions,
+              const ElasticPartitions& elastic_partitions, const ActionCounts& actions,
               const EventCounts& events, double mono_s);
   // What an admin lets gaptraind do (operation.hpp): gaptrain_operation{state} is 1 for it,
   // 0 for the others.

@@ -27,7 +27,7 @@ TEST(Config, EmptyObjectGivesTheDefaults) {
   EXPECT_EQ(config.listen.port, 6830);
   EXPECT_EQ(config.munge_socket, "");
   EXPECT_DOUBLE_EQ(config.poll_interval_s, 2.0);
-  EXPECT_EQ(config.elastic_partition, "elastic");
+  EXPECT_EQ(config.elastic_partitions.joined(), "elastic");
   EXPECT_EQ(config.log_level, LogLevel::info);
 }
 
@@ -178,6 +178,23 @@ TEST(Config, BadLogLevelPartitionAndSocketAreNamed) {
   EXPECT_EQ(error_for(R"({"log_level": "verbose"})").field(), "log_level");
   EXPECT_EQ(error_for(R"({"elastic_partition": ""})").field(), "elastic_partition");
   EXPECT_EQ(error_for(R"({"munge_socket": null})").field(), "munge_socket");
+}
+
+TEST(Config, SeveralElasticPartitionsAreListedWithCommas) {
+  const DaemonConfig config = parse_config(R"({"elastic_partition": "gpu,cpu"})");
+  EXPECT_EQ(config.elastic_partitions.names(), (std::vector<std::string>{"gpu", "cpu"}));
+  EXPECT_EQ(config.elastic_partitions.first(), "gpu");
+  EXPECT_TRUE(config.elastic_partitions.contains("cpu"));
+  EXPECT_FALSE(config.elastic_partitions.contains("gpu,cpu"));
+  EXPECT_EQ(config.elastic_partitions.joined(), "gpu,cpu");
+  for (const char* bad :
+       {R"({"elastic_partition": "gpu,"})", R"({"elastic_partition": ",gpu"})",
+        R"({"elastic_partition": "gpu,,cpu"})", R"({"elastic_partition": "gpu, cpu"})",
+        R"({"elastic_partition": "gpu,cpu,gpu"})"}) {
+    EXPECT_EQ(error_for(bad).field(), "elastic_partition") << bad;
+  }
+  EXPECT_NE(std::string(error_for(R"({"elastic_partition": "gpu,gpu"})").what()).find("twice"),
+            std::string::npos);
 }
 
 TEST(Config, NotAnObjectOrNotJson) {

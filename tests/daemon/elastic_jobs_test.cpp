@@ -96,6 +96,20 @@ TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
   EXPECT_TRUE(jobs.jobs().empty());
 }
 
+TEST(ElasticJobs, AJobOfAnyElasticPartitionIsManagedAndOthersAreToldWhere) {
+  ElasticJobs jobs;
+  Job job = running_job(5);
+  job.partition = "cpu";
+  const std::optional<std::string> refused = jobs.add(registration(5), &job, "gpu", kNow);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("submit with -p gpu"), std::string::npos) << *refused;
+  EXPECT_FALSE(jobs.add(registration(5), &job, "gpu,cpu", kNow));
+  job.partition = "regular";
+  const std::optional<std::string> outside = jobs.add(registration(6), &job, "gpu,cpu", kNow);
+  ASSERT_TRUE(outside);
+  EXPECT_NE(outside->find("elastic partitions gpu,cpu"), std::string::npos) << *outside;
+}
+
 TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
   ElasticJobs jobs;
   const Job five = running_job(5);

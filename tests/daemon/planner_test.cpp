@@ -502,5 +502,80 @@ TEST(Planner, WithoutJobShrinkTheAllocatorNeverTakesAnOwnNode) {
   }
 }
 
+// Two elastic partitions, gpu (n1..n3) and cpu (n3..n5): n3 counts for gpu, listed first.
+Snapshot two_partitions(const Nodes& busy) {
+  Snapshot s = cluster(5, busy);
+  s.partitions = {{"regular", {"n1", "n2", "n3", "n4", "n5"}},
+                  {"gpu", {"n1", "n2", "n3"}},
+                  {"cpu", {"n3", "n4", "n5"}}};
+  return s;
+}
+
+TEST(Planner, ANodeInTwoElasticPartitionsIsPlannedInTheFirstListed) {
+  const Snapshot s = two_partitions({});
+  const std::vector<PartitionScope> scopes = partition_scopes(s, "gpu,cpu");
+  ASSERT_EQ(scopes.size(), 2U);
+  EXPECT_EQ(scopes[0].partition, "gpu");
+  EXPECT_EQ(scopes[0].nodes, (std::set<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(scopes[1].partition, "cpu");
+  EXPECT_EQ(scopes[1].nodes, (std::set<std::string>{"n4", "n5"}));
+  // Listed the other way round, cpu has n3.
+  EXPECT_EQ(partition_scopes(s, "cpu,gpu")[1].nodes, (std::set<std::string>{"n1", "n2"}));
+  // A snapshot without partitions: the first plans over every node, the others over none.
+  const std::vector<PartitionScope> bare = partition_scopes(cluster(2, {}), "gpu,cpu");
+  EXPECT_FALSE(bare[0].nodes.has_value());
+  EXPECT_EQ(bare[1].nodes, std::set<std::string>{});
+}
+
+TEST(Planner, EachElasticPartitionsJobsGrowIntoItsOwnHolesOnly) {
+  Snapshot s = two_partitions({"n1", "n4"});
+  ElasticJob gpu_job = elastic_job(s, 7, {"n1"}, 1, 5);
+  s.jobs.back().partition = "gpu";
+  ElasticJob cpu_job = elastic_job(s, 8, {"n4"}, 1, 5);
+  s.jobs.back().partition = "cpu";
+  PlannerSettings settings;
+  settings.elastic_partitions = "gpu,cpu";
+  const Plan p = plan(s, find_holes(s), {gpu_job, cpu_job}, kNow, settings);
+  const Action* gpu_grow = action_for(p, 7);
+  const Action* cpu_grow = action_for(p, 8);
+  ASSERT_NE(gpu_grow, nullptr);
+  ASSERT_NE(cpu_grow, nullptr);
+  EXPECT_EQ(gpu_grow->nodes, (Nodes{"n2", "n3"}));
+  EXPECT_EQ(cpu_grow->nodes, (Nodes{"n5"}));
+  // One allocation over both: each job's nodes as its partition's allocator chose them.
+  ASSERT_TRUE(p.allocation.has_value());
+  EXPECT_EQ(p.allocation->allocation.at("7"), (Nodes{"n1", "n2", "n3"}));
+  EXPECT_EQ(p.allocation->allocation.at("8"), (Nodes{"n4", "n5"}));
+}
+
+TEST(Planner, AWaitingJobIsAdmittedInItsOwnElasticPartition) {
+  Snapshot s = two_partitions({"n1", "n2", "n3"});
+  add_held_elastic(s, 9).partition = "cpu";
+  add_held_elastic(s, 10).partition = "gpu";  // gpu is full: it waits
+  PlannerSettings settings;
+  settings.elastic_partitions = "gpu,cpu";
+  const Plan p = plan(s, find_holes(s), {}, kNow, settings);
+  const Action* admit = action_for(p, 9);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->kind, ActionKind::admit);
+  ASSERT_EQ(admit->nodes.size(), 1U);
+  EXPECT_TRUE(admit->nodes[0] == "n4" || admit->nodes[0] == "n5") << admit->nodes[0];
+  EXPECT_EQ(action_for(p, 10), nullptr);
+  // Only the one listed partition: the cpu job is not gaptrain's, the gpu one still waits.
+  settings.elastic_partitions = "gpu";
+  EXPECT_TRUE(plan(s, find_holes(s), {}, kNow, settings).actions.empty());
+}
+
+TEST(Planner, AJobOfAnotherElasticPartitionIsNotARegularJobToReclaimFor) {
+  // A cpu job waiting for nodes is elastic: it takes nothing from the gpu job (n3 is in both
+  // partitions), as a regular job waiting for nodes would.
+  Snapshot s = two_partitions({"n1", "n2", "n3", "n4", "n5"});
+  const ElasticJob gpu_job = elastic_job(s, 7, {"n1", "n2", "n3"}, 1, 3);
+  s.jobs.back().partition = "gpu";
+  add_waiting_regular(s, 11, 1, 100).partition = "cpu";
+  EXPECT_TRUE(nodes_to_reclaim(s, {gpu_job}, "gpu,cpu").nodes.empty());
+  EXPECT_EQ(nodes_to_reclaim(s, {gpu_job}, "gpu").nodes.size(), 1U);  // cpu is regular there
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

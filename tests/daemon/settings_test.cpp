@@ -103,7 +103,7 @@ TEST(Settings, TheAdminTableListsEveryKeyWithItsDefault) {
 TEST(Settings, ThePlannerAndTheResizerStartFromTheDaemonsDefaults) {
   const DaemonConfig config;
   EXPECT_EQ(PlannerSettings{}.horizon_s, config.horizon_s);
-  EXPECT_EQ(PlannerSettings{}.elastic_partition, config.elastic_partition);
+  EXPECT_EQ(PlannerSettings{}.elastic_partitions, config.elastic_partitions);
   EXPECT_EQ(ResizerSettings{}.lease_s, config.lease_s);
   EXPECT_EQ(ResizerSettings{}.drain_grace_s, config.drain_grace_s);
   EXPECT_EQ(ResizerSettings{}.reclaim_grace_s, config.reclaim_grace_s);

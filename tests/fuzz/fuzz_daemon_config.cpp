@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
               finite_non_negative(config.reclaim_grace_s),
           "a duration is negative or not finite");
     check(config.idle_reserve_nodes >= 0, "idle_reserve_nodes < 0");
-    check(!config.elastic_partition.empty(), "empty elastic_partition accepted");
+    check(!config.elastic_partitions.first().empty(), "empty elastic_partition accepted");
   } catch (const gaptrain::InputError&) {
   }
 

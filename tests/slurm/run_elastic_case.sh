@@ -956,6 +956,69 @@ case_down_past_lease() {
   note "$(tail -n +"$((lines + 1))" "$log" | grep "JOB_ID=$job " | head -n 1)"
 }
 
+# Issue 32: two elastic partitions, each with its own holes and jobs: gpu over n1..n4 and cpu
+# over n5..n8 (scontrol create; deleted at exit), gaptraind.json's elastic_partition "gpu,cpu".
+# A regular job on n2..n4 and one on n6..n8: a job in each elastic partition starts on its one
+# idle node. When the cpu nodes free up, the cpu job alone grows into them (the gpu job may not:
+# its holes are gpu's); when the gpu nodes do, the gpu job grows into them. No job ever holds a
+# node of the other partition, and the metrics count each partition's elastic nodes.
+held_within() {  # held_within JOB NODELIST: JOB and its satellites run on NODELIST's nodes only
+  local allowed node
+  allowed=$(scontrol show hostnames "$2")
+  for node in $(squeue -h -t R -o '%i %j %N' |
+    awk -v id="$1" '$1 == id || $2 == "gaptrain:" id {print $3}' | xargs -r -n1 scontrol show hostnames); do
+    grep -qx "$node" <<<"$allowed" || return 1
+  done
+}
+partitions_gone() { [ -z "$(squeue -h -p gpu,cpu 2>/dev/null)" ]; }
+delete_two_partitions() {
+  scancel -p gpu 2>/dev/null
+  scancel -p cpu 2>/dev/null
+  local deadline=$((SECONDS + 60))
+  until partitions_gone || ((SECONDS >= deadline)); do sleep 0.2; done
+  scontrol delete PartitionName=gpu
+  scontrol delete PartitionName=cpu
+}
+
+submit_in() {  # submit_in PARTITION: an elastic job of 1-4 nodes running the idle loop
+  submit -p "$1" -N 1-4 --elastic=1-4 --elastic-cost=1:1 -t 30 \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $idle_loop"
+}
+four_elastic_nodes_in_each() {
+  [ "$(metric 'gaptrain_elastic_nodes{partition="gpu"}')" = 4 ] &&
+    [ "$(metric 'gaptrain_elastic_nodes{partition="cpu"}')" = 4 ]
+}
+
+case_two_partitions() {
+  local gpu_job cpu_job gpu_blocker cpu_blocker
+  scontrol create PartitionName=gpu Nodes=n[1-4] PriorityTier=1 MaxTime=INFINITE State=UP
+  scontrol create PartitionName=cpu Nodes=n[5-8] PriorityTier=1 MaxTime=INFINITE State=UP
+  cleanup_steps+=("delete_two_partitions")
+  reconfigure_gaptraind '"elastic_partition": "gpu,cpu"'
+  gpu_blocker=$(submit -p regular -w 'n[2-4]' -N 3 -t 10 --wrap 'sleep 600')
+  cpu_blocker=$(submit -p regular -w 'n[6-8]' -N 3 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $gpu_blocker RUNNING" job_state_is "$gpu_blocker" RUNNING
+  poll 60 "regular job $cpu_blocker RUNNING" job_state_is "$cpu_blocker" RUNNING
+  gpu_job=$(submit_in gpu)
+  cpu_job=$(submit_in cpu)
+  poll 60 "gpu job $gpu_job on n1" elastic_at "$gpu_job" 1
+  poll 60 "cpu job $cpu_job on n5" elastic_at "$cpu_job" 1
+  scancel "$cpu_blocker"
+  poll 90 "cpu job $cpu_job grown into the cpu nodes (n6..n8)" elastic_at "$cpu_job" 4
+  elastic_at "$gpu_job" 1 ||
+    fail "gpu job $gpu_job grew while only cpu nodes were free: $(squeue -h -o '%i %j %P %N' | tr '\n' ';')"
+  scancel "$gpu_blocker"
+  poll 90 "gpu job $gpu_job grown into the gpu nodes (n2..n4)" elastic_at "$gpu_job" 4
+  held_within "$gpu_job" 'n[1-4]' ||
+    fail "gpu job $gpu_job holds nodes outside gpu: $(squeue -h -o '%i %j %P %N' | tr '\n' ';')"
+  held_within "$cpu_job" 'n[5-8]' ||
+    fail "cpu job $cpu_job holds nodes outside cpu: $(squeue -h -o '%i %j %P %N' | tr '\n' ';')"
+  no_node_shared
+  poll 30 "4 elastic nodes in each partition's metrics" four_elastic_nodes_in_each
+  note "$(squeue -h -o '%i %j %P %N' -p gpu,cpu | tr '\n' ';')"
+  scancel "$gpu_job" "$cpu_job"
+}
+
 # The launcher of JOB (running) said in OUT that it dropped each NODE.
 launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   local job=$1 out=$2 node
