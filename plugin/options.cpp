@@ -102,16 +102,15 @@ double parse_noise_scale(std::string_view text) {
   return phi;
 }
 
-NodeRange parse_node_range(std::string_view text) {
-  const std::string problem =
-      "--elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got " + quoted(text);
-  NodeRange range;
-  const std::size_t dash = text.find('-');
-  const bool ok = dash == std::string_view::npos
-                      ? parse_number(text, range.min) && (range.max = range.min, true)
-                      : parse_number(text.substr(0, dash), range.min) &&
-                            parse_number(text.substr(dash + 1), range.max);
-  if (!ok || range.min < 1 || range.max < range.min) throw OptionError(problem);
+NodeSizes parse_node_range(std::string_view text) {
+  const std::optional<NodeSizes> sizes = node_sizes_from_text(trim(text));
+  if (!sizes || sizes->min < 1 || sizes->max < sizes->min) {
+    throw OptionError(
+        "--elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), MIN-MAX:STEP or a list of "
+        "counts (2,4,8), got " +
+        quoted(text));
+  }
+  const NodeSizes& range = *sizes;
   // No job is larger than its cluster (the daemon reads a maximum above the partition's node
   // count as all of it), so a count beyond any cluster is a typo, refused before Slurm sees it.
   if (range.max > bounds::kMaxNodes) {
@@ -119,6 +118,9 @@ NodeRange parse_node_range(std::string_view text) {
                       " is more nodes than any cluster has (at most " +
                       std::to_string(bounds::kMaxNodes) +
                       "): give at most the elastic partition's node count");
+  }
+  if (const std::optional<std::string> problem = node_sizes_problem(range)) {
+    throw OptionError("--elastic: " + *problem);
   }
   return range;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gaptrain/goodput.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::plugin {
@@ -26,11 +27,6 @@ struct Costs {
   double down_s = 0.0;
 };
 
-struct NodeRange {
-  int min = 1;
-  int max = 1;
-};
-
 // --elastic-cost=UP:DOWN: two non-negative finite numbers of seconds.
 Costs parse_costs(std::string_view text);
 
@@ -45,8 +41,9 @@ BatchRange parse_batch_range(std::string_view text);
 // --elastic-noise-scale=PHI: the job's gradient noise scale in samples at M0 (0 to 1e15).
 double parse_noise_scale(std::string_view text);
 
-// --elastic=MIN-MAX (or N): 1 <= MIN <= MAX.
-NodeRange parse_node_range(std::string_view text);
+// --elastic=MIN-MAX (or N): 1 <= MIN <= MAX; MIN-MAX:STEP or a list ("2,4,8") allows only
+// those counts (gaptrain/node_sizes.hpp, sbatch --array's spelling).
+NodeSizes parse_node_range(std::string_view text);
 
 // The contents of an --elastic-curve file: CSV lines "nodes,samples_per_s"; an optional header
 // line, blank lines and '#' comments are skipped. `origin` names the file in messages.

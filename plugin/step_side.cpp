@@ -47,10 +47,10 @@ std::string user_name(uid_t uid) {
 // Slurm shows no SPANK context the -N MIN-MAX range (sbatch hands plugins only uid/gid, and a
 // running job's record keeps no max), so the range comes from --elastic=MIN-MAX; without it
 // the job keeps the size it started with.
-NodeRange registered_range(spank_t sp, const char* elastic_arg) {
+NodeSizes registered_range(spank_t sp, const char* elastic_arg) {
   if (elastic_arg != nullptr && *elastic_arg != '\0') return parse_node_range(elastic_arg);
   const int now = std::atoi(job_getenv(sp, "SLURM_JOB_NUM_NODES").c_str());
-  return NodeRange{now > 0 ? now : 1, now > 0 ? now : 1};
+  return NodeSizes{now > 0 ? now : 1, now > 0 ? now : 1, {}};
 }
 
 // --elastic-batch and --elastic-noise-scale into the registration. Checked at submission; a
@@ -98,9 +98,10 @@ int register_job(spank_t sp) {
   r.user = user_name(uid);
   r.batch_host = node;
   try {
-    const NodeRange range = registered_range(sp, elastic_arg);
+    const NodeSizes range = registered_range(sp, elastic_arg);
     r.min_nodes = range.min;
     r.max_nodes = range.max;
+    r.allowed_sizes = range.allowed;
   } catch (const OptionError& e) {
     slurm_info("gaptrain: job %u: %s; not registered", r.job_id, e.what());
     return 0;

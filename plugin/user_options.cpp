@@ -70,7 +70,7 @@ spank_option elastic{text("elastic"),
                      text("[MIN-MAX]"),
                      text("Run as an elastic job that gaptrain grows into idle nodes and shrinks "
                           "back; MIN-MAX is the node range it can run on (repeat Slurm's -N "
-                          "MIN-MAX)"),
+                          "MIN-MAX); MIN-MAX:STEP or a list (2,4,8) allows only those counts"),
                      2,
                      0,
                      on_elastic};

@@ -15,7 +15,7 @@ namespace gaptrain::plugin {
 // What the submit side's callbacks accepted (sbatch, salloc, srun; empty elsewhere).
 struct SubmittedOptions {
   bool elastic = false;
-  std::optional<NodeRange> range;
+  std::optional<NodeSizes> range;
   std::optional<Curve> curve;
   std::optional<Costs> costs;
   std::optional<double> notice_s;

@@ -15,6 +15,7 @@
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
+#include "gaptrain/node_sizes.hpp"
 
 namespace gaptrain::protocol {
 
@@ -27,9 +28,9 @@ using bounds::kMaxNameBytes;
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
                                                             "elastic"};
-constexpr std::array<std::string_view, 13> kRegisterKeys = {
-    "v",     "type",      "job_id",      "user",     "batch_host", "min_nodes",  "max_nodes",
-    "curve", "up_cost_s", "down_cost_s", "notice_s", "batch",      "noise_scale"};
+constexpr std::array<std::string_view, 14> kRegisterKeys = {
+    "v",     "type",      "job_id",      "user",     "batch_host", "min_nodes",   "max_nodes",
+    "curve", "up_cost_s", "down_cost_s", "notice_s", "batch",      "noise_scale", "allowed_sizes"};
 constexpr std::array<std::string_view, 3> kBatchRangeKeys = {"tuned", "max", "max_per_node"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
@@ -202,6 +203,23 @@ double statistic_value(const Json::Value& value, const std::string& field, doubl
   return number;
 }
 
+// The registration's "allowed_sizes": node counts from min to max, smallest first, once each.
+std::vector<int> allowed_sizes_value(const Json::Value& value, int min_nodes, int max_nodes) {
+  if (!value.isArray() || value.size() > static_cast<Json::ArrayIndex>(kMaxAllowedSizes)) {
+    throw_json_type_error(
+        "allowed_sizes", "an array of at most " + std::to_string(kMaxAllowedSizes) + " node counts",
+        value);
+  }
+  NodeSizes sizes{min_nodes, max_nodes, {}};
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    sizes.allowed.push_back(int_value(value[i], "allowed_sizes[" + std::to_string(i) + "]"));
+  }
+  if (const std::optional<std::string> problem = node_sizes_problem(sizes)) {
+    throw InputError("allowed_sizes", *problem);
+  }
+  return sizes.allowed;
+}
+
 Request decode_register(const Json::Value& document) {
   reject_unknown_json_keys(document, kRegisterKeys);
   JobRegistration r;
@@ -214,6 +232,10 @@ Request decode_register(const Json::Value& document) {
   if (r.max_nodes > bounds::kMaxNodes) throw InputError("max_nodes", too_many_nodes(r.max_nodes));
   if (r.max_nodes < r.min_nodes) {
     throw InputError("max_nodes", "must be >= min_nodes (" + std::to_string(r.min_nodes) + ")");
+  }
+  // Optional: a job that runs at every count (or a plugin older than allowed sizes) leaves it out.
+  if (const Json::Value* allowed = optional_member(document, "allowed_sizes")) {
+    r.allowed_sizes = allowed_sizes_value(*allowed, r.min_nodes, r.max_nodes);
   }
   r.curve = curve_value(document);
   r.up_cost_s = cost_value(document, "up_cost_s");
@@ -315,6 +337,10 @@ Json::Value to_json(const JobRegistration& m) {
   v["batch_host"] = m.batch_host;
   v["min_nodes"] = m.min_nodes;
   v["max_nodes"] = m.max_nodes;
+  if (!m.allowed_sizes.empty()) {
+    Json::Value& allowed = v["allowed_sizes"] = Json::Value(Json::arrayValue);
+    for (const int nodes : m.allowed_sizes) allowed.append(nodes);
+  }
   Json::Value& curve = v["curve"] = Json::Value(Json::arrayValue);
   if (m.curve) {
     for (const ScalingCurve::Point& p : m.curve->points()) {

@@ -123,8 +123,8 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
   const Json::Value& jobs = status["elastic_jobs"];
   out << "Elastic jobs: " << jobs.size() << '\n';
   if (!jobs.empty()) {
-    out << "  " << pad("JOB", 10) << pad("USER", 12) << pad("MIN-MAX", 9) << pad("CURVE", 10)
-        << "NODES (BATCH HOST FIRST)\n";
+    out << "  " << pad("JOB", 10) << pad("USER", 12) << pad("PARTITION", 11) << pad("MIN-MAX", 9)
+        << pad("CURVE", 10) << "NODES (BATCH HOST FIRST)\n";
     for (const Json::Value& job : jobs) {
       const std::string minmax =
           std::to_string(job["min_nodes"].asInt()) + "-" + std::to_string(job["max_nodes"].asInt());
@@ -135,7 +135,8 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
         if (node.asString() != job["batch_host"].asString()) nodes += "," + node.asString();
       }
       out << "  " << pad(std::to_string(job["job_id"].asUInt()), 10)
-          << pad(job["user"].asString(), 12) << pad(minmax, 9) << pad(curve, 10)
+          << pad(job["user"].asString(), 12) << pad(job["partition"].asString(), 11)
+          << pad(minmax, 9) << pad(curve, 10)
           << (nodes.empty() ? join_nodes(job["nodes"]) : nodes) << " (" << job["nodes"].size()
           << ")\n";
     }

@@ -66,10 +66,14 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
   status["nodes"] = node_array;
 
   Json::Value job_array(Json::arrayValue);
+  const JobIndex slurm_jobs(snapshot);
   for (const auto& [id, job] : elastic.jobs()) {
     Json::Value j(Json::objectValue);
     j["job_id"] = id;
     j["user"] = job.user;
+    // Which elastic partition plans it (several may be configured); "" when Slurm lists it not.
+    const Job* slurm_job = slurm_jobs.find(id);
+    j["partition"] = slurm_job != nullptr ? slurm_job->partition : std::string();
     j["nodes"] = string_array(job.nodes);
     j["batch_host"] = job.batch_host;
     j["min_nodes"] = job.min_nodes;

@@ -4,7 +4,7 @@
 //   {"holes":[{"node":"n1","since":EPOCH,"predicted_end":EPOCH|null,"next_job":ID|null,
 //              "reservation":NAME|null}],
 //    "nodes":[{"name":"n1","state":"idle","jobs":[ID,...]}],
-//    "elastic_jobs":[{"job_id":ID,"user":"u","nodes":["n1"],"batch_host":"n1","min_nodes":1,
+//    "elastic_jobs":[{"job_id":ID,"user":"u","partition":"elastic","nodes":["n1"],"batch_host":"n1","min_nodes":1,
 //                     "max_nodes":4,"curve":{"source":"given"|"assumed"|"learned","points":[[n,s],...]},
 //                     "costs_source":"given"|"assumed"|"learned","up_cost_s":S,"down_cost_s":S,
 //                     "running":["n1",...],"satellites":{"n3":ID,...},

@@ -71,6 +71,7 @@ TEST(Status, JsonHasTheDocumentedShape) {
   const Json::Value& job = status["elastic_jobs"][0];
   EXPECT_EQ(job["job_id"].asUInt(), 41U);
   EXPECT_EQ(job["user"].asString(), "alice");
+  EXPECT_EQ(job["partition"].asString(), "elastic");
   EXPECT_EQ(job["nodes"][0].asString(), "n1");
   EXPECT_EQ(job["batch_host"].asString(), "n1");
   EXPECT_EQ(job["min_nodes"].asInt(), 1);

@@ -91,6 +91,15 @@ TEST(PluginOptionsTest, ParsesNodeRanges) {
   }
 }
 
+TEST(PluginOptionsTest, ParsesAllowedSizesAsSbatchArraysAreSpelled) {
+  EXPECT_EQ(parse_node_range("2-8:2").allowed, (std::vector<int>{2, 4, 6, 8}));
+  EXPECT_EQ(parse_node_range("1,2,4,8").allowed, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(parse_node_range("1,2,4,8").max, 8);
+  EXPECT_TRUE(parse_node_range("2-8").allowed.empty());
+  EXPECT_NE(error_of([] { parse_node_range("2-8:0"); }).find("MIN-MAX:STEP"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_node_range("2-4000:2"); }).find("list fewer"), std::string::npos);
+}
+
 // A node count beyond any cluster (--elastic=1-2000000000 once made the daemon's tables and
 // loops run away) is refused at submission with one line saying what to give instead.
 TEST(PluginOptionsTest, RefusesNodeRangesBeyondAnyCluster) {

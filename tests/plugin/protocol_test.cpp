@@ -349,6 +349,33 @@ TEST(ProtocolTest, RejectsBadBatchRangesAndNoiseScales) {
   EXPECT_EQ(error_field(with("noise_scale", "\"900\"")), "noise_scale");
 }
 
+TEST(ProtocolTest, RegistrationCarriesTheAllowedSizes) {
+  JobRegistration r;
+  r.job_id = 5;
+  r.user = "alice";
+  r.batch_host = "n1";
+  r.min_nodes = 2;
+  r.max_nodes = 8;
+  EXPECT_EQ(encode(r).find("allowed_sizes"), std::string::npos) << "left out when every count is";
+  r.allowed_sizes = {2, 4, 8};
+  EXPECT_EQ(round_trip(r), r);
+}
+
+TEST(ProtocolTest, RejectsAllowedSizesOutsideTheRangeOrOutOfOrder) {
+  // registration_with's job runs on 1 to 4 nodes.
+  const auto with = [](const std::string& sizes) {
+    std::string line = registration_with("", "");
+    return line.insert(line.size() - 1, ",\"allowed_sizes\":" + sizes);
+  };
+  EXPECT_EQ(error_field(with("[1,2,4]")), "<no error>");
+  EXPECT_EQ(error_field(with("[1,4,2]")), "allowed_sizes");
+  EXPECT_EQ(error_field(with("[1,2,2,4]")), "allowed_sizes");
+  EXPECT_EQ(error_field(with("[2,4]")), "allowed_sizes");    // not from min_nodes
+  EXPECT_EQ(error_field(with("[1,2,8]")), "allowed_sizes");  // beyond max_nodes
+  EXPECT_EQ(error_field(with("[1,2.5,4]")), "allowed_sizes[1]");
+  EXPECT_EQ(error_field(with("\"1,2,4\"")), "allowed_sizes");
+}
+
 TEST(ProtocolTest, LauncherReportCarriesGradientStatistics) {
   LauncherReport r;
   r.job_id = 42;

@@ -1015,6 +1015,8 @@ case_two_partitions() {
     fail "cpu job $cpu_job holds nodes outside cpu: $(squeue -h -o '%i %j %P %N' | tr '\n' ';')"
   no_node_shared
   poll 30 "4 elastic nodes in each partition's metrics" four_elastic_nodes_in_each
+  [ "$(query_status "job($gpu_job)['partition'] + ',' + job($cpu_job)['partition']")" = gpu,cpu ] ||
+    fail "gaptrain status names other partitions: $(query_status "[(j['job_id'], j['partition']) for j in s['elastic_jobs']]")"
   note "$(squeue -h -o '%i %j %P %N' -p gpu,cpu | tr '\n' ';')"
   scancel "$gpu_job" "$cpu_job"
 }

@@ -176,7 +176,7 @@ case_bad_options_refused() {
     sbatch --elastic-batch=128:4096 --wrap true
   refused 'sbatch: error: gaptrain: --elastic-noise-scale only applies to a job with a batch range: add --elastic-batch=M0:MAX (e.g. --elastic-batch=128:4096)' \
     sbatch --elastic --elastic-noise-scale=900 --wrap true
-  refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), got "5-2"' \
+  refused 'sbatch: error: gaptrain: --elastic: expected a node range MIN-MAX (1 <= MIN <= MAX), MIN-MAX:STEP or a list of counts (2,4,8), got "5-2"' \
     sbatch --elastic=5-2 --wrap true
   # A node count beyond any cluster (it once ran the daemon's tables and loops away).
   refused "sbatch: error: gaptrain: --elastic: MAX 2000000000 is more nodes than any cluster has (at most 100000): give at most the elastic partition's node count" \

@@ -58,6 +58,9 @@ struct JobRegistration {
   std::string batch_host;
   int min_nodes = 1;
   int max_nodes = 1;
+  // The only node counts it runs on, from min_nodes to max_nodes (--elastic=2-8:2 or 2,4,8;
+  // gaptrain/node_sizes.hpp); empty: every count between them.
+  std::vector<int> allowed_sizes;
   std::optional<ScalingCurve> curve;  // empty: learn it online
   std::optional<double> up_cost_s;    // empty: learn it online
   std::optional<double> down_cost_s;
