@@ -172,7 +172,8 @@ ElasticJob parse_job(const Json::Value& value) {
   reject_unknown_json_keys(value, kJobKeys);
   ElasticJob job;
   job.id = string_value(required_member(value, "id"), "id");
-  if (const Json::Value* sizes = member(value, "allowed_sizes")) {
+  if (const Json::Value* sizes = member(value, "allowed_sizes");
+      sizes != nullptr && !sizes->isNull()) {
     job.allowed_sizes = parse_allowed_sizes(*sizes);
   }
   const std::vector<int>& sizes = job.allowed_sizes;

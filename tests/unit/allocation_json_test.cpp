@@ -255,6 +255,8 @@ TEST(ProblemFromJson, AllowedSizesAreReadSortedWithoutRepeats) {
   EXPECT_EQ(problem.jobs[1].min_nodes, 2);
   EXPECT_EQ(problem.jobs[1].max_nodes, 8);
   EXPECT_TRUE(problem.jobs[0].allowed_sizes.empty()) << "absent: every count";
+  document["jobs"][1]["allowed_sizes"] = Json::Value();
+  EXPECT_TRUE(problem_from_json(document).jobs[1].allowed_sizes.empty()) << "null: absent";
 }
 
 TEST(ProblemFromJson, AllowedSizesAloneGiveTheBounds) {
