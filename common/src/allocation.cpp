@@ -50,16 +50,54 @@ void require_seconds(double value, const std::string& field) {
   }
 }
 
+// allowed_sizes: ascending without repeats, each a node count gaptrain accepts. Checked before
+// the bounds, which JSON input takes from these sizes when it leaves them out.
+void validate_allowed_sizes(const std::vector<int>& sizes, const std::string& field) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 1 || sizes[i] > bounds::kMaxNodes) {
+      throw InputError(field, "size " + std::to_string(sizes[i]) +
+                                  " is not a node count from 1 to " +
+                                  std::to_string(bounds::kMaxNodes));
+    }
+    if (i > 0 && sizes[i] <= sizes[i - 1]) {
+      throw InputError(field, "must be ascending without repeats (size " +
+                                  std::to_string(sizes[i]) + " follows " +
+                                  std::to_string(sizes[i - 1]) + ")");
+    }
+  }
+}
+
+// A size the bounds exclude is a contradiction in the job's own request, not a size to ignore.
+void require_sizes_within_bounds(const ElasticJob& job, const std::string& field) {
+  for (int size : job.allowed_sizes) {
+    if (size < job.min_nodes || size > job.max_nodes) {
+      throw InputError(field,
+                       "size " + std::to_string(size) + " is outside [min_nodes, max_nodes] = [" +
+                           std::to_string(job.min_nodes) + ", " + std::to_string(job.max_nodes) +
+                           "]: drop it, widen min_nodes/max_nodes, or leave them out to "
+                           "take the smallest and largest allowed size");
+    }
+  }
+}
+
 }  // namespace
+
+bool size_allowed(const ElasticJob& job, int nodes) {
+  if (nodes < job.min_nodes || nodes > job.max_nodes) return false;
+  return job.allowed_sizes.empty() ||
+         std::binary_search(job.allowed_sizes.begin(), job.allowed_sizes.end(), nodes);
+}
 
 void validate_job(const ElasticJob& job, const std::string& field) {
   if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
+  validate_allowed_sizes(job.allowed_sizes, field + ".allowed_sizes");
   if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
   if (job.max_nodes < job.min_nodes) {
     throw InputError(field + ".max_nodes", "must be >= min_nodes (" +
                                                std::to_string(job.min_nodes) + "), got " +
                                                std::to_string(job.max_nodes));
   }
+  require_sizes_within_bounds(job, field + ".allowed_sizes");
   require_seconds(job.up_cost_s, field + ".up_cost_s");
   require_seconds(job.down_cost_s, field + ".down_cost_s");
   if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {

@@ -1,5 +1,6 @@
 #include "gaptrain/allocation_json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cmath>
@@ -22,9 +23,9 @@ constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", 
                                                       "solver"};
 constexpr std::array<std::string_view, 3> kNodeKeys = {"name", "job", "hole_end_s"};
 constexpr std::array<std::string_view, 3> kBatchKeys = {"tuned", "max", "max_per_node"};
-constexpr std::array<std::string_view, 10> kJobKeys = {
-    "id",          "min_nodes",  "max_nodes", "curve", "up_cost_s",
-    "down_cost_s", "batch_host", "weight",    "batch", "noise_scale"};
+constexpr std::array<std::string_view, 11> kJobKeys = {
+    "id",         "min_nodes", "max_nodes", "curve",       "up_cost_s",    "down_cost_s",
+    "batch_host", "weight",    "batch",     "noise_scale", "allowed_sizes"};
 constexpr std::array<std::string_view, 4> kSolverKeys = {"time_limit_s", "mip_gap",
                                                          "max_hole_classes", "max_core_options"};
 
@@ -140,13 +141,44 @@ BatchRange parse_batch(const Json::Value& value) {
   return batch;
 }
 
+// [2, 4, 8]: sorted and without repeats, as ElasticJob keeps them (validate() checks the values).
+std::vector<int> parse_allowed_sizes(const Json::Value& value) {
+  require_array(value, "allowed_sizes");
+  if (value.empty()) {
+    throw InputError("allowed_sizes",
+                     "must name at least one node count (leave it out to allow every count)");
+  }
+  std::vector<int> sizes;
+  sizes.reserve(value.size());
+  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
+    sizes.push_back(int_value(value[i], index_field("allowed_sizes", i)));
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+// min_nodes or max_nodes: required, unless allowed sizes are given, whose smallest (largest)
+// then stands in.
+int node_bound(const Json::Value& job, std::string_view key, const std::vector<int>& sizes,
+               int from_sizes) {
+  if (const Json::Value* value = member(job, key)) return int_value(*value, std::string(key));
+  if (sizes.empty()) throw InputError(std::string(key), "required key is missing");
+  return from_sizes;
+}
+
 ElasticJob parse_job(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kJobKeys);
   ElasticJob job;
   job.id = string_value(required_member(value, "id"), "id");
-  job.min_nodes = int_value(required_member(value, "min_nodes"), "min_nodes");
-  job.max_nodes = int_value(required_member(value, "max_nodes"), "max_nodes");
+  if (const Json::Value* sizes = member(value, "allowed_sizes");
+      sizes != nullptr && !sizes->isNull()) {
+    job.allowed_sizes = parse_allowed_sizes(*sizes);
+  }
+  const std::vector<int>& sizes = job.allowed_sizes;
+  job.min_nodes = node_bound(value, "min_nodes", sizes, sizes.empty() ? 0 : sizes.front());
+  job.max_nodes = node_bound(value, "max_nodes", sizes, sizes.empty() ? 0 : sizes.back());
   job.curve = parse_curve(required_member(value, "curve"));
   job.up_cost_s = number_value(required_member(value, "up_cost_s"), "up_cost_s");
   job.down_cost_s = number_value(required_member(value, "down_cost_s"), "down_cost_s");
@@ -257,6 +289,10 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     j["weight"] = number_or_null(job.weight);
     if (job.batch) j["batch"] = batch_range_to_json(*job.batch);
     if (job.noise_scale) j["noise_scale"] = number_or_null(*job.noise_scale);
+    if (!job.allowed_sizes.empty()) {
+      Json::Value& sizes = j["allowed_sizes"] = Json::Value(Json::arrayValue);
+      for (int size : job.allowed_sizes) sizes.append(size);
+    }
   }
   Json::Value& solver = document["solver"] = Json::Value(Json::objectValue);
   solver["time_limit_s"] = number_or_null(problem.solver.time_limit_s);

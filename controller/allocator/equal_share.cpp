@@ -1,11 +1,27 @@
 #include "allocator/equal_share.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
 
 namespace gaptrain {
+
+namespace {
+
+// The largest count <= `nodes` the job may run at, or 0 when none.
+int largest_allowed(const ShareLimits& job, int nodes) {
+  const int most = std::min(nodes, job.max_nodes);
+  if (most < job.min_nodes) return 0;
+  if (job.allowed_sizes.empty()) return most;
+  const auto above = std::upper_bound(job.allowed_sizes.begin(), job.allowed_sizes.end(), most);
+  if (above == job.allowed_sizes.begin()) return 0;
+  const int size = *std::prev(above);
+  return size >= job.min_nodes ? size : 0;
+}
+
+}  // namespace
 
 std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int nodes) {
   std::vector<int> counts(jobs.size(), 0);
@@ -13,18 +29,14 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
   const int share = nodes / static_cast<int>(jobs.size());
   int left = nodes;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const int n = std::min(share, jobs[j].max_nodes);
-    if (n >= jobs[j].min_nodes) {
-      counts[j] = n;
-      left -= n;
-    }
+    counts[j] = largest_allowed(jobs[j], share);
+    left -= counts[j];
   }
   for (std::size_t j = 0; j < jobs.size() && left > 0; ++j) {
-    const int room = jobs[j].max_nodes - counts[j];
-    const int extra = std::min(room, left);
-    if (counts[j] + extra < jobs[j].min_nodes) continue;
-    counts[j] += extra;
-    left -= extra;
+    const int grown = largest_allowed(jobs[j], counts[j] + left);
+    if (grown <= counts[j]) continue;
+    left -= grown - counts[j];
+    counts[j] = grown;
   }
   return counts;
 }
@@ -32,7 +44,9 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
 AllocationResult share_equally(const AllocationProblem& problem) {
   AllocationResult result;
   std::vector<ShareLimits> limits;
-  for (const ElasticJob& job : problem.jobs) limits.push_back({job.min_nodes, job.max_nodes});
+  for (const ElasticJob& job : problem.jobs) {
+    limits.push_back({job.min_nodes, job.max_nodes, job.allowed_sizes});
+  }
   const std::vector<int> counts =
       equal_share_counts(limits, static_cast<int>(problem.nodes.size()));
   std::map<std::string, std::vector<std::string>> held;

@@ -12,12 +12,14 @@ namespace gaptrain {
 struct ShareLimits {
   int min_nodes = 1;
   int max_nodes = 1;
+  std::vector<int> allowed_sizes = {};  // ascending; empty: every count in [min, max]
 };
 
-// Node counts for `jobs` (in FCFS order) sharing `nodes` nodes. Every job gets the equal share
-// clamped to its max; a job whose min exceeds the share gets nothing; nodes left over then go
-// one job at a time in FCFS order, each job up to its max (a job given nothing yet takes them
-// only when they reach its min). Every count is 0 or within [min, max]; the sum is <= nodes.
+// Node counts for `jobs` (in FCFS order) sharing `nodes` nodes. Every job gets the largest
+// allowed count at most the equal share; a job whose smallest allowed count exceeds the share
+// gets nothing; nodes left over then go one job at a time in FCFS order, each job growing to the
+// largest allowed count they reach (a job given nothing yet takes them only when they reach its
+// smallest). Every count is 0 or allowed (within [min, max]); the sum is <= nodes.
 std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int nodes);
 
 // `problem` shared equally (the counts above, jobs in the problem's order): a job keeps the

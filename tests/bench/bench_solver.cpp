@@ -1,7 +1,8 @@
 // Solve times of the count-level allocator, and of BFTrainer's node-level model for comparison,
 // on random instances with the measured curves of curves.csv: half the nodes held by jobs,
 // horizon 600 s, throughput objective; with no hole ends, or 20% of the nodes with a hole end
-// from 3 distinct values below the horizon.
+// from 3 distinct values below the horizon; BM_AllocateAllowedSizes: the same instances with
+// allowed sizes on every job (issue 33).
 //
 // Each benchmark solves a fixed set of seeded instances per size, one per iteration, and
 // reports the solve-time percentiles over them (p50_ms, p99_ms, max_ms) as counters next to the
@@ -75,6 +76,27 @@ const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool 
   return problems;
 }
 
+// The same instances with allowed sizes on every job (issue 33): powers of two, multiples of a
+// group of 2, 4 or 8, or a random list, drawn per job (support::constrain_sizes).
+const std::vector<AllocationProblem>& sized_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+  auto& problems = cache[{nodes, jobs, holes}];
+  if (!problems.empty()) return problems;
+  problems = instances(nodes, jobs, holes);
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    support::constrain_sizes(problems[i], support::SizeRule::mixed, 33U + i, /*large=*/true);
+    // (mixed leaves a quarter of the jobs free: constrain those as powers of two)
+    for (gaptrain::ElasticJob& job : problems[i].jobs) {
+      if (!job.allowed_sizes.empty()) continue;
+      for (int k = 1; k <= job.max_nodes; k *= 2) {
+        if (k >= job.min_nodes) job.allowed_sizes.push_back(k);
+      }
+      if (job.allowed_sizes.empty()) job.allowed_sizes.push_back(job.max_nodes);
+    }
+  }
+  return problems;
+}
+
 // Nearest-rank percentile of a sample.
 double percentile(std::vector<double> sample, double p) {
   if (sample.empty()) return 0.0;
@@ -142,6 +164,12 @@ void BM_AllocateBatchRanges(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int jobs = static_cast<int>(state.range(1));
   measure_allocate(state, batch_instances(nodes, jobs, state.range(2) != 0));
+}
+
+void BM_AllocateAllowedSizes(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  measure_allocate(state, sized_instances(nodes, jobs, state.range(2) != 0));
 }
 
 void BM_BFTrainerNodeModel(benchmark::State& state) {
@@ -229,6 +257,16 @@ BENCHMARK(BM_AllocateBatchRanges)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime()
     ->ComputeStatistics("p50", p50)
+    ->ComputeStatistics("max", max_of);
+
+BENCHMARK(BM_AllocateAllowedSizes)
+    ->ArgNames({"nodes", "jobs", "holes"})
+    ->Apply(allocator_sizes)
+    ->Iterations(kInstancesPerSize)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("p50", p50)
+    ->ComputeStatistics("p99", p99)
     ->ComputeStatistics("max", max_of);
 
 BENCHMARK(BM_BFTrainerNodeModel)

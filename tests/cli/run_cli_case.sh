@@ -77,7 +77,11 @@ assert set(allocation) == set(jobs), f"jobs {sorted(allocation)} != {sorted(jobs
 owner = {}
 for job, names in allocation.items():
     count = len(names)
-    assert count == 0 or jobs[job]["min_nodes"] <= count <= jobs[job]["max_nodes"], \
+    # Allowed sizes (issue 33), when given, also stand in for a bound left out.
+    sizes = jobs[job].get("allowed_sizes") or []
+    low = jobs[job].get("min_nodes", min(sizes, default=1))
+    high = jobs[job].get("max_nodes", max(sizes, default=0))
+    assert count == 0 or (low <= count <= high and (not sizes or count in sizes)), \
         f"{job} got {count} nodes"
     for name in names:
         assert name in nodes, f"unknown node {name!r}"

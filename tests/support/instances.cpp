@@ -219,6 +219,53 @@ AllocationProblem random_problem(const InstanceParams& params) {
   return problem;
 }
 
+namespace {
+
+// A random non-empty subset of [low, high]: each count with even odds, one drawn if none was.
+std::vector<int> random_sizes(std::mt19937_64& rng, int low, int high) {
+  std::vector<int> sizes;
+  for (int k = low; k <= high; ++k) {
+    if (rng() % 2U == 0U) sizes.push_back(k);
+  }
+  if (sizes.empty())
+    sizes.push_back(low + static_cast<int>(rng() % static_cast<unsigned>(high - low + 1)));
+  return sizes;
+}
+
+std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule, const ElasticJob& job,
+                               bool large) {
+  std::vector<int> sizes;
+  switch (rule) {
+    case SizeRule::none: return {};
+    case SizeRule::powers_of_two:
+      for (int k = 1; k <= job.max_nodes; k *= 2) {
+        if (k >= job.min_nodes) sizes.push_back(k);
+      }
+      break;
+    case SizeRule::multiples: {
+      const int group = large ? 2 << (rng() % 3U) : 2 + static_cast<int>(rng() % 3U);
+      for (int k = group; k <= job.max_nodes; k += group) {
+        if (k >= job.min_nodes) sizes.push_back(k);
+      }
+      break;
+    }
+    case SizeRule::listed: return random_sizes(rng, job.min_nodes, job.max_nodes);
+    case SizeRule::mixed: {
+      constexpr SizeRule kRules[] = {SizeRule::none, SizeRule::powers_of_two, SizeRule::multiples,
+                                     SizeRule::listed};
+      return sizes_by_rule(rng, kRules[rng() % 4U], job, large);
+    }
+  }
+  return sizes.empty() ? random_sizes(rng, job.min_nodes, job.max_nodes) : sizes;
+}
+
+}  // namespace
+
+void constrain_sizes(AllocationProblem& problem, SizeRule rule, std::uint64_t seed, bool large) {
+  std::mt19937_64 rng(seed * 2654435761U + 33U);
+  for (ElasticJob& job : problem.jobs) job.allowed_sizes = sizes_by_rule(rng, rule, job, large);
+}
+
 InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index) {
   InstanceParams params;
   params.seed = static_cast<std::uint64_t>(nodes) * 1'000'003U +
@@ -269,8 +316,15 @@ std::string describe(const AllocationProblem& problem) {
            ", \"max_nodes\": " + std::to_string(job.max_nodes) +
            ", \"up_cost_s\": " + number(job.up_cost_s) +
            ", \"down_cost_s\": " + number(job.down_cost_s) + ", \"weight\": " + number(job.weight) +
-           ", \"batch_host\": " + (job.batch_host ? "\"" + *job.batch_host + "\"" : "null") +
-           ", \"curve\": [";
+           ", \"batch_host\": " + (job.batch_host ? "\"" + *job.batch_host + "\"" : "null");
+    if (!job.allowed_sizes.empty()) {
+      out += ", \"allowed_sizes\": [";
+      for (std::size_t i = 0; i < job.allowed_sizes.size(); ++i) {
+        out += std::string(i == 0 ? "" : ", ") + std::to_string(job.allowed_sizes[i]);
+      }
+      out += "]";
+    }
+    out += ", \"curve\": [";
     const auto& points = job.curve.points();
     for (std::size_t p = 0; p < points.size(); ++p) {
       out += std::string(p == 0 ? "" : ", ") + "[" + std::to_string(points[p].nodes) + ", " +

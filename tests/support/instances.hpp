@@ -60,6 +60,21 @@ struct InstanceParams {
 // hole-end fields give the same nodes, jobs and holdings.
 AllocationProblem random_problem(const InstanceParams& params);
 
+// How constrain_sizes() picks a job's allowed sizes (issue 33).
+enum class SizeRule {
+  none,           // every count in [min_nodes, max_nodes]
+  powers_of_two,  // 1, 2, 4, ... within the bounds
+  multiples,      // multiples of a group size of 2 to 4 (2, 4 or 8 for `large`)
+  listed,         // a random non-empty subset of the bounds' counts
+  mixed,          // one of the above per job, drawn at random
+};
+
+// Gives every job of `problem` allowed sizes by `rule`, drawn from `seed`. Where a rule names no
+// size within a job's bounds, the job gets a random listed subset instead, so the problem stays
+// valid. `large` groups (2, 4, 8) suit jobs of tens of nodes; small ones (2-4) tiny instances.
+void constrain_sizes(AllocationProblem& problem, SizeRule rule, std::uint64_t seed,
+                     bool large = false);
+
 // The parameters of bench_solver's grid instance `index` of a size (docs/benchmarks.md): the
 // measured curves, half the nodes held, 20% of the jobs new, BFTrainer's costs, and with
 // `holes` 20% of the nodes carrying one of 3 hole ends in [10, 590] s. The two hole variants

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gaptrain/input_error.hpp"
 #include "input_error_testing.hpp"
@@ -85,6 +86,7 @@ void expect_same_problem(const AllocationProblem& a, const AllocationProblem& b)
     EXPECT_EQ(x.down_cost_s, y.down_cost_s) << j;
     EXPECT_EQ(x.batch_host, y.batch_host) << j;
     EXPECT_EQ(x.weight, y.weight) << j;
+    EXPECT_EQ(x.allowed_sizes, y.allowed_sizes) << j;
   }
 }
 
@@ -243,6 +245,108 @@ TEST(ProblemToJson, WritesEveryKeyWithNullForAbsentValues) {
   EXPECT_EQ(document["solver"]["max_hole_classes"], 4);
 }
 
+// --- Allowed sizes (issue 33) ----------------------------------------------------------------
+
+TEST(ProblemFromJson, AllowedSizesAreReadSortedWithoutRepeats) {
+  Json::Value document = valid();
+  document["jobs"][1]["allowed_sizes"] = json("[8, 2, 4, 2]");
+  const AllocationProblem problem = problem_from_json(document);
+  EXPECT_EQ(problem.jobs[1].allowed_sizes, (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(problem.jobs[1].min_nodes, 2);
+  EXPECT_EQ(problem.jobs[1].max_nodes, 8);
+  EXPECT_TRUE(problem.jobs[0].allowed_sizes.empty()) << "absent: every count";
+  document["jobs"][1]["allowed_sizes"] = Json::Value();
+  EXPECT_TRUE(problem_from_json(document).jobs[1].allowed_sizes.empty()) << "null: absent";
+}
+
+TEST(ProblemFromJson, AllowedSizesAloneGiveTheBounds) {
+  Json::Value document = valid();
+  Json::Value& job = document["jobs"][1];
+  job.removeMember("min_nodes");
+  job.removeMember("max_nodes");
+  job["allowed_sizes"] = json("[4, 12, 8]");
+  const ElasticJob read = problem_from_json(document).jobs[1];
+  EXPECT_EQ(read.min_nodes, 4);
+  EXPECT_EQ(read.max_nodes, 12);
+
+  job["min_nodes"] = 2;  // one bound given: the other still comes from the sizes
+  EXPECT_EQ(problem_from_json(document).jobs[1].min_nodes, 2);
+  EXPECT_EQ(problem_from_json(document).jobs[1].max_nodes, 12);
+}
+
+TEST(ProblemToJson, AllowedSizesRoundTripAndAreWrittenOnlyWhenGiven) {
+  Json::Value document = valid();
+  document["jobs"][1]["allowed_sizes"] = json("[2, 4, 8]");
+  const AllocationProblem problem = problem_from_json(document);
+  const Json::Value written = problem_to_json(problem);
+  EXPECT_EQ(written["jobs"][1]["allowed_sizes"], json("[2, 4, 8]"));
+  EXPECT_FALSE(written["jobs"][0].isMember("allowed_sizes"));
+  expect_same_problem(parse_problem(to_json_text(written, false)), problem);
+}
+
+TEST(ProblemFromJsonErrors, AllowedSizesOutsideTheBoundsSayWhatToDo) {
+  Json::Value document = valid();
+  document["jobs"][1]["allowed_sizes"] = json("[2, 4, 16]");  // max_nodes is 8
+  EXPECT_EQ(error_for(document),
+            "jobs[1].allowed_sizes: size 16 is outside [min_nodes, max_nodes] = [2, 8]: drop it, "
+            "widen min_nodes/max_nodes, or leave them out to take the smallest and largest "
+            "allowed size");
+  document["jobs"][1]["allowed_sizes"] = json("[1, 2]");  // min_nodes is 2
+  EXPECT_THAT(error_for(document), StartsWith("jobs[1].allowed_sizes: size 1 is outside"));
+}
+
+TEST(ProblemFromJsonErrors, AllowedSizesMustBeNodeCounts) {
+  Json::Value document = valid();
+  document["jobs"][1].removeMember("min_nodes");
+  document["jobs"][1]["allowed_sizes"] = json("[0, 2]");
+  EXPECT_EQ(error_for(document),
+            "jobs[1].allowed_sizes: size 0 is not a node count from 1 to 100000");
+  document["jobs"][1]["allowed_sizes"] = json("[2, 200000]");
+  document["jobs"][1].removeMember("max_nodes");
+  EXPECT_EQ(error_for(document),
+            "jobs[1].allowed_sizes: size 200000 is not a node count from 1 to 100000");
+}
+
+TEST(ProblemFromJsonErrors, AllowedSizesMustBeANonEmptyArrayOfIntegers) {
+  Json::Value document = valid();
+  document["jobs"][1]["allowed_sizes"] = json("[]");
+  EXPECT_EQ(error_for(document),
+            "jobs[1].allowed_sizes: must name at least one node count (leave it out to allow "
+            "every count)");
+  document["jobs"][1]["allowed_sizes"] = json("[2, 4.5]");
+  EXPECT_EQ(error_for(document), "jobs[1].allowed_sizes[1]: expected an integer, got 4.5");
+  document["jobs"][1]["allowed_sizes"] = 4;
+  EXPECT_THAT(error_for(document), StartsWith("jobs[1].allowed_sizes: expected an array"));
+}
+
+TEST(ProblemFromJsonErrors, BoundsAreRequiredWithoutAllowedSizes) {
+  Json::Value document = valid();
+  document["jobs"][1].removeMember("max_nodes");
+  EXPECT_EQ(error_for(document), "jobs[1].max_nodes: required key is missing");
+}
+
+TEST(ValidateJob, AllowedSizesBuiltInCodeMustBeAscendingWithoutRepeats) {
+  AllocationProblem problem = parse_problem(kValid);
+  problem.jobs[1].allowed_sizes = {4, 2};
+  EXPECT_EQ(input_error_from([&] { validate(problem); }).what(),
+            std::string("jobs[1].allowed_sizes: must be ascending without repeats (size 2 "
+                        "follows 4)"));
+  problem.jobs[1].allowed_sizes = {2, 2};
+  EXPECT_THAT(input_error_from([&] { validate(problem); }).what(),
+              HasSubstr("ascending without repeats"));
+}
+
+TEST(SizeAllowed, IsTheBoundsWithoutSizesAndTheSizesWithThem) {
+  ElasticJob job;
+  job.min_nodes = 2;
+  job.max_nodes = 8;
+  for (int k : {2, 3, 5, 8}) EXPECT_TRUE(size_allowed(job, k)) << k;
+  for (int k : {0, 1, 9}) EXPECT_FALSE(size_allowed(job, k)) << k;
+  job.allowed_sizes = {2, 4, 8};
+  for (int k : {2, 4, 8}) EXPECT_TRUE(size_allowed(job, k)) << k;
+  for (int k : {0, 1, 3, 5, 6, 7, 9, 16}) EXPECT_FALSE(size_allowed(job, k)) << k;
+}
+
 // --- Results ---------------------------------------------------------------------------------
 
 AllocationResult sample_result() {
@@ -378,7 +482,7 @@ TEST(ProblemFromJsonErrors, UnknownJobKey) {
   document["jobs"][0]["priority"] = 3;
   EXPECT_EQ(error_for(document),
             "jobs[0].priority: unknown key (allowed: id, min_nodes, max_nodes, curve, up_cost_s, "
-            "down_cost_s, batch_host, weight, batch, noise_scale)");
+            "down_cost_s, batch_host, weight, batch, noise_scale, allowed_sizes)");
 }
 
 TEST(ProblemFromJsonErrors, UnknownSolverKey) {

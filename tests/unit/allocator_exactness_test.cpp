@@ -8,12 +8,14 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "allocator/allocator.hpp"
+#include "allocator/equal_share.hpp"
 #include "allocator/model/evaluate.hpp"
 #include "support/bftrainer_node_model.hpp"
 #include "support/instances.hpp"
@@ -279,6 +281,161 @@ TEST(AllocatorExactness, CompactModelAloneMatchesEnumeration) {
   EXPECT_GT(mattered, 50);
 }
 
+// --- Allowed sizes (issue 33) ----------------------------------------------------------------
+
+using test_support::constrain_sizes;
+using test_support::SizeRule;
+
+// Whether every job got 0 nodes or one of its allowed sizes: checked apart from infeasibility(),
+// which the enumeration relies on.
+std::optional<std::string> disallowed_count(const AllocationProblem& problem,
+                                            const NodeAllocation& allocation) {
+  for (const ElasticJob& job : problem.jobs) {
+    const auto found = allocation.find(job.id);
+    const auto given = found == allocation.end() ? 0 : static_cast<int>(found->second.size());
+    const bool listed = job.allowed_sizes.empty() ||
+                        std::find(job.allowed_sizes.begin(), job.allowed_sizes.end(), given) !=
+                            job.allowed_sizes.end();
+    if (given != 0 && (!listed || given < job.min_nodes || given > job.max_nodes)) {
+      return "job \"" + job.id + "\" given " + std::to_string(given) + " nodes";
+    }
+  }
+  return std::nullopt;
+}
+
+// Tiny instances with room between sizes (max_nodes up to 6), every job's sizes by `rule`.
+AllocationProblem tiny_sized_problem(std::uint64_t seed, double hole_end_fraction, SizeRule rule) {
+  InstanceParams params = tiny_params(seed, hole_end_fraction);
+  params.max_nodes_cap = 6;
+  params.min_nodes_cap = 2;
+  AllocationProblem problem = random_problem(params);
+  constrain_sizes(problem, rule, seed);
+  return problem;
+}
+
+// Jobs that hold a count they may not run at: they must move to an allowed one, or stop.
+int jobs_holding_a_disallowed_count(const AllocationProblem& problem) {
+  int count = 0;
+  for (const ElasticJob& job : problem.jobs) {
+    const auto held = static_cast<int>(
+        std::count_if(problem.nodes.begin(), problem.nodes.end(),
+                      [&job](const NodeState& node) { return node.job == job.id; }));
+    count += held > 0 && !size_allowed(job, held) ? 1 : 0;
+  }
+  return count;
+}
+
+struct SizedCoverage {
+  int mattered = 0;
+  int held_disallowed = 0;
+};
+
+void expect_sized_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem,
+                                      SizedCoverage& coverage) {
+  coverage.held_disallowed += jobs_holding_a_disallowed_count(problem);
+  expect_matches_enumeration(seed, problem, coverage.mattered);
+  SCOPED_TRACE(context(seed, problem));
+  const AllocationResult result = allocate(problem);
+  const std::optional<std::string> why = disallowed_count(problem, result.allocation);
+  EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(result.allocation);
+}
+
+const SizeRule kSizeRules[] = {SizeRule::powers_of_two, SizeRule::multiples, SizeRule::listed,
+                               SizeRule::mixed};
+
+TEST(AllocatorExactness, AllowedSizesMatchEnumerationWithoutHoleEnds) {
+  SizedCoverage coverage;
+  for (std::uint64_t seed = 7001; seed <= 7160; ++seed) {
+    const SizeRule rule = kSizeRules[seed % 4U];
+    expect_sized_matches_enumeration(seed, tiny_sized_problem(seed, 0.0, rule), coverage);
+  }
+  EXPECT_GT(coverage.mattered, 60);
+  EXPECT_GT(coverage.held_disallowed, 40);
+}
+
+TEST(AllocatorExactness, AllowedSizesMatchEnumerationWithHoleEnds) {
+  SizedCoverage coverage;
+  int rounded = 0;
+  for (std::uint64_t seed = 7201; seed <= 7400; ++seed) {
+    AllocationProblem problem =
+        tiny_sized_problem(seed, seed % 2U == 0U ? 1.0 : 0.6, kSizeRules[seed % 4U]);
+    // Every availability its own class, or (every third instance) fewer classes than
+    // availabilities, as the unconstrained tests above do.
+    const int distinct = distinct_availabilities(problem);
+    problem.solver.max_hole_classes = std::max(1, distinct);
+    if (seed % 3U == 0U && distinct >= 2) {
+      problem.solver.max_hole_classes =
+          1 + static_cast<int>(seed % static_cast<std::uint64_t>(distinct - 1));
+      ++rounded;
+    }
+    expect_sized_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 80);
+  EXPECT_GT(coverage.held_disallowed, 40);
+  EXPECT_GT(rounded, 30);
+}
+
+// The compact count-level MILP (the fallback) restricts totals with its own rows: exact alone.
+TEST(AllocatorExactness, AllowedSizesCompactModelAloneMatchesEnumeration) {
+  SizedCoverage coverage;
+  for (std::uint64_t seed = 7501; seed <= 7620; ++seed) {
+    AllocationProblem problem =
+        tiny_sized_problem(seed, seed % 2U == 0U ? 0.0 : 0.6, kSizeRules[seed % 4U]);
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    problem.solver.max_core_options = 0;
+    expect_sized_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 50);
+  EXPECT_GT(coverage.held_disallowed, 30);
+}
+
+// The issue's example: min 2, max 8, curve measured at 2, 4 and 8 nodes, sizes 2, 4, 8. Whatever
+// the cluster (2 to 12 nodes, held counts 3, 5, 6 and 7 among them), no job gets 3, 5, 6 or 7.
+TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
+  std::mt19937_64 rng(33);
+  int mattered = 0;
+  for (int round = 0; round < 60; ++round) {
+    AllocationProblem problem;
+    problem.objective = round % 2 == 0 ? Objective::throughput : Objective::speedup;
+    const int node_count = 2 + static_cast<int>(rng() % 11U);
+    const int job_count = 1 + static_cast<int>(rng() % 3U);
+    for (int j = 0; j < job_count; ++j) {
+      ElasticJob job;
+      job.id = "j" + std::to_string(j);
+      job.min_nodes = 2;
+      job.max_nodes = 8;
+      job.allowed_sizes = {2, 4, 8};
+      job.curve = ScalingCurve({{2, 190.0}, {4, 370.0 + 10.0 * j}, {8, 700.0}});
+      job.up_cost_s = 18.0;
+      job.down_cost_s = 12.0;
+      problem.jobs.push_back(job);
+    }
+    // The first job holds an in-between count where the nodes allow it.
+    const int held = std::min(node_count, std::vector<int>{3, 5, 6, 7}[rng() % 4U]);
+    for (int n = 0; n < node_count; ++n) {
+      NodeState node{"n" + std::to_string(n), {}, {}};
+      if (n < held) node.job = "j0";
+      if (rng() % 3U == 0U) node.hole_end_s = 30.0 + static_cast<double>(rng() % 900U);
+      problem.nodes.push_back(node);
+    }
+    SCOPED_TRACE("round " + std::to_string(round) +
+                 "\ninstance: " + test_support::describe(problem));
+    const auto expect_allowed = [](const NodeAllocation& allocation, std::string_view policy) {
+      for (const auto& [job, nodes] : allocation) {
+        const std::size_t n = nodes.size();
+        EXPECT_TRUE(n == 0 || n == 2 || n == 4 || n == 8) << policy << " gave " << job << " " << n;
+      }
+    };
+    const AllocationResult result = allocate(problem);
+    ASSERT_EQ(to_string(result.model_status), "optimal"sv) << result.message;
+    expect_allowed(result.allocation, "allocate()");
+    expect_allowed(share_equally(problem).allocation, "share_equally()");
+    if (node_count <= 7)
+      expect_matches_enumeration(static_cast<std::uint64_t>(round), problem, mattered);
+  }
+  EXPECT_GT(mattered, 10);
+}
+
 // BFTrainer's objective written out once more, from its paper, to check the reference model
 // itself: H * v(|A_j|) - (grew * up + shrank * down) * r_j.
 double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& allocation) {
@@ -400,6 +557,23 @@ TEST(AllocatorExactness, MatchesBFTrainerNodeModelOnMediumInstances) {
     params.horizon_s = 10.0;
     params.solver.mip_gap = kTightGap;
     expect_matches_node_model(seed, random_problem(params), 120.0, 1e-7);
+  }
+}
+
+// Listing every count in [min, max] is the same as listing none: same optimum, on instances big
+// enough that the enumeration could not check them.
+TEST(AllocatorExactness, ListingEveryCountChangesNothing) {
+  for (std::uint64_t seed = 7701; seed <= 7740; ++seed) {
+    const AllocationProblem plain = random_problem(small_params(seed));
+    AllocationProblem listed = plain;
+    for (ElasticJob& job : listed.jobs) {
+      for (int k = job.min_nodes; k <= job.max_nodes; ++k) job.allowed_sizes.push_back(k);
+    }
+    SCOPED_TRACE(context(seed, listed));
+    const AllocationResult a = allocate(plain);
+    const AllocationResult b = allocate(listed);
+    ASSERT_EQ(to_string(b.model_status), "optimal"sv) << b.message;
+    EXPECT_NEAR(a.objective, b.objective, tolerance(a.objective));
   }
 }
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace gaptrain {
 namespace {
 
@@ -23,6 +26,38 @@ TEST(EqualShare, AJobWhoseMinExceedsTheShareWaitsForLeftovers) {
 TEST(EqualShare, NothingToShare) {
   EXPECT_EQ(equal_share_counts({{1, 2}}, 0), (std::vector<int>{0}));
   EXPECT_TRUE(equal_share_counts({}, 5).empty());
+}
+
+TEST(EqualShare, AJobGetsTheLargestAllowedSizeWithinItsShare) {
+  // Share 3 each: a (sizes 2, 4, 8) takes 2, not 3; b (powers of two from 4) nothing; c takes 3.
+  // 5 left: a grows to 4 (8 is beyond 2 + 5); the 3 then left are too few for b.
+  EXPECT_EQ(equal_share_counts({{2, 8, {2, 4, 8}}, {4, 16, {4, 8, 16}}, {1, 3}}, 10),
+            (std::vector<int>{4, 0, 3}));
+  EXPECT_EQ(equal_share_counts({{2, 8, {2, 4, 8}}, {2, 8, {2, 4, 8}}}, 7),
+            (std::vector<int>{4, 2}));
+}
+
+TEST(EqualShare, AShareBelowTheSmallestAllowedSizeGivesNothing) {
+  EXPECT_EQ(equal_share_counts({{1, 8, {4, 8}}, {1, 8, {4, 8}}, {1, 8, {4, 8}}}, 9),
+            (std::vector<int>{8, 0, 0}));  // share 3 < 4: all left over, the first takes 8
+  EXPECT_EQ(equal_share_counts({{1, 8, {6}}}, 5), (std::vector<int>{0}));
+}
+
+TEST(EqualShare, ShareEquallyGivesOnlyAllowedSizes) {
+  AllocationProblem problem;
+  for (int n = 0; n < 7; ++n) problem.nodes.push_back({"n" + std::to_string(n), {}, {}});
+  problem.nodes[0].job = problem.nodes[1].job = problem.nodes[2].job = "a";  // holds 3
+  for (const char* id : {"a", "b"}) {
+    ElasticJob job;
+    job.id = id;
+    job.min_nodes = 2;
+    job.max_nodes = 8;
+    job.allowed_sizes = {2, 4, 8};
+    problem.jobs.push_back(job);
+  }
+  const AllocationResult result = share_equally(problem);
+  EXPECT_EQ(result.allocation.at("a").size(), 4U);
+  EXPECT_EQ(result.allocation.at("b").size(), 2U);
 }
 
 }  // namespace

@@ -34,6 +34,10 @@ struct ElasticJob {
   std::string id;
   int min_nodes = 1;
   int max_nodes = 1;
+  // The node counts the job can run at, ascending without repeats, all within [min_nodes,
+  // max_nodes]: the multiples of a pipeline/tensor-parallel group, or powers of two. Empty: every
+  // count in [min_nodes, max_nodes]. The allocator gives the job 0 nodes or one of these.
+  std::vector<int> allowed_sizes;
   ScalingCurve curve{{{1, 1.0}}};
   double up_cost_s = 0.0;    // seconds of lost progress for a grow
   double down_cost_s = 0.0;  // seconds of lost progress for a shrink
@@ -75,6 +79,10 @@ void validate(const AllocationProblem& problem);
 // "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
 // rather than losing the whole problem.
 void validate_job(const ElasticJob& job, const std::string& field);
+
+// Whether `job` may run on `nodes` nodes: within [min_nodes, max_nodes] and one of its allowed
+// sizes when it names any. (0 nodes, the job off, is always possible and not asked here.)
+bool size_allowed(const ElasticJob& job, int nodes);
 
 // `problem` with every job that has a batch range valued at its goodput curve (goodput_curve,
 // adaptive) instead of its throughput curve, and its batch range and noise scale cleared: what

@@ -36,26 +36,29 @@ std::span<const Mode> modes_of(const ClassedJob& job, std::span<const int> limit
                                std::array<Mode, 2>& modes) {
   const std::size_t classes = job.held.size();
   std::size_t count = 0;
-  const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
-  if (job.held_total > 0 && job.min_nodes <= shrink_high) {
+  // Totals run from an allowed size to an allowed size; the tables skip those between.
+  const int shrink_low = job.allowed_at_least(job.min_nodes);
+  const int shrink_high = job.allowed_at_most(job.held_total - 1);
+  if (job.held_total > 0 && shrink_low <= shrink_high) {
     Mode& shrink = modes[count++];
     shrink.low.assign(classes, 0);
     shrink.high.assign(classes, 0);
-    shrink.total_low = job.min_nodes;
+    shrink.total_low = shrink_low;
     shrink.total_high = shrink_high;
     shrink.cost = -job.down_cost_s * job.current_rate;
     for (std::size_t c = 0; c < classes; ++c) shrink.high[c] = std::min(job.held[c], limit[c]);
     shrink.low[static_cast<std::size_t>(job.batch_class)] = 1;  // keeps its batch host
   }
-  const int grow_low = std::max(job.held_total + 1, job.min_nodes);
-  if (grow_low <= job.max_nodes && job.held_fits(limit)) {
+  const int grow_low = job.allowed_at_least(job.held_total + 1);
+  const int grow_high = job.allowed_at_most(job.max_nodes);
+  if (grow_low <= grow_high && job.held_fits(limit)) {
     Mode& grow = modes[count++];
     grow.low.assign(job.held.begin(), job.held.end());
     grow.high.resize(classes);
     grow.total_low = grow_low;
-    grow.total_high = job.max_nodes;
+    grow.total_high = grow_high;
     grow.cost = -job.up_cost_s * job.current_rate;
-    for (std::size_t c = 0; c < classes; ++c) grow.high[c] = std::min(limit[c], job.max_nodes);
+    for (std::size_t c = 0; c < classes; ++c) grow.high[c] = std::min(limit[c], grow_high);
   }
   return {modes.data(), count};
 }
@@ -137,7 +140,7 @@ class ModeTable {
   void offer_best(Cell& best, std::vector<int>& counts) const {
     Cell total;
     for (int a = mode_.total_low; a <= mode_.total_high; ++a) {
-      total.offer(at(0, static_cast<std::size_t>(a)).value, a);
+      if (job_.allowed(a)) total.offer(at(0, static_cast<std::size_t>(a)).value, a);
     }
     if (total.value == kNone || total.value + mode_.cost <= best.value) return;
     best.value = total.value + mode_.cost;
@@ -155,7 +158,7 @@ class ModeTable {
     std::vector<int> counts(problem_.class_count(), 0);
     for (int a = mode_.total_low; a <= mode_.total_high; ++a) {
       const auto au = static_cast<std::size_t>(a);
-      if (at(0, au).value + mode_.cost < threshold) continue;
+      if (!job_.allowed(a) || at(0, au).value + mode_.cost < threshold) continue;
       if (!descend(0, au, mode_.cost, threshold, counts, visit)) return false;
     }
     return true;

@@ -51,13 +51,17 @@ class ModelBuilder {
             capacity_terms_[c].push_back({columns.stay, static_cast<double>(job.held[c])});
         }
       }
-      const int shrink_high = std::min(job.held_total - 1, job.max_nodes);
-      if (job.held_total > 0 && job.min_nodes <= shrink_high) {
-        columns.shrink = add_mode(job, job.min_nodes, shrink_high, /*grow=*/false, off_cost);
+      // Each mode's totals run from an allowed size to an allowed size (add_mode() rules out
+      // those between).
+      const int shrink_low = job.allowed_at_least(job.min_nodes);
+      const int shrink_high = job.allowed_at_most(job.held_total - 1);
+      if (job.held_total > 0 && shrink_low <= shrink_high) {
+        columns.shrink = add_mode(job, shrink_low, shrink_high, /*grow=*/false, off_cost);
       }
-      const int grow_low = std::max(job.held_total + 1, job.min_nodes);
-      if (grow_low <= job.max_nodes) {
-        columns.grow = add_mode(job, grow_low, job.max_nodes, /*grow=*/true,
+      const int grow_low = job.allowed_at_least(job.held_total + 1);
+      const int grow_high = job.allowed_at_most(job.max_nodes);
+      if (grow_low <= grow_high) {
+        columns.grow = add_mode(job, grow_low, grow_high, /*grow=*/true,
                                 off_cost - job.up_cost_s * job.current_rate);
       }
       std::vector<Term> one_mode;
@@ -101,6 +105,7 @@ class ModelBuilder {
     }
     std::vector<Term> at_most = total;
     at_most.front() = {y, -static_cast<double>(high)};
+    add_allowed_sizes(job, low, high, y, total);
     model_.add_row(0, kInf, std::move(total));     // sum m >= low * y
     model_.add_row(-kInf, 0, std::move(at_most));  // sum m <= high * y
     if (!grow) {
@@ -114,6 +119,36 @@ class ModelBuilder {
     for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
     add_forced_shrinks(job, mode, new_job ? classes : last, new_job);
     return mode;
+  }
+
+  // Restricts the mode's total to the job's allowed sizes in [low, high]; nothing to add when
+  // every count there is allowed. Evenly spaced sizes (multiples of a group size) take one
+  // integer column, sum m = low * y + step * t; others one binary per size, sum m = sum k z_k
+  // with sum z_k = y (a few for powers of two). `total` is the row sum m - low * y.
+  void add_allowed_sizes(const ClassedJob& job, int low, int high, int y,
+                         const std::vector<Term>& total) {
+    if (job.sizes.empty()) return;
+    std::vector<int> sizes;
+    for (int k = low; k <= high; k = job.allowed_at_least(k + 1)) sizes.push_back(k);
+    if (sizes.size() == static_cast<std::size_t>(high - low + 1)) return;  // every count
+    const int step = sizes.size() > 1 ? sizes[1] - sizes[0] : 1;
+    bool even = true;
+    for (std::size_t i = 1; i < sizes.size(); ++i) even &= sizes[i] - sizes[i - 1] == step;
+    std::vector<Term> row = total;  // sum m - low * y - (the allowed offset above low) = 0
+    if (even) {
+      const int t = model_.add_column(0, (high - low) / step, 0, Kind::integer);
+      row.push_back({t, -static_cast<double>(step)});
+      model_.add_row(0, 0, std::move(row));
+      return;
+    }
+    std::vector<Term> one_size{{y, -1.0}};
+    for (int size : sizes) {
+      const int z = model_.add_column(0, 1, 0, Kind::binary);
+      one_size.push_back({z, 1.0});
+      row.push_back({z, -static_cast<double>(size - low)});
+    }
+    model_.add_row(0, 0, std::move(one_size));  // sum z = y
+    model_.add_row(0, 0, std::move(row));
   }
 
   // L_s * v-hat(a_s) with a_s = sum_{c >= s} m_c, in the incremental formulation.

@@ -59,6 +59,9 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
       return who() + " given " + std::to_string(given[j]) + " nodes, outside {0} u [" +
              std::to_string(job.min_nodes) + ", " + std::to_string(job.max_nodes) + "]";
     }
+    if (given[j] > 0 && !size_allowed(job, given[j])) {
+      return who() + " given " + std::to_string(given[j]) + " nodes, not one of its allowed sizes";
+    }
     if (gained[j] && lost[j]) return who() + " both gains and loses nodes";
     const int host = classed.batch_host_node[j];
     if (given[j] > 0 && host >= 0 && owner[static_cast<std::size_t>(host)] != me) {

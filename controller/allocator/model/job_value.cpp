@@ -28,6 +28,21 @@ std::vector<double> rate_table(const ElasticJob& job, Objective objective, int l
   return rate;
 }
 
+// Gives each count the rate of the largest allowed size at or below it (0 below the smallest):
+// what a job left with a count it may not run at, as holes end, achieves (see ClassedJob::rate).
+void floor_to_allowed_sizes(std::vector<double>& rate, const std::vector<int>& sizes) {
+  if (sizes.empty()) return;
+  double running = 0.0;
+  auto next = sizes.begin();
+  for (std::size_t k = 0; k < rate.size(); ++k) {
+    if (next != sizes.end() && static_cast<std::size_t>(*next) == k) {
+      running = rate[k];
+      ++next;
+    }
+    rate[k] = running;
+  }
+}
+
 }  // namespace
 
 ClassedProblem classify(const AllocationProblem& problem) {
@@ -67,13 +82,16 @@ ClassedProblem classify(const AllocationProblem& problem) {
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const ElasticJob& spec = problem.jobs[j];
     ClassedJob& job = out.jobs[j];
-    job.min_nodes = spec.min_nodes;
+    // Allowed sizes lie within [min, max] (validate()): their ends are the job's real bounds.
+    job.sizes = spec.allowed_sizes;
+    job.min_nodes = job.sizes.empty() ? spec.min_nodes : job.sizes.front();
     // No job can be given more nodes than the problem has: a larger maximum means "all of
     // them", and every table below is sized by what exists, not by what was claimed.
-    job.max_nodes = std::min(spec.max_nodes, node_count);
+    job.max_nodes = std::min(job.sizes.empty() ? spec.max_nodes : job.sizes.back(), node_count);
     job.up_cost_s = spec.up_cost_s;
     job.down_cost_s = spec.down_cost_s;
     job.rate = rate_table(spec, problem.objective, std::max(job.max_nodes, job.held_total));
+    floor_to_allowed_sizes(job.rate, job.sizes);
     const int host = out.batch_host_node[j];
     job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
     job.current_rate =

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -13,21 +14,45 @@
 namespace gaptrain {
 
 struct ClassedJob {
-  int min_nodes = 1;
-  int max_nodes = 1;          // at most the problem's node count (may then fall below min_nodes)
-  int held_total = 0;         // c_j: nodes held now
-  std::vector<int> held;      // h_{j,c}: held nodes per class
-  int batch_class = -1;       // class of the batch host; -1 when the job holds no nodes
-  std::vector<double> rate;   // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s
+  int min_nodes = 1;       // the smallest allowed size when the job names sizes
+  int max_nodes = 1;       // at most the problem's node count (may then fall below min_nodes)
+  std::vector<int> sizes;  // ElasticJob::allowed_sizes, ascending; empty: every count
+  int held_total = 0;      // c_j: nodes held now
+  std::vector<int> held;   // h_{j,c}: held nodes per class
+  int batch_class = -1;    // class of the batch host; -1 when the job holds no nodes
+  // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s. For a job with allowed
+  // sizes, the rate of the largest allowed size <= k (0 below the smallest): a job left with k
+  // nodes when holes end runs on as many as it can use, as below its minimum it runs on none.
+  std::vector<double> rate;
   double current_rate = 0.0;  // r_j: v_j(c_j) when c_j >= min_j, else 0
   double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j)
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
 
-  // Whether keeping exactly its nodes is a feasible option ({0} u [min, max] holds).
-  bool can_stay() const {
-    return held_total > 0 && held_total >= min_nodes && held_total <= max_nodes;
+  // Whether the job may be given `nodes` nodes (> 0): within [min, max] and an allowed size.
+  // Every option the allocator considers passes this one test.
+  bool allowed(int nodes) const {
+    if (nodes < min_nodes || nodes > max_nodes) return false;
+    return sizes.empty() || std::binary_search(sizes.begin(), sizes.end(), nodes);
   }
+  // The smallest count >= `nodes` the job may be given, or a count above max_nodes when none.
+  int allowed_at_least(int nodes) const {
+    const int from = std::max(nodes, min_nodes);
+    if (sizes.empty() || from > max_nodes) return from;
+    const auto it = std::lower_bound(sizes.begin(), sizes.end(), from);
+    return it == sizes.end() ? max_nodes + 1 : *it;
+  }
+  // The largest count <= `nodes` the job may be given, or a count below min_nodes when none.
+  int allowed_at_most(int nodes) const {
+    const int to = std::min(nodes, max_nodes);
+    if (sizes.empty() || to < min_nodes) return to;
+    const auto it = std::upper_bound(sizes.begin(), sizes.end(), to);
+    return it == sizes.begin() ? min_nodes - 1 : *std::prev(it);
+  }
+
+  // Whether keeping exactly its nodes is a feasible option (an allowed count): a job holding a
+  // count it may not run at can only move to an allowed one, or stop.
+  bool can_stay() const { return held_total > 0 && allowed(held_total); }
   // Whether its held nodes fit under per-class limits.
   bool held_fits(std::span<const int> limit) const {
     return std::equal(held.begin(), held.end(), limit.begin(),
