@@ -14,6 +14,7 @@
 
 #include "daemon_client.hpp"
 #include "gaptrain/cli11.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "gaptrain/protocol.hpp"
 #include "one_line.hpp"
 
@@ -126,8 +127,11 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
     out << "  " << pad("JOB", 10) << pad("USER", 12) << pad("PARTITION", 11) << pad("MIN-MAX", 9)
         << pad("CURVE", 10) << "NODES (BATCH HOST FIRST)\n";
     for (const Json::Value& job : jobs) {
-      const std::string minmax =
-          std::to_string(job["min_nodes"].asInt()) + "-" + std::to_string(job["max_nodes"].asInt());
+      NodeSizes sizes{job["min_nodes"].asInt(), job["max_nodes"].asInt(), {}};
+      for (const Json::Value& nodes : job["allowed_sizes"]) sizes.allowed.push_back(nodes.asInt());
+      // "2-8", or the only counts it runs on ("2-8:2", "1,2,4,8").
+      std::string minmax = to_text(sizes);
+      if (sizes.allowed.empty() && sizes.min == sizes.max) minmax += "-" + minmax;
       // "assumed": the allocator uses a prior until the job's progress is measured ("learned").
       const std::string curve = job["curve"]["source"].asString();
       std::string nodes = job["batch_host"].asString();
@@ -136,9 +140,8 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
       }
       out << "  " << pad(std::to_string(job["job_id"].asUInt()), 10)
           << pad(job["user"].asString(), 12) << pad(job["partition"].asString(), 11)
-          << pad(minmax, 9) << pad(curve, 10)
-          << (nodes.empty() ? join_nodes(job["nodes"]) : nodes) << " (" << job["nodes"].size()
-          << ")\n";
+          << pad(minmax, 9) << pad(curve, 10) << (nodes.empty() ? join_nodes(job["nodes"]) : nodes)
+          << " (" << job["nodes"].size() << ")\n";
     }
   }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::cli {
@@ -14,21 +15,6 @@ namespace {
 
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.rfind(prefix, 0) == 0;
-}
-
-// "4" or "1-8": the range given once, for Slurm, the plugin and the launcher alike.
-bool parse_range(const std::string& text, int& low, int& high) {
-  const std::size_t dash = text.find('-');
-  const auto number = [](const std::string& digits, int& out) {
-    if (digits.empty() || digits.size() > 6 ||
-        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return false;
-    }
-    out = std::atoi(digits.c_str());
-    return out >= 1 && out <= bounds::kMaxNodes;
-  };
-  if (dash == std::string::npos) return number(text, low) && number(text, high);
-  return number(text.substr(0, dash), low) && number(text.substr(dash + 1), high) && low <= high;
 }
 
 // The value of option `name` at args[i] ("--name=V" or "--name V"; short "-N V" or "-NV"),
@@ -133,11 +119,22 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
       break;
     }
     if (const auto range = option_value(args, i, "--nodes", "-N", error)) {
-      if (!parse_range(*range, request.min_nodes, request.max_nodes)) {
+      // Given once, for Slurm (MIN-MAX), the plugin and the launcher alike.
+      const std::optional<NodeSizes> sizes = node_sizes_from_text(*range);
+      if (!sizes || sizes->min < 1 || sizes->max < sizes->min) {
         error =
-            "-N: expected MIN-MAX (e.g. 1-8) or N, with 1 <= MIN <= MAX, got \"" + *range + "\"";
+            "-N: expected MIN-MAX (e.g. 1-8) or N, with 1 <= MIN <= MAX, or only some counts "
+            "(2-8:2, 1,2,4,8), got \"" +
+            *range + "\"";
         return std::nullopt;
       }
+      if (const std::optional<std::string> problem = node_sizes_problem(*sizes)) {
+        error = "-N: " + *problem;
+        return std::nullopt;
+      }
+      request.min_nodes = sizes->min;
+      request.max_nodes = sizes->max;
+      request.allowed_sizes = sizes->allowed;
       range_given = true;
     } else if (const auto curve = option_value(args, i, "--curve", "", error)) {
       request.curve_file = *curve;
@@ -226,8 +223,8 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
       std::any_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_partition_option);
   if (!own_partition) argv.push_back("--partition=" + site.elastic_partition);
   argv.push_back("--nodes=" + range);
-  argv.push_back("--elastic=" + std::to_string(request.min_nodes) + "-" +
-                 std::to_string(request.max_nodes));
+  argv.push_back("--elastic=" +
+                 to_text(NodeSizes{request.min_nodes, request.max_nodes, request.allowed_sizes}));
   if (!request.curve_file.empty()) argv.push_back("--elastic-curve=" + request.curve_file);
   if (!request.cost.empty()) argv.push_back("--elastic-cost=" + request.cost);
   if (request.notice_s) {

@@ -30,6 +30,7 @@ namespace gaptrain::cli {
 struct SubmitRequest {
   int min_nodes = 0;
   int max_nodes = 0;
+  std::vector<int> allowed_sizes;        // -N 2-8:2 or 1,2,4,8 (node_sizes.hpp); empty: every count
   std::string curve_file;                // --curve
   std::string cost;                      // --cost UP:DOWN, as given (the plugin checks it)
   std::optional<double> notice_s;        // --notice S

@@ -181,6 +181,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.nodes = batch_host_first(*job, elastic.batch_host);
   elastic.min_nodes = request.min_nodes;
   elastic.max_nodes = request.max_nodes;
+  elastic.allowed_sizes = request.allowed_sizes;
   // A given curve is a ScalingCurve: its rule was checked when the registration was decoded.
   if (request.curve) {
     elastic.curve_source = Source::given;

@@ -61,6 +61,8 @@ struct ElasticJob {
   std::string batch_host;                           // from Slurm
   int min_nodes = 1;
   int max_nodes = 1;
+  // The only counts it runs on (--elastic=2-8:2; gaptrain/node_sizes.hpp); empty: every count.
+  std::vector<int> allowed_sizes;
   Source curve_source = Source::assumed;
   // Assumed curves are relative: samples/s per one-node rate.
   ScalingCurve curve = assumed_curve(1);

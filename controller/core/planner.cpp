@@ -12,6 +12,7 @@
 #include "core/parking.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/node_sizes.hpp"
 
 namespace gaptrain::daemon {
 
@@ -78,8 +79,30 @@ bool loses_own_node(const ElasticJob& job, const std::set<std::string>& lost) {
                      [&](const std::string& node) { return !job.satellites.contains(node); });
 }
 
+NodeSizes sizes_of(const ElasticJob& job) {
+  return NodeSizes{job.min_nodes, job.max_nodes, job.allowed_sizes};
+}
+
+// `kept` cut to the largest count the job runs on (it runs only at some: --elastic=2-8:2), the
+// nodes beyond going with the others: satellites first, the last grown first, then its own
+// nodes, never the batch host. Below its smallest count nothing is cut: that is a requeue.
+void keep_an_allowed_count(const ElasticJob& job, std::vector<std::string>& kept) {
+  const int count = largest_allowed_at_most(sizes_of(job), static_cast<int>(kept.size()));
+  if (count == 0) return;
+  auto extra = static_cast<std::ptrdiff_t>(kept.size()) - count;
+  for (const bool satellites : {true, false}) {
+    for (auto it = kept.end(); extra > 0 && it != kept.begin();) {
+      --it;
+      if (*it == job.batch_host || job.satellites.contains(*it) != satellites) continue;
+      it = kept.erase(it);
+      --extra;
+    }
+  }
+}
+
 // The action that takes `lost` from `job`: a shrink when the job keeps its batch host and its
 // minimum, else a requeue (Slurm cannot remove the batch host; below its minimum it cannot run).
+// A job that runs only at some counts lets go of what is beyond the largest it keeps, at once.
 // Without `shrink_own_nodes` (disable_job_shrink) only satellites can go by a shrink.
 Action release(const ElasticJob& job, const std::set<std::string>& lost, std::string reason,
                bool shrink_own_nodes) {
@@ -87,8 +110,11 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
   action.job_id = job.job_id;
   action.reason = std::move(reason);
   action.nodes = minus(job.nodes, lost);
+  keep_an_allowed_count(job, action.nodes);
+  const std::vector<std::string> gone = minus(job.nodes, action.nodes);
   const bool keeps_batch_host = contains(action.nodes, job.batch_host);
-  const bool shrinkable = shrink_own_nodes || !loses_own_node(job, lost);
+  const bool shrinkable =
+      shrink_own_nodes || !loses_own_node(job, std::set<std::string>(gone.begin(), gone.end()));
   if (shrinkable && keeps_batch_host && static_cast<int>(action.nodes.size()) >= job.min_nodes) {
     action.kind = ActionKind::shrink;
     action.drain = minus(job.nodes, action.nodes);
@@ -107,6 +133,7 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   e.id = std::to_string(job.job_id);
   e.min_nodes = job.min_nodes;
   e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
+  e.allowed_sizes = job.allowed_sizes;
   e.curve = job.curve;
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
@@ -619,7 +646,15 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   // leave; an admission that would fall below its minimum waits.
   NodeCaps caps(snapshot, staying, partition_size, settings.queue);
   for (Action& grow : grows) {
-    const std::size_t allowed = caps.allowed(grow.job_id, grow.nodes.size());
+    std::size_t allowed = caps.allowed(grow.job_id, grow.nodes.size());
+    const auto job = std::find_if(staying.begin(), staying.end(),
+                                  [&](const ElasticJob& j) { return j.job_id == grow.job_id; });
+    if (job != staying.end() && allowed < grow.nodes.size()) {
+      // Capped short of the allocator's count: to the largest count the job runs on.
+      const int held = static_cast<int>(job->nodes.size());
+      const int total = largest_allowed_at_most(sizes_of(*job), held + static_cast<int>(allowed));
+      allowed = total > held ? static_cast<std::size_t>(total - held) : 0;
+    }
     if (allowed == 0 || (grow.kind == ActionKind::admit && allowed < grow.nodes.size())) continue;
     grow.nodes.resize(allowed);
     caps.grant(grow.job_id, grow.nodes.size());

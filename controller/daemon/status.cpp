@@ -78,6 +78,10 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     j["batch_host"] = job.batch_host;
     j["min_nodes"] = job.min_nodes;
     j["max_nodes"] = job.max_nodes;
+    if (!job.allowed_sizes.empty()) {  // only some counts (--elastic=2-8:2)
+      Json::Value& allowed = j["allowed_sizes"] = Json::Value(Json::arrayValue);
+      for (const int nodes : job.allowed_sizes) allowed.append(nodes);
+    }
     Json::Value curve(Json::objectValue);
     curve["source"] = std::string(to_string(job.curve_source));
     Json::Value points(Json::arrayValue);

@@ -35,6 +35,17 @@ TEST(SubmitPlan, OneLineBecomesTheWholeElasticSubmission) {
                    "--wrap=exec gaptrain-launch -- python3 train.py --x"}));
 }
 
+// Only some node counts (issue 33): Slurm gets the range, the plugin the counts.
+TEST(SubmitPlan, AllowedSizesGoToThePluginAndTheRangeToSlurm) {
+  const Words argv = sbatch_command(parsed({"-N", "2-8:2", "--", "x"}), {});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--nodes=2-8"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic=2-8:2"), argv.end());
+  const Words powers = sbatch_command(parsed({"-N", "1,2,4,8", "--", "x"}), {});
+  EXPECT_NE(std::find(powers.begin(), powers.end(), "--nodes=1-8"), powers.end());
+  EXPECT_NE(std::find(powers.begin(), powers.end(), "--elastic=1,2,4,8"), powers.end());
+  EXPECT_NE(refusal({"-N", "2-8:0", "--", "x"}).find("2-8:2"), std::string::npos);
+}
+
 // Parked by default (a begin time far ahead: gaptraind admits it by Slurm's priority); held
 // when the user asks for --hold, or gives a begin time of their own, which parking would
 // overwrite (sbatch takes the last --begin) and which a held job keeps.
@@ -79,7 +90,7 @@ TEST(SubmitPlan, ThePartitionAndNameGivenWin) {
   EXPECT_EQ(std::count_if(argv.begin(), argv.end(),
                           [](const std::string& w) { return w.rfind("--job-name", 0) == 0; }),
             0);
-  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic=4-4"), argv.end());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic=4"), argv.end());
 }
 
 TEST(SubmitPlan, NoticeAndParsable) {

@@ -100,6 +100,42 @@ TEST(Planner, ARegularJobWaitingOnAnElasticLeaseGetsItsNodesAtOnce) {
   }
 }
 
+// A job that runs only at 2, 4 or 8 nodes, on 4, loses one to a regular job: it keeps 2 (its
+// batch host first) and lets the fourth go at once with the one taken, not a poll later.
+TEST(Planner, AReclaimLeavesAJobAtItsNextAllowedCountDown) {
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 2, 8);
+  job.allowed_sizes = {2, 4, 8};
+  job.satellites = {{"n3", 70}, {"n4", 71}};
+  add_pending_regular(s, 42, kNow + 240, {"n2"});
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  ASSERT_FALSE(p.actions.empty());
+  const Action& first = p.actions.front();
+  EXPECT_EQ(first.kind, ActionKind::shrink);
+  EXPECT_EQ(first.nodes.size(), 2U);
+  EXPECT_EQ(first.nodes.front(), "n1");
+  EXPECT_EQ(first.drain.size(), 2U);
+  // With every count allowed it keeps 3.
+  job.allowed_sizes.clear();
+  EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).actions.front().nodes.size(), 3U);
+  // Below its smallest count it cannot run: a requeue.
+  job.allowed_sizes = {4, 8};
+  job.min_nodes = 4;
+  EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).actions.front().kind, ActionKind::requeue);
+}
+
+// The allocator gives a job that runs only at even counts an even count.
+TEST(Planner, AJobGrowsOnlyToAnAllowedCount) {
+  Snapshot s = cluster(5, {"n1", "n2"});
+  ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 2, 8);
+  job.allowed_sizes = {2, 4, 6, 8};
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->nodes.size(), 2U);  // to 4: five nodes hold no even count above it
+}
+
 TEST(Planner, APlannedBatchHostIsSwappedForAnotherElasticNode) {
   // Backfill planned job 42 on n1 (job 7's batch host) and n3: job 42 gets n3 and, instead of
   // the batch host, a satellite of job 7 (n4) before a node of job 8's own (n5).

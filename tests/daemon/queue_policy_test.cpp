@@ -309,6 +309,20 @@ TEST(QueuePolicy, APerUserNodeCapLimitsGrows) {
   EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 2U);
 }
 
+// A job that runs only at even counts (--elastic=2-8:2) capped at 5 nodes grows to 4, not 5.
+TEST(QueuePolicy, ACapStopsAJobAtAnAllowedCount) {
+  Snapshot s = cluster(8, {"n1", "n2"});
+  ElasticJob running = add_running(s, 5, {"n1", "n2"}, 8, "alice");
+  running.min_nodes = 2;
+  running.allowed_sizes = {2, 4, 6, 8};
+  PlannerSettings settings;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 6U);
+  settings.queue.max_nodes_per_user = 5;
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 2U);
+  settings.queue.max_nodes_per_user = 3;  // 3 leaves no even count above the 2 it holds
+  EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 0U);
+}
+
 TEST(QueuePolicy, TheElasticShareOfThePartitionIsCapped) {
   Snapshot s = cluster(8, {"n1"});
   const ElasticJob running = add_running(s, 5, {"n1"}, 8, "alice");
