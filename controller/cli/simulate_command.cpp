@@ -67,6 +67,10 @@ Policies:
   bftrainer     BFTrainer's MILP: the same objective, fixed horizon, no hole ends
   equal-share   BFTrainer's heuristic baseline: idle nodes split equally, leftovers FCFS
   --learn       the allocator is not told curves or costs: it learns them from job progress
+  --ignore-allowed-sizes
+                gaptraind is not told the counts jobs run at (the mix's allowed_sizes); a job
+                given a count between them trains on the largest it can use: what telling
+                them gains
   --oracle      also compute the oracle bound: a proven upper bound on the useful samples of
                 any policy on this input (docs/simulator.md, "The oracle bound")
   --compare     run every policy on the input and print a table: gaptrain, bftrainer,
@@ -109,6 +113,7 @@ struct SimulateArgs {
   bool batch_given = false;
   std::string policy = "gaptrain";
   bool learn = false;
+  bool ignore_allowed_sizes = false;
   int nodes = 0;
   int max_running = static_cast<int>(sim::kMaxRunningOption.default_value);
   double start_s = sim::kStartOption.default_value;
@@ -264,6 +269,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   sim::SimOptions options;
   options.policy = *sim::policy_from_string(args.policy);  // CLI11 checked the name
   options.learn = args.learn;
+  options.tell_allowed_sizes = !args.ignore_allowed_sizes;
   options.max_running = args.max_running;
   options.node_limit = args.nodes;
   options.start_s = args.start_s;
@@ -405,6 +411,7 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["repeat_jobs_s"] = in.repeat_s;
   p["policy"] = std::string(sim::to_string(options.policy));
   p["learn"] = options.learn;
+  p["tell_allowed_sizes"] = options.tell_allowed_sizes;
   p["nodes"] = options.node_limit > 0 ? Json::Value(options.node_limit) : Json::Value();
   p["max_running"] = options.max_running;
   p["start_s"] = options.start_s;
@@ -730,6 +737,8 @@ Command add_simulate_command(CLI::App& parent) {
       ->check(policy_name());
   app->add_flag("--learn", args->learn,
                 "Do not tell the allocator the curves and costs: learn them from progress");
+  app->add_flag("--ignore-allowed-sizes", args->ignore_allowed_sizes,
+                "Do not tell gaptraind the counts the jobs run at (allowed_sizes)");
   add_number(app, sim::kNodesOption, args->nodes);
   add_number(app, sim::kMaxRunningOption, args->max_running);
   add_number(app, sim::kStartOption, args->start_s);

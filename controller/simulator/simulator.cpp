@@ -12,6 +12,7 @@
 #include "core/controller.hpp"
 #include "core/launch_instruction.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "gaptrain/protocol.hpp"
 #include "simulator/batch_training.hpp"
 #include "simulator/replayed_slurm.hpp"
@@ -315,6 +316,13 @@ class Replay {
     request.min_nodes = r.spec->min_nodes;
     request.max_nodes =
         std::max(r.spec->min_nodes, std::min(r.spec->max_nodes, slurm_.node_count()));
+    if (options_.tell_allowed_sizes && !r.spec->allowed_sizes.empty()) {
+      // Those the cluster has room for (the registration's counts end at its maximum).
+      for (const int nodes : r.spec->allowed_sizes) {
+        if (nodes <= request.max_nodes) request.allowed_sizes.push_back(nodes);
+      }
+      request.max_nodes = request.allowed_sizes.back();
+    }
     if (!options_.learn) {
       request.curve = *r.curve;
       request.up_cost_s = r.spec->up_cost_s;
@@ -395,7 +403,11 @@ class Replay {
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
     const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
-    const int nodes = static_cast<int>(held.size() - std::min(held.size(), draining));
+    // A job that runs only at some counts trains on the largest it can use (a pipeline of
+    // 2-node stages given 5 nodes runs 2 stages), and not at all below its smallest.
+    const int nodes = largest_allowed_at_most(
+        NodeSizes{r.spec->min_nodes, r.spec->max_nodes, r.spec->allowed_sizes},
+        static_cast<int>(held.size() - std::min(held.size(), draining)));
     if (nodes == r.training_nodes) return;
     const bool grow = nodes > r.training_nodes;
     const bool start = r.training_nodes == 0;

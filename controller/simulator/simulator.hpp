@@ -35,6 +35,10 @@ struct SimOptions {
   Policy policy = Policy::gaptrain;
   // The allocator is not told curves or costs; it learns them from the progress the jobs report.
   bool learn = false;
+  // False: the jobs' allowed sizes (the mix's allowed_sizes column) are not told to gaptraind,
+  // as before issue 33; a job given a count between them still trains on the largest it can
+  // use. The comparison that says what telling them gains.
+  bool tell_allowed_sizes = true;
   // Where a regular job runs that the trace starts on a node an elastic job holds: where Slurm
   // would start it (gaptrain, inside Slurm), or on the trace's very node (BFTrainer, beside the
   // scheduler). replayed_slurm.hpp.

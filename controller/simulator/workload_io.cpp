@@ -17,6 +17,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "gaptrain/text_file.hpp"
 #include "simulator/csv_record.hpp"
 
@@ -375,6 +376,14 @@ constexpr std::array<std::string_view, 8> kJobsColumns = {"id",        "submit_s
 constexpr std::array<std::string_view, 10> kBatchJobsColumns = {
     "id",           "submit_s",  "model",       "min_nodes",  "max_nodes",
     "work_samples", "up_cost_s", "down_cost_s", "batch_size", "max_batch_size"};
+// Either, with the counts each job runs at (issue 33) as one more column: "2-16:2", "1,2,4,8"
+// (quoted: it holds commas) or empty for every count (gaptrain/node_sizes.hpp).
+constexpr std::array<std::string_view, 9> kSizedJobsColumns = {
+    "id",           "submit_s",  "model",       "min_nodes",    "max_nodes",
+    "work_samples", "up_cost_s", "down_cost_s", "allowed_sizes"};
+constexpr std::array<std::string_view, 11> kSizedBatchJobsColumns = {
+    "id",        "submit_s",    "model",      "min_nodes",      "max_nodes",    "work_samples",
+    "up_cost_s", "down_cost_s", "batch_size", "max_batch_size", "allowed_sizes"};
 constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
 
 // Checked column values; `column` names the column in the message, `bound` says the limit in
@@ -464,6 +473,29 @@ void parse_batch_columns(std::string_view tuned, std::string_view max, const Whe
   job.batch = range;
 }
 
+// allowed_sizes: the counts from min_nodes to max_nodes the job runs at; empty for every count.
+void parse_allowed_sizes(std::string_view text, const Where& where, JobSpec& job) {
+  if (text.empty()) return;
+  const std::optional<NodeSizes> sizes = node_sizes_from_text(text);
+  if (!sizes) {
+    where.fail(
+        "allowed_sizes: expected counts as sbatch --array spells them (2-16:2, or "
+        "\"1,2,4,8\" quoted), or nothing for every count, got " +
+        quoted(text));
+  }
+  NodeSizes own{job.min_nodes, job.max_nodes, sizes->allowed};
+  if (own.allowed.empty()) {  // "2-16" or "1,2,3,4": every count from its first to its last
+    for (int n = sizes->min; n <= sizes->max && n <= job.max_nodes; ++n) own.allowed.push_back(n);
+  }
+  if (const std::optional<std::string> problem = node_sizes_problem(own)) {
+    where.fail("allowed_sizes: " + *problem + " (min_nodes " + std::to_string(job.min_nodes) +
+               ", max_nodes " + std::to_string(job.max_nodes) + ")");
+  }
+  if (static_cast<int>(own.allowed.size()) != job.max_nodes - job.min_nodes + 1) {
+    job.allowed_sizes = std::move(own.allowed);
+  }
+}
+
 // A curve point and the line it came from, to name the line of a duplicate.
 struct CurveRow {
   ScalingCurve::Point point;
@@ -544,11 +576,14 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
     throw InputError(name, "file is empty; expected the header line " + header_text(kJobsColumns));
   }
   const Where header_where{name, 1};
-  const bool with_batch = is_header(header, header_where, kBatchJobsColumns);
-  if (!with_batch && !is_header(header, header_where, kJobsColumns)) {
+  const bool sized_batch = is_header(header, header_where, kSizedBatchJobsColumns);
+  const bool sized = sized_batch || is_header(header, header_where, kSizedJobsColumns);
+  const bool with_batch = sized_batch || is_header(header, header_where, kBatchJobsColumns);
+  if (!with_batch && !sized && !is_header(header, header_where, kJobsColumns)) {
     header_where.fail("expected the header line " + header_text(kJobsColumns) + ", got " +
                       quoted(header) +
-                      " (a mix with batch ranges adds ,batch_size,max_batch_size)");
+                      " (a mix with batch ranges adds ,batch_size,max_batch_size; one with "
+                      "allowed sizes ends with ,allowed_sizes)");
   }
   std::vector<JobSpec> jobs;
   std::unordered_map<std::string, int> line_of_id;
@@ -557,7 +592,18 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
     JobSpec job;
-    if (with_batch) {
+    if (sized_batch) {
+      std::array<std::string, 11> unescaped;
+      const auto c = csv_columns(line, where, kSizedBatchJobsColumns, unescaped);
+      job = parse_job(c, where);
+      parse_batch_columns(c[8], c[9], where, job);
+      parse_allowed_sizes(c[10], where, job);
+    } else if (sized) {
+      std::array<std::string, 9> unescaped;
+      const auto c = csv_columns(line, where, kSizedJobsColumns, unescaped);
+      job = parse_job(c, where);
+      parse_allowed_sizes(c[8], where, job);
+    } else if (with_batch) {
       std::array<std::string, 10> unescaped;
       const auto c = csv_columns(line, where, kBatchJobsColumns, unescaped);
       job = parse_job(c, where);

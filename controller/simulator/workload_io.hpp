@@ -87,7 +87,9 @@ struct JobSpec {
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
   std::optional<BatchRange> batch;  // max_per_node 0: what the job's model says fits
-  int line = 0;                     // line of the jobs file it came from, for messages
+  // The only counts it runs on (the allowed_sizes column, issue 33); empty: every count.
+  std::vector<int> allowed_sizes;
+  int line = 0;  // line of the jobs file it came from, for messages
 };
 std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);
 

@@ -1021,6 +1021,38 @@ case_two_partitions() {
   scancel "$gpu_job" "$cpu_job"
 }
 
+# Issue 33: a job that runs only at even counts (gaptrain submit -N 2-8:2) beside a regular job
+# on 3 nodes: admitted on 2 and grown to 4 of the 5 free nodes; the regular job ended, to 8; a
+# regular job of one node (it starts within max_start_s) takes it to 6 at once, the seventh
+# given back with the taken one; back to 8 once that job ends. gaptraind's record of the job's
+# node count over time (`gaptrain job --json`) holds even counts only.
+node_counts_of() {  # node_counts_of JOB: the node counts gaptraind recorded, sorted, once each
+  "$GAPTRAIN_CLI" job "$1" --json |
+    python3 -c 'import json, sys; print(sorted({n for _, n in json.load(sys.stdin)["nodes_over_time"]} - {0}))'
+}
+
+case_allowed_sizes() {
+  local blocker job regular counts
+  blocker=$(submit -p regular -w 'n[6-8]' -N 3 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(gaptrain_submit -N 2-8:2 --cost 1:1 -- bash -c 'while true; do sleep 1; done')
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 90 "job $job on 4 of the 5 free nodes" elastic_at "$job" 4
+  [ "$(query_status "job($job)['allowed_sizes']")" = "[2, 4, 6, 8]" ] ||
+    fail "gaptraind's view of job $job lacks its counts: $(query_status "job($job)")"
+  scancel "$blocker"
+  poll 90 "job $job on all 8 nodes" elastic_at "$job" 8
+  regular=$(regular_starts_in_time 1 20)
+  poll 60 "job $job down to 6 nodes (7 would be odd)" elastic_at "$job" 6
+  poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
+  poll 90 "job $job back on 8 nodes" elastic_at "$job" 8
+  counts=$(node_counts_of "$job")
+  note "job $job ran on $counts nodes"
+  [ "$counts" = "[2, 4, 6, 8]" ] || [ "$counts" = "[4, 6, 8]" ] ||
+    fail "job $job ran on counts it does not allow: $counts"
+  scancel "$job"
+}
+
 # The launcher of JOB (running) said in OUT that it dropped each NODE.
 launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   local job=$1 out=$2 node

@@ -288,6 +288,24 @@ TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
   EXPECT_DOUBLE_EQ(s.useful_samples, 979.0 * 200.0);
 }
 
+// A job that runs on 2 or 4 nodes only, 3 nodes free. Told its counts, gaptraind gives it 2;
+// not told, 3, and it trains on 2 all the same (the third idles): the same samples, a node
+// held for nothing (issue 33).
+TEST(SimulatorSemantics, AJobTrainsOnTheLargestAllowedCountItHolds) {
+  const HoleTrace trace = make_trace(3, 1000.0, {{0.0, {idle(0), idle(1), idle(2)}}});
+  JobSpec job = linear_job("a", 0, 2, 4);
+  job.allowed_sizes = {2, 4};
+  SimOptions told = with_policy(Policy::gaptrain);
+  const SimSummary with_sizes = simulate(trace, {job}, kCurves, told);
+  told.tell_allowed_sizes = false;
+  const SimSummary without = simulate(trace, {job}, kCurves, told);
+  // Admitted on 2 at 0 (stall to 20), 200/s until 1000.
+  EXPECT_DOUBLE_EQ(with_sizes.useful_samples, 980.0 * 200.0);
+  EXPECT_DOUBLE_EQ(without.useful_samples, with_sizes.useful_samples);
+  EXPECT_DOUBLE_EQ(with_sizes.allocated_node_seconds, 2000.0);
+  EXPECT_GT(without.allocated_node_seconds, 2900.0);  // grown to 3 a second after its start
+}
+
 TEST(SimulatorInput, AModelWithoutACurveIsAnError) {
   const HoleTrace trace = make_trace(1, 100.0, {{0.0, {idle(0)}}});
   JobSpec job = linear_job("a", 0, 1, 1);

@@ -485,6 +485,34 @@ TEST(WorkloadIoJobs, BatchColumnsGiveAJobItsBatchRange) {
                 });
 }
 
+TEST(WorkloadIoJobs, AnAllowedSizesColumnGivesAJobItsCounts) {
+  const std::string h =
+      "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s,allowed_sizes\n";
+  const auto jobs = parse_jobs(
+      h + "a,0,m,4,16,100,1,1,4-16:4\nb,0,m,1,8,100,1,1,\"1,2,4,8\"\nc,0,m,1,4,100,1,1,\n"
+          "d,0,m,2,4,100,1,1,2-4\n",
+      "jobs.csv");
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].allowed_sizes, (std::vector<int>{4, 8, 12, 16}));
+  EXPECT_EQ(jobs[1].allowed_sizes, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_TRUE(jobs[2].allowed_sizes.empty());  // every count
+  EXPECT_TRUE(jobs[3].allowed_sizes.empty());
+  const std::string hb =
+      "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s,batch_size,"
+      "max_batch_size,allowed_sizes\n";
+  const auto batch = parse_jobs(hb + "a,0,m,2,8,100,1,1,128,4096,2-8:2\n", "jobs.csv");
+  EXPECT_EQ(batch[0].allowed_sizes, (std::vector<int>{2, 4, 6, 8}));
+  EXPECT_EQ(batch[0].batch->tuned, 128);
+  expect_errors([](const std::string& text) { parse_jobs(text, "jobs.csv"); },
+                {
+                    {h + "a,0,m,2,8,100,1,1,2-8:0\n", "jobs.csv:2", "allowed_sizes: expected"},
+                    {h + "a,0,m,2,8,100,1,1,4-8:4\n", "jobs.csv:2",
+                     "allowed_sizes: the allowed node counts must run from MIN (2)"},
+                    {h + "a,0,m,2,8,100,1,1,2-16:2\n", "jobs.csv:2",
+                     "allowed_sizes: the allowed node counts must run from MIN (2)"},
+                });
+}
+
 TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
   const std::string h(kJobsHeader);
   const std::string ok = "a,0,m,1,2,100,1,1\n";

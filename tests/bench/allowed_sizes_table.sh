@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# What telling gaptraind the node counts jobs run at gains (issue 33, allowed sizes):
+# `gaptrain simulate` on each trace with the example job mix made sized (resnet18 jobs a
+# pipeline of 4-node stages, 4-MAX:4; the others data parallel at powers of two), once with the
+# counts told (gaptraind grows and shrinks between them) and once with --ignore-allowed-sizes
+# (as before: any count in the range, a job trains on the largest allowed count it holds and the
+# rest of its nodes idle). Same jobs, same curves, same trace. Prints a markdown table.
+#
+#   tests/bench/allowed_sizes_table.sh build [TRACE...]
+#       TRACE: summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 (default: summit-w0
+#       summit-w1 synth1 synth2)
+set -euo pipefail
+build="$1"
+shift
+gaptrain="$build/controller/gaptrain"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+# shellcheck source=trace_inputs.sh
+source "$(dirname "$0")/trace_inputs.sh"
+traces=("$@")
+[[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 synth1 synth2)
+trace_inputs "$out" "$build/tests/bench/make_node_events"
+
+python3 - "$data/models/jobs-example.csv" "$out/jobs-sized.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+with open(sys.argv[2], "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0]) + ["allowed_sizes"])
+    w.writeheader()
+    for r in rows:
+        top = int(r["max_nodes"])
+        if r["model"] == "resnet18":  # a pipeline of 4-node stages
+            r["min_nodes"], r["allowed_sizes"] = "4", f"4-{top}:4"
+        else:  # data parallel at powers of two
+            sizes = [2**i for i in range(20) if int(r["min_nodes"]) <= 2**i <= top]
+            r["min_nodes"], r["max_nodes"] = str(sizes[0]), str(sizes[-1])
+            r["allowed_sizes"] = ",".join(map(str, sizes))
+        w.writerow(r)
+PY
+# shellcheck disable=SC2034 # read by args_of
+mix=(--jobs "$out/jobs-sized.csv" --curves "$data/models/curves.csv" --repeat-jobs 3600)
+
+for trace in "${traces[@]}"; do
+  a="$(args_of "$trace")"
+  echo "$gaptrain simulate $a --json $out/$trace.told.json >/dev/null"
+  echo "$gaptrain simulate $a --ignore-allowed-sizes --json $out/$trace.blind.json >/dev/null"
+done | xargs -P 2 -I{} bash -c "{}"
+
+python3 - "$out" "${traces[@]}" <<'PY'
+import json, sys
+out, traces = sys.argv[1], sys.argv[2:]
+print("| trace | useful samples, told | not told | told / not told | jobs done, told | not told | rescales, told | not told |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for t in traces:
+    told = json.load(open(f"{out}/{t}.told.json"))
+    blind = json.load(open(f"{out}/{t}.blind.json"))
+    print(f"| {t} | {told['useful_samples']:.4g} | {blind['useful_samples']:.4g} | "
+          f"{told['useful_samples'] / blind['useful_samples']:.3f} | {told['jobs_completed']} | "
+          f"{blind['jobs_completed']} | {told['rescales']} | {blind['rescales']} |")
+PY
