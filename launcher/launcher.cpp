@@ -180,6 +180,10 @@ void Launcher::report_and_follow() {
   const ControllerAnswer answer =
       ask_controller(options_.controller, options_.munge_socket, report, timeout);
   if (answer.kind != ControllerAnswer::Kind::instruction) {
+    // A refusal is most often the job's first report, sent before the plugin's registration
+    // reached gaptraind, or one after gaptraind lost it: registering again settles it, and the
+    // job's output should not read like a failure for that.
+    if (answer.kind == ControllerAnswer::Kind::refused && register_again()) return;
     // Fail open: keep running what runs, ask again less and less often. One line per outage,
     // not per poll.
     if (!outage_) {
@@ -191,10 +195,10 @@ void Launcher::report_and_follow() {
     }
     outage_ = answer.why;
     next_poll_ = Clock::now() + next_report_in(options_.poll, ++unanswered_);
-    if (answer.kind == ControllerAnswer::Kind::refused) register_again();
     return;
   }
   unanswered_ = 0;
+  ever_answered_ = true;
   registration_retry_.answered();
   if (outage_) say("controller answering again");
   outage_.reset();
@@ -233,17 +237,20 @@ void Launcher::restart_stranded(const std::optional<Progress>& progress) {
   for (const std::string& node : idle) request_stop(node, steps_.at(node));
 }
 
-void Launcher::register_again() {
-  if (!job_.registration || !registration_retry_.due(Clock::now())) return;
+bool Launcher::register_again() {
+  if (!job_.registration || !registration_retry_.due(Clock::now())) return false;
   registration_retry_.sent(Clock::now());
   const milliseconds timeout = std::clamp(options_.poll, milliseconds(100), milliseconds(2000));
   const std::optional<std::string> refused =
       register_job(options_.controller, options_.munge_socket, *job_.registration, timeout);
   if (!refused) {
-    say("job registered with the controller again");
-    return;
+    // After an outage it said, or gaptraind losing the job, it is news; before any answer it
+    // only won the race with the plugin's own registration: nothing to say.
+    if (ever_answered_ || outage_) say("job registered with the controller again");
+    return true;
   }
   say("registering the job again failed: " + *refused);
+  return false;
 }
 
 void Launcher::reconcile_and_act() {

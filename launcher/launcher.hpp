@@ -69,8 +69,9 @@ class Launcher {
   void report_and_follow();
   // Starts again the steps a training stranded on fewer workers than its nodes leaves idle.
   void restart_stranded(const std::optional<Progress>& progress);
-  // gaptraind refused the report: registers the job again when the backoff allows.
-  void register_again();
+  // Sends the job's registration again when the backoff allows (a report was refused: not
+  // registered); true when gaptraind took it.
+  bool register_again();
   void reconcile_and_act();
   void reap_steps(Clock::time_point now);
   // Asks Slurm whether `allocation` still holds `node` (node_loss.hpp).
@@ -103,6 +104,7 @@ class Launcher {
   Clock::time_point next_poll_{};
   std::optional<std::string> outage_;  // why the controller is not answering, while it is not
   int unanswered_ = 0;                 // reports in a row without an instruction
+  bool ever_answered_ = false;         // a report was answered: the job was registered once
   RegistrationRetry registration_retry_;
   StrandedWatch stranded_;                 // a training on fewer workers than its nodes
   JobFileView job_view_;                   // what the job file holds now

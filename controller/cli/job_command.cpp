@@ -78,6 +78,11 @@ int run_job(const JobArgs& args) {
   if (!asked.answer) return asked.exit_status;
   const Json::Value& answer = *asked.answer;
   if (!answer["ok"].asBool()) {
+    if (answer["queued"].asBool()) {
+      // Not an error: the job is there, waiting its turn; its history starts at admission.
+      std::cout << answer["error"].asString() << '\n';
+      return kExitOk;
+    }
     if (answer["unknown_job"].asBool()) {
       report("no such job in gaptraind's history: " + answer["error"].asString());
     } else {

@@ -497,6 +497,20 @@ std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
   const JobRecord* job = history_.find(job_id);
   const double now = static_cast<double>(wall_now());
   if (job == nullptr) {
+    // Not managed yet: a parked or held job waiting for admission says why it waits (to its
+    // owner and admins, as `gaptrain status` lists the queue).
+    const Job* slurm_job = find_job(snapshot_, job_id);
+    const auto waiting = std::find_if(queue_waiting_.begin(), queue_waiting_.end(),
+                                      [&](const auto& entry) { return entry.first == job_id; });
+    if (waiting != queue_waiting_.end() && slurm_job != nullptr &&
+        (privileged(uid) || slurm_job->user_id == uid)) {
+      Json::Value reply(Json::objectValue);
+      reply["ok"] = false;
+      reply["queued"] = true;
+      reply["error"] =
+          "job " + std::to_string(job_id) + " waits for gaptraind to admit it: " + waiting->second;
+      return compact(reply);
+    }
     Json::Value reply(Json::objectValue);
     reply["ok"] = false;
     reply["unknown_job"] = true;

@@ -446,6 +446,9 @@ case_queue_order_and_cap() {
     held_reason_has "$newer" "runs max_running_per_user elastic jobs"
   job_state_is "$newer" PENDING ||
     fail "job $newer left PENDING while the same user's job $older runs (max_running_per_user 1)"
+  # Its user asks what happened to it: it waits, and why (not "no such job").
+  "$GAPTRAIN_CLI" job "$newer" | grep -q "waits for gaptraind to admit it: .*max_running_per_user" ||
+    fail "gaptrain job $newer says: $("$GAPTRAIN_CLI" job "$newer" 2>&1)"
   note "job $newer: $(query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $newer]")"
   scancel "$older"
   poll 60 "job $newer admitted once job $older ended" job_state_is "$newer" RUNNING
