@@ -165,6 +165,7 @@ SavedJob saved_job(const ElasticJob& job) {
   r.batch_host = job.batch_host;
   r.min_nodes = job.min_nodes;
   r.max_nodes = job.max_nodes;
+  r.allowed_sizes = job.allowed_sizes;
   if (job.curve_source == Source::given) r.curve = job.curve;
   if (job.curve_source == Source::learned) saved.learned_curve = job.curve;
   if (job.costs_source == Source::given) {

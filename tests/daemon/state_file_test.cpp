@@ -68,6 +68,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   with_curve.notice_s = 90.0;
   with_curve.batch = BatchRange{128, 4096, 256};
   with_curve.noise_scale = 900.0;
+  with_curve.allowed_sizes = {1, 2, 4};  // registration(5) runs on 1 to 4 nodes
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
   const Job learning = running_job(6);
   ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
@@ -120,6 +121,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   EXPECT_EQ(noise_scale_of(restored.jobs().at(7))->source, Source::learned);
   EXPECT_DOUBLE_EQ(noise_scale_of(restored.jobs().at(7))->value, 64.0 * 0.1 / 3.0);
   EXPECT_EQ(restored.jobs().at(5).notice_s, 90.0);
+  EXPECT_EQ(restored.jobs().at(5).allowed_sizes, (std::vector<int>{1, 2, 4}));
   EXPECT_FALSE(restored.jobs().at(6).notice_s);
   EXPECT_EQ(restored.jobs().at(6).curve_source, Source::learned);
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
