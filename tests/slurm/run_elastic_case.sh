@@ -1031,7 +1031,7 @@ case_two_partitions() {
 # node count over time (`gaptrain job --json`) holds even counts only.
 node_counts_of() {  # node_counts_of JOB: the node counts gaptraind recorded, sorted, once each
   "$GAPTRAIN_CLI" job "$1" --json |
-    python3 -c 'import json, sys; print(sorted({n for _, n in json.load(sys.stdin)["nodes_over_time"]} - {0}))'
+    python3 -c 'import json, sys; print(sorted({int(n) for _, n in json.load(sys.stdin)["nodes_over_time"]} - {0}))'
 }
 
 case_allowed_sizes() {
@@ -1041,7 +1041,7 @@ case_allowed_sizes() {
   job=$(gaptrain_submit -N 2-8:2 --cost 1:1 -- bash -c 'while true; do sleep 1; done')
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 90 "job $job on 4 of the 5 free nodes" elastic_at "$job" 4
-  [ "$(query_status "job($job)['allowed_sizes']")" = "[2, 4, 6, 8]" ] ||
+  [ "$(query_status "str(job($job)['allowed_sizes'])")" = "[2, 4, 6, 8]" ] ||
     fail "gaptraind's view of job $job lacks its counts: $(query_status "job($job)")"
   scancel "$blocker"
   poll 90 "job $job on all 8 nodes" elastic_at "$job" 8
