@@ -60,8 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   try {
-    const plugin::NodeRange range = plugin::parse_node_range(text);
+    const gaptrain::NodeSizes range = plugin::parse_node_range(text);
     check(range.min >= 1 && range.min <= range.max, "--elastic accepted a range not 1<=MIN<=MAX");
+    check(!gaptrain::node_sizes_problem(range), "--elastic accepted counts node_sizes refuses");
   } catch (const plugin::OptionError&) {
   }
 

@@ -92,6 +92,7 @@ class ModelBuilder {
     mode.count.assign(classes, 0);
 
     std::vector<Term> total{{y, -static_cast<double>(low)}};
+    std::vector<Term> at_most{{y, -static_cast<double>(high)}};
     for (std::size_t c = 0; c < classes; ++c) {
       const int held = job.held[c];
       const int cap = grow ? std::min(problem_.classes.size[c], high) : std::min(held, high);
@@ -99,12 +100,11 @@ class ModelBuilder {
       const int m = model_.add_column(0, cap, 0, Kind::integer);
       mode.count[c] = m;
       total.push_back({m, 1.0});
+      at_most.push_back({m, 1.0});
       capacity_terms_[c].push_back({m, 1.0});
       model_.add_row(-kInf, 0, {{m, 1.0}, {y, -static_cast<double>(cap)}});  // m <= cap * y
       if (grow && held > 0) model_.add_row(0, kInf, {{m, 1.0}, {y, -static_cast<double>(held)}});
     }
-    std::vector<Term> at_most = total;
-    at_most.front() = {y, -static_cast<double>(high)};
     add_allowed_sizes(job, low, high, y, total);
     model_.add_row(0, kInf, std::move(total));     // sum m >= low * y
     model_.add_row(-kInf, 0, std::move(at_most));  // sum m <= high * y
