@@ -7,6 +7,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/node_sizes.hpp"
 
 namespace gaptrain {
 
@@ -83,9 +84,7 @@ void require_sizes_within_bounds(const ElasticJob& job, const std::string& field
 }  // namespace
 
 bool size_allowed(const ElasticJob& job, int nodes) {
-  if (nodes < job.min_nodes || nodes > job.max_nodes) return false;
-  return job.allowed_sizes.empty() ||
-         std::binary_search(job.allowed_sizes.begin(), job.allowed_sizes.end(), nodes);
+  return allows(NodeSizes{job.min_nodes, job.max_nodes, job.allowed_sizes}, nodes);
 }
 
 void validate_job(const ElasticJob& job, const std::string& field) {
