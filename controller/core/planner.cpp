@@ -647,10 +647,14 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   NodeCaps caps(snapshot, staying, partition_size, settings.queue);
   for (Action& grow : grows) {
     std::size_t allowed = caps.allowed(grow.job_id, grow.nodes.size());
-    const auto job = std::find_if(staying.begin(), staying.end(),
-                                  [&](const ElasticJob& j) { return j.job_id == grow.job_id; });
-    if (job != staying.end() && allowed < grow.nodes.size()) {
-      // Capped short of the allocator's count: to the largest count the job runs on.
+    // Capped short of the allocator's count: to the largest count the job runs on. (The job is
+    // looked up only then: a search of every job for each grow is the poll's cost at scale.)
+    const auto job =
+        allowed < grow.nodes.size()
+            ? std::find_if(staying.begin(), staying.end(),
+                           [&](const ElasticJob& j) { return j.job_id == grow.job_id; })
+            : staying.end();
+    if (job != staying.end()) {
       const int held = static_cast<int>(job->nodes.size());
       const int total = largest_allowed_at_most(sizes_of(*job), held + static_cast<int>(allowed));
       allowed = total > held ? static_cast<std::size_t>(total - held) : 0;
