@@ -457,9 +457,12 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   const JobIndex index(snapshot);
   for (const Job& job : snapshot.jobs) {
     const auto owner_id = satellite_owner(job.name);
+    const auto satellite_of_an_elastic_partition = [&](const std::string& elastic) {
+      return in_satellite_partition(job.partition, elastic, settings_.satellite_partition);
+    };
+    const std::vector<std::string>& elastic = settings_.elastic_partitions.names();
     if (!owner_id || !holds_nodes(job) ||
-        !(settings_.elastic_partitions.contains(job.partition) ||
-          in_satellite_partition(job.partition, "", settings_.satellite_partition))) {
+        std::none_of(elastic.begin(), elastic.end(), satellite_of_an_elastic_partition)) {
       continue;
     }
     // Only what provably is a satellite of the ended job (is_satellite_of): anyone may name a
