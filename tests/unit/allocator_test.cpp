@@ -511,7 +511,7 @@ TEST(Allocator, SizesItsTablesByTheNodesNotByTheClaimedMaximum) {
   const ClassedProblem classed = classify(p);
   for (const ClassedJob& j : classed.jobs) {
     EXPECT_EQ(j.max_nodes, 3);
-    EXPECT_EQ(j.rate.size(), 4U);
+    EXPECT_EQ(j.on.at(0).rate.size(), 4U);
   }
   p.solver.time_limit_s = 30.0;
   const AllocationResult r = allocate(p);
