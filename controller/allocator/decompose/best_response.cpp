@@ -109,7 +109,7 @@ class ModeTable {
       }
       const auto low = static_cast<std::size_t>(mode.low[s]);
       const auto high = static_cast<std::size_t>(mode.high[s]);
-      if (high == 0) {  // none of this class (another type's): only m = 0
+      if (high == 0 && low == 0) {  // none of this class (another type's): only m = 0
         for (std::size_t a = 0; a < width_; ++a) {
           Cell& cell = at(s, a);
           cell = Cell{};
