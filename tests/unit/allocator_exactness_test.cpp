@@ -561,7 +561,8 @@ TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
     // Seed 8719 meets a defect of the compact model that is not about types: the same instance
     // with its one type's curves as plain "curve"s and no types is answered "time_limit" with
     // 23.46 where the decomposition proves 25.36 (j001 should take the node j000 holds below its
-    // minimum). Open; reported with the node-types work (issue 33).
+    // minimum); main at 2feec29 answers the same. Open; reported with the node-types work
+    // (issue 33).
     if (seed == 8719) continue;
     AllocationProblem problem = seed % 2U == 0U
                                     ? random_problem(tiny_params(seed, 0.6))
