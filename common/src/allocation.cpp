@@ -81,7 +81,46 @@ void require_sizes_within_bounds(const ElasticJob& job, const std::string& field
   }
 }
 
+std::string quoted_type(const std::string& type) {
+  return type.empty() ? "the default type \"\"" : "type \"" + type + "\"";
+}
+
+// A job runs on one node type at a time (docs/allocator.md, "Node types"): the nodes it holds
+// are all of one type, and one it has a curve for. Anything else is a state the allocator
+// cannot keep or value, so it is refused rather than guessed at.
+void validate_held_types(const AllocationProblem& problem,
+                         const std::unordered_map<std::string, std::size_t>& job_index) {
+  std::vector<const NodeState*> first_held(problem.jobs.size(), nullptr);
+  for (const NodeState& node : problem.nodes) {
+    if (!node.job) continue;
+    const std::size_t j = job_index.at(*node.job);
+    const std::string field = "jobs[" + std::to_string(j) + "]";
+    const NodeState*& first = first_held[j];
+    if (first == nullptr) {
+      first = &node;
+      if (curve_on(problem.jobs[j], node.type) == nullptr) {
+        throw InputError(field + ".curves", "has no curve for " + quoted_type(node.type) +
+                                                " of node \"" + node.name +
+                                                "\", which the job holds: add curves[\"" +
+                                                node.type + "\"] or release the node");
+      }
+    } else if (first->type != node.type) {
+      throw InputError(field, "holds nodes of two types (\"" + first->name +
+                                  "\": " + quoted_type(first->type) + ", \"" + node.name +
+                                  "\": " + quoted_type(node.type) +
+                                  "); a job runs on one node type (mix_types is not supported "
+                                  "yet): release the nodes of one type");
+    }
+  }
+}
+
 }  // namespace
+
+const ScalingCurve* curve_on(const ElasticJob& job, const std::string& type) {
+  if (job.curves.empty()) return &job.curve;
+  const auto it = job.curves.find(type);
+  return it == job.curves.end() ? nullptr : &it->second;
+}
 
 bool size_allowed(const ElasticJob& job, int nodes) {
   return allows(NodeSizes{job.min_nodes, job.max_nodes, job.allowed_sizes}, nodes);
@@ -97,6 +136,12 @@ void validate_job(const ElasticJob& job, const std::string& field) {
                                                std::to_string(job.max_nodes));
   }
   require_sizes_within_bounds(job, field + ".allowed_sizes");
+  for (const auto& [type, curve] : job.curves) {
+    if (type.size() > bounds::kMaxNameBytes) {
+      throw InputError(field + ".curves", "names a node type longer than " +
+                                              std::to_string(bounds::kMaxNameBytes) + " bytes");
+    }
+  }
   require_seconds(job.up_cost_s, field + ".up_cost_s");
   require_seconds(job.down_cost_s, field + ".down_cost_s");
   if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {
@@ -133,8 +178,12 @@ AllocationProblem valued_by_goodput(AllocationProblem problem) {
     // A max_nodes above the node count means all of them: no point beyond those is needed.
     const int most =
         std::max(job.min_nodes, std::min(job.max_nodes, static_cast<int>(problem.nodes.size())));
-    job.curve = goodput_curve(StepTimeModel::from_curve(job.curve, reference), b, job.min_nodes,
-                              most, job.noise_scale.value_or(b.tuned), BatchRule::adaptive);
+    const auto goodput = [&](const ScalingCurve& curve) {
+      return goodput_curve(StepTimeModel::from_curve(curve, reference), b, job.min_nodes, most,
+                           job.noise_scale.value_or(b.tuned), BatchRule::adaptive);
+    };
+    job.curve = goodput(job.curve);
+    for (auto& [type, curve] : job.curves) curve = goodput(curve);
     job.batch.reset();
     job.noise_scale.reset();
   }
@@ -200,8 +249,13 @@ void validate(const AllocationProblem& problem) {
     if (node.hole_end_s && *node.hole_end_s < 0.0) {
       throw InputError(field + ".hole_end_s", "must be >= 0 (seconds from now)");
     }
+    if (node.type.size() > bounds::kMaxNameBytes) {
+      throw InputError(field + ".type", "longer than " + std::to_string(bounds::kMaxNameBytes) +
+                                            " bytes: name the node type shorter");
+    }
     if (node.job) holder_of[node.name] = *node.job;
   }
+  validate_held_types(problem, job_index);
 
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     const ElasticJob& job = problem.jobs[j];

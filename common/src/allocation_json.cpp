@@ -4,6 +4,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <span>
 #include <utility>
@@ -21,11 +22,12 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", "nodes", "jobs",
                                                       "solver"};
-constexpr std::array<std::string_view, 3> kNodeKeys = {"name", "job", "hole_end_s"};
+constexpr std::array<std::string_view, 4> kNodeKeys = {"name", "job", "hole_end_s", "type"};
 constexpr std::array<std::string_view, 3> kBatchKeys = {"tuned", "max", "max_per_node"};
-constexpr std::array<std::string_view, 11> kJobKeys = {
-    "id",         "min_nodes", "max_nodes", "curve",       "up_cost_s",    "down_cost_s",
-    "batch_host", "weight",    "batch",     "noise_scale", "allowed_sizes"};
+constexpr std::array<std::string_view, 13> kJobKeys = {
+    "id",          "min_nodes",     "max_nodes",  "curve",  "curves",
+    "up_cost_s",   "down_cost_s",   "batch_host", "weight", "batch",
+    "noise_scale", "allowed_sizes", "mix_types"};
 constexpr std::array<std::string_view, 4> kSolverKeys = {"time_limit_s", "mip_gap",
                                                          "max_hole_classes", "max_core_options"};
 
@@ -108,6 +110,7 @@ NodeState parse_node(const Json::Value& value) {
     if (!hole_end->isNumeric()) throw_json_type_error("hole_end_s", "a number or null", *hole_end);
     node.hole_end_s = hole_end->asDouble();
   }
+  node.type = optional_string(value, "type").value_or("");  // null or absent: the default type
   return node;
 }
 
@@ -126,6 +129,42 @@ ScalingCurve parse_curve(const Json::Value& value) {
     points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
   }
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
+}
+
+// {"TYPE": [[nodes, samples_per_s], ...], ...}: the job's curve on each node type it runs on.
+std::map<std::string, ScalingCurve> parse_curves(const Json::Value& value) {
+  require_object(value, "curves");
+  if (value.empty()) {
+    throw InputError("curves",
+                     "must name at least one node type (leave it out, and give "
+                     "\"curve\", to run on every type)");
+  }
+  std::map<std::string, ScalingCurve> curves;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    const std::string type = it.name();
+    try {
+      curves.emplace(type, parse_curve(*it));
+    } catch (const InputError& e) {
+      throw e.under("curves[\"" + type + "\"]");
+    }
+  }
+  return curves;
+}
+
+// "curve" (every node type) or "curves" (per type), exactly one of them.
+void parse_job_curves(const Json::Value& value, ElasticJob& job) {
+  const Json::Value* curves = member(value, "curves");
+  if (curves != nullptr && curves->isNull()) curves = nullptr;
+  if (curves == nullptr) {
+    job.curve = parse_curve(required_member(value, "curve"));
+    return;
+  }
+  if (member(value, "curve") != nullptr) {
+    throw InputError("curves",
+                     "give either \"curve\" (the same on every node type) or "
+                     "\"curves\" (per type; name \"\" for the default type), not both");
+  }
+  job.curves = parse_curves(*curves);
 }
 
 // {"tuned": M0, "max": MAX, "max_per_node": PERNODE (optional, 0: tuned / min_nodes)}
@@ -179,7 +218,15 @@ ElasticJob parse_job(const Json::Value& value) {
   const std::vector<int>& sizes = job.allowed_sizes;
   job.min_nodes = node_bound(value, "min_nodes", sizes, sizes.empty() ? 0 : sizes.front());
   job.max_nodes = node_bound(value, "max_nodes", sizes, sizes.empty() ? 0 : sizes.back());
-  job.curve = parse_curve(required_member(value, "curve"));
+  parse_job_curves(value, job);
+  if (const Json::Value* mix = member(value, "mix_types"); mix != nullptr && !mix->isNull()) {
+    if (!mix->isBool()) throw_json_type_error("mix_types", "true or false", *mix);
+    if (mix->asBool()) {
+      throw InputError("mix_types",
+                       "is not supported yet: a job runs on nodes of one type at a "
+                       "time; leave it out or set it to false");
+    }
+  }
   job.up_cost_s = number_value(required_member(value, "up_cost_s"), "up_cost_s");
   job.down_cost_s = number_value(required_member(value, "down_cost_s"), "down_cost_s");
   job.batch_host = optional_string(value, "batch_host");
@@ -260,6 +307,20 @@ AllocationProblem parse_problem(std::string_view text) {
   return problem_from_json(parse_strict_json(text));
 }
 
+namespace {
+
+Json::Value curve_to_json(const ScalingCurve& curve) {
+  Json::Value points(Json::arrayValue);
+  for (const ScalingCurve::Point& p : curve.points()) {
+    Json::Value& point = points.append(Json::Value(Json::arrayValue));
+    point.append(p.nodes);
+    point.append(number_or_null(p.samples_per_s));
+  }
+  return points;
+}
+
+}  // namespace
+
 Json::Value problem_to_json(const AllocationProblem& problem) {
   Json::Value document(Json::objectValue);
   document["horizon_s"] = number_or_null(problem.horizon_s);
@@ -270,6 +331,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     n["name"] = node.name;
     n["job"] = string_or_null(node.job);
     n["hole_end_s"] = node.hole_end_s ? number_or_null(*node.hole_end_s) : Json::Value();
+    if (!node.type.empty()) n["type"] = node.type;
   }
   Json::Value& jobs = document["jobs"] = Json::Value(Json::arrayValue);
   for (const ElasticJob& job : problem.jobs) {
@@ -277,11 +339,11 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     j["id"] = job.id;
     j["min_nodes"] = job.min_nodes;
     j["max_nodes"] = job.max_nodes;
-    Json::Value& curve = j["curve"] = Json::Value(Json::arrayValue);
-    for (const ScalingCurve::Point& p : job.curve.points()) {
-      Json::Value& point = curve.append(Json::Value(Json::arrayValue));
-      point.append(p.nodes);
-      point.append(number_or_null(p.samples_per_s));
+    if (job.curves.empty()) {
+      j["curve"] = curve_to_json(job.curve);
+    } else {
+      Json::Value& curves = j["curves"] = Json::Value(Json::objectValue);
+      for (const auto& [type, curve] : job.curves) curves[type] = curve_to_json(curve);
     }
     j["up_cost_s"] = number_or_null(job.up_cost_s);
     j["down_cost_s"] = number_or_null(job.down_cost_s);

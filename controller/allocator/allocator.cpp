@@ -100,6 +100,8 @@ ClassedProblem open_subproblem(const ClassedProblem& problem, const OptionLists&
   ClassedProblem open;
   open.horizon_s = problem.horizon_s;
   open.classes.end_s = problem.classes.end_s;
+  open.classes.type = problem.classes.type;
+  open.classes.type_name = problem.classes.type_name;
   open.classes.size = lists.residual;
   for (std::size_t j : lists.open_jobs) open.jobs.push_back(problem.jobs[j]);
   return open;

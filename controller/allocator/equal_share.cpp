@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -41,7 +42,37 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
   return counts;
 }
 
-AllocationResult share_equally(const AllocationProblem& problem) {
+namespace {
+
+// The node type each job is shared on: that of the nodes it holds, else, of the types it has a
+// curve for, the one with the most nodes (the first of equals); nullopt when it has none.
+std::vector<std::optional<std::string>> job_types(const AllocationProblem& problem) {
+  std::map<std::string, int> nodes_of_type;
+  std::map<std::string, std::string> held_type;  // job id -> type of its nodes
+  for (const NodeState& node : problem.nodes) {
+    ++nodes_of_type[node.type];
+    if (node.job) held_type.emplace(*node.job, node.type);
+  }
+  std::vector<std::optional<std::string>> types;
+  for (const ElasticJob& job : problem.jobs) {
+    std::optional<std::string>& type = types.emplace_back();
+    if (const auto held = held_type.find(job.id); held != held_type.end()) {
+      type = held->second;
+      continue;
+    }
+    int most = 0;
+    for (const auto& [name, count] : nodes_of_type) {
+      if (count > most && curve_on(job, name) != nullptr) {
+        type = name;
+        most = count;
+      }
+    }
+  }
+  return types;
+}
+
+// The equal share among all of `problem`'s jobs and nodes, hole ends and types not looked at.
+AllocationResult share_one_pool(const AllocationProblem& problem) {
   AllocationResult result;
   std::vector<ShareLimits> limits;
   for (const ElasticJob& job : problem.jobs) {
@@ -79,6 +110,34 @@ AllocationResult share_equally(const AllocationProblem& problem) {
     const auto count = static_cast<std::size_t>(counts[j]);
     while (nodes.size() < count && next_idle < idle.size()) nodes.push_back(idle[next_idle++]);
     result.allocation[problem.jobs[j].id] = std::move(nodes);
+  }
+  result.call_status = CallStatus::ok;
+  result.message = "equal share: a heuristic, no model solved";
+  return result;
+}
+
+}  // namespace
+
+AllocationResult share_equally(const AllocationProblem& problem) {
+  const std::vector<std::optional<std::string>> types = job_types(problem);
+  const bool one_pool = std::all_of(types.begin(), types.end(),
+                                    [&types](const auto& type) { return type == types.front(); });
+  if (one_pool && std::all_of(problem.nodes.begin(), problem.nodes.end(), [&](const NodeState& n) {
+        return types.empty() || n.type == types.front();
+      })) {
+    return share_one_pool(problem);  // no node types (or one): the heuristic as BFTrainer has it
+  }
+  // A job runs on one node type (docs/allocator.md): each type's nodes are shared equally among
+  // the jobs on it.
+  AllocationResult result;
+  std::map<std::string, AllocationProblem> pools;
+  for (const NodeState& node : problem.nodes) pools[node.type].nodes.push_back(node);
+  for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
+    result.allocation[problem.jobs[j].id] = {};
+    if (types[j]) pools[*types[j]].jobs.push_back(problem.jobs[j]);
+  }
+  for (const auto& [type, pool] : pools) {
+    for (auto& [id, nodes] : share_one_pool(pool).allocation) result.allocation[id] = nodes;
   }
   result.call_status = CallStatus::ok;
   result.message = "equal share: a heuristic, no model solved";

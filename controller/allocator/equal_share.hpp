@@ -25,7 +25,9 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
 // `problem` shared equally (the counts above, jobs in the problem's order): a job keeps the
 // nodes it holds (batch host first) up to its count and then takes idle nodes in the problem's
 // order; hole ends, curves and costs are not looked at. Never migrates, never moves a batch
-// host; a job whose count falls below what keeps its batch host gives up everything.
+// host; a job whose count falls below what keeps its batch host gives up everything. With node
+// types, each type's nodes are shared among the jobs on it: a job holding nodes is on their
+// type, a new one on the type it has a curve for with the most nodes.
 AllocationResult share_equally(const AllocationProblem& problem);
 
 }  // namespace gaptrain

@@ -58,7 +58,8 @@ expect_contains() {
 }
 
 # The result on stdout is valid JSON, status optimal, and a feasible allocation of the problem:
-# known jobs and nodes only, every node in at most one job, counts in {0} u [min, max].
+# known jobs and nodes only, every node in at most one job, counts in {0} u [min, max], each
+# job's nodes of one type it has a curve for.
 expect_feasible_result() {
   python3 - "$1" "$tmp/stdout" <<'EOF' || fail "result check failed"
 import json
@@ -83,6 +84,12 @@ for job, names in allocation.items():
     high = jobs[job].get("max_nodes", max(sizes, default=0))
     assert count == 0 or (low <= count <= high and (not sizes or count in sizes)), \
         f"{job} got {count} nodes"
+    # Node types (issue 33): one type a job has a curve for ("curves" absent: every type).
+    types = {node["name"]: node.get("type") or "" for node in problem["nodes"]}
+    given = {types[name] for name in names if name in types}
+    assert len(given) <= 1, f"{job} got nodes of types {sorted(given)}"
+    curves = jobs[job].get("curves")
+    assert curves is None or given <= set(curves), f"{job} got a type it has no curve for"
     for name in names:
         assert name in nodes, f"unknown node {name!r}"
         assert name not in owner, f"node {name!r} in both {owner[name]!r} and {job!r}"

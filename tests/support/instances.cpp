@@ -306,7 +306,8 @@ std::string describe(const AllocationProblem& problem) {
     const NodeState& node = problem.nodes[n];
     out += std::string(n == 0 ? "" : ",") + "\n  {\"name\": \"" + node.name +
            "\", \"job\": " + (node.job ? "\"" + *node.job + "\"" : "null") +
-           ", \"hole_end_s\": " + (node.hole_end_s ? number(*node.hole_end_s) : "null") + "}";
+           ", \"hole_end_s\": " + (node.hole_end_s ? number(*node.hole_end_s) : "null") +
+           (node.type.empty() ? "" : ", \"type\": \"" + node.type + "\"") + "}";
   }
   out += "],\n \"jobs\": [";
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
@@ -324,13 +325,25 @@ std::string describe(const AllocationProblem& problem) {
       }
       out += "]";
     }
-    out += ", \"curve\": [";
-    const auto& points = job.curve.points();
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      out += std::string(p == 0 ? "" : ", ") + "[" + std::to_string(points[p].nodes) + ", " +
-             number(points[p].samples_per_s) + "]";
+    const auto points_of = [](const ScalingCurve& curve) {
+      std::string text = "[";
+      const auto& points = curve.points();
+      for (std::size_t p = 0; p < points.size(); ++p) {
+        text += std::string(p == 0 ? "" : ", ") + "[" + std::to_string(points[p].nodes) + ", " +
+                number(points[p].samples_per_s) + "]";
+      }
+      return text + "]";
+    };
+    if (job.curves.empty()) {
+      out += ", \"curve\": " + points_of(job.curve) + "}";
+    } else {
+      out += ", \"curves\": {";
+      for (auto it = job.curves.begin(); it != job.curves.end(); ++it) {
+        out += std::string(it == job.curves.begin() ? "" : ", ") + "\"" + it->first +
+               "\": " + points_of(it->second);
+      }
+      out += "}}";
     }
-    out += "]}";
   }
   out += "]}";
   return out;

@@ -68,6 +68,7 @@ void expect_same_problem(const AllocationProblem& a, const AllocationProblem& b)
     EXPECT_EQ(a.nodes[n].name, b.nodes[n].name) << n;
     EXPECT_EQ(a.nodes[n].job, b.nodes[n].job) << n;
     EXPECT_EQ(a.nodes[n].hole_end_s, b.nodes[n].hole_end_s) << n;
+    EXPECT_EQ(a.nodes[n].type, b.nodes[n].type) << n;
   }
   ASSERT_EQ(a.jobs.size(), b.jobs.size());
   for (std::size_t j = 0; j < a.jobs.size(); ++j) {
@@ -87,6 +88,7 @@ void expect_same_problem(const AllocationProblem& a, const AllocationProblem& b)
     EXPECT_EQ(x.batch_host, y.batch_host) << j;
     EXPECT_EQ(x.weight, y.weight) << j;
     EXPECT_EQ(x.allowed_sizes, y.allowed_sizes) << j;
+    EXPECT_EQ(x.curves, y.curves) << j;
   }
 }
 
@@ -474,15 +476,17 @@ TEST(ProblemFromJsonErrors, AHugeUnknownKeyIsCut) {
 TEST(ProblemFromJsonErrors, UnknownNodeKey) {
   Json::Value document = valid();
   document["nodes"][1]["gpus"] = 4;
-  EXPECT_EQ(error_for(document), "nodes[1].gpus: unknown key (allowed: name, job, hole_end_s)");
+  EXPECT_EQ(error_for(document),
+            "nodes[1].gpus: unknown key (allowed: name, job, hole_end_s, type)");
 }
 
 TEST(ProblemFromJsonErrors, UnknownJobKey) {
   Json::Value document = valid();
   document["jobs"][0]["priority"] = 3;
   EXPECT_EQ(error_for(document),
-            "jobs[0].priority: unknown key (allowed: id, min_nodes, max_nodes, curve, up_cost_s, "
-            "down_cost_s, batch_host, weight, batch, noise_scale, allowed_sizes)");
+            "jobs[0].priority: unknown key (allowed: id, min_nodes, max_nodes, curve, curves, "
+            "up_cost_s, down_cost_s, batch_host, weight, batch, noise_scale, allowed_sizes, "
+            "mix_types)");
 }
 
 TEST(ProblemFromJsonErrors, UnknownSolverKey) {
@@ -758,6 +762,84 @@ TEST(ParseProblemErrors, ErrorsInTheDocumentKeepTheirFields) {
   const InputError e = input_error_from([] { parse_problem(R"({"nodes": [], "jobs": {}})"); });
   EXPECT_EQ(e.field(), "jobs");
   EXPECT_STREQ(e.what(), "jobs: expected an array, got an object");
+}
+
+// --- Node types (issue 33) -------------------------------------------------------------------
+
+// kValid with node types: n1 (held by shufflenet) an "a100", n2 of the default type; resnet18
+// runs on "a100" and "h100" only.
+Json::Value typed() {
+  Json::Value document = valid();
+  document["nodes"][0]["type"] = "a100";
+  document["jobs"][1].removeMember("curve");
+  document["jobs"][1]["curves"] = json(R"({"a100": [[1, 5218.8], [2, 10582.5]],
+                                            "h100": [[1, 9000.0], [2, 17000.0]]})");
+  return document;
+}
+
+TEST(ProblemFromJson, NodeTypesAndPerTypeCurvesAreRead) {
+  const AllocationProblem problem = problem_from_json(typed());
+  EXPECT_EQ(problem.nodes[0].type, "a100");
+  EXPECT_EQ(problem.nodes[1].type, "") << "absent: the default type";
+  EXPECT_TRUE(problem.jobs[0].curves.empty()) << "curve alone: every type";
+  ASSERT_EQ(problem.jobs[1].curves.size(), 2U);
+  EXPECT_EQ(problem.jobs[1].curves.at("h100").at(2.0), 17000.0);
+  EXPECT_EQ(curve_on(problem.jobs[0], "h100"), &problem.jobs[0].curve);
+  EXPECT_EQ(curve_on(problem.jobs[1], "a100"), &problem.jobs[1].curves.at("a100"));
+  EXPECT_EQ(curve_on(problem.jobs[1], ""), nullptr) << "curves name every type it runs on";
+  Json::Value document = typed();
+  document["nodes"][0]["type"] = Json::Value();
+  document["nodes"][0]["job"] = Json::Value();
+  document["jobs"][0].removeMember("batch_host");
+  EXPECT_EQ(problem_from_json(document).nodes[0].type, "") << "null: the default type";
+  document["jobs"][1]["mix_types"] = false;
+  EXPECT_NO_THROW(problem_from_json(document));
+}
+
+TEST(ProblemToJson, NodeTypesAndCurvesRoundTripAndAreWrittenOnlyWhenGiven) {
+  const AllocationProblem problem = problem_from_json(typed());
+  const Json::Value written = problem_to_json(problem);
+  EXPECT_EQ(written["nodes"][0]["type"], "a100");
+  EXPECT_FALSE(written["nodes"][1].isMember("type"));
+  EXPECT_FALSE(written["jobs"][1].isMember("curve"));
+  EXPECT_EQ(written["jobs"][1]["curves"]["h100"][1][1], 17000.0);
+  EXPECT_FALSE(written["jobs"][0].isMember("curves"));
+  expect_same_problem(parse_problem(to_json_text(written, false)), problem);
+}
+
+TEST(ProblemFromJsonErrors, NodeTypeErrorsSayWhatToDo) {
+  Json::Value document = typed();
+  document["jobs"][1]["curve"] = json("[[1, 1.0]]");
+  EXPECT_EQ(error_for(document),
+            "jobs[1].curves: give either \"curve\" (the same on every node type) or \"curves\" "
+            "(per type; name \"\" for the default type), not both");
+  document = typed();
+  document["jobs"][1]["mix_types"] = true;
+  EXPECT_EQ(error_for(document),
+            "jobs[1].mix_types: is not supported yet: a job runs on nodes of one type at a time; "
+            "leave it out or set it to false");
+  document = typed();
+  document["jobs"][1]["curves"] = json("{}");
+  EXPECT_THAT(error_for(document), StartsWith("jobs[1].curves: must name at least one node type"));
+  document["jobs"][1]["curves"] = json(R"({"a100": [[1, -3.0]]})");
+  EXPECT_THAT(error_for(document), StartsWith("jobs[1].curves[\"a100\"].curve[0]"));
+  document = typed();
+  document["nodes"][0]["type"] = 7;
+  EXPECT_THAT(error_for(document), StartsWith("nodes[0].type: expected a string or null"));
+}
+
+TEST(ProblemFromJsonErrors, AJobHoldsNodesOfOneTypeItHasACurveFor) {
+  Json::Value document = typed();
+  document["nodes"][1]["job"] = "shufflenet";  // n2 is of the default type, n1 an a100
+  EXPECT_EQ(error_for(document),
+            "jobs[0]: holds nodes of two types (\"n1\": type \"a100\", \"n2\": the default "
+            "type \"\"); a job runs on one node type (mix_types is not supported yet): release "
+            "the nodes of one type");
+  document = typed();
+  document["nodes"][1]["job"] = "resnet18";  // resnet18 has no curve on the default type
+  EXPECT_EQ(error_for(document),
+            "jobs[1].curves: has no curve for the default type \"\" of node \"n2\", which the job "
+            "holds: add curves[\"\"] or release the node");
 }
 
 }  // namespace

@@ -61,7 +61,8 @@ TEST(AllocatorAllowedSizes, TheClassedJobKnowsItsSizesAndRunsOnTheSizeBelow) {
   EXPECT_EQ(job.allowed_at_most(7), 4);
   EXPECT_LT(job.allowed_at_most(1), job.min_nodes);
   const std::vector<double> floored{0, 0, 200, 200, 400, 400, 400, 400, 800};
-  for (std::size_t k = 0; k < floored.size(); ++k) EXPECT_DOUBLE_EQ(job.rate[k], floored[k]) << k;
+  for (std::size_t k = 0; k < floored.size(); ++k)
+    EXPECT_DOUBLE_EQ(job.on.at(0).rate[k], floored[k]) << k;
 }
 
 TEST(AllocatorAllowedSizes, SizesBeyondTheNodesAreNeverAllowed) {
@@ -94,7 +95,7 @@ TEST(AllocatorAllowedSizes, AJobHoldingADisallowedCountMovesToAnAllowedOne) {
 // job may not run at.
 ClassedProblem peaked(std::vector<int> sizes, int node_count, int peak) {
   ClassedProblem classed = classify(one_job(std::move(sizes), node_count));
-  std::vector<double>& rate = classed.jobs[0].rate;
+  std::vector<double>& rate = classed.jobs[0].on.at(0).rate;
   for (std::size_t k = 0; k < rate.size(); ++k) rate[k] = 100.0 * static_cast<double>(k);
   rate[static_cast<std::size_t>(peak)] = 10'000.0;
   return classed;
@@ -104,8 +105,8 @@ ClassedProblem peaked(std::vector<int> sizes, int node_count, int peak) {
 int best_allowed(const ClassedJob& job) {
   int best = 0;
   for (int k = 1; k <= job.max_nodes; ++k) {
-    if (job.allowed(k) && (best == 0 || job.rate[static_cast<std::size_t>(k)] >
-                                            job.rate[static_cast<std::size_t>(best)])) {
+    if (job.allowed(k) && (best == 0 || job.on.at(0).rate[static_cast<std::size_t>(k)] >
+                                            job.on.at(0).rate[static_cast<std::size_t>(best)])) {
       best = k;
     }
   }

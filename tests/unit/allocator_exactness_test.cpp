@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -434,6 +435,144 @@ TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
       expect_matches_enumeration(static_cast<std::uint64_t>(round), problem, mattered);
   }
   EXPECT_GT(mattered, 10);
+}
+
+// --- Node types (issue 33) -------------------------------------------------------------------
+
+// Gives `problem` 2 or 3 node types ("" among them on odd seeds) and most jobs curves on some of
+// them, each a random distortion of the job's curve (so that the type matters); a job's held
+// nodes all get one type it has a curve for. Counts what the instance exercises in `coverage`.
+struct TypedCoverage {
+  int mattered = 0;
+  int restricted = 0;  // jobs that may not run on some type present
+  int held = 0;        // jobs holding nodes (stuck to their type)
+};
+
+void add_node_types(AllocationProblem& problem, std::uint64_t seed, TypedCoverage& coverage) {
+  std::mt19937_64 rng(seed * 6007U + 5U);
+  std::vector<std::string> types = seed % 2U == 1U ? std::vector<std::string>{"", "a", "b"}
+                                                   : std::vector<std::string>{"a", "b", "c"};
+  types.resize(2 + rng() % 2U);
+  std::map<std::string, std::string> held_type;
+  for (ElasticJob& job : problem.jobs) {
+    std::vector<std::string> runs_on;
+    if (rng() % 4U != 0U) {
+      for (const std::string& type : types) {
+        if (rng() % 3U == 0U) continue;
+        std::vector<ScalingCurve::Point> points = job.curve.points();
+        for (ScalingCurve::Point& p : points)
+          p.samples_per_s *= 0.5 + static_cast<double>(rng() % 16U) / 10.0;
+        job.curves.emplace(type, ScalingCurve(std::move(points)));
+        runs_on.push_back(type);
+      }
+      if (runs_on.empty()) {  // curves name at least one type
+        job.curves.emplace(types.back(), job.curve);
+        runs_on.push_back(types.back());
+      }
+      coverage.restricted += runs_on.size() < types.size() ? 1 : 0;
+    } else {
+      runs_on = types;
+    }
+    held_type[job.id] = runs_on[rng() % runs_on.size()];
+  }
+  for (NodeState& node : problem.nodes) {
+    node.type = node.job ? held_type.at(*node.job) : types[rng() % types.size()];
+  }
+  coverage.held += static_cast<int>(
+      std::count_if(problem.jobs.begin(), problem.jobs.end(), [&problem](const ElasticJob& job) {
+        return std::any_of(problem.nodes.begin(), problem.nodes.end(),
+                           [&job](const NodeState& n) { return n.job == job.id; });
+      }));
+}
+
+// Whether every job's nodes are of one type it has a curve for: checked apart from
+// infeasibility(), which the enumeration relies on.
+std::optional<std::string> mixed_or_unknown_type(const AllocationProblem& problem,
+                                                 const NodeAllocation& allocation) {
+  std::map<std::string, std::string> type_of;
+  for (const NodeState& node : problem.nodes) type_of[node.name] = node.type;
+  for (const ElasticJob& job : problem.jobs) {
+    const auto found = allocation.find(job.id);
+    if (found == allocation.end()) continue;
+    for (const std::string& node : found->second) {
+      const std::string& type = type_of.at(node);
+      if (type != type_of.at(found->second.front())) return "job \"" + job.id + "\" mixes types";
+      if (!job.curves.empty() && !job.curves.contains(type)) {
+        return "job \"" + job.id + "\" on type \"" + type + "\" without a curve";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void expect_typed_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem,
+                                      TypedCoverage& coverage) {
+  expect_matches_enumeration(seed, problem, coverage.mattered);
+  SCOPED_TRACE(context(seed, problem));
+  const AllocationResult result = allocate(problem);
+  const std::optional<std::string> why = mixed_or_unknown_type(problem, result.allocation);
+  EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(result.allocation);
+}
+
+TEST(AllocatorExactness, NodeTypesMatchEnumerationWithoutHoleEnds) {
+  TypedCoverage coverage;
+  for (std::uint64_t seed = 8001; seed <= 8120; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
+    add_node_types(problem, seed, coverage);
+    expect_typed_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 60);
+  EXPECT_GT(coverage.restricted, 60);
+  EXPECT_GT(coverage.held, 60);
+}
+
+TEST(AllocatorExactness, NodeTypesMatchEnumerationWithHoleEnds) {
+  TypedCoverage coverage;
+  int multi_class = 0;
+  for (std::uint64_t seed = 8201; seed <= 8350; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, seed % 2U == 0U ? 1.0 : 0.5));
+    add_node_types(problem, seed, coverage);
+    // Every type's availabilities kept apart (classes are per type), or rounded on odd seeds.
+    const int distinct = distinct_availabilities(problem);
+    problem.solver.max_hole_classes = seed % 3U == 0U ? std::max(1, distinct - 1) : distinct + 1;
+    multi_class += distinct >= 2 ? 1 : 0;
+    expect_typed_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 80);
+  EXPECT_GT(multi_class, 60);
+}
+
+TEST(AllocatorExactness, NodeTypesWithAllowedSizesMatchEnumeration) {
+  TypedCoverage coverage;
+  for (std::uint64_t seed = 8401; seed <= 8520; ++seed) {
+    AllocationProblem problem =
+        tiny_sized_problem(seed, seed % 2U == 0U ? 0.0 : 0.6, kSizeRules[seed % 4U]);
+    add_node_types(problem, seed, coverage);
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    expect_typed_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 50);
+}
+
+// The compact count-level MILP (one grow mode per type, one mode at most) is exact alone too.
+TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
+  TypedCoverage coverage;
+  for (std::uint64_t seed = 8601; seed <= 8720; ++seed) {
+    // Seed 8719 meets a defect of the compact model that is not about types: the same instance
+    // with its one type's curves as plain "curve"s and no types is answered "time_limit" with
+    // 23.46 where the decomposition proves 25.36 (j001 should take the node j000 holds below its
+    // minimum); main at 2feec29 answers the same. Open; reported with the node-types work
+    // (issue 33).
+    if (seed == 8719) continue;
+    AllocationProblem problem = seed % 2U == 0U
+                                    ? random_problem(tiny_params(seed, 0.6))
+                                    : tiny_sized_problem(seed, 0.6, kSizeRules[seed % 4U]);
+    add_node_types(problem, seed, coverage);
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    problem.solver.max_core_options = 0;
+    expect_typed_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.mattered, 50);
 }
 
 // BFTrainer's objective written out once more, from its paper, to check the reference model

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "allocator/decompose/best_response.hpp"
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
 #include "gaptrain/allocation_json.hpp"
@@ -511,7 +512,7 @@ TEST(Allocator, SizesItsTablesByTheNodesNotByTheClaimedMaximum) {
   const ClassedProblem classed = classify(p);
   for (const ClassedJob& j : classed.jobs) {
     EXPECT_EQ(j.max_nodes, 3);
-    EXPECT_EQ(j.rate.size(), 4U);
+    EXPECT_EQ(j.on.at(0).rate.size(), 4U);
   }
   p.solver.time_limit_s = 30.0;
   const AllocationResult r = allocate(p);
@@ -563,6 +564,23 @@ TEST(Allocator, RefusesNumbersBeyondTheirBounds) {
   p.solver.time_limit_s = 86'400.0;
   p.horizon_s = 315'360'000.0;
   EXPECT_EQ(field_of(p), "<accepted>");
+}
+
+// A shrink must keep the batch host, also when none of its class is left to the job. (The pricing
+// DP's shortcut for classes a job cannot use, added with node types, once let m = 0 there: the
+// answer lost its batch host and allocate()'s guard had to re-solve with the compact model.)
+TEST(Allocator, ABestResponseNeverDropsTheBatchHostWhenItsClassIsFull) {
+  auto p = problem_of({held("host", "a", 100.0), held("n1", "a"), idle("n2")},
+                      {job("a", 1, 3, {{1, 100.0}, {3, 290.0}})});
+  p.jobs[0].batch_host = "host";
+  const ClassedProblem classed = classify(p);
+  ASSERT_EQ(classed.class_count(), 2U);
+  const std::vector<double> price{0.0, 0.0};
+  const std::vector<int> limit{0, 2};  // the batch host's class is taken
+  const JobResponse response = best_response(classed, 0, price, limit);
+  const bool off =
+      std::all_of(response.counts.begin(), response.counts.end(), [](int m) { return m == 0; });
+  EXPECT_TRUE(off) << "counts " << response.counts[0] << ", " << response.counts[1];
 }
 
 }  // namespace

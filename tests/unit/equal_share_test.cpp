@@ -60,5 +60,31 @@ TEST(EqualShare, ShareEquallyGivesOnlyAllowedSizes) {
   EXPECT_EQ(result.allocation.at("b").size(), 2U);
 }
 
+// Node types (issue 33): each type's nodes are shared among the jobs on it; a job holding nodes
+// stays on their type, a new one goes to the type it has a curve for with the most nodes.
+TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
+  AllocationProblem problem;
+  for (int n = 0; n < 6; ++n) {
+    NodeState node{"g" + std::to_string(n), {}, {}};
+    node.type = "gpu";
+    problem.nodes.push_back(node);
+  }
+  problem.nodes.push_back({"c0", {}, {}});  // the default type
+  problem.nodes.push_back({"c1", "held", {}});
+  for (const char* id : {"gpu_only", "anywhere", "held", "nowhere"}) {
+    ElasticJob& job = problem.jobs.emplace_back();
+    job.id = id;
+    job.max_nodes = 8;
+  }
+  // anywhere: every type, and gpu has the most nodes; held holds c1, of the default type.
+  problem.jobs[0].curves.emplace("gpu", ScalingCurve({{1, 10.0}}));
+  problem.jobs[3].curves.emplace("fpga", ScalingCurve({{1, 10.0}}));
+  const AllocationResult result = share_equally(problem);
+  EXPECT_EQ(result.allocation.at("gpu_only"), (std::vector<std::string>{"g0", "g1", "g2"}));
+  EXPECT_EQ(result.allocation.at("anywhere"), (std::vector<std::string>{"g3", "g4", "g5"}));
+  EXPECT_EQ(result.allocation.at("held"), (std::vector<std::string>{"c1", "c0"}));
+  EXPECT_TRUE(result.allocation.at("nowhere").empty());
+}
+
 }  // namespace
 }  // namespace gaptrain

@@ -76,5 +76,21 @@ TEST(HoleClasses, AllFiniteEndsUseEveryClass) {
   EXPECT_EQ(c.end_s.front(), 10.0);
 }
 
+// Node types (issue 33): a class is a (type, availability) pair, each type grouped on its own,
+// all ordered by availability (ties by type), so that segments still end at availabilities.
+TEST(HoleClasses, EachNodeTypeHasItsOwnClasses) {
+  AllocationProblem p = with_hole_ends({30.0, std::nullopt, 30.0, 120.0, std::nullopt, 50.0}, 2);
+  for (std::size_t n : {0U, 1U}) p.nodes[n].type = "gpu";
+  p.nodes[5].type = "gpu";
+  const HoleClasses c = classify_holes(p);
+  EXPECT_EQ(c.type_name, (std::vector<std::string>{"", "gpu"}));
+  // The default type's 30, 120 and 600 become 30 and 600 (two classes a type); gpu keeps
+  // 30 (with 50 rounded down to it) and 600.
+  EXPECT_EQ(c.end_s, (std::vector<double>{30.0, 30.0, 600.0, 600.0}));
+  EXPECT_EQ(c.type, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(c.size, (std::vector<int>{2, 2, 1, 1}));
+  EXPECT_EQ(c.node_class, (std::vector<int>{1, 3, 0, 0, 2, 1}));
+}
+
 }  // namespace
 }  // namespace gaptrain

@@ -28,6 +28,9 @@ struct NodeState {
   std::string name;
   std::optional<std::string> job;    // elastic job holding it now; empty: idle
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
+  // The node's kind (a GPU generation, CPU-only, large memory: issue 33); "" is the default type.
+  // A job runs on nodes of one type at a time (curve_on() below).
+  std::string type = {};
 };
 
 struct ElasticJob {
@@ -39,6 +42,10 @@ struct ElasticJob {
   // count in [min_nodes, max_nodes]. The allocator gives the job 0 nodes or one of these.
   std::vector<int> allowed_sizes;
   ScalingCurve curve{{{1, 1.0}}};
+  // The job's curve on each node type it can run on. Empty: `curve` on every type (a site
+  // without types). Otherwise the job runs only on the types named here ("" for the default
+  // type) and `curve` is not used; a type no node has is fine, it is simply never chosen.
+  std::map<std::string, ScalingCurve> curves = {};
   double up_cost_s = 0.0;    // seconds of lost progress for a grow
   double down_cost_s = 0.0;  // seconds of lost progress for a shrink
   // The node running the job's batch script; it can never be removed by a shrink. Empty for a
@@ -71,7 +78,8 @@ struct AllocationProblem {
 
 // Throws InputError naming the first field that is wrong: duplicate node or job names, a node
 // held by an unknown job, min > max, negative costs, a batch host the job does not hold, a
-// number beyond gaptrain/bounds.hpp, ... A max_nodes above the problem's node count is not
+// number beyond gaptrain/bounds.hpp, a job holding nodes of two types or of a type it has no
+// curve for, ... A max_nodes above the problem's node count is not
 // wrong: the allocator reads it as "all of them".
 void validate(const AllocationProblem& problem);
 
@@ -79,6 +87,10 @@ void validate(const AllocationProblem& problem);
 // "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
 // rather than losing the whole problem.
 void validate_job(const ElasticJob& job, const std::string& field);
+
+// The job's curve on nodes of `type`, or nullptr when the job cannot run there (see
+// ElasticJob::curves).
+const ScalingCurve* curve_on(const ElasticJob& job, const std::string& type);
 
 // Whether `job` may run on `nodes` nodes: within [min_nodes, max_nodes] and one of its allowed
 // sizes when it names any. (0 nodes, the job off, is always possible and not asked here.)

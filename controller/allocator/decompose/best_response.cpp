@@ -24,23 +24,28 @@ struct Cell {
 
 // One of the job's modes (docs/allocator.md): its count vectors are those with
 // low[c] <= m_c <= high[c] and total_low <= sum m <= total_high.
+// A mode is on one node type: high[c] is 0 for the classes of the others.
 struct Mode {
   std::vector<int> low, high;
   int total_low = 0, total_high = 0;
-  double cost = 0.0;  // decided-rescale cost of choosing this mode
+  double cost = 0.0;              // decided-rescale cost of choosing this mode
+  const JobOnType* on = nullptr;  // the type, and the job's rates there
 };
 
-// The job's modes (at most a shrink and a grow), written into `modes`, whose vectors keep their
-// memory from call to call.
-std::span<const Mode> modes_of(const ClassedJob& job, std::span<const int> limit,
-                               std::array<Mode, 2>& modes) {
+// The job's modes (a shrink, and a grow on each type it may run on: one for a job holding
+// nodes), written into `modes`, whose vectors keep their memory from call to call.
+std::span<const Mode> modes_of(const ClassedProblem& problem, const ClassedJob& job,
+                               std::span<const int> limit, std::vector<Mode>& modes) {
   const std::size_t classes = job.held.size();
+  if (modes.size() < job.on.size() + 1) modes.resize(job.on.size() + 1);
   std::size_t count = 0;
+  if (job.on.empty()) return {};  // no curve on any type present: the job can only be off
   // Totals run from an allowed size to an allowed size; the tables skip those between.
   const int shrink_low = job.allowed_at_least(job.min_nodes);
   const int shrink_high = job.allowed_at_most(job.held_total - 1);
   if (job.held_total > 0 && shrink_low <= shrink_high) {
     Mode& shrink = modes[count++];
+    shrink.on = &job.on.front();  // a job holding nodes runs on their type alone
     shrink.low.assign(classes, 0);
     shrink.high.assign(classes, 0);
     shrink.total_low = shrink_low;
@@ -51,14 +56,18 @@ std::span<const Mode> modes_of(const ClassedJob& job, std::span<const int> limit
   }
   const int grow_low = job.allowed_at_least(job.held_total + 1);
   const int grow_high = job.allowed_at_most(job.max_nodes);
-  if (grow_low <= grow_high && job.held_fits(limit)) {
+  if (grow_low > grow_high || !job.held_fits(limit)) return {modes.data(), count};
+  for (const JobOnType& on : job.on) {
     Mode& grow = modes[count++];
+    grow.on = &on;
     grow.low.assign(job.held.begin(), job.held.end());
     grow.high.resize(classes);
     grow.total_low = grow_low;
     grow.total_high = grow_high;
     grow.cost = -job.up_cost_s * job.current_rate;
-    for (std::size_t c = 0; c < classes; ++c) grow.high[c] = std::min(limit[c], grow_high);
+    for (std::size_t c = 0; c < classes; ++c) {
+      grow.high[c] = problem.classes.type[c] == on.type ? std::min(limit[c], grow_high) : 0;
+    }
   }
   return {modes.data(), count};
 }
@@ -82,7 +91,7 @@ class ModeTable {
     const std::size_t classes = problem.class_count();
     held_ = job.held_total > 0;
     last_ = held_ ? static_cast<std::size_t>(job.batch_class) : classes - 1;
-    charge_ = job.down_cost_s * job.reclaim_rate;
+    charge_ = job.down_cost_s * mode.on->reclaim_rate;
     width_ = static_cast<std::size_t>(mode.total_high) + 1;
     table_.assign((classes + 1) * width_, Cell{});
     at(classes, 0).value = 0.0;
@@ -100,6 +109,14 @@ class ModeTable {
       }
       const auto low = static_cast<std::size_t>(mode.low[s]);
       const auto high = static_cast<std::size_t>(mode.high[s]);
+      if (high == 0 && low == 0) {  // none of this class (another type's): only m = 0
+        for (std::size_t a = 0; a < width_; ++a) {
+          Cell& cell = at(s, a);
+          cell = Cell{};
+          if (at(s + 1, a).value != kNone) cell.offer(at(s + 1, a).value + segment_value(s, a), 0);
+        }
+        continue;
+      }
       // Taking nodes of class s (m > 0) is a forced shrink unless the job ends with this class:
       // a held job's batch host class, or the highest class of a new job (a' = 0).
       const double charge = (held_ ? s < last_ : true) ? charge_ : 0.0;
@@ -169,7 +186,9 @@ class ModeTable {
   const Cell& at(std::size_t s, std::size_t a) const { return table_[s * width_ + a]; }
 
   double segment_value(std::size_t s, std::size_t a) const {
-    return s <= last_ ? problem_.segment_length(s) * job_.running_rate(static_cast<int>(a)) : 0.0;
+    return s <= last_
+               ? problem_.segment_length(s) * job_.running_rate(*mode_.on, static_cast<int>(a))
+               : 0.0;
   }
 
   // Price and forced-shrink charge of taking m nodes of class s with a nodes alive in segment s.
@@ -230,8 +249,8 @@ JobResponse best_response(const ClassedProblem& problem, std::size_t j,
   }
   // This function's own scratch: its tables never nest, and one solve calls it thousands of times.
   thread_local TableBuffers buffers;
-  thread_local std::array<Mode, 2> modes;
-  for (const Mode& mode : modes_of(job, limit, modes)) {
+  thread_local std::vector<Mode> modes;
+  for (const Mode& mode : modes_of(problem, job, limit, modes)) {
     ModeTable(problem, job, mode, price, buffers).offer_best(best, counts);
   }
   return {best.value, std::move(counts)};
@@ -251,8 +270,8 @@ bool for_each_option_above(const ClassedProblem& problem, std::size_t j,
   // Not best_response's buffers: `visit` may call best_response while this table is read.
   // Nor shared across calls: `visit` may enumerate another job's options meanwhile.
   TableBuffers buffers;
-  std::array<Mode, 2> modes;
-  for (const Mode& mode : modes_of(job, limit, modes)) {
+  std::vector<Mode> modes;
+  for (const Mode& mode : modes_of(problem, job, limit, modes)) {
     if (!ModeTable(problem, job, mode, price, buffers).visit_above(threshold, visit)) return false;
   }
   return true;

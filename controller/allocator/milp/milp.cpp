@@ -22,9 +22,11 @@ struct ModeColumns {
   std::vector<int> count;  // m_{j,q,c} per class
 };
 
+// A job's grow modes are one per node type it may run on (one for a job holding nodes).
 struct JobColumns {
   int stay = 0;
-  ModeColumns shrink, grow;
+  ModeColumns shrink;
+  std::vector<ModeColumns> grow;
 };
 
 class ModelBuilder {
@@ -37,7 +39,6 @@ class ModelBuilder {
     double constant = 0.0;
     for (std::size_t j = 0; j < problem_.jobs.size(); ++j) {
       const ClassedJob& job = problem_.jobs[j];
-      pieces_ = rate_pieces(job);
       // Baseline: the job is off. Turning it off costs a held job its shrink; every mode that
       // keeps it running adds that cost back and charges its own.
       const double off_cost = job.held_total > 0 ? job.down_cost_s * job.current_rate : 0.0;
@@ -55,19 +56,24 @@ class ModelBuilder {
       // those between).
       const int shrink_low = job.allowed_at_least(job.min_nodes);
       const int shrink_high = job.allowed_at_most(job.held_total - 1);
-      if (job.held_total > 0 && shrink_low <= shrink_high) {
-        columns.shrink = add_mode(job, shrink_low, shrink_high, /*grow=*/false, off_cost);
+      if (job.held_total > 0 && shrink_low <= shrink_high && !job.on.empty()) {
+        // (A job holding nodes runs on their type alone: job.on holds that one.)
+        columns.shrink =
+            add_mode(job, job.on.front(), shrink_low, shrink_high, /*grow=*/false, off_cost);
       }
       const int grow_low = job.allowed_at_least(job.held_total + 1);
       const int grow_high = job.allowed_at_most(job.max_nodes);
-      if (grow_low <= grow_high) {
-        columns.grow = add_mode(job, grow_low, grow_high, /*grow=*/true,
-                                off_cost - job.up_cost_s * job.current_rate);
+      for (const JobOnType& on : job.on) {
+        if (grow_low > grow_high) break;
+        columns.grow.push_back(add_mode(job, on, grow_low, grow_high, /*grow=*/true,
+                                        off_cost - job.up_cost_s * job.current_rate));
       }
+      // One mode, so one type, at most.
       std::vector<Term> one_mode;
-      for (int y : {columns.stay, columns.shrink.choose, columns.grow.choose}) {
+      for (int y : {columns.stay, columns.shrink.choose}) {
         if (y != 0) one_mode.push_back({y, 1.0});
       }
+      for (const ModeColumns& grow : columns.grow) one_mode.push_back({grow.choose, 1.0});
       if (one_mode.size() > 1) model_.add_row(-kInf, 1, std::move(one_mode));
     }
     for (std::size_t c = 0; c < capacity_terms_.size(); ++c) {
@@ -84,8 +90,10 @@ class ModelBuilder {
  private:
   // Adds y, the class counts, their count and batch-host rows, the segment values and the
   // forced-shrink charges of one mode.
-  ModeColumns add_mode(const ClassedJob& job, int low, int high, bool grow, double y_objective) {
+  ModeColumns add_mode(const ClassedJob& job, const JobOnType& on, int low, int high, bool grow,
+                       double y_objective) {
     const std::size_t classes = problem_.class_count();
+    pieces_ = rate_pieces(job, on);
     ModeColumns mode;
     mode.choose = model_.add_column(0, 1, y_objective, Kind::binary);
     const int y = mode.choose;
@@ -96,7 +104,7 @@ class ModelBuilder {
     for (std::size_t c = 0; c < classes; ++c) {
       const int held = job.held[c];
       const int cap = grow ? std::min(problem_.classes.size[c], high) : std::min(held, high);
-      if (cap <= 0) continue;
+      if (cap <= 0 || problem_.classes.type[c] != on.type) continue;  // (the mode's type only)
       const int m = model_.add_column(0, cap, 0, Kind::integer);
       mode.count[c] = m;
       total.push_back({m, 1.0});
@@ -117,7 +125,7 @@ class ModelBuilder {
     const bool new_job = job.held_total == 0;
     const std::size_t last = new_job ? classes - 1 : static_cast<std::size_t>(job.batch_class);
     for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
-    add_forced_shrinks(job, mode, new_job ? classes : last, new_job);
+    add_forced_shrinks(job, on, mode, new_job ? classes : last, new_job);
     return mode;
   }
 
@@ -181,9 +189,9 @@ class ModelBuilder {
 
   // One binary per class before the job's end that it holds nodes of: each such class's hole
   // end is a forced shrink. A new job's last class is not one, hence the refund on y.
-  void add_forced_shrinks(const ClassedJob& job, const ModeColumns& mode,
+  void add_forced_shrinks(const ClassedJob& job, const JobOnType& on, const ModeColumns& mode,
                           std::size_t classes_charged, bool new_job) {
-    const double charge = job.down_cost_s * job.reclaim_rate;
+    const double charge = job.down_cost_s * on.reclaim_rate;
     if (charge <= 0.0 || problem_.class_count() == 1) return;
     bool any = false;
     for (std::size_t c = 0; c < classes_charged; ++c) {
@@ -214,14 +222,14 @@ std::vector<std::vector<int>> read_counts(const std::vector<double>& values,
     std::vector<int>& out = counts[j];
     if (chosen(job.stay)) continue;
     std::fill(out.begin(), out.end(), 0);
-    for (const ModeColumns* mode : {&job.shrink, &job.grow}) {
-      if (!chosen(mode->choose)) continue;
+    const auto read_mode = [&](const ModeColumns& mode) {
+      if (!chosen(mode.choose)) return;
       for (std::size_t c = 0; c < out.size(); ++c) {
-        if (mode->count[c] != 0) {
-          out[c] = static_cast<int>(std::lround(value(mode->count[c])));
-        }
+        if (mode.count[c] != 0) out[c] = static_cast<int>(std::lround(value(mode.count[c])));
       }
-    }
+    };
+    read_mode(job.shrink);
+    for (const ModeColumns& grow : job.grow) read_mode(grow);
   }
   return counts;
 }

@@ -15,11 +15,11 @@ bool same_slope(double a, double b) {
 
 }  // namespace
 
-std::vector<Piece> rate_pieces(const ClassedJob& job) {
+std::vector<Piece> rate_pieces(const ClassedJob& job, const JobOnType& on) {
   std::vector<Piece> pieces;
   double previous_slope = 0.0;
   for (int k = 1; k <= job.max_nodes; ++k) {
-    const double slope = job.running_rate(k) - job.running_rate(k - 1);
+    const double slope = job.running_rate(on, k) - job.running_rate(on, k - 1);
     if (!pieces.empty() && same_slope(slope, previous_slope)) {
       ++pieces.back().length;
       pieces.back().rise += slope;

@@ -14,8 +14,8 @@ struct Piece {
   bool steeper = false;  // slope is larger than the previous piece's: needs an ordering binary
 };
 
-// Pieces of v-hat over [0, max_nodes], merging collinear neighbours, so that for every integer k
-// the sum over the pieces' first k nodes equals job.running_rate(k).
-std::vector<Piece> rate_pieces(const ClassedJob& job);
+// Pieces of v-hat on type `on` over [0, max_nodes], merging collinear neighbours, so that for
+// every integer k the sum over the pieces' first k nodes equals job.running_rate(on, k).
+std::vector<Piece> rate_pieces(const ClassedJob& job, const JobOnType& on);
 
 }  // namespace gaptrain

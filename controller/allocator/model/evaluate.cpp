@@ -20,6 +20,27 @@ Indexed index_names(const AllocationProblem& problem) {
   return index;
 }
 
+std::string type_text(const std::string& type) {
+  return type.empty() ? "the default type" : "type \"" + type + "\"";
+}
+
+// Why giving `node` to `job` breaks the one-type rule (docs/allocator.md, "Node types"): a type
+// the job has no curve for, or another type than the job's `first` node given.
+std::optional<std::string> type_infeasibility(const ElasticJob& job, const NodeState& node,
+                                              const NodeState*& first) {
+  if (first == nullptr) {
+    first = &node;
+    if (curve_on(job, node.type) == nullptr) {
+      return "job \"" + job.id + "\" given node \"" + node.name + "\" of " + type_text(node.type) +
+             ", which it has no curve for";
+    }
+  } else if (first->type != node.type) {
+    return "job \"" + job.id + "\" given nodes of two types (\"" + first->name + "\" and \"" +
+           node.name + "\")";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> infeasibility(const AllocationProblem& problem,
@@ -44,10 +65,18 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
   std::vector<int> given(problem.jobs.size(), 0);
   std::vector<bool> gained(problem.jobs.size(), false);
   std::vector<bool> lost(problem.jobs.size(), false);
+  std::vector<const NodeState*> first_given(problem.jobs.size(), nullptr);
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
     const int holder = classed.holder[n];
     const int taker = owner[n];
-    if (taker >= 0) ++given[static_cast<std::size_t>(taker)];
+    if (taker >= 0) {
+      if (std::optional<std::string> why =
+              type_infeasibility(problem.jobs[static_cast<std::size_t>(taker)], problem.nodes[n],
+                                 first_given[static_cast<std::size_t>(taker)])) {
+        return why;
+      }
+      ++given[static_cast<std::size_t>(taker)];
+    }
     if (taker >= 0 && taker != holder) gained[static_cast<std::size_t>(taker)] = true;
     if (holder >= 0 && taker != holder) lost[static_cast<std::size_t>(holder)] = true;
   }

@@ -15,9 +15,9 @@ namespace gaptrain {
 using NodeAllocation = std::map<std::string, std::vector<std::string>>;  // job id -> nodes
 
 // Why `allocation` violates the model's rules (a node in two jobs, a job both growing and
-// shrinking, a count outside {0} u [min, max] or not an allowed size, a dropped batch host, an
-// unknown node or job), or nullopt when it is feasible. Jobs missing from `allocation` get no
-// nodes.
+// shrinking, a count outside {0} u [min, max] or not an allowed size, a dropped batch host, nodes
+// of two types or of a type the job has no curve for, an unknown node or job), or nullopt when it
+// is feasible. Jobs missing from `allocation` get no nodes.
 std::optional<std::string> infeasibility(const AllocationProblem& problem,
                                          const NodeAllocation& allocation);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
 
 namespace gaptrain {
 
@@ -40,15 +42,16 @@ std::map<double, double> group_finite(const std::map<double, int>& finite, int g
   return rounded;
 }
 
-}  // namespace
-
-HoleClasses classify_holes(const AllocationProblem& problem) {
+// Maps each availability of the nodes of one type to its class's (rounded down) availability.
+std::map<double, double> rounding_of_type(const AllocationProblem& problem,
+                                          const std::string& type) {
   const double horizon = problem.horizon_s;
   const bool ignore_hole_ends = problem.solver.max_hole_classes <= 1;
 
   std::map<double, int> finite;  // availability < horizon -> node count
   bool any_at_horizon = false;
   for (const NodeState& node : problem.nodes) {
+    if (node.type != type) continue;
     const double a = ignore_hole_ends ? horizon : availability(node, horizon);
     if (a < horizon) {
       ++finite[a];
@@ -61,20 +64,42 @@ HoleClasses classify_holes(const AllocationProblem& problem) {
                                          ? std::map<double, double>{}
                                          : group_finite(finite, std::max(finite_groups, 1));
   if (any_at_horizon) rounded[horizon] = horizon;
+  return rounded;
+}
+
+}  // namespace
+
+HoleClasses classify_holes(const AllocationProblem& problem) {
+  const double horizon = problem.horizon_s;
+  const bool ignore_hole_ends = problem.solver.max_hole_classes <= 1;
 
   HoleClasses classes;
-  std::map<double, int> index_of;
-  for (const auto& [value, floor] : rounded) {
-    if (!index_of.contains(floor)) {
-      index_of[floor] = static_cast<int>(classes.end_s.size());
-      classes.end_s.push_back(floor);
-    }
+  std::map<std::string, int> type_index;  // ascending names, "" (the default type) first
+  for (const NodeState& node : problem.nodes) type_index.emplace(node.type, 0);
+  for (auto& [name, index] : type_index) {
+    index = static_cast<int>(classes.type_name.size());
+    classes.type_name.push_back(name);
+  }
+  // Each type is grouped on its own (a site's GPU nodes and CPU nodes have unrelated holes), and
+  // the classes of all types are ordered by availability, so that segment s still ends at the
+  // s-th availability; types that share one get a segment of length 0, which values nothing.
+  std::vector<std::map<double, double>> rounded;
+  std::map<std::pair<double, int>, int> index_of;  // (availability, type) -> class
+  for (const auto& [name, t] : type_index) {
+    rounded.push_back(rounding_of_type(problem, name));
+    for (const auto& [value, floor] : rounded.back()) index_of.emplace(std::pair{floor, t}, 0);
+  }
+  for (auto& [key, index] : index_of) {
+    index = static_cast<int>(classes.end_s.size());
+    classes.end_s.push_back(key.first);
+    classes.type.push_back(key.second);
   }
   classes.size.assign(classes.end_s.size(), 0);
   classes.node_class.reserve(problem.nodes.size());
   for (const NodeState& node : problem.nodes) {
+    const int t = type_index.at(node.type);
     const double a = ignore_hole_ends ? horizon : availability(node, horizon);
-    const int c = index_of.at(rounded.at(a));
+    const int c = index_of.at({rounded[static_cast<std::size_t>(t)].at(a), t});
     classes.node_class.push_back(c);
     ++classes.size[static_cast<std::size_t>(c)];
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <unordered_map>
 
@@ -9,14 +10,15 @@ namespace gaptrain {
 
 namespace {
 
-std::vector<double> rate_table(const ElasticJob& job, Objective objective, int largest) {
-  const double one_node = job.curve.at(1.0);
+std::vector<double> rate_table(const ElasticJob& job, const ScalingCurve& curve,
+                               Objective objective, int largest) {
+  const double one_node = curve.at(1.0);
   std::vector<double> rate(static_cast<std::size_t>(largest) + 1, 0.0);
   // Speedup and fairness are relative to the 1-node throughput; validate() lets it be 0 only for
   // a job that makes no progress at all, which is worth nothing (all zeros) in every objective.
   if (objective != Objective::throughput && one_node <= 0.0) return rate;
   for (int k = 0; k <= largest; ++k) {
-    const double samples = job.curve.at(static_cast<double>(k));
+    const double samples = curve.at(static_cast<double>(k));
     switch (objective) {
       case Objective::throughput: rate[static_cast<std::size_t>(k)] = samples; break;
       case Objective::speedup: rate[static_cast<std::size_t>(k)] = samples / one_node; break;
@@ -90,17 +92,31 @@ ClassedProblem classify(const AllocationProblem& problem) {
     job.max_nodes = std::min(job.sizes.empty() ? spec.max_nodes : job.sizes.back(), node_count);
     job.up_cost_s = spec.up_cost_s;
     job.down_cost_s = spec.down_cost_s;
-    job.rate = rate_table(spec, problem.objective, std::max(job.max_nodes, job.held_total));
-    floor_to_allowed_sizes(job.rate, job.sizes);
     const int host = out.batch_host_node[j];
     job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
-    job.current_rate =
-        job.held_total >= job.min_nodes ? job.rate[static_cast<std::size_t>(job.held_total)] : 0.0;
-    // (A minimum above the node count can never run: nothing to lose then.)
-    job.reclaim_rate = job.current_rate > 0.0 ? job.current_rate
-                       : job.min_nodes <= job.max_nodes
-                           ? job.rate[static_cast<std::size_t>(job.min_nodes)]
+    // A job holding nodes stays on their type (validate(): one type, one it has a curve for).
+    const int held_type =
+        job.batch_class < 0 ? -1 : out.classes.type[static_cast<std::size_t>(job.batch_class)];
+    for (std::size_t t = 0; t < out.classes.type_name.size(); ++t) {
+      const ScalingCurve* curve = curve_on(spec, out.classes.type_name[t]);
+      if (curve == nullptr || (held_type >= 0 && static_cast<int>(t) != held_type)) continue;
+      JobOnType& on = job.on.emplace_back();
+      on.type = static_cast<int>(t);
+      on.rate =
+          rate_table(spec, *curve, problem.objective, std::max(job.max_nodes, job.held_total));
+      floor_to_allowed_sizes(on.rate, job.sizes);
+    }
+    const JobOnType* held_on = held_type < 0 ? nullptr : job.on_type(held_type);
+    job.current_rate = held_on != nullptr && job.held_total >= job.min_nodes
+                           ? held_on->rate[static_cast<std::size_t>(job.held_total)]
                            : 0.0;
+    // (A minimum above the node count can never run: nothing to lose then.)
+    for (JobOnType& on : job.on) {
+      on.reclaim_rate = job.current_rate > 0.0 ? job.current_rate
+                        : job.min_nodes <= job.max_nodes
+                            ? on.rate[static_cast<std::size_t>(job.min_nodes)]
+                            : 0.0;
+    }
   }
   return out;
 }
@@ -127,13 +143,15 @@ double job_value(const ClassedProblem& problem, std::size_t j, std::span<const i
   if (total > job.held_total) value -= job.up_cost_s * job.current_rate;
   if (total < job.held_total) value -= job.down_cost_s * job.current_rate;
   if (total == 0) return value;
+  const JobOnType* on = job.on_type(problem.type_of(counts));
+  if (on == nullptr) return -std::numeric_limits<double>::infinity();
 
   const int last = last_class(job, counts);
   int alive = total;  // a_{j,s}: nodes whose class is >= s
   for (int s = 0; s <= last; ++s) {
     const auto su = static_cast<std::size_t>(s);
-    value += problem.segment_length(su) * job.running_rate(alive);
-    if (s < last && counts[su] > 0) value -= job.down_cost_s * job.reclaim_rate;
+    value += problem.segment_length(su) * job.running_rate(*on, alive);
+    if (s < last && counts[su] > 0) value -= job.down_cost_s * on->reclaim_rate;
     alive -= counts[su];
   }
   return value;

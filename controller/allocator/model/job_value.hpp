@@ -13,6 +13,17 @@
 
 namespace gaptrain {
 
+// A job on one node type (issue 33): its rates there.
+struct JobOnType {
+  int type = 0;  // index into HoleClasses::type_name
+  // v_j(k) on this type for k = 0 .. max(max_nodes, held_total), objective units/s. For a job
+  // with allowed sizes, the rate of the largest allowed size <= k (0 below the smallest): a job
+  // left with k nodes when holes end runs on as many as it can use, as below its minimum it runs
+  // on none.
+  std::vector<double> rate;
+  double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j) on this type
+};
+
 struct ClassedJob {
   int min_nodes = 1;       // the smallest allowed size when the job names sizes
   int max_nodes = 1;       // at most the problem's node count (may then fall below min_nodes)
@@ -20,12 +31,11 @@ struct ClassedJob {
   int held_total = 0;      // c_j: nodes held now
   std::vector<int> held;   // h_{j,c}: held nodes per class
   int batch_class = -1;    // class of the batch host; -1 when the job holds no nodes
-  // v_j(k) for k = 0 .. max(max_nodes, held_total), objective units/s. For a job with allowed
-  // sizes, the rate of the largest allowed size <= k (0 below the smallest): a job left with k
-  // nodes when holes end runs on as many as it can use, as below its minimum it runs on none.
-  std::vector<double> rate;
-  double current_rate = 0.0;  // r_j: v_j(c_j) when c_j >= min_j, else 0
-  double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j)
+  // The node types the job may run on, ascending by type: those present that it has a curve
+  // for; for a job holding nodes, their type alone (it grows or shrinks there: moving to another
+  // type would be a migration, rule 3). Every option uses the classes of one of them only.
+  std::vector<JobOnType> on;
+  double current_rate = 0.0;  // r_j: v_j(c_j) on the held type when c_j >= min_j, else 0
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
 
@@ -59,9 +69,16 @@ struct ClassedJob {
                       [](int mine, int cap) { return mine <= cap; });
   }
 
-  // v-hat: no progress below the job's minimum.
-  double running_rate(int nodes) const {
-    return nodes >= min_nodes ? rate[static_cast<std::size_t>(nodes)] : 0.0;
+  // v-hat on type `t`: no progress below the job's minimum.
+  double running_rate(const JobOnType& t, int nodes) const {
+    return nodes >= min_nodes ? t.rate[static_cast<std::size_t>(nodes)] : 0.0;
+  }
+  // The job on node type `type`, or nullptr when it may not run there.
+  const JobOnType* on_type(int type) const {
+    for (const JobOnType& t : on) {
+      if (t.type == type) return &t;
+    }
+    return nullptr;
   }
 };
 
@@ -73,6 +90,13 @@ struct ClassedProblem {
   std::vector<int> holder;           // per node: index of the job holding it, -1 when idle
 
   std::size_t class_count() const { return classes.end_s.size(); }
+  // The node type of a job's counts (that of its first class with nodes), or -1 for none.
+  int type_of(std::span<const int> counts) const {
+    for (std::size_t c = 0; c < counts.size(); ++c) {
+      if (counts[c] > 0) return classes.type[c];
+    }
+    return -1;
+  }
   double segment_length(std::size_t s) const {
     return classes.end_s[s] - (s == 0 ? 0.0 : classes.end_s[s - 1]);
   }
@@ -82,8 +106,9 @@ struct ClassedProblem {
 ClassedProblem classify(const AllocationProblem& problem);
 
 // V_j of docs/allocator.md for a job given `counts[c]` nodes of each class. The counts must be
-// feasible for the job (rules 2-4); the decided-rescale costs follow from comparing them with
-// what the job holds.
+// feasible for the job (rules 2-4, all of one of its types); the decided-rescale costs follow
+// from comparing them with what the job holds. Counts on a type the job cannot run on are worth
+// -infinity (never chosen).
 double job_value(const ClassedProblem& problem, std::size_t job, std::span<const int> counts);
 
 // Sum of job_value over all jobs: the objective of a count-level allocation.
