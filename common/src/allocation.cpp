@@ -81,13 +81,19 @@ void require_sizes_within_bounds(const ElasticJob& job, const std::string& field
   }
 }
 
+// Why mix_types goes with one "curve" only: per-type curves give no rate for a mix of types.
+constexpr const char* kMixNeedsOneCurve =
+    "needs one \"curve\" (the job's rate on any mix of node types), not per-type \"curves\": "
+    "with a curve per type, the rate of a mix of types is unknown";
+
 std::string quoted_type(const std::string& type) {
   return type.empty() ? "the default type \"\"" : "type \"" + type + "\"";
 }
 
 // A job runs on one node type at a time (docs/allocator.md, "Node types"): the nodes it holds
 // are all of one type, and one it has a curve for. Anything else is a state the allocator
-// cannot keep or value, so it is refused rather than guessed at.
+// cannot keep or value, so it is refused rather than guessed at. A job that mixes types has one
+// curve for every type and may hold any mix.
 void validate_held_types(const AllocationProblem& problem,
                          const std::unordered_map<std::string, std::size_t>& job_index) {
   std::vector<const NodeState*> first_held(problem.jobs.size(), nullptr);
@@ -104,12 +110,12 @@ void validate_held_types(const AllocationProblem& problem,
                                                 "\", which the job holds: add curves[\"" +
                                                 node.type + "\"] or release the node");
       }
-    } else if (first->type != node.type) {
+    } else if (first->type != node.type && !problem.jobs[j].mix_types) {
       throw InputError(field, "holds nodes of two types (\"" + first->name +
                                   "\": " + quoted_type(first->type) + ", \"" + node.name +
                                   "\": " + quoted_type(node.type) +
-                                  "); a job runs on one node type (mix_types is not supported "
-                                  "yet): release the nodes of one type");
+                                  "); a job runs on one node type unless it sets mix_types: "
+                                  "release the nodes of one type");
     }
   }
 }
@@ -142,6 +148,8 @@ void validate_job(const ElasticJob& job, const std::string& field) {
                                               std::to_string(bounds::kMaxNameBytes) + " bytes");
     }
   }
+  if (job.mix_types && !job.curves.empty())
+    throw InputError(field + ".mix_types", kMixNeedsOneCurve);
   require_seconds(job.up_cost_s, field + ".up_cost_s");
   require_seconds(job.down_cost_s, field + ".down_cost_s");
   if (!(job.weight > 0.0 && job.weight <= bounds::kMaxWeight)) {

@@ -221,11 +221,7 @@ ElasticJob parse_job(const Json::Value& value) {
   parse_job_curves(value, job);
   if (const Json::Value* mix = member(value, "mix_types"); mix != nullptr && !mix->isNull()) {
     if (!mix->isBool()) throw_json_type_error("mix_types", "true or false", *mix);
-    if (mix->asBool()) {
-      throw InputError("mix_types",
-                       "is not supported yet: a job runs on nodes of one type at a "
-                       "time; leave it out or set it to false");
-    }
+    job.mix_types = mix->asBool();  // (validate() refuses it with per-type curves)
   }
   job.up_cost_s = number_value(required_member(value, "up_cost_s"), "up_cost_s");
   job.down_cost_s = number_value(required_member(value, "down_cost_s"), "down_cost_s");
@@ -345,6 +341,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
       Json::Value& curves = j["curves"] = Json::Value(Json::objectValue);
       for (const auto& [type, curve] : job.curves) curves[type] = curve_to_json(curve);
     }
+    if (job.mix_types) j["mix_types"] = true;
     j["up_cost_s"] = number_or_null(job.up_cost_s);
     j["down_cost_s"] = number_or_null(job.down_cost_s);
     j["batch_host"] = string_or_null(job.batch_host);

@@ -116,9 +116,8 @@ AllocationResult share_one_pool(const AllocationProblem& problem) {
   return result;
 }
 
-}  // namespace
-
-AllocationResult share_equally(const AllocationProblem& problem) {
+// The jobs that run on one type each: a type's nodes are shared among the jobs on it.
+AllocationResult share_by_type(const AllocationProblem& problem) {
   const std::vector<std::optional<std::string>> types = job_types(problem);
   const bool one_pool = std::all_of(types.begin(), types.end(),
                                     [&types](const auto& type) { return type == types.front(); });
@@ -141,6 +140,38 @@ AllocationResult share_equally(const AllocationProblem& problem) {
   }
   result.call_status = CallStatus::ok;
   result.message = "equal share: a heuristic, no model solved";
+  return result;
+}
+
+}  // namespace
+
+AllocationResult share_equally(const AllocationProblem& problem) {
+  std::set<std::string> node_types;
+  for (const NodeState& node : problem.nodes) node_types.insert(node.type);
+  std::set<std::string> mixing_ids;
+  for (const ElasticJob& job : problem.jobs) {
+    if (job.mix_types) mixing_ids.insert(job.id);
+  }
+  if (mixing_ids.empty() || node_types.size() <= 1) return share_by_type(problem);
+  // The typed jobs first, on each type's nodes that no mixing job holds (theirs stay with them);
+  // the mixing jobs then share, as one pool, their own nodes and every node left over.
+  AllocationProblem typed;
+  AllocationProblem mixing;
+  typed.horizon_s = mixing.horizon_s = problem.horizon_s;
+  for (const ElasticJob& job : problem.jobs) {
+    (job.mix_types ? mixing : typed).jobs.push_back(job);
+  }
+  for (const NodeState& node : problem.nodes) {
+    const bool mixing_holds = node.job && mixing_ids.contains(*node.job);
+    (mixing_holds ? mixing : typed).nodes.push_back(node);
+  }
+  AllocationResult result = share_by_type(typed);
+  std::set<std::string> taken;
+  for (const auto& [id, nodes] : result.allocation) taken.insert(nodes.begin(), nodes.end());
+  for (const NodeState& node : typed.nodes) {
+    if (!taken.contains(node.name)) mixing.nodes.push_back(node);
+  }
+  for (auto& [id, nodes] : share_one_pool(mixing).allocation) result.allocation[id] = nodes;
   return result;
 }
 

@@ -27,7 +27,10 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
 // order; hole ends, curves and costs are not looked at. Never migrates, never moves a batch
 // host; a job whose count falls below what keeps its batch host gives up everything. With node
 // types, each type's nodes are shared among the jobs on it: a job holding nodes is on their
-// type, a new one on the type it has a curve for with the most nodes.
+// type, a new one on the type it has a curve for with the most nodes. Jobs that mix types share
+// what the others leave: the typed jobs share each type's nodes but those a mixing job holds,
+// then the mixing jobs share, as one pool, the nodes they hold and those left over, of any type
+// (with one node type, a mixing job is a job on it).
 AllocationResult share_equally(const AllocationProblem& problem);
 
 }  // namespace gaptrain

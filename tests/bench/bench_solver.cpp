@@ -3,7 +3,7 @@
 // horizon 600 s, throughput objective; with no hole ends, or 20% of the nodes with a hole end
 // from 3 distinct values below the horizon; BM_AllocateAllowedSizes: the same instances with
 // allowed sizes on every job (issue 33); BM_AllocateNodeTypes: the same instances on three node
-// types (issue 33).
+// types (issue 33); BM_AllocateMixedTypes: those with every fifth job mixing types.
 //
 // Each benchmark solves a fixed set of seeded instances per size, one per iteration, and
 // reports the solve-time percentiles over them (p50_ms, p99_ms, max_ms) as counters next to the
@@ -99,6 +99,8 @@ const std::vector<AllocationProblem>& sized_instances(int nodes, int jobs, bool 
   return problems;
 }
 
+const std::array<std::string, 3> kNodeTypes{"a100", "h100", "cpu"};
+
 // The same instances on three node types (issue 33): idle nodes a100, a100, h100, h100, cpu in
 // turn; a job runs on all three, on both GPU types or on one (a third of the jobs each), with its
 // curve scaled by about 1 on a100, 1.8 on h100 and 0.2 on cpu, each times 1 to 1.3 by job and
@@ -109,7 +111,7 @@ const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool 
   static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
-  const std::array<std::string, 3> types{"a100", "h100", "cpu"};
+  const std::array<std::string, 3>& types = kNodeTypes;
   const std::array<double, 3> speed{1.0, 1.8, 0.2};
   problems = instances(nodes, jobs, holes);
   for (AllocationProblem& problem : problems) {
@@ -130,6 +132,34 @@ const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool 
       gaptrain::NodeState& node = problem.nodes[n];
       node.type = node.job ? held_type.at(*node.job)
                            : types[std::array<std::size_t, 5>{0, 0, 1, 1, 2}[n % 5]];
+    }
+  }
+  return problems;
+}
+
+// The node-type instances with every fifth job mixing types (issue 33): its one curve, times 1
+// to 1.3 by job (about an a100's), instead of per-type curves, and its held nodes of the three
+// types in turn.
+const std::vector<AllocationProblem>& mixing_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+  auto& problems = cache[{nodes, jobs, holes}];
+  if (!problems.empty()) return problems;
+  problems = typed_instances(nodes, jobs, holes);
+  for (AllocationProblem& problem : problems) {
+    std::map<std::string, std::size_t> held;  // mixing job -> its held nodes typed so far
+    for (std::size_t j = 4; j < problem.jobs.size(); j += 5) {
+      gaptrain::ElasticJob& job = problem.jobs[j];
+      std::vector<gaptrain::ScalingCurve::Point> points = job.curve.points();
+      const double factor = 1.0 + 0.03 * static_cast<double>(j % 11);
+      for (auto& point : points) point.samples_per_s *= factor;
+      job.curve = gaptrain::ScalingCurve(std::move(points));
+      job.curves.clear();
+      job.mix_types = true;
+      held.emplace(job.id, 0);
+    }
+    for (gaptrain::NodeState& node : problem.nodes) {
+      const auto mixer = node.job ? held.find(*node.job) : held.end();
+      if (mixer != held.end()) node.type = kNodeTypes[mixer->second++ % kNodeTypes.size()];
     }
   }
   return problems;
@@ -214,6 +244,12 @@ void BM_AllocateNodeTypes(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int jobs = static_cast<int>(state.range(1));
   measure_allocate(state, typed_instances(nodes, jobs, state.range(2) != 0));
+}
+
+void BM_AllocateMixedTypes(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const int jobs = static_cast<int>(state.range(1));
+  measure_allocate(state, mixing_instances(nodes, jobs, state.range(2) != 0));
 }
 
 void BM_BFTrainerNodeModel(benchmark::State& state) {
@@ -314,6 +350,16 @@ BENCHMARK(BM_AllocateAllowedSizes)
     ->ComputeStatistics("max", max_of);
 
 BENCHMARK(BM_AllocateNodeTypes)
+    ->ArgNames({"nodes", "jobs", "holes"})
+    ->Apply(allocator_sizes)
+    ->Iterations(kInstancesPerSize)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("p50", p50)
+    ->ComputeStatistics("p99", p99)
+    ->ComputeStatistics("max", max_of);
+
+BENCHMARK(BM_AllocateMixedTypes)
     ->ArgNames({"nodes", "jobs", "holes"})
     ->Apply(allocator_sizes)
     ->Iterations(kInstancesPerSize)

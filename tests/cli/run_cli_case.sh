@@ -5,6 +5,8 @@
 #                                                      on stderr holding EXPECT_FILE's text
 #   run_cli_case.sh solve   GAPTRAIN FILE [ARGS...]    `solve ARGS FILE` exits 0 with one line of
 #                                                      JSON: status optimal, a feasible allocation
+#   run_cli_case.sh mixed   GAPTRAIN FILE JOB TYPES    the same, and JOB (which mixes types) is
+#                                                      given nodes of at least TYPES node types
 #   run_cli_case.sh stdin   GAPTRAIN FILE              the same through `solve --pretty -` < FILE
 #   run_cli_case.sh missing GAPTRAIN                   a nonexistent file: exit 2, "cannot read"
 #   run_cli_case.sh fifo    GAPTRAIN                   a named pipe nobody writes: exit 2 at once,
@@ -59,14 +61,16 @@ expect_contains() {
 
 # The result on stdout is valid JSON, status optimal, and a feasible allocation of the problem:
 # known jobs and nodes only, every node in at most one job, counts in {0} u [min, max], each
-# job's nodes of one type it has a curve for.
+# job's nodes of one type it has a curve for (of any types for a job that sets mix_types).
+# With JOB and TYPES: JOB's nodes are of at least TYPES types.
 expect_feasible_result() {
-  python3 - "$1" "$tmp/stdout" <<'EOF' || fail "result check failed"
+  python3 - "$1" "$tmp/stdout" "${2:-}" "${3:-0}" <<'EOF' || fail "result check failed"
 import json
 import sys
 
 problem = json.load(open(sys.argv[1]))
 result = json.load(open(sys.argv[2]))
+mixer, least_types = sys.argv[3], int(sys.argv[4])
 assert result["status"] == "optimal", f"status {result['status']!r}"
 for key in ("objective", "best_bound", "solve_ms"):
     assert isinstance(result[key], (int, float)), f"{key} is not a number"
@@ -87,7 +91,8 @@ for job, names in allocation.items():
     # Node types (issue 33): one type a job has a curve for ("curves" absent: every type).
     types = {node["name"]: node.get("type") or "" for node in problem["nodes"]}
     given = {types[name] for name in names if name in types}
-    assert len(given) <= 1, f"{job} got nodes of types {sorted(given)}"
+    assert len(given) <= 1 or jobs[job].get("mix_types"), f"{job} got nodes of types {sorted(given)}"
+    assert job != mixer or len(given) >= least_types, f"{job} got nodes of types {sorted(given)}"
     curves = jobs[job].get("curves")
     assert curves is None or given <= set(curves), f"{job} got a type it has no curve for"
     for name in names:
@@ -121,6 +126,13 @@ case "$mode" in
     expect_empty stderr
     expect_one_line stdout
     expect_feasible_result "$file"
+    ;;
+  mixed)
+    run solve "$1"
+    expect_rc 0 solve "$1"
+    expect_empty stderr
+    expect_one_line stdout
+    expect_feasible_result "$1" "$2" "$3"
     ;;
   stdin)
     stdin_file="$1"

@@ -807,6 +807,18 @@ TEST(ProblemToJson, NodeTypesAndCurvesRoundTripAndAreWrittenOnlyWhenGiven) {
   expect_same_problem(parse_problem(to_json_text(written, false)), problem);
 }
 
+TEST(ProblemFromJson, AJobWithOneCurveMayMixTypesAndSaysSoWhenWritten) {
+  Json::Value document = typed();
+  document["jobs"][0]["mix_types"] = true;
+  const AllocationProblem problem = problem_from_json(document);
+  EXPECT_TRUE(problem.jobs[0].mix_types);
+  EXPECT_FALSE(problem.jobs[1].mix_types) << "absent: one type at a time";
+  const Json::Value written = problem_to_json(problem);
+  EXPECT_EQ(written["jobs"][0]["mix_types"], true);
+  EXPECT_FALSE(written["jobs"][1].isMember("mix_types")) << "written only when set";
+  EXPECT_TRUE(problem_from_json(written).jobs[0].mix_types);
+}
+
 TEST(ProblemFromJsonErrors, NodeTypeErrorsSayWhatToDo) {
   Json::Value document = typed();
   document["jobs"][1]["curve"] = json("[[1, 1.0]]");
@@ -814,10 +826,13 @@ TEST(ProblemFromJsonErrors, NodeTypeErrorsSayWhatToDo) {
             "jobs[1].curves: give either \"curve\" (the same on every node type) or \"curves\" "
             "(per type; name \"\" for the default type), not both");
   document = typed();
-  document["jobs"][1]["mix_types"] = true;
+  document["jobs"][1]["mix_types"] = true;  // resnet18 gives per-type curves
   EXPECT_EQ(error_for(document),
-            "jobs[1].mix_types: is not supported yet: a job runs on nodes of one type at a time; "
-            "leave it out or set it to false");
+            "jobs[1].mix_types: needs one \"curve\" (the job's rate on any mix of node types), "
+            "not per-type \"curves\": with a curve per type, the rate of a mix of types is "
+            "unknown");
+  document["jobs"][1]["mix_types"] = "yes";
+  EXPECT_THAT(error_for(document), StartsWith("jobs[1].mix_types: expected true or false"));
   document = typed();
   document["jobs"][1]["curves"] = json("{}");
   EXPECT_THAT(error_for(document), StartsWith("jobs[1].curves: must name at least one node type"));
@@ -833,8 +848,10 @@ TEST(ProblemFromJsonErrors, AJobHoldsNodesOfOneTypeItHasACurveFor) {
   document["nodes"][1]["job"] = "shufflenet";  // n2 is of the default type, n1 an a100
   EXPECT_EQ(error_for(document),
             "jobs[0]: holds nodes of two types (\"n1\": type \"a100\", \"n2\": the default "
-            "type \"\"); a job runs on one node type (mix_types is not supported yet): release "
-            "the nodes of one type");
+            "type \"\"); a job runs on one node type unless it sets mix_types: release the "
+            "nodes of one type");
+  document["jobs"][0]["mix_types"] = true;  // shufflenet gives one curve: it may hold both
+  EXPECT_NO_THROW(problem_from_json(document));
   document = typed();
   document["nodes"][1]["job"] = "resnet18";  // resnet18 has no curve on the default type
   EXPECT_EQ(error_for(document),

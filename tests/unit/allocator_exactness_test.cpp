@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -166,12 +167,13 @@ bool decision_matters(const AllocationProblem& problem, double best) {
 }
 
 // Checks allocate() against enumeration on one instance; counts it in `mattered` when the
-// decision matters.
-void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem,
-                                int& mattered) {
+// decision matters. The enumeration goes to `enumerated` when given.
+void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem, int& mattered,
+                                BruteForce* enumerated = nullptr) {
   SCOPED_TRACE(context(seed, problem));
   const BruteForce brute = enumerate(
       problem, [&](const NodeAllocation& allocation) { return evaluate(problem, allocation); });
+  if (enumerated != nullptr) *enumerated = brute;
   ASSERT_GT(brute.feasible, 0) << "giving no node to anyone is always feasible";
   mattered += decision_matters(problem, brute.best) ? 1 : 0;
 
@@ -570,6 +572,159 @@ TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
     expect_typed_matches_enumeration(seed, problem, coverage);
   }
   EXPECT_GT(coverage.mattered, 50);
+}
+
+// --- Jobs that mix node types (issue 33) --------------------------------------------------------
+
+// What the mixed-type instances exercise: instances where the enumerated optimum gives a mixing
+// job nodes of two types (none if the allocator or evaluate() kept mixing jobs on one type), and
+// held mixing jobs on two types.
+struct MixCoverage {
+  TypedCoverage typed;
+  int optimum_mixes = 0;
+  int held_on_two_types = 0;
+};
+
+// The node types of a job's nodes in `allocation`.
+std::set<std::string> types_given(const AllocationProblem& problem,
+                                  const NodeAllocation& allocation, const std::string& job) {
+  std::set<std::string> types;
+  const auto found = allocation.find(job);
+  if (found == allocation.end()) return types;
+  for (const NodeState& node : problem.nodes) {
+    if (std::find(found->second.begin(), found->second.end(), node.name) != found->second.end())
+      types.insert(node.type);
+  }
+  return types;
+}
+
+// add_node_types(), then about half the jobs mix types: their one curve instead of per-type
+// curves, and their held nodes of the types present in turn.
+void add_mixing_jobs(AllocationProblem& problem, std::uint64_t seed, MixCoverage& coverage) {
+  add_node_types(problem, seed, coverage.typed);
+  std::mt19937_64 rng(seed * 7727U + 3U);
+  std::set<std::string> present;
+  for (const NodeState& node : problem.nodes) present.insert(node.type);
+  const std::vector<std::string> types(present.begin(), present.end());
+  for (ElasticJob& job : problem.jobs) {
+    if (rng() % 2U == 0U) continue;
+    job.mix_types = true;
+    job.curves.clear();
+    std::set<std::string> held;
+    std::size_t next = rng() % types.size();  // its held nodes take the types in turn
+    for (NodeState& node : problem.nodes) {
+      if (node.job != job.id) continue;
+      node.type = types[next++ % types.size()];
+      held.insert(node.type);
+    }
+    coverage.held_on_two_types += held.size() >= 2 ? 1 : 0;
+  }
+}
+
+void expect_mixing_matches_enumeration(std::uint64_t seed, const AllocationProblem& problem,
+                                       MixCoverage& coverage) {
+  BruteForce brute;
+  expect_matches_enumeration(seed, problem, coverage.typed.mattered, &brute);
+  SCOPED_TRACE(context(seed, problem));
+  const bool mixes = std::any_of(problem.jobs.begin(), problem.jobs.end(), [&](const auto& job) {
+    return job.mix_types && types_given(problem, brute.argmax, job.id).size() >= 2;
+  });
+  coverage.optimum_mixes += mixes ? 1 : 0;
+  // Jobs that do not mix stay on one type they have a curve for.
+  AllocationProblem typed_only = problem;
+  std::erase_if(typed_only.jobs, [](const ElasticJob& job) { return job.mix_types; });
+  NodeAllocation allocation = allocate(problem).allocation;
+  std::erase_if(allocation, [&](const auto& entry) {
+    return std::none_of(typed_only.jobs.begin(), typed_only.jobs.end(),
+                        [&](const ElasticJob& job) { return job.id == entry.first; });
+  });
+  const std::optional<std::string> why = mixed_or_unknown_type(typed_only, allocation);
+  EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(allocation);
+}
+
+TEST(AllocatorExactness, MixingJobsMatchEnumerationWithoutHoleEnds) {
+  MixCoverage coverage;
+  for (std::uint64_t seed = 9001; seed <= 9120; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
+    add_mixing_jobs(problem, seed, coverage);
+    expect_mixing_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.typed.mattered, 60);
+  EXPECT_GT(coverage.optimum_mixes, 20);
+  EXPECT_GT(coverage.held_on_two_types, 10);
+}
+
+TEST(AllocatorExactness, MixingJobsMatchEnumerationWithHoleEnds) {
+  MixCoverage coverage;
+  for (std::uint64_t seed = 9201; seed <= 9350; ++seed) {
+    AllocationProblem problem = random_problem(tiny_params(seed, seed % 2U == 0U ? 1.0 : 0.5));
+    add_mixing_jobs(problem, seed, coverage);
+    const int distinct = distinct_availabilities(problem);
+    problem.solver.max_hole_classes = seed % 3U == 0U ? std::max(1, distinct - 1) : distinct + 1;
+    expect_mixing_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.typed.mattered, 80);
+  EXPECT_GT(coverage.optimum_mixes, 20);
+  EXPECT_GT(coverage.held_on_two_types, 10);
+}
+
+TEST(AllocatorExactness, MixingJobsWithAllowedSizesMatchEnumeration) {
+  MixCoverage coverage;
+  for (std::uint64_t seed = 9401; seed <= 9520; ++seed) {
+    AllocationProblem problem =
+        tiny_sized_problem(seed, seed % 2U == 0U ? 0.0 : 0.6, kSizeRules[seed % 4U]);
+    add_mixing_jobs(problem, seed, coverage);
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    expect_mixing_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.typed.mattered, 50);
+  EXPECT_GT(coverage.optimum_mixes, 10);
+}
+
+// The compact MILP alone: a mixing job's grow mode spans every class, and its forced shrinks
+// are paid once per end.
+TEST(AllocatorExactness, MixingJobsCompactModelAloneMatchesEnumeration) {
+  MixCoverage coverage;
+  for (std::uint64_t seed = 9601; seed <= 9720; ++seed) {
+    AllocationProblem problem = seed % 2U == 0U
+                                    ? random_problem(tiny_params(seed, 0.6))
+                                    : tiny_sized_problem(seed, 0.6, kSizeRules[seed % 4U]);
+    add_mixing_jobs(problem, seed, coverage);
+    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+    problem.solver.max_core_options = 0;
+    expect_mixing_matches_enumeration(seed, problem, coverage);
+  }
+  EXPECT_GT(coverage.typed.mattered, 50);
+  EXPECT_GT(coverage.optimum_mixes, 20);
+}
+
+// Only a mix reaches the optimum: 2 nodes of each of 2 types, one job with a linear curve to 4.
+// Kept on one type it would get 2 nodes; mixing, it gets all 4 (held on one type or not).
+TEST(AllocatorExactness, OnlyAMixReachesTheOptimum) {
+  for (const bool held : {false, true}) {
+    AllocationProblem problem;
+    for (const char* name : {"a1", "a2", "b1", "b2"}) {
+      NodeState& node = problem.nodes.emplace_back();
+      node.name = name;
+      node.type = std::string(1, name[0]);
+    }
+    if (held) problem.nodes[0].job = "mixer";
+    ElasticJob& job = problem.jobs.emplace_back();
+    job.id = "mixer";
+    job.max_nodes = 4;
+    job.curve = ScalingCurve({{1, 10.0}, {4, 40.0}});
+    job.mix_types = true;
+    for (const int core_options : {200000, 0}) {
+      problem.solver.max_core_options = core_options;
+      const AllocationResult result = allocate(problem);
+      EXPECT_EQ(result.allocation.at("mixer").size(), 4U) << dump(result.allocation);
+      EXPECT_NEAR(result.objective, 600.0 * 40.0, 1e-6);
+      EXPECT_FALSE(infeasibility(problem, result.allocation));
+    }
+    problem.jobs[0].mix_types = false;  // the same job on one type: 2 nodes
+    EXPECT_EQ(allocate(problem).allocation.at("mixer").size(), 2U);
+    EXPECT_TRUE(infeasibility(problem, {{"mixer", {"a1", "b1"}}})) << "the one-type rule";
+  }
 }
 
 // BFTrainer's objective written out once more, from its paper, to check the reference model

@@ -86,5 +86,32 @@ TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
   EXPECT_TRUE(result.allocation.at("nowhere").empty());
 }
 
+// Jobs that mix types share what the typed jobs leave, of every type, and keep what they hold.
+TEST(EqualShare, MixingJobsShareWhatTheTypedJobsLeave) {
+  AllocationProblem problem;
+  for (const char* name : {"g0", "g1", "g2", "g3"}) {
+    NodeState& node = problem.nodes.emplace_back(NodeState{name, {}, {}});
+    node.type = "gpu";
+  }
+  problem.nodes[3].job = "mixer";  // a gpu node the mixer holds, beside c0
+  problem.nodes.push_back({"c0", "mixer", {}});
+  problem.nodes.push_back({"c1", {}, {}});
+  for (const char* id : {"gpu_only", "mixer", "other_mixer"}) {
+    ElasticJob& job = problem.jobs.emplace_back();
+    job.id = id;
+    job.max_nodes = 8;
+  }
+  problem.jobs[0].max_nodes = 2;
+  problem.jobs[0].curves.emplace("gpu", ScalingCurve({{1, 10.0}}));
+  problem.jobs[1].mix_types = problem.jobs[2].mix_types = true;
+  const AllocationResult result = share_equally(problem);
+  // gpu_only shares g0-g2 alone (up to its max 2); the mixers share the 4 nodes left: the
+  // mixer keeps g3 and c0, the other takes g2 and c1.
+  EXPECT_EQ(result.allocation.at("gpu_only"), (std::vector<std::string>{"g0", "g1"}));
+  EXPECT_EQ(result.allocation.at("mixer"), (std::vector<std::string>{"g3", "c0"}));
+  EXPECT_EQ(result.allocation.at("other_mixer"), (std::vector<std::string>{"g2", "c1"}));
+  EXPECT_EQ(to_string(result.call_status), "ok");
+}
+
 }  // namespace
 }  // namespace gaptrain

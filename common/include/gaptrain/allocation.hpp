@@ -29,7 +29,8 @@ struct NodeState {
   std::optional<std::string> job;    // elastic job holding it now; empty: idle
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
   // The node's kind (a GPU generation, CPU-only, large memory: issue 33); "" is the default type.
-  // A job runs on nodes of one type at a time (curve_on() below).
+  // A job runs on nodes of one type at a time (curve_on() below), unless it mixes types
+  // (ElasticJob::mix_types).
   std::string type = {};
 };
 
@@ -46,6 +47,10 @@ struct ElasticJob {
   // without types). Otherwise the job runs only on the types named here ("" for the default
   // type) and `curve` is not used; a type no node has is fine, it is simply never chosen.
   std::map<std::string, ScalingCurve> curves = {};
+  // Whether the job may hold nodes of several types at once, running at `curve` on any mix of
+  // them (a data loader that balances by node speed, a CPU job). Only with `curve`: with
+  // per-type `curves` no rate of a mix is known, so validate() refuses it.
+  bool mix_types = false;
   double up_cost_s = 0.0;    // seconds of lost progress for a grow
   double down_cost_s = 0.0;  // seconds of lost progress for a shrink
   // The node running the job's batch script; it can never be removed by a shrink. Empty for a
@@ -78,8 +83,9 @@ struct AllocationProblem {
 
 // Throws InputError naming the first field that is wrong: duplicate node or job names, a node
 // held by an unknown job, min > max, negative costs, a batch host the job does not hold, a
-// number beyond gaptrain/bounds.hpp, a job holding nodes of two types or of a type it has no
-// curve for, ... A max_nodes above the problem's node count is not
+// number beyond gaptrain/bounds.hpp, a job holding nodes of two types (unless it mixes types) or
+// of a type it has no curve for, mix_types with per-type curves, ... A max_nodes above the
+// problem's node count is not
 // wrong: the allocator reads it as "all of them".
 void validate(const AllocationProblem& problem);
 

@@ -22,7 +22,8 @@ struct ModeColumns {
   std::vector<int> count;  // m_{j,q,c} per class
 };
 
-// A job's grow modes are one per node type it may run on (one for a job holding nodes).
+// A job's grow modes are one per node type it may run on (one for a job holding nodes, one over
+// every class for a job that mixes types).
 struct JobColumns {
   int stay = 0;
   ModeColumns shrink;
@@ -57,7 +58,7 @@ class ModelBuilder {
       const int shrink_low = job.allowed_at_least(job.min_nodes);
       const int shrink_high = job.allowed_at_most(job.held_total - 1);
       if (job.held_total > 0 && shrink_low <= shrink_high && !job.on.empty()) {
-        // (A job holding nodes runs on their type alone: job.on holds that one.)
+        // (A job holding nodes runs on their type alone, or mixes: job.on holds that one.)
         // A shrink costs what turning the job off does (job_value's down cost): the mode adds
         // back the baseline's charge and pays its own, the same.
         columns.shrink = add_mode(job, job.on.front(), shrink_low, shrink_high, /*grow=*/false,
@@ -106,7 +107,7 @@ class ModelBuilder {
     for (std::size_t c = 0; c < classes; ++c) {
       const int held = job.held[c];
       const int cap = grow ? std::min(problem_.classes.size[c], high) : std::min(held, high);
-      if (cap <= 0 || problem_.classes.type[c] != on.type) continue;  // (the mode's type only)
+      if (cap <= 0 || !on.covers(problem_.classes.type[c])) continue;  // (the mode's type only)
       const int m = model_.add_column(0, cap, 0, Kind::integer);
       mode.count[c] = m;
       total.push_back({m, 1.0});
@@ -127,7 +128,7 @@ class ModelBuilder {
     const bool new_job = job.held_total == 0;
     const std::size_t last = new_job ? classes - 1 : static_cast<std::size_t>(job.batch_class);
     for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
-    add_forced_shrinks(job, on, mode, new_job ? classes : last, new_job);
+    add_forced_shrinks(job, on, mode, new_job);
     return mode;
   }
 
@@ -189,20 +190,29 @@ class ModelBuilder {
     model_.add_row(0, 0, std::move(alive));
   }
 
-  // One binary per class before the job's end that it holds nodes of: each such class's hole
-  // end is a forced shrink. A new job's last class is not one, hence the refund on y.
+  // One binary per end (group of classes that end together, ProblemClasses::ends_group) before
+  // the job's end that it has nodes of: each such end is a forced shrink. A held job's end is its
+  // batch host's; a new job's last end is not one, hence the refund on y. (A mode on one type
+  // has one class per end; one that mixes types may have several, which leave as one shrink.)
   void add_forced_shrinks(const ClassedJob& job, const JobOnType& on, const ModeColumns& mode,
-                          std::size_t classes_charged, bool new_job) {
+                          bool new_job) {
     const double charge = job.down_cost_s * on.reclaim_rate;
     if (charge <= 0.0 || problem_.class_count() == 1) return;
+    const std::vector<double>& end = problem_.classes.end_s;
+    const double job_end = new_job ? end.back() : end[static_cast<std::size_t>(job.batch_class)];
     bool any = false;
-    for (std::size_t c = 0; c < classes_charged; ++c) {
+    int used = 0;  // the current end's binary, once one of its classes has a column
+    for (std::size_t c = 0; c < mode.count.size(); ++c) {
       const int m = mode.count[c];
-      if (m == 0) continue;
-      const int used = model_.add_column(0, 1, -charge, Kind::binary);
-      model_.add_row(-kInf, 0, {{m, 1.0}, {used, -model_.upper_bound(m)}});
-      model_.add_row(-kInf, 0, {{used, 1.0}, {mode.choose, -1.0}});
-      any = true;
+      if (m != 0 && (new_job || end[c] < job_end)) {
+        if (used == 0) {
+          used = model_.add_column(0, 1, -charge, Kind::binary);
+          model_.add_row(-kInf, 0, {{used, 1.0}, {mode.choose, -1.0}});
+          any = true;
+        }
+        model_.add_row(-kInf, 0, {{m, 1.0}, {used, -model_.upper_bound(m)}});
+      }
+      if (problem_.ends_group(c)) used = 0;
     }
     if (new_job && any) model_.add_to_objective(mode.choose, charge);
   }

@@ -25,7 +25,8 @@ std::string type_text(const std::string& type) {
 }
 
 // Why giving `node` to `job` breaks the one-type rule (docs/allocator.md, "Node types"): a type
-// the job has no curve for, or another type than the job's `first` node given.
+// the job has no curve for, or another type than the job's `first` node given (unless the job
+// mixes types).
 std::optional<std::string> type_infeasibility(const ElasticJob& job, const NodeState& node,
                                               const NodeState*& first) {
   if (first == nullptr) {
@@ -34,7 +35,7 @@ std::optional<std::string> type_infeasibility(const ElasticJob& job, const NodeS
       return "job \"" + job.id + "\" given node \"" + node.name + "\" of " + type_text(node.type) +
              ", which it has no curve for";
     }
-  } else if (first->type != node.type) {
+  } else if (first->type != node.type && !job.mix_types) {
     return "job \"" + job.id + "\" given nodes of two types (\"" + first->name + "\" and \"" +
            node.name + "\")";
   }

@@ -95,16 +95,23 @@ ClassedProblem classify(const AllocationProblem& problem) {
     const int host = out.batch_host_node[j];
     job.batch_class = host < 0 ? -1 : out.classes.node_class[static_cast<std::size_t>(host)];
     // A job holding nodes stays on their type (validate(): one type, one it has a curve for).
+    // A job that mixes types runs at its one curve on all of them.
     const int held_type =
         job.batch_class < 0 ? -1 : out.classes.type[static_cast<std::size_t>(job.batch_class)];
-    for (std::size_t t = 0; t < out.classes.type_name.size(); ++t) {
-      const ScalingCurve* curve = curve_on(spec, out.classes.type_name[t]);
-      if (curve == nullptr || (held_type >= 0 && static_cast<int>(t) != held_type)) continue;
+    const auto add_on = [&](int type, const ScalingCurve& curve) {
       JobOnType& on = job.on.emplace_back();
-      on.type = static_cast<int>(t);
-      on.rate =
-          rate_table(spec, *curve, problem.objective, std::max(job.max_nodes, job.held_total));
+      on.type = type;
+      on.rate = rate_table(spec, curve, problem.objective, std::max(job.max_nodes, job.held_total));
       floor_to_allowed_sizes(on.rate, job.sizes);
+    };
+    if (spec.mix_types && !out.classes.type_name.empty()) {
+      add_on(JobOnType::kEveryType, spec.curve);
+    } else if (!spec.mix_types) {
+      for (std::size_t t = 0; t < out.classes.type_name.size(); ++t) {
+        const ScalingCurve* curve = curve_on(spec, out.classes.type_name[t]);
+        if (curve == nullptr || (held_type >= 0 && static_cast<int>(t) != held_type)) continue;
+        add_on(static_cast<int>(t), *curve);
+      }
     }
     const JobOnType* held_on = held_type < 0 ? nullptr : job.on_type(held_type);
     job.current_rate = held_on != nullptr && job.held_total >= job.min_nodes
@@ -147,11 +154,19 @@ double job_value(const ClassedProblem& problem, std::size_t j, std::span<const i
   if (on == nullptr) return -std::numeric_limits<double>::infinity();
 
   const int last = last_class(job, counts);
-  int alive = total;  // a_{j,s}: nodes whose class is >= s
+  const double job_end = problem.classes.end_s[static_cast<std::size_t>(last)];
+  int alive = total;     // a_{j,s}: nodes whose class is >= s
+  bool leaving = false;  // whether nodes of the current group of classes (one end) leave
   for (int s = 0; s <= last; ++s) {
     const auto su = static_cast<std::size_t>(s);
     value += problem.segment_length(su) * job.running_rate(*on, alive);
-    if (s < last && counts[su] > 0) value -= job.down_cost_s * on->reclaim_rate;
+    // Nodes whose hole ends before the job's own end are a forced shrink, one per end (nodes of
+    // two types that leave together, of a job that mixes types, are one).
+    leaving |= counts[su] > 0 && problem.classes.end_s[su] < job_end;
+    if (problem.ends_group(su) && leaving) {
+      value -= job.down_cost_s * on->reclaim_rate;
+      leaving = false;
+    }
     alive -= counts[su];
   }
   return value;

@@ -13,15 +13,20 @@
 
 namespace gaptrain {
 
-// A job on one node type (issue 33): its rates there.
+// A job on one node type (issue 33), or on every type for a job that mixes them: its rates
+// there.
 struct JobOnType {
-  int type = 0;  // index into HoleClasses::type_name
+  static constexpr int kEveryType = -1;  // `type` of a job that mixes types
+  int type = 0;                          // index into HoleClasses::type_name, or kEveryType
   // v_j(k) on this type for k = 0 .. max(max_nodes, held_total), objective units/s. For a job
   // with allowed sizes, the rate of the largest allowed size <= k (0 below the smallest): a job
   // left with k nodes when holes end runs on as many as it can use, as below its minimum it runs
   // on none.
   std::vector<double> rate;
   double reclaim_rate = 0.0;  // rho_j: r_j if > 0, else v_j(min_j) on this type
+
+  // Whether the job may use the classes of node type `class_type` here.
+  bool covers(int class_type) const { return type == kEveryType || type == class_type; }
 };
 
 struct ClassedJob {
@@ -34,6 +39,8 @@ struct ClassedJob {
   // The node types the job may run on, ascending by type: those present that it has a curve
   // for; for a job holding nodes, their type alone (it grows or shrinks there: moving to another
   // type would be a migration, rule 3). Every option uses the classes of one of them only.
+  // A job that mixes types (ElasticJob::mix_types) has one entry, kEveryType, whose options may
+  // use the classes of every type, held or not.
   std::vector<JobOnType> on;
   double current_rate = 0.0;  // r_j: v_j(c_j) on the held type when c_j >= min_j, else 0
   double up_cost_s = 0.0;
@@ -76,7 +83,7 @@ struct ClassedJob {
   // The job on node type `type`, or nullptr when it may not run there.
   const JobOnType* on_type(int type) const {
     for (const JobOnType& t : on) {
-      if (t.type == type) return &t;
+      if (t.covers(type)) return &t;
     }
     return nullptr;
   }
@@ -91,11 +98,18 @@ struct ClassedProblem {
 
   std::size_t class_count() const { return classes.end_s.size(); }
   // The node type of a job's counts (that of its first class with nodes), or -1 for none.
+  // (A mixing job's counts may span types: any of them finds its kEveryType entry.)
   int type_of(std::span<const int> counts) const {
     for (std::size_t c = 0; c < counts.size(); ++c) {
       if (counts[c] > 0) return classes.type[c];
     }
     return -1;
+  }
+  // Whether class c is the last of the classes that end when it does (several types may share
+  // an availability). Nodes that leave together are one shrink for a job that mixes types, and
+  // the forced-shrink charges below are paid once per such group.
+  bool ends_group(std::size_t c) const {
+    return c + 1 >= classes.end_s.size() || classes.end_s[c + 1] != classes.end_s[c];
   }
   double segment_length(std::size_t s) const {
     return classes.end_s[s] - (s == 0 ? 0.0 : classes.end_s[s - 1]);
@@ -106,7 +120,8 @@ struct ClassedProblem {
 ClassedProblem classify(const AllocationProblem& problem);
 
 // V_j of docs/allocator.md for a job given `counts[c]` nodes of each class. The counts must be
-// feasible for the job (rules 2-4, all of one of its types); the decided-rescale costs follow
+// feasible for the job (rules 2-4, all of one of its types unless it mixes types: then its
+// curve at their total, whatever the types); the decided-rescale costs follow
 // from comparing them with what the job holds. Counts on a type the job cannot run on are worth
 // -infinity (never chosen).
 double job_value(const ClassedProblem& problem, std::size_t job, std::span<const int> counts);
