@@ -311,6 +311,19 @@ void allocator_sizes(benchmark::internal::Benchmark* b) {
   }
 }
 
+// The settings of the allocator benchmarks on the whole grid: one instance per iteration,
+// times in ms, percentiles over repetitions.
+void allocator_grid(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"nodes", "jobs", "holes"});
+  allocator_sizes(b);
+  b->Iterations(kInstancesPerSize)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->ComputeStatistics("p50", p50)
+      ->ComputeStatistics("p99", p99)
+      ->ComputeStatistics("max", max_of);
+}
+
 void node_model_sizes(benchmark::internal::Benchmark* b) {
   for (const auto& [nodes, jobs] :
        std::vector<std::pair<int, int>>{{100, 10}, {500, 50}, {1000, 100}}) {
@@ -318,15 +331,7 @@ void node_model_sizes(benchmark::internal::Benchmark* b) {
   }
 }
 
-BENCHMARK(BM_Allocate)
-    ->ArgNames({"nodes", "jobs", "holes"})
-    ->Apply(allocator_sizes)
-    ->Iterations(kInstancesPerSize)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("p50", p50)
-    ->ComputeStatistics("p99", p99)
-    ->ComputeStatistics("max", max_of);
+BENCHMARK(BM_Allocate)->Apply(allocator_grid);
 
 BENCHMARK(BM_AllocateBatchRanges)
     ->ArgNames({"nodes", "jobs", "holes"})
@@ -339,35 +344,11 @@ BENCHMARK(BM_AllocateBatchRanges)
     ->ComputeStatistics("p50", p50)
     ->ComputeStatistics("max", max_of);
 
-BENCHMARK(BM_AllocateAllowedSizes)
-    ->ArgNames({"nodes", "jobs", "holes"})
-    ->Apply(allocator_sizes)
-    ->Iterations(kInstancesPerSize)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("p50", p50)
-    ->ComputeStatistics("p99", p99)
-    ->ComputeStatistics("max", max_of);
+BENCHMARK(BM_AllocateAllowedSizes)->Apply(allocator_grid);
 
-BENCHMARK(BM_AllocateNodeTypes)
-    ->ArgNames({"nodes", "jobs", "holes"})
-    ->Apply(allocator_sizes)
-    ->Iterations(kInstancesPerSize)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("p50", p50)
-    ->ComputeStatistics("p99", p99)
-    ->ComputeStatistics("max", max_of);
+BENCHMARK(BM_AllocateNodeTypes)->Apply(allocator_grid);
 
-BENCHMARK(BM_AllocateMixedTypes)
-    ->ArgNames({"nodes", "jobs", "holes"})
-    ->Apply(allocator_sizes)
-    ->Iterations(kInstancesPerSize)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("p50", p50)
-    ->ComputeStatistics("p99", p99)
-    ->ComputeStatistics("max", max_of);
+BENCHMARK(BM_AllocateMixedTypes)->Apply(allocator_grid);
 
 BENCHMARK(BM_BFTrainerNodeModel)
     ->ArgNames({"nodes", "jobs"})
