@@ -124,6 +124,15 @@ class ModeTable {
     buffers.window.resize(width_);
     const double job_end = problem.classes.end_s[last_];
     for (std::size_t s = classes; s-- > 0;) {
+      // None of this class (another type's): m = 0. (Not a shrink's full batch-host class,
+      // whose low of 1 above a high of 0 leaves it no count at all.)
+      if (layers_ == 1 && mode.high[s] == 0 && mode.low[s] == 0) {
+        for (std::size_t a = 0; a < width_; ++a) {
+          const double next = at(s + 1, a, 0).value;
+          at(s, a, 0) = next == kNone ? Cell{} : Cell{next + segment_value(s, a), 0, 0};
+        }
+        continue;
+      }
       const bool top = problem.ends_group(s);
       // Source 0: nothing of this group taken above s (at its top: the best of the next
       // group's layers). Source 1: some taken, and paid for (two layers, below the top only).
@@ -221,7 +230,7 @@ class ModeTable {
   // move that leaves nothing above (a' = 0: a new job ending with this class) is free.
   void offer_moves(std::size_t s, std::size_t f, std::size_t low, std::size_t high, double charge,
                    bool free_end, TableBuffers& buffers, std::size_t source) {
-    if (high == 0) return;  // none of this class (another type's): only m = 0
+    if (high == 0) return;  // none of this class: only m = 0
     const std::vector<double>& shifted = buffers.shifted[source];
     const std::vector<std::uint8_t>& from = buffers.layer[source];
     std::vector<std::size_t>& window = buffers.window;  // monotone deque of a' by decreasing
