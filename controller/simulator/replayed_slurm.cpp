@@ -47,10 +47,15 @@ std::string only_partition(const std::string& node) {
 }  // namespace
 
 ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                             std::int64_t epoch, Placement placement)
-    : elastic_partition_(std::move(elastic_partition)), epoch_(epoch), placement_(placement) {
+                             std::int64_t epoch, Placement placement, bool report_types)
+    : elastic_partition_(std::move(elastic_partition)),
+      epoch_(epoch),
+      placement_(placement),
+      report_types_(report_types) {
   const int count = std::min(node_count, static_cast<int>(trace.node_names.size()));
   names_.assign(trace.node_names.begin(), trace.node_names.begin() + count);
+  types_.resize(names_.size());
+  if (!trace.node_types.empty()) std::copy_n(trace.node_types.begin(), count, types_.begin());
   nodes_.resize(names_.size());
   placed_.resize(names_.size());
   trace_of_.resize(names_.size());
@@ -117,12 +122,13 @@ void ReplayedSlurm::swap_places(int a, int b) {
   placed_[static_cast<std::size_t>(trace_of_[ub])] = b;
 }
 
-int ReplayedSlurm::longest_waiting() const {
+int ReplayedSlurm::longest_waiting(const std::string& type) const {
   int longest = -1;
   for (int i = 0; i < node_count(); ++i) {
     const Node& n = nodes_[static_cast<std::size_t>(i)];
-    if (n.wanted && (longest < 0 ||
-                     n.wanted_since_s < nodes_[static_cast<std::size_t>(longest)].wanted_since_s))
+    if (n.wanted && node_type(i) == type &&
+        (longest < 0 ||
+         n.wanted_since_s < nodes_[static_cast<std::size_t>(longest)].wanted_since_s))
       longest = i;
   }
   return longest;
@@ -130,7 +136,8 @@ int ReplayedSlurm::longest_waiting() const {
 
 void ReplayedSlurm::serve_waiting(int node) {
   if (placement_ != Placement::slurm || waiting_ == 0 || !idle(node)) return;
-  const int waiting = longest_waiting();
+  const int waiting = longest_waiting(node_type(node));
+  if (waiting < 0) return;
   swap_places(node, waiting);
   end_wait(at(node));
 }
@@ -158,8 +165,8 @@ bool ReplayedSlurm::take_node(int trace_node) {
   int node = placed(trace_node);
   if (placement_ == Placement::slurm && at(node).hole && at(node).holder != 0) {
     for (int other = 0; other < node_count(); ++other) {
-      if (!idle(other)) continue;
-      swap_places(node, other);  // Slurm starts the job on the first idle node
+      if (!idle(other) || node_type(other) != node_type(node)) continue;
+      swap_places(node, other);  // Slurm starts the job on the first idle node of its type
       node = other;
       break;
     }
@@ -298,6 +305,10 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     const Node& n = nodes_[i];
     daemon::Node node;
     node.name = names_[i];
+    if (report_types_ && !types_[i].empty()) {
+      node.type = types_[i];
+      node.type_source = daemon::NodeTypeSource::feature;
+    }
     const bool plan_known = n.hole && n.predicted_end_s != kUnknownEnd;
     if (!n.hole || n.holder != 0 || n.wanted) {
       node.state = NodeState::allocated;
