@@ -501,7 +501,8 @@ std::string run_table(const SimulateArgs& args, const Inputs& in, const sim::Sim
   facts.trace = in.trace_name;
   facts.policy = args.policy;
   facts.settings = settings_text(options) +
-                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "");
+                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "") +
+                   (options.tell_node_types ? "" : ", node types not told");
   facts.learn = options.learn;
   if (in.models) facts.batch = args.batch;
   facts.nodes = replayed_nodes(in, options);
@@ -544,7 +545,8 @@ int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<si
   }
   if (!json_out || !json_out->to_stdout) {
     std::cout << "gaptrain simulate --compare: " << in.trace_name << ", " << jobs.size() << " jobs"
-              << (options.learn ? ", curves learned" : "") << "\n"
+              << (options.learn ? ", curves learned" : "")
+              << (options.tell_node_types ? "" : ", node types not told") << "\n"
               << comparison_table(comparison);
     if (!std::cout.flush()) {
       report("cannot write the table to stdout");
