@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
 
 namespace gaptrain::sim {
@@ -44,6 +45,11 @@ std::string only_partition(const std::string& node) {
   return "only:" + node;
 }
 
+// The partition of a regular job that can run on any node of `type` ("" untyped).
+std::string type_partition(const std::string& type) {
+  return "type:" + type;
+}
+
 }  // namespace
 
 ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
@@ -55,7 +61,10 @@ ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string
   const int count = std::min(node_count, static_cast<int>(trace.node_names.size()));
   names_.assign(trace.node_names.begin(), trace.node_names.begin() + count);
   types_.resize(names_.size());
-  if (!trace.node_types.empty()) std::copy_n(trace.node_types.begin(), count, types_.begin());
+  if (!trace.node_types.empty()) {
+    std::copy_n(trace.node_types.begin(), count, types_.begin());
+    for (std::size_t i = 0; i < names_.size(); ++i) nodes_of_type_[types_[i]].push_back(names_[i]);
+  }
   nodes_.resize(names_.size());
   placed_.resize(names_.size());
   trace_of_.resize(names_.size());
@@ -332,17 +341,27 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     job.priority = 1;
     snapshot.jobs.push_back(std::move(job));
   }
+  std::set<std::string> typed_partitions;  // added to the snapshot already
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (!nodes_[i].wanted) continue;
-    // Placement::slurm: any node will do (no idle one is left, or it would run there).
+    // Placement::slurm: any node of its type will do (no idle one is left, or it would run
+    // there): on a cluster with types, a partition of that type's nodes says so, as its
+    // --constraint would.
     const bool pinned = placement_ == Placement::trace;
-    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i),
-                              pinned ? only_partition(names_[i]) : kRegularPartition);
+    std::string partition = kRegularPartition;
+    if (pinned) {
+      partition = only_partition(names_[i]);
+      snapshot.partitions.push_back({partition, {names_[i]}});
+    } else if (!nodes_of_type_.empty()) {
+      partition = type_partition(types_[i]);
+      if (typed_partitions.insert(partition).second)
+        snapshot.partitions.push_back({partition, nodes_of_type_.at(types_[i])});
+    }
+    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i), partition);
     job.start_time = now;
     if (pinned) job.sched_nodes = {names_[i]};
     job.min_nodes = 1;
     job.priority = 2;  // it was due first
-    if (pinned) snapshot.partitions.push_back({job.partition, {names_[i]}});
     snapshot.jobs.push_back(std::move(job));
   }
   for (const auto& [id, elastic] : jobs_) snapshot.jobs.push_back(job_view(id, elastic));

@@ -11,7 +11,9 @@
 //    It asks for more nodes than the cluster's free and elastic ones, for it also waits for
 //    nodes regular jobs hold until then: nothing gaptrain gives back starts it sooner;
 //  - a node the trace hands back to the regular workload while an elastic job holds it: a job
-//    that can run only there (its own one-node partition, as `-w NODE` would), waiting for it.
+//    that can run only there (its own one-node partition, as `-w NODE` would), waiting for it;
+//    with Placement::slurm one that can run on any node (of the node's type, on a cluster with
+//    types: a partition of that type's nodes, as its --constraint would say).
 //    It starts the moment the node is let go; how long it waited is the harm done.
 // What it does (the actions): grows take idle hole nodes as one-node satellites, shrinks and
 // releases let nodes go, admissions start a held job on its nodes, requeues put a job back in
@@ -187,6 +189,8 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   std::vector<int> trace_of_;  // node -> the trace node on it
   std::vector<std::string> names_;
   std::vector<std::string> types_;  // by node, "" untyped
+  // Type -> its nodes' names, when the trace gives types (empty when it does not).
+  std::map<std::string, std::vector<std::string>> nodes_of_type_;
   bool report_types_ = true;
   std::map<std::string, int> index_;
   std::vector<Node> nodes_;
