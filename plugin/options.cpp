@@ -1,8 +1,11 @@
 #include "options.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <optional>
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/protocol.hpp"
@@ -39,6 +42,17 @@ bool parse_number(std::string_view text, T& value) {
   if (text.empty() || text.front() == '+') return false;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   return ec == std::errc() && end == text.data() + text.size();
+}
+
+// A node type as slurm.conf spells a feature: a letter, then letters, digits, '_', '-', '.'.
+bool is_type_name(std::string_view text) {
+  if (text.empty() || text.size() > bounds::kMaxNameBytes ||
+      std::isalpha(static_cast<unsigned char>(text.front())) == 0) {
+    return false;
+  }
+  return std::ranges::all_of(text, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+  });
 }
 
 // Appends a (nodes, rate) point after checking it continues a valid curve (ScalingCurve's rule).
@@ -125,10 +139,11 @@ NodeSizes parse_node_range(std::string_view text) {
   return range;
 }
 
-Curve parse_curve_csv(std::string_view text, std::string_view origin) {
-  Curve curve;
+TypedCurves parse_curve_csv(std::string_view text, std::string_view origin) {
+  TypedCurves curves;
   std::size_t line_number = 0;
   bool seen_content = false;
+  std::optional<bool> typed;  // whether the lines have a type column, from the first
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     const std::string_view raw = text.substr(0, end);
@@ -140,28 +155,48 @@ Curve parse_curve_csv(std::string_view text, std::string_view origin) {
         "--elastic-curve: " + std::string(origin) + " line " + std::to_string(line_number);
     const bool first = !seen_content;
     seen_content = true;
-    const std::size_t comma = line.find(',');
+    std::vector<std::string_view> fields;
+    for (std::string_view rest = line;;) {
+      const std::size_t comma = rest.find(',');
+      fields.push_back(trim(rest.substr(0, comma)));
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+    // "type,nodes,samples_per_s" (issue 33: a curve per node type) or "nodes,samples_per_s".
+    const bool three = fields.size() == 3 && is_type_name(fields[0]);
     int nodes = 0;
     double rate = 0.0;
-    const bool numeric =
-        comma != std::string_view::npos && line.find(',', comma + 1) == std::string_view::npos &&
-        parse_number(line.substr(0, comma), nodes) && parse_number(line.substr(comma + 1), rate);
+    const std::size_t at = three ? 1 : 0;
+    const bool numeric = (three || fields.size() == 2) && parse_number(fields[at], nodes) &&
+                         parse_number(fields[at + 1], rate);
+    const char* expected =
+        typed.value_or(three) ? "\"type,nodes,samples_per_s\"" : "\"nodes,samples_per_s\"";
     if (!numeric) {
-      // A first line that does not start with a digit is a header such as
-      // "nodes,samples_per_s".
-      if (first && !(line.front() >= '0' && line.front() <= '9') && line.front() != '-') continue;
-      throw OptionError(where + ": expected \"nodes,samples_per_s\", got " + quoted(line));
+      // A first line whose node count does not start with a digit is a header such as
+      // "nodes,samples_per_s" or "type,nodes,samples_per_s".
+      const std::string_view count = fields.size() >= 2 ? fields[fields.size() - 2] : line;
+      if (first && !count.empty() && !(count.front() >= '0' && count.front() <= '9') &&
+          count.front() != '-') {
+        typed = fields.size() == 3;
+        continue;
+      }
+      throw OptionError(where + ": expected " + expected + ", got " + quoted(line));
     }
-    add_point(curve, nodes, rate, where);
+    if (typed && *typed != three) {
+      throw OptionError(where + ": expected " + expected + " as on the lines before, got " +
+                        quoted(line));
+    }
+    typed = three;
+    add_point(curves[three ? std::string(fields[0]) : std::string()], nodes, rate, where);
   }
-  if (curve.empty()) {
+  if (curves.empty()) {
     throw OptionError("--elastic-curve: " + std::string(origin) +
                       " has no \"nodes,samples_per_s\" lines");
   }
-  return curve;
+  return curves;
 }
 
-Curve read_curve_file(const std::string& path) {
+TypedCurves read_curve_file(const std::string& path) {
   std::string text;
   try {
     // Regular files only, opened without blocking: a named pipe must not hang the user's sbatch.
@@ -205,6 +240,39 @@ Curve curve_from_compact(std::string_view text) {
     add_point(curve, nodes, rate, where);
   }
   return curve;
+}
+
+std::string curves_to_compact(const TypedCurves& curves) {
+  if (curves.size() == 1 && curves.begin()->first.empty())
+    return curve_to_compact(curves.begin()->second);
+  std::string out;
+  for (const auto& [type, curve] : curves) {
+    if (!out.empty()) out += ';';
+    out += type + '=' + curve_to_compact(curve);
+  }
+  return out;
+}
+
+TypedCurves curves_from_compact(std::string_view text) {
+  TypedCurves curves;
+  if (text.find('=') == std::string_view::npos) {
+    curves[""] = curve_from_compact(text);
+    return curves;
+  }
+  while (!text.empty()) {
+    const std::size_t end = text.find(';');
+    const std::string_view item = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const std::size_t equals = item.find('=');
+    const std::string_view type = item.substr(0, equals);
+    if (equals == std::string_view::npos || !is_type_name(type) ||
+        curves.contains(std::string(type))) {
+      throw OptionError("GAPTRAIN_CURVE: expected TYPE=NODES:RATE,... once per type, got " +
+                        quoted(item));
+    }
+    curves[std::string(type)] = curve_from_compact(item.substr(equals + 1));
+  }
+  return curves;
 }
 
 }  // namespace gaptrain::plugin

@@ -2,6 +2,7 @@
 // tested without Slurm. Every error is one line naming the option, ready for the terminal.
 #pragma once
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -45,15 +46,22 @@ double parse_noise_scale(std::string_view text);
 // those counts (gaptrain/node_sizes.hpp, sbatch --array's spelling).
 NodeSizes parse_node_range(std::string_view text);
 
-// The contents of an --elastic-curve file: CSV lines "nodes,samples_per_s"; an optional header
-// line, blank lines and '#' comments are skipped. `origin` names the file in messages.
-Curve parse_curve_csv(std::string_view text, std::string_view origin);
+// Per node type the curve a job gave (issue 33); the key "" is one curve for every type.
+using TypedCurves = std::map<std::string, Curve>;
+
+// The contents of an --elastic-curve file: CSV lines "nodes,samples_per_s" (one curve, key "")
+// or "type,nodes,samples_per_s" (a curve per node type, each type's points in order); an
+// optional header line, blank lines and '#' comments are skipped. `origin` names the file.
+TypedCurves parse_curve_csv(std::string_view text, std::string_view origin);
 
 // Reads and parses the file at `path` (bounded size); OptionError when unreadable or invalid.
-Curve read_curve_file(const std::string& path);
+TypedCurves read_curve_file(const std::string& path);
 
 // The curve as one environment-safe token, "1:100,2:190", and back (exact for doubles).
 std::string curve_to_compact(const Curve& curve);
 Curve curve_from_compact(std::string_view text);
+// Typed curves as one token, "a100=1:200,2:390;v100=1:90" (one untyped curve as above).
+std::string curves_to_compact(const TypedCurves& curves);
+TypedCurves curves_from_compact(std::string_view text);
 
 }  // namespace gaptrain::plugin

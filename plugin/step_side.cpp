@@ -108,8 +108,14 @@ int register_job(spank_t sp) {
   }
   if (const std::string compact = job_getenv(sp, kCurveInJob); !compact.empty()) {
     try {
-      const Curve points = curve_from_compact(compact);
-      if (!points.empty()) r.curve = ScalingCurve(points);
+      for (const auto& [type, points] : curves_from_compact(compact)) {
+        if (points.empty()) continue;
+        if (type.empty()) {
+          r.curve = ScalingCurve(points);
+        } else {
+          r.curves[type] = ScalingCurve(points);  // issue 33: runs only on the types named
+        }
+      }
     } catch (const OptionError& e) {
       slurm_info("gaptrain: job %u: %s; the curve will be learned online", r.job_id, e.what());
     }

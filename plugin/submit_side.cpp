@@ -34,7 +34,7 @@ int submit_post_opt(spank_t sp) {
     std::exit(1);
   }
   if (options.elastic && options.curve) {
-    const std::string compact = curve_to_compact(*options.curve);
+    const std::string compact = curves_to_compact(*options.curve);
     if (spank_job_control_setenv(sp, kCurveVariable, compact.c_str(), 1) != ESPANK_SUCCESS) {
       slurm_info("gaptrain: cannot pass the curve to the job; it will be learned online");
     }

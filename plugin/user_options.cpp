@@ -74,13 +74,14 @@ spank_option elastic{text("elastic"),
                      2,
                      0,
                      on_elastic};
-spank_option elastic_curve{
-    text("elastic-curve"),
-    text("FILE"),
-    text("CSV of measured throughput, lines \"nodes,samples_per_s\" (needs --elastic)"),
-    1,
-    0,
-    on_elastic_curve};
+spank_option elastic_curve{text("elastic-curve"),
+                           text("FILE"),
+                           text("CSV of measured throughput, lines \"nodes,samples_per_s\", or "
+                                "\"type,nodes,samples_per_s\" for a curve per node type (the job "
+                                "then runs on those types only; needs --elastic)"),
+                           1,
+                           0,
+                           on_elastic_curve};
 spank_option elastic_cost{
     text("elastic-cost"),
     text("UP:DOWN"),

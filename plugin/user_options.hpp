@@ -16,7 +16,7 @@ namespace gaptrain::plugin {
 struct SubmittedOptions {
   bool elastic = false;
   std::optional<NodeSizes> range;
-  std::optional<Curve> curve;
+  std::optional<TypedCurves> curve;
   std::optional<Costs> costs;
   std::optional<double> notice_s;
   std::optional<BatchRange> batch;

@@ -28,9 +28,12 @@ using bounds::kMaxNameBytes;
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
                                                             "elastic"};
-constexpr std::array<std::string_view, 14> kRegisterKeys = {
-    "v",     "type",      "job_id",      "user",     "batch_host", "min_nodes",   "max_nodes",
-    "curve", "up_cost_s", "down_cost_s", "notice_s", "batch",      "noise_scale", "allowed_sizes"};
+constexpr std::array<std::string_view, 15> kRegisterKeys = {
+    "v",         "type",      "job_id",      "user",          "batch_host",
+    "min_nodes", "max_nodes", "curve",       "up_cost_s",     "down_cost_s",
+    "notice_s",  "batch",     "noise_scale", "allowed_sizes", "curves"};
+// A job names at most this many node types (a site has a handful: GPU generations, CPU-only).
+constexpr Json::ArrayIndex kMaxCurveTypes = 64;
 constexpr std::array<std::string_view, 3> kBatchRangeKeys = {"tuned", "max", "max_per_node"};
 constexpr std::array<std::string_view, 2> kStatusKeys = {"v", "type"};
 constexpr std::array<std::string_view, 3> kJobKeys = {"v", "type", "job_id"};
@@ -144,37 +147,67 @@ std::optional<double> cost_value(const Json::Value& object, std::string_view key
   return cost;
 }
 
-// The registration's curve; empty (an empty array): the job's curve is learned online.
-std::optional<ScalingCurve> curve_value(const Json::Value& object) {
-  const Json::Value& value = required(object, "curve");
+// A [[nodes, samples_per_s], ...] array as a curve, its errors named under `field`; an empty
+// array is no curve.
+std::optional<ScalingCurve> curve_of(const Json::Value& value, const std::string& field) {
   if (!value.isArray())
-    throw_json_type_error("curve", "an array of [nodes, samples_per_s] pairs", value);
+    throw_json_type_error(field, "an array of [nodes, samples_per_s] pairs", value);
   if (value.empty()) return std::nullopt;
   std::vector<ScalingCurve::Point> points;
   points.reserve(value.size());
   for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-    const std::string field = "curve[" + std::to_string(i) + "]";
+    const std::string point = field + "[" + std::to_string(i) + "]";
     const Json::Value& pair = value[i];
     if (!pair.isArray() || pair.size() != 2) {
       const std::string got =
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
-      throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
+      throw InputError(point, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
+    points.push_back({int_value(pair[0], point + "[0]"), number_value(pair[1], point + "[1]")});
   }
-  ScalingCurve curve(points);  // throws InputError("curve[i]") on a bad curve
+  std::optional<ScalingCurve> curve;
+  try {
+    curve.emplace(points);
+  } catch (const InputError& e) {  // named "curve[i]" by ScalingCurve
+    if (field == "curve") throw;
+    throw e.under(field);  // curves["a100"].curve[i]
+  }
   // A job's own account of itself: bounded by what a node can do, not only by the allocator's
   // arithmetic (the curve's rule, bounds::kMaxSamplesPerS).
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& [nodes, rate] = points[i];
     if (rate > nodes * bounds::kMaxSamplesPerNodePerS) {
-      throw InputError("curve[" + std::to_string(i) + "][1]",
+      throw InputError(field + "[" + std::to_string(i) + "][1]",
                        "is " + describe_json(value[static_cast<Json::ArrayIndex>(i)][1]) +
                            " samples/s on " + std::to_string(nodes) +
                            " nodes, more than 1e9 a node: measure the job's rate and give that");
     }
   }
   return curve;
+}
+
+// The registration's curve; empty (an empty array): the job's curve is learned online.
+std::optional<ScalingCurve> curve_value(const Json::Value& object) {
+  return curve_of(required(object, "curve"), "curve");
+}
+
+// The registration's "curves": {"TYPE": [[nodes, samples_per_s], ...]}, the job's curve on each
+// node type it runs on (issue 33); a type with an empty array is one it runs on, curve learned.
+std::map<std::string, std::optional<ScalingCurve>> curves_value(const Json::Value& value) {
+  if (!value.isObject() || value.empty() || value.size() > kMaxCurveTypes) {
+    throw_json_type_error("curves",
+                          "an object of 1 to " + std::to_string(kMaxCurveTypes) +
+                              " node types, each with its [[nodes, samples_per_s], ...]",
+                          value);
+  }
+  std::map<std::string, std::optional<ScalingCurve>> curves;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    const std::string type = it.name();
+    const std::string field = "curves[\"" + type + "\"]";
+    if (!type.empty()) name_of(Json::Value(type), field);  // one printable token, bounded
+    curves.emplace(type, curve_of(*it, field));
+  }
+  return curves;
 }
 
 // The registration's batch range {"tuned","max","max_per_node"} (max_per_node optional).
@@ -238,6 +271,15 @@ Request decode_register(const Json::Value& document) {
     r.allowed_sizes = allowed_sizes_value(*allowed, r.min_nodes, r.max_nodes);
   }
   r.curve = curve_value(document);
+  // Optional: a job that runs on every node type (or a plugin older than node types) leaves it out.
+  if (const Json::Value* curves = optional_member(document, "curves")) {
+    if (r.curve) {
+      throw InputError("curves",
+                       "give either \"curve\" (the same on every node type) or \"curves\" (per "
+                       "type), not both");
+    }
+    r.curves = curves_value(*curves);
+  }
   r.up_cost_s = cost_value(document, "up_cost_s");
   r.down_cost_s = cost_value(document, "down_cost_s");
   // Optional: a plugin older than notices leaves it out.
@@ -347,6 +389,18 @@ Json::Value to_json(const JobRegistration& m) {
       Json::Value& point = curve.append(Json::Value(Json::arrayValue));
       point.append(p.nodes);
       point.append(number_or_null(p.samples_per_s));
+    }
+  }
+  if (!m.curves.empty()) {
+    Json::Value& curves = v["curves"] = Json::Value(Json::objectValue);
+    for (const auto& [type, per_type] : m.curves) {
+      Json::Value& points = curves[type] = Json::Value(Json::arrayValue);
+      if (!per_type) continue;
+      for (const ScalingCurve::Point& p : per_type->points()) {
+        Json::Value& point = points.append(Json::Value(Json::arrayValue));
+        point.append(p.nodes);
+        point.append(number_or_null(p.samples_per_s));
+      }
     }
   }
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();

@@ -78,6 +78,14 @@ bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellit
          in_satellite_partition(job.partition, owner.partition, satellite_partition);
 }
 
+std::string type_of_nodes(const Snapshot& snapshot, const std::vector<std::string>& nodes) {
+  for (const std::string& name : nodes) {
+    const auto node = std::ranges::find(snapshot.nodes, name, &Node::name);
+    if (node != snapshot.nodes.end()) return node->type;
+  }
+  return {};
+}
+
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
   const auto it = std::find_if(snapshot.jobs.begin(), snapshot.jobs.end(),
                                [id](const Job& job) { return job.id == id; });
@@ -92,6 +100,18 @@ JobIndex::JobIndex(const Snapshot& snapshot) {
 const Job* JobIndex::find(std::uint32_t id) const {
   const auto it = by_id_.find(id);
   return it == by_id_.end() ? nullptr : it->second;
+}
+
+NodeTypes::NodeTypes(const Snapshot& snapshot) {
+  for (const Node& node : snapshot.nodes) {
+    if (!node.type.empty()) type_of_.emplace(node.name, node.type);
+  }
+}
+
+const std::string& NodeTypes::of(const std::string& node) const {
+  static const std::string untyped;
+  const auto it = type_of_.find(node);
+  return it == type_of_.end() ? untyped : it->second;
 }
 
 std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,

@@ -31,10 +31,22 @@ enum class NodeState {
 
 std::string_view to_string(NodeState state);
 
+// Where a node's type came from (gaptraind.json "node_types"): a feature or the type of its
+// GRES (gpu:a100:4). A satellite on the node asks Slurm for it the same way.
+enum class NodeTypeSource { none, feature, gres };
+
 struct Node {
   std::string name;
   NodeState state = NodeState::unknown;
   std::int64_t last_busy = 0;  // when the node last had a job (Slurm's last_busy), 0 unknown
+  // Its node type (issue 33): one of the configured node_types it has, "" for none (or none
+  // configured). The allocator runs a job on one type at a time.
+  std::string type = {};
+  NodeTypeSource type_source = NodeTypeSource::none;
+  // As Slurm says them, for the type (node_type.hpp): active features ("ib,a100") and GRES
+  // ("gpu:a100:4(S:0-1)").
+  std::string features = {};
+  std::string gres = {};
 };
 
 enum class JobState { pending, running, suspended, finished };
@@ -150,6 +162,10 @@ std::optional<std::uint32_t> requested_node_count(std::string_view tres_req);
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
 
+// The node type of a job's nodes: that of the first of them the snapshot knows ("" untyped). A
+// job runs on one type at a time (the allocator keeps it there).
+std::string type_of_nodes(const Snapshot& snapshot, const std::vector<std::string>& nodes);
+
 // find_job for many look-ups in one snapshot (one per satellite of every elastic job): indexed
 // once rather than searched each time. Valid while `snapshot` is unchanged.
 class JobIndex {
@@ -159,6 +175,17 @@ class JobIndex {
 
  private:
   std::unordered_map<std::uint32_t, const Job*> by_id_;
+};
+
+// Each node's type, for many look-ups in one snapshot (every hole and held node of a plan).
+// Empty, and each answer "", when no node has a type: a site without node types pays nothing.
+class NodeTypes {
+ public:
+  explicit NodeTypes(const Snapshot& snapshot);
+  const std::string& of(const std::string& node) const;
+
+ private:
+  std::unordered_map<std::string, std::string> type_of_;
 };
 
 // The nodes a job of `partitions` (Slurm's comma-separated list for a pending job) may run on:

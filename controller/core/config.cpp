@@ -4,6 +4,8 @@
 #include <json/json.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iomanip>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
@@ -112,6 +115,32 @@ std::vector<std::pair<std::string, double>> parse_account_weights(const Json::Va
     weights.emplace_back(account, weight.asDouble());
   }
   return weights;
+}
+
+// ["a100", "v100"]: names as slurm.conf spells features, once each.
+std::vector<std::string> parse_node_types(const Json::Value& value) {
+  constexpr const char* kHint =
+      "give a list of the feature or GRES type names that mark node types, e.g. "
+      "[\"a100\", \"v100\"], or [] for one kind of node";
+  if (!value.isArray()) throw InputError("node_types", std::string("must be a list: ") + kHint);
+  std::vector<std::string> names;
+  for (const Json::Value& name : value) {
+    const std::string text = name.isString() ? name.asString() : std::string();
+    const bool token = !text.empty() && text.size() <= bounds::kMaxNameBytes &&
+                       std::ranges::all_of(text, [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' ||
+                                c == '-' || c == '.';
+                       });
+    if (!token) {
+      throw InputError("node_types", "has " + describe_json(name) +
+                                         ", not a feature name (letters, digits, _ - .): " + kHint);
+    }
+    if (std::ranges::find(names, text) != names.end()) {
+      throw InputError("node_types", "names \"" + text + "\" twice: " + kHint);
+    }
+    names.push_back(text);
+  }
+  return names;
 }
 
 }  // namespace
@@ -258,6 +287,7 @@ DaemonConfig parse_config(std::string_view json_text) {
         require_string(root, "elastic_partition",
                        "the Slurm partition elastic jobs run in, or several joined by commas"));
   }
+  if (root.isMember("node_types")) config.node_types = parse_node_types(root["node_types"]);
   if (root.isMember("satellite_qos")) {
     config.satellite_qos =
         require_string(root, "satellite_qos", "the QOS satellites run in (\"\" for the job's own)");

@@ -38,6 +38,8 @@ struct DaemonConfig {
   // its nodes reclaimed) within this long. Submissions trigger no plugin event.
   double watch_interval_s = kWatchIntervalS.default_value;
   ElasticPartitions elastic_partitions;  // "elastic_partition": one, or several ("gpu,cpu")
+  // The node types (node_type.hpp): names of features or GRES types, in the order they are tried.
+  std::vector<std::string> node_types;
   // The QOS satellites run in: one the site's regular QOS may preempt (preempt/qos, PreemptMode
   // CANCEL), so that slurmctld frees a satellite's node for a regular job at once, without
   // waiting for gaptraind (docs/admin.md, "Satellites Slurm frees itself"). "": the job's own.

@@ -45,6 +45,12 @@ void apply_learned(ElasticJob& job) {
     job.curve_source = Source::learned;
     job.curve = job.learner->curve(1.0);
   }
+  for (auto& [type, typed] : job.curves) {
+    if (typed.learner && typed.learner->one_node_rate()) {
+      typed.source = Source::learned;
+      typed.curve = typed.learner->curve(1.0);
+    }
+  }
   if (job.costs_source != Source::given && job.learner->rescales_measured() > 0) {
     job.costs_source = Source::learned;
     job.up_cost_s = job.learner->up_cost_s();
@@ -93,6 +99,11 @@ void learn(ElasticJob& job, double samples, std::optional<int> world_size, doubl
     return;
   }
   job.learner->observe_progress(static_cast<int>(nodes_used), done, seconds);
+  // On a node type whose curve is not given, the rate is that type's (issue 33).
+  if (const auto typed = job.curves.find(job.held_type);
+      typed != job.curves.end() && typed->second.learner) {
+    typed->second.learner->observe_progress(static_cast<int>(nodes_used), done, seconds);
+  }
   job.window = ElasticJob::Window{samples, mono_s, nodes_used};
   apply_learned(job);
 }
@@ -191,6 +202,22 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   }
   if (request.up_cost_s && request.down_cost_s) elastic.costs_source = Source::given;
   sim::LearnerPrior prior;
+  for (const auto& [type, given] : request.curves) {
+    TypeCurve& typed = elastic.curves[type];
+    if (given) {
+      typed.source = Source::given;
+      typed.curve = *given;
+    } else {
+      typed.curve = assumed_curve(request.max_nodes);
+      typed.learner.emplace(request.max_nodes, prior);
+    }
+  }
+  // Every type's curve given: nothing for the job-wide learner to learn but the costs.
+  if (!request.curves.empty() && std::ranges::all_of(request.curves, [](const auto& entry) {
+        return entry.second.has_value();
+      })) {
+    elastic.curve_source = Source::given;
+  }
   elastic.up_cost_s = request.up_cost_s.value_or(prior.up_cost_s);
   elastic.down_cost_s = request.down_cost_s.value_or(prior.down_cost_s);
   elastic.registered_at = now;
@@ -284,6 +311,7 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
     ElasticJob& elastic = it->second;
     if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
+    elastic.held_type = type_of_nodes(snapshot, elastic.nodes);
     const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
     elastic.satellites.clear();
     for (const Job& satellite : snapshot.jobs) {

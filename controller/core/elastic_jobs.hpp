@@ -50,6 +50,14 @@ struct Refreshed {
   std::map<std::uint32_t, std::vector<std::string>> preempted;
 };
 
+// A job's curve on one node type (issue 33): given at registration, or learned there.
+struct TypeCurve {
+  Source source = Source::assumed;
+  ScalingCurve curve = assumed_curve(1);
+  // Learns the curve from the progress made on this type (only when it was not given).
+  std::optional<sim::CurveLearner> learner;
+};
+
 struct ElasticJob {
   std::uint32_t job_id = 0;
   std::string user;
@@ -66,6 +74,11 @@ struct ElasticJob {
   Source curve_source = Source::assumed;
   // Assumed curves are relative: samples/s per one-node rate.
   ScalingCurve curve = assumed_curve(1);
+  // Node types (issue 33): the types it runs on, each with its curve (`curve` is then unused).
+  // Empty: it runs on every type, with `curve` on each.
+  std::map<std::string, TypeCurve> curves;
+  // The type of the nodes it holds (cluster.hpp Node::type), from the last poll; "" untyped.
+  std::string held_type;
   Source costs_source = Source::assumed;
   double up_cost_s = sim::LearnerPrior{}.up_cost_s;
   double down_cost_s = sim::LearnerPrior{}.down_cost_s;

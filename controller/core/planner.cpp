@@ -135,6 +135,7 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
   e.allowed_sizes = job.allowed_sizes;
   e.curve = job.curve;
+  for (const auto& [type, typed] : job.curves) e.curves.emplace(type, typed.curve);
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
   // A job with a batch range is valued at its goodput, at the noise scale known now.
@@ -142,6 +143,27 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   if (const std::optional<NoiseScale> phi = noise_scale_of(job)) e.noise_scale = phi->value;
   validate_job(e, "job " + e.id);
   return e;
+}
+
+// Why the allocator could not plan a job on the nodes it holds (issue 33): nodes of two types
+// (Slurm started it so: its submission named no one type), or of a type it has no curve for. Set
+// aside rather than handed to the allocator, which would refuse the whole problem.
+std::optional<std::string> held_types_problem(const gaptrain::ElasticJob& job,
+                                              const std::vector<std::string>& nodes,
+                                              const NodeTypes& types) {
+  const auto named = [](const std::string& type) {
+    return type.empty() ? std::string("untyped nodes") : "type \"" + type + "\"";
+  };
+  if (nodes.empty()) return std::nullopt;
+  const std::string& type = types.of(nodes.front());
+  for (const std::string& node : nodes) {
+    if (types.of(node) != type) {
+      return "holds nodes of two types (" + named(type) + " and " + named(types.of(node)) +
+             "): submit it with --constraint=\"[TYPE|TYPE...]\" so that Slurm starts it on one";
+    }
+  }
+  if (curve_on(job, type) == nullptr) return "holds " + named(type) + ", which it has no curve for";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -540,10 +562,12 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   problem.horizon_s = settings.horizon_s;
   problem.objective = settings.objective;
   problem.solver = settings.solver;
+  const NodeTypes types(snapshot);
   for (const Hole& hole : holes) {
     if (reclaimed.contains(hole.node) || reserved.contains(hole.node)) continue;
     gaptrain::NodeState node;
     node.name = hole.node;
+    node.type = types.of(hole.node);
     if (hole.predicted_end && settings.use_hole_ends)
       node.hole_end_s = static_cast<double>(std::max<std::int64_t>(0, *hole.predicted_end - now));
     problem.nodes.push_back(std::move(node));
@@ -560,12 +584,17 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
       result.set_aside.emplace_back(job.job_id, error.what());
       continue;
     }
+    if (auto mixed = held_types_problem(*e, job.nodes, types)) {
+      result.set_aside.emplace_back(job.job_id, *mixed);
+      continue;
+    }
     if (const Job* slurm_job = jobs.find(job.job_id); slurm_job != nullptr) {
       e->weight = settings.queue.weight_of(slurm_job->account);
     }
     for (const std::string& name : job.nodes) {
       gaptrain::NodeState node;
       node.name = name;
+      node.type = types.of(name);
       node.job = e->id;
       if (settings.use_hole_ends) node.hole_end_s = seconds_left(name);
       problem.nodes.push_back(std::move(node));

@@ -89,6 +89,11 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   const auto managed = jobs.jobs().find(action.job_id);
   if (job == nullptr || managed == jobs.jobs().end()) return false;
   notes_.push_back(started(action, action.nodes));
+  // The satellites ask for the node type they are of (issue 33): Slurm keeps its own account.
+  const auto first = action.nodes.empty()
+                         ? snapshot.nodes.end()
+                         : std::ranges::find(snapshot.nodes, action.nodes.front(), &Node::name);
+  const bool typed = first != snapshot.nodes.end() && !first->type.empty();
   const GrowResult result = slurm_.grow(GrowRequest{
       .job_id = action.job_id,
       .partition =
@@ -99,7 +104,9 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
       .time_limit_minutes = first_lease_minutes(action.hole_end, now),
       .account = job->account,
       .qos = settings_.satellite_qos.empty() ? job->qos : settings_.satellite_qos,
-      .tres_per_node = job->tres_per_node});
+      .tres_per_node = typed ? satellite_tres(job->tres_per_node, first->type, first->type_source)
+                             : job->tres_per_node,
+      .constraint = typed && first->type_source == NodeTypeSource::feature ? first->type : ""});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;

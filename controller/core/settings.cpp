@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 28>& daemon_settings() {
+const std::array<Setting, 29>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 28> kSettings{{
+  static constexpr std::array<Setting, 29> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -25,6 +25,9 @@ const std::array<Setting, 28>& daemon_settings() {
       {"elastic_partition", text, "\"elastic\"", 0, 0,
        "the Slurm partition elastic jobs run in; several joined by commas (\"gpu,cpu\"), each "
        "with its own holes, jobs and caps"},
+      {"node_types", names, "[]", 0, 0,
+       "node types, as features or GRES types nodes have (e.g. [\"a100\", \"v100\"]); a job "
+       "runs on one type at a time"},
       {"satellite_qos", text, "\"\"", 0, 0,
        "the QOS satellites run in, one Slurm may preempt for regular jobs; \"\": the job's own"},
       {"satellite_partition", text, "\"\"", 0, 0,

@@ -14,6 +14,30 @@ std::string join_nodes(const std::vector<std::string>& nodes) {
   return out;
 }
 
+std::string satellite_tres(const std::string& tres_per_node, const std::string& type,
+                           NodeTypeSource source) {
+  if (source != NodeTypeSource::gres || type.empty()) return tres_per_node;
+  // Slurm's list: "gres/gpu:4,gres/nvme:1"; an item "gres/gpu:TYPE:N" already names a type.
+  std::string out;
+  std::size_t start = 0;
+  while (start <= tres_per_node.size()) {
+    std::size_t end = tres_per_node.find(',', start);
+    if (end == std::string::npos) end = tres_per_node.size();
+    std::string item = tres_per_node.substr(start, end - start);
+    constexpr std::string_view kGpu = "gres/gpu:";
+    const bool untyped_count = item.starts_with(kGpu) &&
+                               item.find(':', kGpu.size()) == std::string::npos &&
+                               item.size() > kGpu.size() &&
+                               std::all_of(item.begin() + static_cast<std::ptrdiff_t>(kGpu.size()),
+                                           item.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (untyped_count) item.insert(kGpu.size(), type + ":");
+    if (!out.empty()) out += ',';
+    out += item;
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string shrink_refusal(const ShrinkRequest& r) {
   const std::string what =
       "shrink of job " + std::to_string(r.job_id) + " to [" + join_nodes(r.keep_nodes) + "]";

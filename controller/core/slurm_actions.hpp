@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster.hpp"
+
 namespace gaptrain::daemon {
 
 struct ActionResult {
@@ -41,7 +43,15 @@ struct GrowRequest {
   std::string account;
   std::string qos;
   std::string tres_per_node;  // the job's per-node GRES, which each satellite asks for too
+  // The node type the satellites are of (issue 33), asked for as a constraint when it is a
+  // feature ("" none); a GRES type is in tres_per_node instead (satellite_tres).
+  std::string constraint;
 };
+
+// What a satellite on a node of `type` asks as its per-node GRES: the job's, its untyped GPUs
+// given the node's GPU type when the type is a GRES type ("gres/gpu:4" -> "gres/gpu:a100:4").
+std::string satellite_tres(const std::string& tres_per_node, const std::string& type,
+                           NodeTypeSource source);
 
 struct GrowResult {
   bool ok = false;

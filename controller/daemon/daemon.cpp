@@ -17,6 +17,7 @@
 
 #include "auth.hpp"
 #include "core/launch_instruction.hpp"
+#include "core/node_type.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/munge_envelope.hpp"
 #include "gaptrain/protocol.hpp"
@@ -318,6 +319,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   poll_failing_ = false;
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
+  assign_node_types(snapshot, config_.node_types);
   snapshot_ = std::move(snapshot);
 
   std::vector<Hole> holes = find_holes(snapshot_, holes_);

@@ -141,7 +141,13 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
     for (std::uint32_t i = 0; i < nodes.record_count; ++i) {
       const node_info_t& n = nodes.node_array[i];
       if (n.name == nullptr) continue;  // a hole in Slurm's node table (future/cloud nodes)
-      fresh.nodes.push_back({n.name, node_state(n.node_state), epoch(n.last_busy)});
+      Node node;
+      node.name = n.name;
+      node.state = node_state(n.node_state);
+      node.last_busy = epoch(n.last_busy);
+      node.features = text(n.features_act != nullptr ? n.features_act : n.features);
+      node.gres = text(n.gres);
+      fresh.nodes.push_back(std::move(node));
     }
     const job_info_msg_t& jobs = *c.jobs.msg;
     for (std::uint32_t i = 0; i < jobs.record_count; ++i) {

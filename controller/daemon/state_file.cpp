@@ -166,8 +166,15 @@ SavedJob saved_job(const ElasticJob& job) {
   r.min_nodes = job.min_nodes;
   r.max_nodes = job.max_nodes;
   r.allowed_sizes = job.allowed_sizes;
-  if (job.curve_source == Source::given) r.curve = job.curve;
-  if (job.curve_source == Source::learned) saved.learned_curve = job.curve;
+  if (job.curves.empty()) {
+    if (job.curve_source == Source::given) r.curve = job.curve;
+    if (job.curve_source == Source::learned) saved.learned_curve = job.curve;
+  }
+  // Per node type: the given curves; one learned on a type is learned again after a restart.
+  for (const auto& [type, typed] : job.curves) {
+    r.curves[type] =
+        typed.source == Source::given ? std::optional<ScalingCurve>(typed.curve) : std::nullopt;
+  }
   if (job.costs_source == Source::given) {
     r.up_cost_s = job.up_cost_s;
     r.down_cost_s = job.down_cost_s;

@@ -9,6 +9,19 @@ namespace gaptrain::daemon {
 
 namespace {
 
+// {"source": "given"|"assumed"|"learned", "points": [[nodes, samples_per_s], ...]}
+Json::Value curve_json(Source source, const ScalingCurve& curve) {
+  Json::Value json(Json::objectValue);
+  json["source"] = std::string(to_string(source));
+  Json::Value& points = json["points"] = Json::Value(Json::arrayValue);
+  for (const ScalingCurve::Point& p : curve.points()) {
+    Json::Value& point = points.append(Json::Value(Json::arrayValue));
+    point.append(p.nodes);
+    point.append(p.samples_per_s);
+  }
+  return json;
+}
+
 template <typename T>
 Json::Value or_null(const std::optional<T>& value) {
   return value ? Json::Value(*value) : Json::Value(Json::nullValue);
@@ -82,17 +95,13 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
       Json::Value& allowed = j["allowed_sizes"] = Json::Value(Json::arrayValue);
       for (const int nodes : job.allowed_sizes) allowed.append(nodes);
     }
-    Json::Value curve(Json::objectValue);
-    curve["source"] = std::string(to_string(job.curve_source));
-    Json::Value points(Json::arrayValue);
-    for (const ScalingCurve::Point& p : job.curve.points()) {
-      Json::Value point(Json::arrayValue);
-      point.append(p.nodes);
-      point.append(p.samples_per_s);
-      points.append(point);
+    j["curve"] = curve_json(job.curve_source, job.curve);
+    if (!job.curves.empty()) {  // node types (issue 33): the types it runs on, a curve each
+      Json::Value& curves = j["curves"] = Json::Value(Json::objectValue);
+      for (const auto& [type, typed] : job.curves)
+        curves[type] = curve_json(typed.source, typed.curve);
     }
-    curve["points"] = points;
-    j["curve"] = curve;
+    j["type"] = job.held_type;
     j["costs_source"] = std::string(to_string(job.costs_source));
     j["up_cost_s"] = job.up_cost_s;
     j["down_cost_s"] = job.down_cost_s;

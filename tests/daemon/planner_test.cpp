@@ -136,6 +136,31 @@ TEST(Planner, AJobGrowsOnlyToAnAllowedCount) {
   EXPECT_EQ(grow->nodes.size(), 2U);  // to 4: five nodes hold no even count above it
 }
 
+// Node types (issue 33): n1-n3 are v100, n4-n6 a100. A new job with a curve on each type is
+// admitted on the faster one, all its nodes of one type; a job holding v100 nodes grows there.
+TEST(Planner, AJobRunsOnOneNodeTypeTheFasterWhenItChooses) {
+  Snapshot s = cluster(6, {"n1"});
+  for (Node& node : s.nodes) node.type = node.name <= "n3" ? "v100" : "a100";
+  ElasticJob held = elastic_job(s, 7, {"n1"}, 1, 2);
+  held.curves["v100"].curve = ScalingCurve({{1, 50.0}, {2, 100.0}});
+  held.curves["v100"].source = Source::given;
+  held.curves["a100"].curve = ScalingCurve({{1, 100.0}, {2, 200.0}});
+  held.curves["a100"].source = Source::given;
+  held.held_type = "v100";
+  PlannerSettings settings;
+  const Plan p = plan(s, find_holes(s), {held}, kNow, settings);
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  ASSERT_EQ(grow->nodes.size(), 1U);
+  EXPECT_LE(grow->nodes.front(), "n3") << "grew onto another type: " << grow->nodes.front();
+  // Without its v100 curve it cannot hold v100 nodes: set aside, naming the type.
+  held.curves.erase("v100");
+  const Plan refused = plan(s, find_holes(s), {held}, kNow, settings);
+  ASSERT_EQ(refused.set_aside.size(), 1U);
+  EXPECT_NE(refused.set_aside.front().second.find("v100"), std::string::npos)
+      << refused.set_aside.front().second;
+}
+
 TEST(Planner, APlannedBatchHostIsSwappedForAnotherElasticNode) {
   // Backfill planned job 42 on n1 (job 7's batch host) and n3: job 42 gets n3 and, instead of
   // the batch host, a satellite of job 7 (n4) before a node of job 8's own (n5).

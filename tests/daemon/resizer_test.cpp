@@ -145,6 +145,33 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
 }
 
+// Node types (issue 33): a satellite asks Slurm for its node's type, as a constraint when the type
+// is a feature, in its GPUs when it is a GRES type.
+TEST_F(ResizerTest, SatellitesAskForTheirNodesType) {
+  run_job({"n2", "n1"});
+  snapshot.nodes = {{.name = "n3", .type = "a100", .type_source = NodeTypeSource::feature},
+                    {.name = "n4", .type = "v100", .type_source = NodeTypeSource::gres}};
+  Resizer resizer(slurm, settings);
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n3"}, {}, "allocator"}), snapshot, jobs,
+                            at(0)));
+  ASSERT_EQ(slurm.grows.size(), 1U);
+  EXPECT_EQ(slurm.grows[0].constraint, "a100");
+  EXPECT_EQ(slurm.grows[0].tres_per_node, "gres/gpu:4");
+  EXPECT_TRUE(resizer.apply(plan_of({ActionKind::grow, 7, {"n4"}, {}, "allocator"}), snapshot, jobs,
+                            at(1)));
+  ASSERT_EQ(slurm.grows.size(), 2U);
+  EXPECT_EQ(slurm.grows[1].constraint, "");
+  EXPECT_EQ(slurm.grows[1].tres_per_node, "gres/gpu:v100:4");
+}
+
+TEST(SatelliteTres, OnlyUntypedGpuCountsTakeTheGresType) {
+  using enum NodeTypeSource;
+  EXPECT_EQ(satellite_tres("gres/gpu:4,gres/nvme:1", "a100", gres), "gres/gpu:a100:4,gres/nvme:1");
+  EXPECT_EQ(satellite_tres("gres/gpu:v100:2", "a100", gres), "gres/gpu:v100:2");
+  EXPECT_EQ(satellite_tres("gres/gpu:4", "a100", feature), "gres/gpu:4");
+  EXPECT_EQ(satellite_tres("", "a100", gres), "");
+}
+
 // With a satellite QOS (one the regular QOS may preempt), satellites run in it, still charged
 // to the job's account: slurmctld then frees their nodes for regular jobs by itself.
 TEST_F(ResizerTest, SatellitesRunInTheSatelliteQosWhereOneIsConfigured) {

@@ -80,9 +80,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   try {
-    const plugin::Curve curve = plugin::parse_curve_csv(text, "fuzz.csv");
-    check(!curve.empty(), "parse_curve_csv() accepted no points");
-    check_curve(curve);
+    const plugin::TypedCurves curves = plugin::parse_curve_csv(text, "fuzz.csv");
+    check(!curves.empty(), "parse_curve_csv() accepted no points");
+    check(plugin::curves_from_compact(plugin::curves_to_compact(curves)) == curves,
+          "the curves do not survive curves_to_compact() exactly");
+    for (const auto& [type, curve] : curves) check_curve(curve);
   } catch (const plugin::OptionError&) {
   }
 

@@ -113,11 +113,36 @@ TEST(PluginOptionsTest, RefusesNodeRangesBeyondAnyCluster) {
 }
 
 TEST(PluginOptionsTest, ParsesCurveCsvWithHeaderAndComments) {
-  const Curve c = parse_curve_csv(
-      "# measured on A100 nodes\nnodes,samples_per_s\n1,100\n\n2, 190.5\r\n4,350\n", "f.csv");
+  const Curve c =
+      parse_curve_csv("# measured on A100 nodes\nnodes,samples_per_s\n1,100\n\n2, 190.5\r\n4,350\n",
+                      "f.csv")
+          .at("");
   ASSERT_EQ(c.size(), 3U);
   EXPECT_EQ(c[1], (ScalingCurve::Point{2, 190.5}));
-  EXPECT_EQ(parse_curve_csv("1,1e3", "f").front().samples_per_s, 1000.0);
+  EXPECT_EQ(parse_curve_csv("1,1e3", "f").at("").front().samples_per_s, 1000.0);
+}
+
+// Issue 33: a type column gives a curve per node type, each type's points in order.
+TEST(PluginOptionsTest, ParsesACurvePerNodeType) {
+  const TypedCurves c = parse_curve_csv(
+      "type,nodes,samples_per_s\na100,1,200\nv100,1,90\na100,2,390\nv100, 2, 170\n", "t.csv");
+  ASSERT_EQ(c.size(), 2U);
+  EXPECT_EQ(c.at("a100"), (Curve{{1, 200.0}, {2, 390.0}}));
+  EXPECT_EQ(c.at("v100"), (Curve{{1, 90.0}, {2, 170.0}}));
+  EXPECT_EQ(curves_from_compact(curves_to_compact(c)), c);
+  EXPECT_EQ(curves_to_compact(c), "a100=1:200,2:390;v100=1:90,2:170");
+  // One untyped curve travels as before.
+  const TypedCurves one = parse_curve_csv("1,100\n2,190\n", "u.csv");
+  EXPECT_EQ(curves_to_compact(one), "1:100,2:190");
+  EXPECT_EQ(curves_from_compact("1:100,2:190"), one);
+  EXPECT_EQ(error_of([] { parse_curve_csv("a100,1,200\n2,390\n", "t.csv"); }),
+            "--elastic-curve: t.csv line 2: expected \"type,nodes,samples_per_s\" as on the lines "
+            "before, got \"2,390\"");
+  EXPECT_EQ(error_of([] { parse_curve_csv("a100,2,200\na100,1,390\n", "t.csv"); }),
+            "--elastic-curve: t.csv line 2: node counts must increase, got 1 after 2");
+  EXPECT_NE(error_of([] { parse_curve_csv("a 100,1,200\n", "t.csv"); }), "<no error>");
+  EXPECT_NE(error_of([] { curves_from_compact("a100=1:2;a100=1:3"); }), "<no error>");
+  EXPECT_NE(error_of([] { curves_from_compact("=1:2"); }), "<no error>");
 }
 
 TEST(PluginOptionsTest, RejectsBadCurvesNamingFileAndLine) {
@@ -139,7 +164,7 @@ TEST(PluginOptionsTest, ReadsCurveFiles) {
   ASSERT_GE(fd, 0);
   ::close(fd);
   std::ofstream(path) << "nodes,samples_per_s\n1,100\n2,190\n";
-  EXPECT_EQ(read_curve_file(path).size(), 2U);
+  EXPECT_EQ(read_curve_file(path).at("").size(), 2U);
   std::remove(path);
   EXPECT_NE(error_of([&] { read_curve_file(path); }).find("cannot read"), std::string::npos);
 }

@@ -376,6 +376,34 @@ TEST(ProtocolTest, RejectsAllowedSizesOutsideTheRangeOrOutOfOrder) {
   EXPECT_EQ(error_field(with("\"1,2,4\"")), "allowed_sizes");
 }
 
+// Node types (issue 33): a curve per type, or a type whose curve is learned there.
+TEST(ProtocolTest, RegistrationCarriesACurvePerNodeType) {
+  JobRegistration r;
+  r.job_id = 5;
+  r.user = "alice";
+  r.batch_host = "n1";
+  r.min_nodes = 1;
+  r.max_nodes = 4;
+  EXPECT_EQ(encode(r).find("curves"), std::string::npos) << "left out when it runs on every type";
+  r.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 760.0}});
+  r.curves["v100"] = std::nullopt;  // learned on v100
+  EXPECT_EQ(round_trip(r), r);
+}
+
+TEST(ProtocolTest, RejectsCurvesWithACurveOrABadType) {
+  const auto with = [](const std::string& curve, const std::string& curves) {
+    std::string line = registration_with("curve", curve.empty() ? "[]" : curve);
+    return line.insert(line.size() - 1, ",\"curves\":" + curves);
+  };
+  EXPECT_EQ(error_field(with("", R"({"a100":[[1,100]],"v100":[]})")), "<no error>");
+  EXPECT_EQ(error_field(with("[[1,100]]", R"({"a100":[[1,100]]})")), "curves");
+  EXPECT_EQ(error_field(with("", "{}")), "curves");
+  EXPECT_EQ(error_field(with("", "[[1,100]]")), "curves");
+  EXPECT_EQ(error_field(with("", R"({"a 100":[[1,100]]})")), "curves[\"a 100\"]");
+  EXPECT_EQ(error_field(with("", R"({"a100":[[1,-5]]})")), "curves[\"a100\"].curve[0]");
+  EXPECT_EQ(error_field(with("", R"({"a100":[[1,1e12]]})")), "curves[\"a100\"][0][1]");
+}
+
 TEST(ProtocolTest, LauncherReportCarriesGradientStatistics) {
   LauncherReport r;
   r.job_id = 42;

@@ -62,7 +62,10 @@ struct JobRegistration {
   // gaptrain/node_sizes.hpp); empty: every count between them.
   std::vector<int> allowed_sizes;
   std::optional<ScalingCurve> curve;  // empty: learn it online
-  std::optional<double> up_cost_s;    // empty: learn it online
+  // Node types (issue 33): the types it runs on, each with its curve (empty: learned on that
+  // type). Empty map: every type, `curve` on each. Never both a curve and curves.
+  std::map<std::string, std::optional<ScalingCurve>> curves;
+  std::optional<double> up_cost_s;  // empty: learn it online
   std::optional<double> down_cost_s;
   // How many seconds before a node is taken the job wants to be told (sbatch --elastic-notice,
   // at most kMaxNoticeS); empty: gaptraind's default. The daemon caps it (max_notice_s).
