@@ -432,6 +432,11 @@ daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
       result.error = "grow: node " + name + " is not idle";
       return result;  // all or nothing, as the real grow
     }
+    // A satellite asking for a type (--constraint) fits only a node of it, as in slurmctld.
+    if (!request.constraint.empty() && node_type(*node) != request.constraint) {
+      result.error = "grow: node " + name + " is not of type " + request.constraint;
+      return result;
+    }
     nodes.push_back(*node);
   }
   for (const int node : nodes) {

@@ -15,9 +15,10 @@
 //    with Placement::slurm one that can run on any node (of the node's type, on a cluster with
 //    types: a partition of that type's nodes, as its --constraint would say).
 //    It starts the moment the node is let go; how long it waited is the harm done.
-// What it does (the actions): grows take idle hole nodes as one-node satellites, shrinks and
-// releases let nodes go, admissions start a held job on its nodes, requeues put a job back in
-// the queue, held, keeping its progress (its checkpoint). A node that is not idle is refused,
+// What it does (the actions): grows take idle hole nodes as one-node satellites (of the type
+// their constraint asks for, if any), shrinks and releases let nodes go, admissions start a
+// held job on its nodes, requeues put a job back in the queue, held, keeping its progress (its
+// checkpoint). A node that is not idle is refused,
 // as slurmctld refuses it. Time limits are recorded, not enforced: gaptraind renews leases at
 // every poll and the replay polls only when something happens (docs/simulator.md).
 //

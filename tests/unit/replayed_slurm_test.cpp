@@ -199,6 +199,13 @@ TEST(ReplayedSlurm, WithNodeTypesAPollReportsThemAndARegularJobKeepsToItsType) {
   EXPECT_EQ(slurm.regular_waiting(), 0);
   EXPECT_EQ(slurm.placed(1), 0);
 
+  // A satellite asking for a type (--constraint) fits only a node of it.
+  daemon::GrowRequest onto_v100 = grow_onto(id, "n2");
+  onto_v100.constraint = "a100";
+  EXPECT_FALSE(slurm.grow(onto_v100).ok);
+  onto_v100.constraint = "v100";
+  EXPECT_TRUE(slurm.grow(onto_v100).ok);
+
   ReplayedSlurm untold(trace, 4, "elastic", kEpoch, Placement::slurm, false);
   s = poll(untold);
   EXPECT_EQ(s.nodes[0].type, "");
