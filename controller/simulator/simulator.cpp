@@ -422,8 +422,13 @@ class Replay {
     const int nodes = largest_allowed_at_most(
         NodeSizes{r.spec->min_nodes, r.spec->max_nodes, r.spec->allowed_sizes},
         static_cast<int>(held.size() - std::min(held.size(), draining.size())));
-    if (r.truth != nullptr)
-      r.raw_rate = training_rate(*r.truth, training_types(held, draining), nodes);
+    if (r.truth != nullptr) {
+      // The types matter only to a model with a curve per type.
+      r.raw_rate = training_rate(
+          *r.truth,
+          r.truth->by_type.empty() ? std::vector<std::string>() : training_types(held, draining),
+          nodes);
+    }
     if (nodes == r.training_nodes) return;
     const bool grow = nodes > r.training_nodes;
     const bool start = r.training_nodes == 0;
