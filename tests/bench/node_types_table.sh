@@ -19,6 +19,8 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 # shellcheck source=trace_inputs.sh
 source "$(dirname "$0")/trace_inputs.sh"
+# shellcheck source=told_vs_not_told.sh
+source "$(dirname "$0")/told_vs_not_told.sh"
 traces=("$@")
 [[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 synth1 synth2)
 trace_inputs "$out" "$build/tests/bench/make_node_events"
@@ -38,26 +40,8 @@ with open(sys.argv[2], "w", newline="") as f:
         w.writerow([r["model"], r["nodes"], r["samples_per_s"], "a100"])
         w.writerow([r["model"], r["nodes"], f"{float(r['samples_per_s']) * speed:.6g}", "v100"])
 PY
-# shellcheck disable=SC2034 # read by args_of
+# shellcheck disable=SC2034,SC2054 # read by args_of; the comma is --node-types' own
 mix=(--jobs "$data/models/jobs-example.csv" --curves "$out/curves-typed.csv" --repeat-jobs 3600
   --node-types a100=500,v100=500)
 
-for trace in "${traces[@]}"; do
-  a="$(args_of "$trace")"
-  echo "$gaptrain simulate $a --json $out/$trace.told.json >/dev/null"
-  echo "$gaptrain simulate $a --ignore-node-types --json $out/$trace.blind.json >/dev/null"
-done | xargs -P 2 -I{} bash -c "{}"
-
-python3 - "$out" "${traces[@]}" <<'PY'
-import json, sys
-out, traces = sys.argv[1], sys.argv[2:]
-print("| trace | useful samples, told | not told | told / not told | jobs done, told | not told | rescales, told | not told |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for t in traces:
-    told = json.load(open(f"{out}/{t}.told.json"))
-    blind = json.load(open(f"{out}/{t}.blind.json"))
-    assert told["parameters"]["node_type_counts"] == {"a100": 500, "v100": 500}, t
-    print(f"| {t} | {told['useful_samples']:.4g} | {blind['useful_samples']:.4g} | "
-          f"{told['useful_samples'] / blind['useful_samples']:.3f} | {told['jobs_completed']} | "
-          f"{blind['jobs_completed']} | {told['rescales']} | {blind['rescales']} |")
-PY
+told_vs_not_told "$gaptrain" "$out" --ignore-node-types "${traces[@]}"
