@@ -10,18 +10,9 @@
 #       TRACE: summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 (default: summit-w0
 #       summit-w1 synth1 synth2)
 set -euo pipefail
-build="$1"
-shift
-gaptrain="$build/controller/gaptrain"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-# shellcheck source=trace_inputs.sh
-source "$(dirname "$0")/trace_inputs.sh"
 # shellcheck source=told_vs_not_told.sh
 source "$(dirname "$0")/told_vs_not_told.sh"
-traces=("$@")
-[[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 synth1 synth2)
-trace_inputs "$out" "$build/tests/bench/make_node_events"
+told_setup "$@"
 
 python3 - "$data/models/jobs-example.csv" "$out/jobs-sized.csv" <<'PY'
 import csv, sys
@@ -42,4 +33,4 @@ PY
 # shellcheck disable=SC2034 # read by args_of
 mix=(--jobs "$out/jobs-sized.csv" --curves "$data/models/curves.csv" --repeat-jobs 3600)
 
-told_vs_not_told "$gaptrain" "$out" --ignore-allowed-sizes "${traces[@]}"
+told_vs_not_told --ignore-allowed-sizes

@@ -12,18 +12,9 @@
 #       TRACE: summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 (default: summit-w0
 #       summit-w1 synth1 synth2)
 set -euo pipefail
-build="$1"
-shift
-gaptrain="$build/controller/gaptrain"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-# shellcheck source=trace_inputs.sh
-source "$(dirname "$0")/trace_inputs.sh"
 # shellcheck source=told_vs_not_told.sh
 source "$(dirname "$0")/told_vs_not_told.sh"
-traces=("$@")
-[[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 synth1 synth2)
-trace_inputs "$out" "$build/tests/bench/make_node_events"
+told_setup "$@"
 
 python3 - "$data/models/curves.csv" "$out/curves-typed.csv" <<'PY'
 import csv, sys
@@ -44,4 +35,4 @@ PY
 mix=(--jobs "$data/models/jobs-example.csv" --curves "$out/curves-typed.csv" --repeat-jobs 3600
   --node-types a100=500,v100=500)
 
-told_vs_not_told "$gaptrain" "$out" --ignore-node-types "${traces[@]}"
+told_vs_not_told --ignore-node-types
