@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "controller_link.hpp"
+#include "gaptrain/node_sizes.hpp"
 #include "hostfile.hpp"
 #include "poll_backoff.hpp"
 #include "process.hpp"
@@ -102,10 +103,15 @@ Launcher::Launcher(LaunchOptions options, JobContext job)
 }
 
 int Launcher::run() {
-  say("job " + std::to_string(job_.job_id) + " on " + join(job_.nodes) + " (range " +
-      std::to_string(job_.min_nodes) + "-" + std::to_string(job_.max_nodes) + "), controller " +
-      options_.controller.host + ":" + std::to_string(options_.controller.port) + ", rendezvous " +
-      job_.rdzv_host + ":" + std::to_string(job_.rdzv_port) + ", job file " + job_.job_file);
+  // "2-8", or the only counts it runs on as it was submitted ("2-8:2", issue 33).
+  NodeSizes sizes{job_.min_nodes, job_.max_nodes, {}};
+  if (job_.registration) sizes.allowed = job_.registration->allowed_sizes;
+  std::string range = to_text(sizes);
+  if (sizes.allowed.empty() && sizes.min == sizes.max) range += "-" + range;
+  say("job " + std::to_string(job_.job_id) + " on " + join(job_.nodes) + " (range " + range +
+      "), controller " + options_.controller.host + ":" + std::to_string(options_.controller.port) +
+      ", rendezvous " + job_.rdzv_host + ":" + std::to_string(job_.rdzv_port) + ", job file " +
+      job_.job_file);
   started_ = Clock::now();
   next_poll_ = Clock::now();
   // The first report comes before any step starts, so a controller that already knows better
@@ -580,8 +586,9 @@ void Launcher::summarize() const {
   const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
                                  std::chrono::milliseconds(2000));
   if (totals) {
-    line << ", " << totals->node_hours << " node-hours, " << std::lround(totals->resize_lost_s)
-         << " s lost to resizes";
+    line << ", " << totals->node_hours << " node-hours";
+    // The time from a resize to the next progress: without progress there is nothing to lose.
+    if (first_progress_) line << ", " << std::lround(totals->resize_lost_s) << " s lost to resizes";
   }
   say(line.str() + "; `gaptrain job " + std::to_string(job_.job_id) + "` shows the details");
 }

@@ -141,7 +141,9 @@ std::string format_status(const Json::Value& status, std::int64_t now) {
       out << "  " << pad(std::to_string(job["job_id"].asUInt()), 10)
           << pad(job["user"].asString(), 12) << pad(job["partition"].asString(), 11)
           << pad(minmax, 9) << pad(curve, 10) << (nodes.empty() ? join_nodes(job["nodes"]) : nodes)
-          << " (" << job["nodes"].size() << ")\n";
+          << " (" << job["nodes"].size()
+          << (job["type"].asString().empty() ? "" : " " + job["type"].asString())  // node type
+          << ")\n";
     }
   }
 

@@ -77,7 +77,9 @@ struct Job {
   // them ("gres/gpu:2"; empty: none): its satellites ask for the same, or their steps would
   // find no GPU.
   std::string tres_per_node;
-  std::string tres_per_job;  // what it asked for in all (--gpus: "gres/gpu:8"); empty: nothing
+  std::string tres_per_job;
+  // Its --constraint as Slurm keeps it ("[a100|v100]"): the node types it may start on.
+  std::string features = {};  // what it asked for in all (--gpus: "gres/gpu:8"); empty: nothing
   JobState state = JobState::pending;
   bool completing = false;         // its epilog still runs somewhere
   std::vector<std::string> nodes;  // allocated nodes (running jobs)

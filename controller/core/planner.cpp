@@ -1,6 +1,7 @@
 #include "core/planner.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <map>
 #include <optional>
@@ -143,6 +144,29 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   if (const std::optional<NoiseScale> phi = noise_scale_of(job)) e.noise_scale = phi->value;
   validate_job(e, "job " + e.id);
   return e;
+}
+
+// The node types (of the snapshot's nodes) a constraint names: "[a100|v100]" and "a100|v100"
+// name both; features that are no node's type are not types.
+std::vector<std::string> types_in_constraint(const std::string& constraint,
+                                             const Snapshot& snapshot) {
+  std::vector<std::string> types;
+  std::string word;
+  const auto take = [&] {
+    const bool a_type = std::ranges::any_of(
+        snapshot.nodes, [&](const Node& n) { return !word.empty() && n.type == word; });
+    if (a_type && std::ranges::find(types, word) == types.end()) types.push_back(word);
+    word.clear();
+  };
+  for (const char c : constraint) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.') {
+      word += c;
+    } else {
+      take();
+    }
+  }
+  take();
+  return types;
 }
 
 // Why the allocator could not plan a job on the nodes it holds (issue 33): nodes of two types
@@ -420,6 +444,11 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
     candidate.min_nodes = static_cast<int>(min_nodes);
     candidate.max_nodes = static_cast<int>(std::clamp(job.max_nodes, min_nodes, cluster_nodes));
     candidate.curve = assumed_curve(candidate.max_nodes);
+    // A job that asks for node types (--constraint="[a100|v100]") is admitted on one of them;
+    // its curve per type comes with its registration.
+    for (const std::string& type : types_in_constraint(job.features, snapshot)) {
+      candidate.curves[type].curve = candidate.curve;
+    }
     candidates.push_back(std::move(candidate));
   }
   return candidates;

@@ -164,6 +164,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.qos = text(j.qos);
       job.tres_per_node = text(j.tres_per_node);
       job.tres_per_job = text(j.tres_per_job);
+      job.features = text(j.features);
       job.state = job_state(j.job_state);
       job.completing = (j.job_state & JOB_COMPLETING) != 0U;
       if (holds_nodes(job)) job.nodes = expand_hostlist(j.nodes);

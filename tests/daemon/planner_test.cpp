@@ -368,6 +368,22 @@ Job& add_held_elastic(Snapshot& s, std::uint32_t id) {
   return job;
 }
 
+// Node types (issue 33): a job submitted with --constraint="[a100|v100]" is admitted on one of
+// those types only; a feature that is no node's type is not a type.
+TEST(Planner, AJobIsAdmittedOnANodeTypeItsConstraintNames) {
+  Snapshot s = cluster(4, {});
+  for (Node& node : s.nodes) node.type = node.name == "n4" ? "a100" : "cpu";
+  add_held_elastic(s, 7).features = "[a100|ib]";
+  const std::vector<ElasticJob> candidates = admission_candidates(s, "elastic");
+  ASSERT_EQ(candidates.size(), 1U);
+  EXPECT_EQ(candidates[0].curves.size(), 1U);
+  EXPECT_TRUE(candidates[0].curves.contains("a100"));
+  const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  const Action* admit = action_for(p, 7);
+  ASSERT_NE(admit, nullptr);
+  EXPECT_EQ(admit->nodes, Nodes{"n4"});
+}
+
 TEST(Planner, HeldElasticJobsAreAdmittedUnlessTheirOwnBeginTimeIsAhead) {
   Snapshot s = cluster(4, {});
   add_held_elastic(s, 7);

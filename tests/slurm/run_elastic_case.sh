@@ -1056,6 +1056,51 @@ case_allowed_sizes() {
   scancel "$job"
 }
 
+# Issue 33: nodes of two types (the local cluster's a100 n[1-4] and v100 n[5-8], named in
+# gaptraind.json's node_types). A job with a curve per type (an a100 node twice a v100's) and
+# --constraint="[a100|v100]", while a regular job holds n[2-4], starts on one type and grows to
+# the 4 v100 nodes (4 v100 beat the 1 free a100); once the a100 nodes are free it stays on
+# v100 (a job is never migrated), and a second such job runs on the 4 a100 nodes. No job ever
+# holds two types; every satellite asked Slurm for its node's type (squeue %f); gaptrain
+# status says each job's type and its two given curves.
+satellites_ask_for() {  # satellites_ask_for JOB FEATURE: each satellite of JOB asks FEATURE
+  local features
+  features=$(squeue -h -t R -o '%j %f' | awk -v name="gaptrain:$1" '$1 == name {print $2}' | sort -u)
+  [ -n "$features" ] && [ "$features" = "$2" ]
+}
+
+case_node_types() {
+  local blocker job second curves
+  reconfigure_gaptraind '"node_types": ["a100", "v100"]'
+  curves=$work/typed-curve.csv
+  printf 'type,nodes,samples_per_s\na100,1,200\na100,4,780\nv100,1,100\nv100,4,390\n' >"$curves"
+  blocker=$(submit -p regular -w 'n[2-4]' -N 3 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(gaptrain_submit -N 1-4 --curve "$curves" --cost 1:1 --constraint='[a100|v100]' \
+    -- bash -c 'while true; do sleep 1; done')
+  poll 90 "job $job on the 4 v100 nodes" elastic_at "$job" 4
+  held_within "$job" 'n[5-8]' ||
+    fail "job $job holds nodes outside v100: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  satellites_ask_for "$job" v100 ||
+    fail "job $job's satellites do not ask for v100: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  [ "$(query_status "job($job)['type'] + ':' + ','.join(sorted(job($job)['curves']))")" = v100:a100,v100 ] ||
+    fail "gaptrain status does not say job $job's type and curves: $(query_status "job($job)")"
+  scancel "$blocker"
+  second=$(gaptrain_submit -N 1-4 --curve "$curves" --cost 1:1 --constraint='[a100|v100]' \
+    -- bash -c 'while true; do sleep 1; done')
+  poll 90 "second job $second on the 4 a100 nodes" elastic_at "$second" 4
+  held_within "$second" 'n[1-4]' ||
+    fail "job $second holds nodes outside a100: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  held_within "$job" 'n[5-8]' ||
+    fail "job $job moved off v100: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  satellites_ask_for "$second" a100 ||
+    fail "job $second's satellites do not ask for a100: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  [ "$(query_status "job($second)['type']")" = a100 ] ||
+    fail "gaptrain status does not say job $second runs on a100: $(query_status "job($second)")"
+  note "$(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  scancel "$job" "$second"
+}
+
 # The launcher of JOB (running) said in OUT that it dropped each NODE.
 launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   local job=$1 out=$2 node
