@@ -58,8 +58,10 @@ class ModelBuilder {
       const int shrink_high = job.allowed_at_most(job.held_total - 1);
       if (job.held_total > 0 && shrink_low <= shrink_high && !job.on.empty()) {
         // (A job holding nodes runs on their type alone: job.on holds that one.)
-        columns.shrink =
-            add_mode(job, job.on.front(), shrink_low, shrink_high, /*grow=*/false, off_cost);
+        // A shrink costs what turning the job off does (job_value's down cost): the mode adds
+        // back the baseline's charge and pays its own, the same.
+        columns.shrink = add_mode(job, job.on.front(), shrink_low, shrink_high, /*grow=*/false,
+                                  off_cost - job.down_cost_s * job.current_rate);
       }
       const int grow_low = job.allowed_at_least(job.held_total + 1);
       const int grow_high = job.allowed_at_most(job.max_nodes);
