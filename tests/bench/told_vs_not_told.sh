@@ -6,7 +6,8 @@
 # traces (those given, else summit-w0 summit-w1 synth1 synth2) and writes the traces' inputs
 # into out (trace_inputs.sh; its args_of then names each trace's arguments).
 # told_vs_not_told FLAG runs `gaptrain simulate` on each trace twice, as is and with FLAG (what
-# gaptraind is then not told), two runs at a time, and prints the markdown table.
+# gaptraind is then not told), two runs at a time, and prints the markdown table. A script may
+# define more_args_of TRACE: arguments for that trace's runs beyond args_of's.
 # shellcheck source=trace_inputs.sh
 source "$(dirname "${BASH_SOURCE[0]}")/trace_inputs.sh"
 
@@ -23,6 +24,7 @@ told_vs_not_told() {  # told_vs_not_told FLAG
   local trace a
   for trace in "${traces[@]}"; do
     a="$(args_of "$trace")"
+    if declare -F more_args_of >/dev/null; then a+=" $(more_args_of "$trace")"; fi
     echo "$gaptrain simulate $a --json $out/$trace.told.json >/dev/null"
     echo "$gaptrain simulate $a $1 --json $out/$trace.blind.json >/dev/null"
   done | xargs -P 2 -I{} bash -c "{}"
