@@ -1,6 +1,7 @@
 #include "core/cluster.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace gaptrain::daemon {
@@ -100,6 +101,28 @@ JobIndex::JobIndex(const Snapshot& snapshot) {
 const Job* JobIndex::find(std::uint32_t id) const {
   const auto it = by_id_.find(id);
   return it == by_id_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> types_in_constraint(const std::string& constraint,
+                                             const Snapshot& snapshot) {
+  std::vector<std::string> types;
+  std::string word;
+  const auto take = [&] {
+    const bool a_type = !word.empty() && std::ranges::any_of(snapshot.nodes, [&](const Node& n) {
+      return n.type == word;
+    });
+    if (a_type && std::ranges::find(types, word) == types.end()) types.push_back(word);
+    word.clear();
+  };
+  for (const char c : constraint) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.') {
+      word += c;
+    } else {
+      take();
+    }
+  }
+  take();
+  return types;
 }
 
 NodeTypes::NodeTypes(const Snapshot& snapshot) {

@@ -179,6 +179,11 @@ class JobIndex {
   std::unordered_map<std::uint32_t, const Job*> by_id_;
 };
 
+// The node types (of the snapshot's nodes) a job's constraint names, in its order: "[a100|v100]"
+// and "a100|v100" name both; a feature that is no node's type is not one.
+std::vector<std::string> types_in_constraint(const std::string& constraint,
+                                             const Snapshot& snapshot);
+
 // Each node's type, for many look-ups in one snapshot (every hole and held node of a plan).
 // Empty, and each answer "", when no node has a type: a site without node types pays nothing.
 class NodeTypes {

@@ -49,12 +49,34 @@ void apply_learned(ElasticJob& job) {
     if (typed.learner && typed.learner->one_node_rate()) {
       typed.source = Source::learned;
       typed.curve = typed.learner->curve(1.0);
+    } else if (typed.learner && job.curve_source == Source::learned) {
+      // Not run on yet: as fast as where it ran (the same scale as the learned types' curves).
+      typed.curve = job.curve;
     }
   }
   if (job.costs_source != Source::given && job.learner->rescales_measured() > 0) {
     job.costs_source = Source::learned;
     job.up_cost_s = job.learner->up_cost_s();
     job.down_cost_s = job.learner->down_cost_s();
+  }
+}
+
+// A job that gave no curve and asked Slurm for node types (--constraint="[a100|v100]") learns a
+// curve on each of them (issue 33), from when it first runs on a typed node: its progress there
+// is that type's, and the allocator weighs the types by what was learned.
+void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapshot) {
+  if (!elastic.curves.empty() || elastic.curve_source == Source::given || !elastic.learner ||
+      elastic.held_type.empty()) {
+    return;
+  }
+  std::vector<std::string> types = types_in_constraint(job.features, snapshot);
+  if (types.empty()) return;
+  if (std::ranges::find(types, elastic.held_type) == types.end())
+    types.push_back(elastic.held_type);
+  for (const std::string& type : types) {
+    TypeCurve& typed = elastic.curves[type];
+    typed.curve = elastic.curve;
+    typed.learner.emplace(elastic.max_nodes, sim::LearnerPrior{});
   }
 }
 
@@ -312,6 +334,7 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
     if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
     elastic.held_type = type_of_nodes(snapshot, elastic.nodes);
+    learn_per_type(elastic, *job, snapshot);
     const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
     elastic.satellites.clear();
     for (const Job& satellite : snapshot.jobs) {

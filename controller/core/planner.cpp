@@ -146,29 +146,6 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   return e;
 }
 
-// The node types (of the snapshot's nodes) a constraint names: "[a100|v100]" and "a100|v100"
-// name both; features that are no node's type are not types.
-std::vector<std::string> types_in_constraint(const std::string& constraint,
-                                             const Snapshot& snapshot) {
-  std::vector<std::string> types;
-  std::string word;
-  const auto take = [&] {
-    const bool a_type = std::ranges::any_of(
-        snapshot.nodes, [&](const Node& n) { return !word.empty() && n.type == word; });
-    if (a_type && std::ranges::find(types, word) == types.end()) types.push_back(word);
-    word.clear();
-  };
-  for (const char c : constraint) {
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.') {
-      word += c;
-    } else {
-      take();
-    }
-  }
-  take();
-  return types;
-}
-
 // Why the allocator could not plan a job on the nodes it holds (issue 33): nodes of two types
 // (Slurm started it so: its submission named no one type), or of a type it has no curve for. Set
 // aside rather than handed to the allocator, which would refuse the whole problem.

@@ -336,6 +336,52 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
 }
 
+// Node types (issue 33): a job that gave no curve and asked for two types learns each type's
+// curve from the progress made there; the other type is taken as fast until it runs there.
+// Given per-type curves are kept; a type given without one is learned.
+TEST(ElasticJobs, ACurveIsLearnedPerNodeType) {
+  ElasticJobs jobs;
+  Snapshot s;
+  s.nodes = {{.name = "n1", .type = "a100"},
+             {.name = "n2", .type = "a100"},
+             {.name = "n3", .type = "v100"}};
+  s.jobs = {running_job(5)};  // n1, n2
+  s.jobs[0].features = "[a100|v100]";
+  ASSERT_FALSE(jobs.add(registration(5), &s.jobs[0], "elastic", kNow));
+  jobs.refresh(s, kMono);
+  const ElasticJob& job = jobs.jobs().at(5);
+  EXPECT_EQ(job.held_type, "a100");
+  ASSERT_EQ(job.curves.size(), 2U);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + 30, kMono + 30));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 3000), kNow + 50, kMono + 50));
+  EXPECT_EQ(job.curves.at("a100").source, Source::learned);
+  EXPECT_NEAR(job.curves.at("a100").curve.at(2), 100.0, 1e-6);
+  EXPECT_EQ(job.curves.at("v100").source, Source::assumed);
+  EXPECT_NEAR(job.curves.at("v100").curve.at(2), 100.0, 1e-6);
+
+  // Without a constraint naming types: one curve for every type.
+  ElasticJobs untyped;
+  s.jobs[0].features = "";
+  ASSERT_FALSE(untyped.add(registration(5), &s.jobs[0], "elastic", kNow));
+  untyped.refresh(s, kMono);
+  EXPECT_TRUE(untyped.jobs().at(5).curves.empty());
+
+  // A registration's per-type curves: given ones kept, an empty one learned on its type.
+  ElasticJobs given;
+  protocol::JobRegistration r = registration(5);
+  r.curves["a100"] = std::nullopt;
+  r.curves["v100"] = ScalingCurve({{1, 40.0}, {4, 150.0}});
+  ASSERT_FALSE(given.add(r, &s.jobs[0], "elastic", kNow));
+  given.refresh(s, kMono);
+  ASSERT_TRUE(given.report(progress(5, {"n1", "n2"}, 1000), kNow + 30, kMono + 30));
+  ASSERT_TRUE(given.report(progress(5, {"n1", "n2"}, 2000), kNow + 50, kMono + 50));
+  const ElasticJob& mixed = given.jobs().at(5);
+  EXPECT_EQ(mixed.curves.at("a100").source, Source::learned);
+  EXPECT_NEAR(mixed.curves.at("a100").curve.at(2), 50.0, 1e-6);
+  EXPECT_EQ(mixed.curves.at("v100").source, Source::given);
+  EXPECT_NEAR(mixed.curves.at("v100").curve.at(4), 150.0, 1e-6);
+}
+
 // A reclaim's shrink and the grow back half a second later, before any report showed
 // progress: the shrink's stall ends where the grow begins, so both costs are learned (the
 // shrink's was dropped, and stayed assumed, before).
