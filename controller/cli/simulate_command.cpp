@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -30,6 +31,7 @@
 #include "simulator/csv_record.hpp"
 #include "simulator/easy_backfill.hpp"
 #include "simulator/node_event_trace.hpp"
+#include "simulator/node_types.hpp"
 #include "simulator/options.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/summary_table.hpp"
@@ -46,11 +48,17 @@ constexpr const char* kSimulateHelp = R"(Inputs (formats: docs/simulator.md, "In
                         MaxNodes nodes: holes, the backfill plan's predicted hole ends and the
                         actual ends all come from the replay
   --node-events FILE    CSV time,node,state (epoch seconds, node name, idle|busy); no plan, so
-                        every hole's end is unknown
+                        every hole's end is unknown; a 4th column, type, gives the node's type
   --jobs FILE --curves FILE
                         CSV id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
                         down_cost_s (submit_s relative to --start) and CSV model,nodes,
-                        samples_per_s
+                        samples_per_s (a 4th column, type: a model's curve per node type, the
+                        types it runs on; rows without one: the same curve on every type)
+  --node-types TYPE=COUNT,... | FILE
+                        the nodes' types (docs/simulator.md, "Node types"): a100=64,v100=64 makes
+                        the first 64 nodes a100 and the next 64 v100 (SWF's n001, n002, ...; a
+                        node-event log's nodes in order of first appearance), or CSV node,type
+                        names each node's type; other nodes keep the trace's type, or none
   With none of these: KTH-SP2 (100 nodes, 11 months, built in) with the example job mix of 30
   ImageNet jobs, resubmitted every 4 hours (--repeat-jobs).
   --jobs FILE --models DIR
@@ -71,6 +79,11 @@ Policies:
                 gaptraind is not told the counts jobs run at (the mix's allowed_sizes); a job
                 given a count between them trains on the largest it can use: what telling
                 them gains
+  --ignore-node-types
+                gaptraind is told no node types: each job registers one curve, its slowest
+                type's, and may be given nodes of any type; it still trains at its true curve
+                on the types it holds (the slowest of them, at its total count, when it holds
+                several; nothing on a type it has no curve for): what telling them gains
   --oracle      also compute the oracle bound: a proven upper bound on the useful samples of
                 any policy on this input (docs/simulator.md, "The oracle bound")
   --compare     run every policy on the input and print a table: gaptrain, bftrainer,
@@ -114,6 +127,8 @@ struct SimulateArgs {
   std::string policy = "gaptrain";
   bool learn = false;
   bool ignore_allowed_sizes = false;
+  std::string node_types;  // --node-types: TYPE=COUNT,... or a CSV file
+  bool ignore_node_types = false;
   int nodes = 0;
   int max_running = static_cast<int>(sim::kMaxRunningOption.default_value);
   double start_s = sim::kStartOption.default_value;
@@ -144,7 +159,8 @@ void report(std::string_view message) {
 struct Inputs {
   sim::HoleTrace trace;
   std::string trace_name;
-  std::string trace_kind;  // "swf" | "node-events"
+  std::string trace_kind;       // "swf" | "node-events"
+  std::string node_types_name;  // --node-types' file, or its counts
   int swf_skipped = 0;
   std::vector<sim::JobSpec> jobs;
   std::string jobs_name;
@@ -240,6 +256,16 @@ Inputs load_inputs(const SimulateArgs& args) {
                      "no hole to replay");
   }
 
+  if (!args.node_types.empty()) {
+    in.node_types_name = args.node_types;
+    if (sim::is_node_type_counts(args.node_types)) {
+      sim::assign_node_types(in.trace, sim::parse_node_type_counts(args.node_types));
+    } else {
+      sim::assign_node_types(
+          in.trace, sim::parse_node_types(read(args.node_types), args.node_types), args.node_types);
+    }
+  }
+
   const bool default_mix = args.jobs.empty();
   in.jobs_name = default_mix ? std::string(kDefaultJobsName) : args.jobs;
   in.curves_name = default_mix ? std::string(kDefaultCurvesName) : args.curves;
@@ -270,6 +296,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   options.policy = *sim::policy_from_string(args.policy);  // CLI11 checked the name
   options.learn = args.learn;
   options.tell_allowed_sizes = !args.ignore_allowed_sizes;
+  options.tell_node_types = !args.ignore_node_types;
   options.max_running = args.max_running;
   options.node_limit = args.nodes;
   options.start_s = args.start_s;
@@ -397,6 +424,24 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   return json;
 }
 
+// The nodes the replay runs: --nodes where it is fewer than the trace has.
+int replayed_nodes(const Inputs& in, const sim::SimOptions& options) {
+  const int trace_nodes = static_cast<int>(in.trace.node_names.size());
+  return options.node_limit > 0 ? std::min(options.node_limit, trace_nodes) : trace_nodes;
+}
+
+// How many replayed nodes each type has ("" for untyped ones); null when none has a type.
+Json::Value node_type_counts_json(const Inputs& in, const sim::SimOptions& options) {
+  if (in.trace.node_types.empty()) return {};
+  std::map<std::string, int> counts;
+  const auto nodes = static_cast<std::size_t>(replayed_nodes(in, options));
+  for (std::size_t i = 0; i < nodes; ++i) ++counts[in.trace.node_types[i]];
+  if (counts.size() == 1 && counts.contains("")) return {};
+  Json::Value json(Json::objectValue);
+  for (const auto& [type, count] : counts) json[type] = count;
+  return json;
+}
+
 Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
                             const sim::SimOptions& options) {
   Json::Value p(Json::objectValue);
@@ -412,6 +457,9 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["policy"] = std::string(sim::to_string(options.policy));
   p["learn"] = options.learn;
   p["tell_allowed_sizes"] = options.tell_allowed_sizes;
+  p["node_types"] = in.node_types_name.empty() ? Json::Value() : Json::Value(in.node_types_name);
+  p["node_type_counts"] = node_type_counts_json(in, options);
+  p["tell_node_types"] = options.tell_node_types;
   p["nodes"] = options.node_limit > 0 ? Json::Value(options.node_limit) : Json::Value();
   p["max_running"] = options.max_running;
   p["start_s"] = options.start_s;
@@ -422,12 +470,6 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["placement"] = options.placement == sim::Placement::trace ? "trace" : "slurm";
   p["time_limit_s"] = options.solver.time_limit_s;
   return p;
-}
-
-// The nodes the replay runs: --nodes where it is fewer than the trace has.
-int replayed_nodes(const Inputs& in, const sim::SimOptions& options) {
-  const int trace_nodes = static_cast<int>(in.trace.node_names.size());
-  return options.node_limit > 0 ? std::min(options.node_limit, trace_nodes) : trace_nodes;
 }
 
 // --json: the summary, the oracle's fields (always there, null without --oracle) and the
@@ -459,7 +501,8 @@ std::string run_table(const SimulateArgs& args, const Inputs& in, const sim::Sim
   facts.trace = in.trace_name;
   facts.policy = args.policy;
   facts.settings = settings_text(options) +
-                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "");
+                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "") +
+                   (options.tell_node_types ? "" : ", node types not told");
   facts.learn = options.learn;
   if (in.models) facts.batch = args.batch;
   facts.nodes = replayed_nodes(in, options);
@@ -502,7 +545,8 @@ int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<si
   }
   if (!json_out || !json_out->to_stdout) {
     std::cout << "gaptrain simulate --compare: " << in.trace_name << ", " << jobs.size() << " jobs"
-              << (options.learn ? ", curves learned" : "") << "\n"
+              << (options.learn ? ", curves learned" : "")
+              << (options.tell_node_types ? "" : ", node types not told") << "\n"
               << comparison_table(comparison);
     if (!std::cout.flush()) {
       report("cannot write the table to stdout");
@@ -555,6 +599,10 @@ int run_simulate(const SimulateArgs& args) {
     in = load_inputs(args);
     options = sim_options(args);
     options.models = in.models;
+    if (!in.models) {
+      sim::check_jobs_have_node_types(in.trace, replayed_nodes(in, options), in.jobs, in.curves,
+                                      in.jobs_name);
+    }
     check_one_stdout_output(args);
     json_out = open_output(args.json_path);
     log_out = open_output(args.log_path);
@@ -739,6 +787,12 @@ Command add_simulate_command(CLI::App& parent) {
                 "Do not tell the allocator the curves and costs: learn them from progress");
   app->add_flag("--ignore-allowed-sizes", args->ignore_allowed_sizes,
                 "Do not tell gaptraind the counts the jobs run at (allowed_sizes)");
+  app->add_option("--node-types", args->node_types,
+                  "The nodes' types: TYPE=COUNT,... in node order (a100=64,v100=64) or a CSV "
+                  "file node,type (.gz ok)")
+      ->type_name("SPEC|FILE");
+  app->add_flag("--ignore-node-types", args->ignore_node_types,
+                "Do not tell gaptraind the node types: one curve per job (its slowest type's)");
   add_number(app, sim::kNodesOption, args->nodes);
   add_number(app, sim::kMaxRunningOption, args->max_running);
   add_number(app, sim::kStartOption, args->start_s);

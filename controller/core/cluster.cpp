@@ -79,14 +79,6 @@ bool is_satellite_of(const Job& job, const Job& owner, std::string_view satellit
          in_satellite_partition(job.partition, owner.partition, satellite_partition);
 }
 
-std::string type_of_nodes(const Snapshot& snapshot, const std::vector<std::string>& nodes) {
-  for (const std::string& name : nodes) {
-    const auto node = std::ranges::find(snapshot.nodes, name, &Node::name);
-    if (node != snapshot.nodes.end()) return node->type;
-  }
-  return {};
-}
-
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id) {
   const auto it = std::find_if(snapshot.jobs.begin(), snapshot.jobs.end(),
                                [id](const Job& job) { return job.id == id; });

@@ -164,10 +164,6 @@ std::optional<std::uint32_t> requested_node_count(std::string_view tres_req);
 // The job with `id` in `snapshot`, or nullptr.
 const Job* find_job(const Snapshot& snapshot, std::uint32_t id);
 
-// The node type of a job's nodes: that of the first of them the snapshot knows ("" untyped). A
-// job runs on one type at a time (the allocator keeps it there).
-std::string type_of_nodes(const Snapshot& snapshot, const std::vector<std::string>& nodes);
-
 // find_job for many look-ups in one snapshot (one per satellite of every elastic job): indexed
 // once rather than searched each time. Valid while `snapshot` is unchanged.
 class JobIndex {

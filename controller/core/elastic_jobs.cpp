@@ -323,6 +323,7 @@ void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
 Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
                                std::string_view satellite_partition) {
   Refreshed refreshed;
+  const NodeTypes types(snapshot);
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job* job = find_job(snapshot, it->first);
     if (job == nullptr || !holds_nodes(*job)) {
@@ -333,7 +334,8 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
     ElasticJob& elastic = it->second;
     if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
-    elastic.held_type = type_of_nodes(snapshot, elastic.nodes);
+    // A job runs on one type at a time (the allocator keeps it there): its batch host's.
+    elastic.held_type = elastic.nodes.empty() ? std::string() : types.of(elastic.nodes.front());
     learn_per_type(elastic, *job, snapshot);
     const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
     elastic.satellites.clear();

@@ -1,7 +1,6 @@
 #include "core/planner.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <map>
 #include <optional>

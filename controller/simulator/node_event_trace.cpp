@@ -39,6 +39,8 @@ HoleTrace trace_from_node_events(const std::vector<NodeEventRow>& rows) {
   std::vector<char> idle;
   std::vector<char> idle_now;
   std::vector<int> touched;  // nodes with a row at the current time
+  std::vector<std::string> types;
+  bool typed = false;
   std::size_t row = 0;
   while (row < rows.size()) {
     const double time_s = rows[row].time_s;
@@ -48,6 +50,12 @@ HoleTrace trace_from_node_events(const std::vector<NodeEventRow>& rows) {
       if (node == idle.size()) {
         idle.push_back(0);
         idle_now.push_back(0);
+        types.emplace_back();
+      }
+      // parse_node_events checked that a node's rows give it one type.
+      if (!rows[row].type.empty()) {
+        types[node] = rows[row].type;
+        typed = true;
       }
       // Several rows for one node at one time: only the last counts, so the step carries the
       // net change.
@@ -71,6 +79,7 @@ HoleTrace trace_from_node_events(const std::vector<NodeEventRow>& rows) {
     }
     if (!step.updates.empty()) trace.steps.push_back(std::move(step));
   }
+  if (typed) trace.node_types = std::move(types);
   trace.end_s = rows.back().time_s - start_s;
   trace.has_plan = false;
   fill_actual_ends(trace);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <utility>
 
 namespace gaptrain::sim {
@@ -44,13 +45,26 @@ std::string only_partition(const std::string& node) {
   return "only:" + node;
 }
 
+// The partition of a regular job that can run on any node of `type` ("" untyped).
+std::string type_partition(const std::string& type) {
+  return "type:" + type;
+}
+
 }  // namespace
 
 ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                             std::int64_t epoch, Placement placement)
-    : elastic_partition_(std::move(elastic_partition)), epoch_(epoch), placement_(placement) {
+                             std::int64_t epoch, Placement placement, bool report_types)
+    : elastic_partition_(std::move(elastic_partition)),
+      epoch_(epoch),
+      placement_(placement),
+      report_types_(report_types) {
   const int count = std::min(node_count, static_cast<int>(trace.node_names.size()));
   names_.assign(trace.node_names.begin(), trace.node_names.begin() + count);
+  types_.resize(names_.size());
+  if (!trace.node_types.empty()) {
+    std::copy_n(trace.node_types.begin(), count, types_.begin());
+    for (std::size_t i = 0; i < names_.size(); ++i) nodes_of_type_[types_[i]].push_back(names_[i]);
+  }
   nodes_.resize(names_.size());
   placed_.resize(names_.size());
   trace_of_.resize(names_.size());
@@ -117,12 +131,13 @@ void ReplayedSlurm::swap_places(int a, int b) {
   placed_[static_cast<std::size_t>(trace_of_[ub])] = b;
 }
 
-int ReplayedSlurm::longest_waiting() const {
+int ReplayedSlurm::longest_waiting(const std::string& type) const {
   int longest = -1;
   for (int i = 0; i < node_count(); ++i) {
     const Node& n = nodes_[static_cast<std::size_t>(i)];
-    if (n.wanted && (longest < 0 ||
-                     n.wanted_since_s < nodes_[static_cast<std::size_t>(longest)].wanted_since_s))
+    if (n.wanted && node_type(i) == type &&
+        (longest < 0 ||
+         n.wanted_since_s < nodes_[static_cast<std::size_t>(longest)].wanted_since_s))
       longest = i;
   }
   return longest;
@@ -130,7 +145,8 @@ int ReplayedSlurm::longest_waiting() const {
 
 void ReplayedSlurm::serve_waiting(int node) {
   if (placement_ != Placement::slurm || waiting_ == 0 || !idle(node)) return;
-  const int waiting = longest_waiting();
+  const int waiting = longest_waiting(node_type(node));
+  if (waiting < 0) return;
   swap_places(node, waiting);
   end_wait(at(node));
 }
@@ -158,8 +174,8 @@ bool ReplayedSlurm::take_node(int trace_node) {
   int node = placed(trace_node);
   if (placement_ == Placement::slurm && at(node).hole && at(node).holder != 0) {
     for (int other = 0; other < node_count(); ++other) {
-      if (!idle(other)) continue;
-      swap_places(node, other);  // Slurm starts the job on the first idle node
+      if (!idle(other) || node_type(other) != node_type(node)) continue;
+      swap_places(node, other);  // Slurm starts the job on the first idle node of its type
       node = other;
       break;
     }
@@ -298,6 +314,10 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     const Node& n = nodes_[i];
     daemon::Node node;
     node.name = names_[i];
+    if (report_types_ && !types_[i].empty()) {
+      node.type = types_[i];
+      node.type_source = daemon::NodeTypeSource::feature;
+    }
     const bool plan_known = n.hole && n.predicted_end_s != kUnknownEnd;
     if (!n.hole || n.holder != 0 || n.wanted) {
       node.state = NodeState::allocated;
@@ -321,17 +341,27 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     job.priority = 1;
     snapshot.jobs.push_back(std::move(job));
   }
+  std::set<std::string> typed_partitions;  // added to the snapshot already
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (!nodes_[i].wanted) continue;
-    // Placement::slurm: any node will do (no idle one is left, or it would run there).
+    // Placement::slurm: any node of its type will do (no idle one is left, or it would run
+    // there): on a cluster with types, a partition of that type's nodes says so, as its
+    // --constraint would.
     const bool pinned = placement_ == Placement::trace;
-    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i),
-                              pinned ? only_partition(names_[i]) : kRegularPartition);
+    std::string partition = kRegularPartition;
+    if (pinned) {
+      partition = only_partition(names_[i]);
+      snapshot.partitions.push_back({partition, {names_[i]}});
+    } else if (!nodes_of_type_.empty()) {
+      partition = type_partition(types_[i]);
+      if (typed_partitions.insert(partition).second)
+        snapshot.partitions.push_back({partition, nodes_of_type_.at(types_[i])});
+    }
+    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i), partition);
     job.start_time = now;
     if (pinned) job.sched_nodes = {names_[i]};
     job.min_nodes = 1;
     job.priority = 2;  // it was due first
-    if (pinned) snapshot.partitions.push_back({job.partition, {names_[i]}});
     snapshot.jobs.push_back(std::move(job));
   }
   for (const auto& [id, elastic] : jobs_) snapshot.jobs.push_back(job_view(id, elastic));
@@ -401,6 +431,11 @@ daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
     if (!node || !idle(*node)) {
       result.error = "grow: node " + name + " is not idle";
       return result;  // all or nothing, as the real grow
+    }
+    // A satellite asking for a type (--constraint) fits only a node of it, as in slurmctld.
+    if (!request.constraint.empty() && node_type(*node) != request.constraint) {
+      result.error = "grow: node " + name + " is not of type " + request.constraint;
+      return result;
     }
     nodes.push_back(*node);
   }

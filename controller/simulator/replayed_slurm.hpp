@@ -11,11 +11,14 @@
 //    It asks for more nodes than the cluster's free and elastic ones, for it also waits for
 //    nodes regular jobs hold until then: nothing gaptrain gives back starts it sooner;
 //  - a node the trace hands back to the regular workload while an elastic job holds it: a job
-//    that can run only there (its own one-node partition, as `-w NODE` would), waiting for it.
+//    that can run only there (its own one-node partition, as `-w NODE` would), waiting for it;
+//    with Placement::slurm one that can run on any node (of the node's type, on a cluster with
+//    types: a partition of that type's nodes, as its --constraint would say).
 //    It starts the moment the node is let go; how long it waited is the harm done.
-// What it does (the actions): grows take idle hole nodes as one-node satellites, shrinks and
-// releases let nodes go, admissions start a held job on its nodes, requeues put a job back in
-// the queue, held, keeping its progress (its checkpoint). A node that is not idle is refused,
+// What it does (the actions): grows take idle hole nodes as one-node satellites (of the type
+// their constraint asks for, if any), shrinks and releases let nodes go, admissions start a
+// held job on its nodes, requeues put a job back in the queue, held, keeping its progress (its
+// checkpoint). A node that is not idle is refused,
 // as slurmctld refuses it. Time limits are recorded, not enforced: gaptraind renews leases at
 // every poll and the replay polls only when something happens (docs/simulator.md).
 //
@@ -46,7 +49,8 @@ enum class Placement {
   // Where Slurm would start it: the trace's node identities are the schedule of a machine
   // without gaptrain, and with elastic jobs allocated there, Slurm starts a regular job on idle
   // nodes. So it runs on an idle hole node when there is one (the two nodes swap their places
-  // in the trace from then on), else it waits for the first node an elastic job lets go.
+  // in the trace from then on), else it waits for the first node an elastic job lets go. Either
+  // way on a node of the type the trace ran it on, as a job asking for that kind (issue 33).
   slurm,
 };
 
@@ -55,9 +59,12 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   static constexpr std::int64_t kEpoch = 1'000'000'000;
 
   // The first `node_count` nodes of `trace` (all busy until the trace frees them), in partition
-  // "regular" and in `elastic_partition`, where the elastic jobs run.
+  // "regular" and in `elastic_partition`, where the elastic jobs run. Each node has the trace's
+  // type, which a poll reports (as a feature, Node::type_source) unless `report_types` is false
+  // (a site that told gaptraind no types); placement keeps to the types either way.
   ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                std::int64_t epoch = kEpoch, Placement placement = Placement::trace);
+                std::int64_t epoch = kEpoch, Placement placement = Placement::trace,
+                bool report_types = true);
 
   std::int64_t epoch() const { return epoch_; }
   // Slurm's time (epoch seconds) at replay second `t`.
@@ -105,6 +112,8 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // --- What the replay measures --------------------------------------------------------------
   int node_count() const { return static_cast<int>(nodes_.size()); }
   const std::string& node_name(int node) const { return names_[static_cast<std::size_t>(node)]; }
+  // The node's type (issue 33); "" untyped.
+  const std::string& node_type(int node) const { return types_[static_cast<std::size_t>(node)]; }
   // Nodes the regular workload leaves free (holes), and of those, held by elastic jobs.
   int hole_nodes() const { return hole_nodes_; }
   int held_hole_nodes() const { return held_hole_nodes_; }
@@ -165,8 +174,9 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // Placement::slurm: the two nodes exchange their places in the trace (hole or not, the plan,
   // a regular job waiting); what Slurm knows of each (holder, last busy) stays.
   void swap_places(int a, int b);
-  // Placement::slurm: the node a regular job has waited for longest; -1 when none waits.
-  int longest_waiting() const;
+  // Placement::slurm: the node of `type` a regular job has waited for longest; -1 when none
+  // waits. A regular job runs on the type of node the trace ran it on (it asked for that kind).
+  int longest_waiting(const std::string& type) const;
   // Placement::slurm: a hole `node` just became free to: the regular job that waits longest
   // starts there instead.
   void serve_waiting(int node);
@@ -179,6 +189,10 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   std::vector<int> placed_;    // trace node -> the node it is on
   std::vector<int> trace_of_;  // node -> the trace node on it
   std::vector<std::string> names_;
+  std::vector<std::string> types_;  // by node, "" untyped
+  // Type -> its nodes' names, when the trace gives types (empty when it does not).
+  std::map<std::string, std::vector<std::string>> nodes_of_type_;
+  bool report_types_ = true;
   std::map<std::string, int> index_;
   std::vector<Node> nodes_;
   std::map<std::uint32_t, ElasticJob> jobs_;

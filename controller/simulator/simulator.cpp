@@ -15,6 +15,8 @@
 #include "gaptrain/node_sizes.hpp"
 #include "gaptrain/protocol.hpp"
 #include "simulator/batch_training.hpp"
+#include "simulator/model_curves.hpp"
+#include "simulator/node_types.hpp"
 #include "simulator/replayed_slurm.hpp"
 
 namespace gaptrain::sim {
@@ -41,8 +43,11 @@ enum class Phase { waiting, queued, in_slurm, done };
 
 struct JobRun {
   const JobSpec* spec = nullptr;
-  // The true curve: what the job really does (with a batch range: what it registers, raw).
+  // The curve one number per count says of the job: its model's (the slowest of its types' when
+  // it has types, model_curves.hpp), or with a batch range what it registers, raw.
   const ScalingCurve* curve = nullptr;
+  const ModelCurves* truth = nullptr;  // its model's true curves (not with a batch range)
+  double raw_rate = 0.0;  // without a batch range: its true samples/s where it trains now
   std::optional<BatchTraining> training;  // a job with a batch range (--models)
   Phase phase = Phase::waiting;
   std::uint32_t slurm_id = 0;           // while in Slurm
@@ -56,11 +61,11 @@ struct JobRun {
   // Progress per second, and the raw samples behind it.
   double rate() const {
     if (training_nodes == 0) return 0.0;
-    return training ? now.progress_per_s : curve->at(training_nodes);
+    return training ? now.progress_per_s : raw_rate;
   }
   double samples_rate() const {
     if (training_nodes == 0) return 0.0;
-    return training ? now.samples_per_s : curve->at(training_nodes);
+    return training ? now.samples_per_s : raw_rate;
   }
   double remaining() const { return spec->work_samples - done_samples; }
 };
@@ -96,7 +101,8 @@ class Replay {
         slurm_(
             trace,
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
-            options.config.elastic_partitions.first(), ReplayedSlurm::kEpoch, options.placement),
+            options.config.elastic_partitions.first(), ReplayedSlurm::kEpoch, options.placement,
+            options.tell_node_types),
         gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
@@ -105,7 +111,8 @@ class Replay {
       if (!options.models) {
         JobRun run;
         run.spec = &spec;
-        run.curve = &curves.at(spec.model);
+        run.truth = &curves.at(spec.model);
+        run.curve = &run.truth->curve;
         jobs_.push_back(std::move(run));
         continue;
       }
@@ -323,8 +330,15 @@ class Replay {
       }
       request.max_nodes = request.allowed_sizes.back();
     }
-    if (!options_.learn) {
+    if (options_.tell_node_types && r.truth != nullptr && !r.truth->by_type.empty()) {
+      // The types it runs on, each with its curve (none under --learn: learned per type).
+      for (const auto& [type, curve] : r.truth->by_type) {
+        request.curves.emplace(type, options_.learn ? std::nullopt : std::optional(curve));
+      }
+    } else if (!options_.learn) {
       request.curve = *r.curve;
+    }
+    if (!options_.learn) {
       request.up_cost_s = r.spec->up_cost_s;
       request.down_cost_s = r.spec->down_cost_s;
     }
@@ -402,12 +416,19 @@ class Replay {
   // back to back.
   void retrain(JobRun& r, double now) {
     const std::vector<int> held = slurm_.nodes_of(r.slurm_id);
-    const auto draining = gaptraind_.resizer().draining(r.slurm_id).size();
+    const auto& draining = gaptraind_.resizer().draining(r.slurm_id);
     // A job that runs only at some counts trains on the largest it can use (a pipeline of
     // 2-node stages given 5 nodes runs 2 stages), and not at all below its smallest.
     const int nodes = largest_allowed_at_most(
         NodeSizes{r.spec->min_nodes, r.spec->max_nodes, r.spec->allowed_sizes},
-        static_cast<int>(held.size() - std::min(held.size(), draining)));
+        static_cast<int>(held.size() - std::min(held.size(), draining.size())));
+    if (r.truth != nullptr) {
+      // The types matter only to a model with a curve per type.
+      r.raw_rate = training_rate(
+          *r.truth,
+          r.truth->by_type.empty() ? std::vector<std::string>() : training_types(held, draining),
+          nodes);
+    }
     if (nodes == r.training_nodes) return;
     const bool grow = nodes > r.training_nodes;
     const bool start = r.training_nodes == 0;
@@ -417,6 +438,20 @@ class Replay {
     ++(start ? summary_.rescale_starts : grow ? summary_.rescale_grows : summary_.rescale_shrinks);
     const double cost = grow ? r.spec->up_cost_s : r.spec->down_cost_s;
     r.stall_until_s = std::max(r.stall_until_s, now + cost);
+  }
+
+  // The types of the nodes a job trains on: those it holds less those draining, each once.
+  std::vector<std::string> training_types(const std::vector<int>& held,
+                                          const std::vector<std::string>& draining) const {
+    std::vector<std::string> types;
+    for (const int node : held) {
+      const std::string& type = slurm_.node_type(node);
+      if (std::find(types.begin(), types.end(), type) != types.end()) continue;
+      if (std::find(draining.begin(), draining.end(), slurm_.node_name(node)) != draining.end())
+        continue;
+      types.push_back(type);
+    }
+    return types;
   }
 
   // A job with a batch range: its rates on the nodes it trains on, at the batch it trains at
@@ -515,6 +550,10 @@ SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
     check_jobs_have_models(jobs, *options.models, "jobs");
   } else {
     check_models_known(jobs, curves, "jobs");
+    check_jobs_have_node_types(
+        trace,
+        options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
+        jobs, curves, "jobs");
   }
   return Replay(trace, jobs, curves, options, observer).run();
 }

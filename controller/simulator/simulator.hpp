@@ -39,6 +39,11 @@ struct SimOptions {
   // as before issue 33; a job given a count between them still trains on the largest it can
   // use. The comparison that says what telling them gains.
   bool tell_allowed_sizes = true;
+  // False (--ignore-node-types, issue 33): gaptraind is told no node types, as a site that
+  // configured none; each job registers one curve (its model's slowest type's, ModelCurves) and
+  // may be placed on any nodes, mixing types. The jobs still train at their true curves on the
+  // types they hold, and Slurm still places regular jobs by type.
+  bool tell_node_types = true;
   // Where a regular job runs that the trace starts on a node an elastic job holds: where Slurm
   // would start it (gaptrain, inside Slurm), or on the trace's very node (BFTrainer, beside the
   // scheduler). replayed_slurm.hpp.

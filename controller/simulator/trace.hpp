@@ -1,6 +1,7 @@
 // The hole trace the simulator replays: when each node is left free by the regular workload,
-// when the scheduler's plan says that hole ends, and when it really ends. Built from an SWF log
-// (easy_backfill.hpp) or from a node-event log (node_event_trace.hpp). Plain data.
+// when the scheduler's plan says that hole ends, and when it really ends, and each node's type.
+// Built from an SWF log (easy_backfill.hpp) or from a node-event log (node_event_trace.hpp). Plain
+// data.
 #pragma once
 
 #include <limits>
@@ -32,6 +33,8 @@ struct TraceStep {
 // Every node is busy (not offered) until its first update.
 struct HoleTrace {
   std::vector<std::string> node_names;
+  // Each node's type (issue 33), by node; "" untyped. Empty when no node has a type.
+  std::vector<std::string> node_types;
   std::vector<TraceStep> steps;  // time strictly increasing
   double end_s = 0.0;            // the end of the trace (>= the last step's time)
   // True when predicted ends come from a scheduler plan (SWF replay). Otherwise every

@@ -127,7 +127,8 @@ std::vector<BoundJob> bound_jobs(const std::vector<JobSpec>& jobs, const CurveTa
   for (const JobSpec* spec : order) {
     const double submit = options.start_s + spec->submit_s;
     if (submit >= end_s) break;  // submitted at the window's end or later: trains nothing
-    const ScalingCurve& curve = curves.at(spec->model);
+    // With node types, its fastest type's at every count: no job trains faster anywhere.
+    const ScalingCurve curve = fastest_curve(curves.at(spec->model));
     BoundJob job;
     job.submit_s = submit;
     job.work = std::max(0.0, spec->work_samples);

@@ -4,7 +4,8 @@
 //
 // It is the optimum of a linear relaxation of every replay: time cut into buckets, and per job
 // and bucket the seconds it trains, its node-seconds and its samples, bounded by the hole
-// node-time, the max_running slots, each job's work, the concave hull of its true curve and
+// node-time, the max_running slots, each job's work, the concave hull of its true curve (with
+// node types, at each count its fastest type's: any hole node is let serve any job) and
 // its users' first-come-first-served submission (per job, or as the mix the pools of one model
 // and max_nodes must keep). The replay's own trajectory is a feasible
 // point of it, so no replay trains more.

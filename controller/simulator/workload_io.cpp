@@ -343,28 +343,42 @@ std::optional<SwfJob> parse_swf_record(std::string_view line, const Where& where
 // ---- Node events ----------------------------------------------------------------------------
 
 constexpr std::array<std::string_view, 3> kNodeEventsColumns = {"time", "node", "state"};
+// With the nodes' types (issue 33) as a fourth column.
+constexpr std::array<std::string_view, 4> kTypedNodeEventsColumns = {"time", "node", "state",
+                                                                     "type"};
+
+// A name (a node's, a node type's) as the replay uses it: not empty and, as every name in
+// gaptrain, at most bounds::kMaxNameBytes bytes; `what` names the column.
+std::string_view checked_name(std::string_view name, const std::string& what, const Where& where) {
+  if (name.empty()) where.fail(what + ": expected a " + what + " name, got \"\"");
+  if (name.size() > bounds::kMaxNameBytes) {
+    where.fail(what + ": a name of " + std::to_string(name.size()) + " bytes, " + quoted(name) +
+               ": " + what + " names are at most " + std::to_string(bounds::kMaxNameBytes) +
+               " bytes");
+  }
+  return name;
+}
 
 NodeEventRow parse_node_event(std::string_view line, const Where& where) {
-  std::array<std::string_view, 3> fields;
-  std::array<std::string, 3> unescaped;
-  const std::size_t count = csv_fields(line, where, kNodeEventsColumns, fields, unescaped);
-  if (count != fields.size()) {
-    where.fail("expected 3 columns (time,node,state), got " + std::to_string(count));
+  std::array<std::string_view, 4> fields;
+  std::array<std::string, 4> unescaped;
+  const std::size_t count = csv_fields(line, where, kTypedNodeEventsColumns, fields, unescaped);
+  if (count != 3 && count != 4) {
+    where.fail("expected 3 columns (time,node,state) or 4 (time,node,state,type), got " +
+               std::to_string(count));
   }
-  const auto& [time, node, state] = fields;
+  const auto& [time, node, state, type] = fields;
   const std::optional<double> time_s = to_number(time);
   if (!time_s || *time_s < 0 || *time_s > bounds::kMaxTraceTimeS) {
     where.fail("time: expected epoch seconds >= 0 and at most 1e10, got " + quoted(time));
   }
-  if (node.empty()) where.fail("node: expected a node name, got \"\"");
-  if (node.size() > bounds::kMaxNameBytes) {
-    where.fail("node: a name of " + std::to_string(node.size()) + " bytes, " + quoted(node) +
-               ": node names are at most " + std::to_string(bounds::kMaxNameBytes) + " bytes");
-  }
+  checked_name(node, "node", where);
   if (state != "idle" && state != "busy") {
     where.fail("state: expected idle or busy, got " + quoted(state));
   }
-  return NodeEventRow{*time_s, std::string(node), state == "idle"};
+  // An empty type says nothing of the node (a row of a log that gives it elsewhere).
+  if (!type.empty()) checked_name(type, "type", where);
+  return NodeEventRow{*time_s, std::string(node), state == "idle", std::string(type)};
 }
 
 // ---- Jobs and curves ------------------------------------------------------------------------
@@ -385,6 +399,10 @@ constexpr std::array<std::string_view, 11> kSizedBatchJobsColumns = {
     "id",        "submit_s",    "model",      "min_nodes",      "max_nodes",    "work_samples",
     "up_cost_s", "down_cost_s", "batch_size", "max_batch_size", "allowed_sizes"};
 constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
+constexpr std::array<std::string_view, 2> kNodeTypesColumns = {"node", "type"};
+// Curves per node type (issue 33): a row's type, empty for a model's curve on every type.
+constexpr std::array<std::string_view, 4> kTypedCurvesColumns = {"model", "nodes", "samples_per_s",
+                                                                 "type"};
 
 // Checked column values; `column` names the column in the message, `bound` says the limit in
 // words ("1", "min_nodes (4)").
@@ -502,6 +520,33 @@ struct CurveRow {
   std::size_t line = 0;
 };
 
+// The curve of `model` on `type` ("" for every type) from its rows, in any order; node counts
+// distinct.
+ScalingCurve curve_of(const std::string& model, const std::string& type,
+                      std::vector<CurveRow>& rows, const std::string& name) {
+  // Sorted by line too, so that of two points at the same node count the later is reported.
+  std::sort(rows.begin(), rows.end(), [](const CurveRow& a, const CurveRow& b) {
+    return std::pair(a.point.nodes, a.line) < std::pair(b.point.nodes, b.line);
+  });
+  const std::string whose = quoted(model) + (type.empty() ? "" : " on type " + quoted(type));
+  std::vector<ScalingCurve::Point> points;
+  for (const CurveRow& row : rows) {
+    if (!points.empty() && points.back().nodes == row.point.nodes) {
+      Where{name, row.line}.fail(
+          "nodes: " + whose + " already has a point at " + std::to_string(row.point.nodes) +
+          " nodes; each node count may appear once per model" + (type.empty() ? "" : " and type"));
+    }
+    points.push_back(row.point);
+  }
+  // The rows were checked, so this should not throw; if ScalingCurve's contract grows stricter,
+  // its message still reaches the user with the file and model named.
+  try {
+    return ScalingCurve(std::move(points));
+  } catch (const InputError& e) {
+    throw InputError(name, "model " + whose + ": " + e.what());
+  }
+}
+
 }  // namespace
 
 std::string read_input_file(const std::string& path, std::size_t max_bytes) {
@@ -552,15 +597,29 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
   LineReader lines(text);
   std::string_view line;
   std::size_t previous_line = 0;
+  // Node -> the type a row gave it and that row's line.
+  std::unordered_map<std::string, std::pair<std::string, std::size_t>> typed_on;
   while (lines.next(line)) {
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
-    if (lines.number() == 1 && is_header(line, where, kNodeEventsColumns)) continue;
+    if (lines.number() == 1 && (is_header(line, where, kNodeEventsColumns) ||
+                                is_header(line, where, kTypedNodeEventsColumns))) {
+      continue;
+    }
     NodeEventRow row = parse_node_event(line, where);
     if (!rows.empty() && row.time_s < rows.back().time_s) {
       where.fail("time: " + number_text(row.time_s) + " is before " +
                  number_text(rows.back().time_s) + " on line " + std::to_string(previous_line) +
                  "; rows must be in non-decreasing time order");
+    }
+    if (!row.type.empty()) {
+      // A node is of one type: a log that says two is wrong on one of the lines.
+      const auto [it, inserted] = typed_on.try_emplace(row.node, row.type, lines.number());
+      if (!inserted && it->second.first != row.type) {
+        where.fail("type: node " + quoted(row.node) + " is of type " + quoted(it->second.first) +
+                   " on line " + std::to_string(it->second.second) + ", got " + quoted(row.type) +
+                   "; a node has one type");
+      }
     }
     previous_line = lines.number();
     rows.push_back(std::move(row));
@@ -624,14 +683,29 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
 
 CurveTable parse_curves(std::string_view text, const std::string& name) {
   LineReader lines(text);
-  expect_header(lines, kCurvesColumns, name);
-  std::map<std::string, std::vector<CurveRow>> rows_by_model;
+  std::string_view header;
+  if (!lines.next(header)) {
+    throw InputError(name,
+                     "file is empty; expected the header line " + header_text(kCurvesColumns));
+  }
+  const Where header_where{name, 1};
+  const bool typed = is_header(header, header_where, kTypedCurvesColumns);
+  if (!typed && !is_header(header, header_where, kCurvesColumns)) {
+    header_where.fail("expected the header line " + header_text(kCurvesColumns) + ", got " +
+                      quoted(header) + " (curves per node type end with ,type)");
+  }
+  // Model -> node type ("" for a row without one) -> its points.
+  std::map<std::string, std::map<std::string, std::vector<CurveRow>>> rows_by_model;
   std::string_view line;
   while (lines.next(line)) {
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
-    std::array<std::string, 3> unescaped;
-    const auto c = csv_columns(line, where, kCurvesColumns, unescaped);
+    std::array<std::string, 4> unescaped;
+    std::array<std::string_view, 4> c{};  // an untyped file's rows leave the type empty
+    const std::size_t count = csv_fields(line, where, kTypedCurvesColumns, c, unescaped);
+    if (const std::size_t columns = typed ? 4 : 3; count != columns) {
+      where.fail("expected " + std::to_string(columns) + " columns, got " + std::to_string(count));
+    }
     const std::string model(non_empty(c[0], "model", where));
     const int nodes = integer_at_least(c[1], 1, "nodes", "1", where);
     const std::optional<double> rate = to_number(c[2]);
@@ -639,34 +713,57 @@ CurveTable parse_curves(std::string_view text, const std::string& name) {
     // ScalingCurve's rule for the point; the order is checked per model below.
     const ScalingCurve::Point point{nodes, *rate};
     if (auto problem = ScalingCurve::point_problem(0, point)) where.fail(*problem);
-    rows_by_model[model].push_back({point, where.line});
+    const std::string type(c[3].empty() ? std::string_view() : checked_name(c[3], "type", where));
+    auto& by_type = rows_by_model[model];
+    // A model's curve is the same on every type or given per type, as a registration's.
+    if (!by_type.empty() && by_type.contains("") != type.empty()) {
+      const auto& other = type.empty() ? by_type.begin()->second : by_type.at("");
+      where.fail("type: " + quoted(model) + " has rows " +
+                 (type.empty() ? "with a type" : "without a type") + " (line " +
+                 std::to_string(other.front().line) +
+                 "); give a type on every row of a model (its curve per type) or on none (the "
+                 "same curve on every type)");
+    }
+    by_type[type].push_back({point, where.line});
   }
   if (rows_by_model.empty()) throw InputError(name, "no curve points: the file has only a header");
 
   CurveTable curves;
-  for (auto& [model, rows] : rows_by_model) {
-    // Sorted by line too, so that of two points at the same node count the later is reported.
-    std::sort(rows.begin(), rows.end(), [](const CurveRow& a, const CurveRow& b) {
-      return std::pair(a.point.nodes, a.line) < std::pair(b.point.nodes, b.line);
-    });
-    std::vector<ScalingCurve::Point> points;
-    for (const CurveRow& row : rows) {
-      if (!points.empty() && points.back().nodes == row.point.nodes) {
-        Where{name, row.line}.fail("nodes: " + quoted(model) + " already has a point at " +
-                                   std::to_string(row.point.nodes) +
-                                   " nodes; each node count may appear once per model");
-      }
-      points.push_back(row.point);
+  for (auto& [model, by_type] : rows_by_model) {
+    std::map<std::string, ScalingCurve> typed_curves;
+    for (auto& [type, rows] : by_type) {
+      typed_curves.emplace(type, curve_of(model, type, rows, name));
     }
-    // The rows were checked above, so this should not throw; if ScalingCurve's contract grows
-    // stricter, its message still reaches the user with the file and model named.
-    try {
-      curves.emplace(model, ScalingCurve(std::move(points)));
-    } catch (const InputError& e) {
-      throw InputError(name, "model " + quoted(model) + ": " + e.what());
+    if (typed_curves.contains("")) {
+      curves.emplace(model, ModelCurves{typed_curves.at(""), {}});
+    } else {
+      curves.emplace(model, ModelCurves{slowest_curve(typed_curves), std::move(typed_curves)});
     }
   }
   return curves;
+}
+
+std::vector<NodeTypeRow> parse_node_types(std::string_view text, const std::string& name) {
+  LineReader lines(text);
+  expect_header(lines, kNodeTypesColumns, name);
+  std::vector<NodeTypeRow> rows;
+  std::unordered_map<std::string, std::size_t> line_of_node;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (is_blank(line)) continue;
+    const Where where{name, lines.number()};
+    std::array<std::string, 2> unescaped;
+    const auto [node, type] = csv_columns(line, where, kNodeTypesColumns, unescaped);
+    NodeTypeRow row{std::string(checked_name(node, "node", where)),
+                    std::string(checked_name(type, "type", where)), where.line};
+    const auto [it, inserted] = line_of_node.emplace(row.node, row.line);
+    if (!inserted) {
+      where.fail("node: " + quoted(row.node) + " is typed on line " + std::to_string(it->second) +
+                 " already; a node has one type");
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,

@@ -19,6 +19,7 @@
 
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
+#include "simulator/model_curves.hpp"
 #include "simulator/options.hpp"
 
 namespace gaptrain::sim {
@@ -62,12 +63,15 @@ struct SwfLog {
 // size (neither MaxNodes nor MaxProcs).
 SwfLog parse_swf(std::string_view text, const std::string& name);
 
-// A node-event log row: `time,node,state` (epoch seconds, node name, idle|busy). An optional
-// first line `time,node,state` is a header. Rows must be in non-decreasing time order.
+// A node-event log row: `time,node,state` (epoch seconds, node name, idle|busy), optionally
+// with a fourth column `type`, the node's type (issue 33; empty: not said on this row). An
+// optional first line `time,node,state` or `time,node,state,type` is a header. Rows must be in
+// non-decreasing time order, and a node's rows give it at most one type.
 struct NodeEventRow {
   double time_s = 0.0;
   std::string node;
   bool idle = false;
+  std::string type;
 };
 std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::string& name);
 
@@ -94,9 +98,21 @@ struct JobSpec {
 std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);
 
 // Scaling curves: header `model,nodes,samples_per_s`, rows in any order; per model the node
-// counts must be distinct (they are sorted). Model name -> curve.
-using CurveTable = std::map<std::string, ScalingCurve>;
+// counts must be distinct (they are sorted). Model name -> curves. A fourth column `type`
+// (header `model,nodes,samples_per_s,type`, issue 33) gives a model a curve per node type, the
+// types it runs on (model_curves.hpp); a model's rows all have a type or none does (the same
+// curve on every type), and per model and type the node counts are distinct.
+using CurveTable = std::map<std::string, ModelCurves>;
 CurveTable parse_curves(std::string_view text, const std::string& name);
+
+// The nodes' types (`--node-types FILE`, issue 33): header `node,type`, one row per node named
+// as the replay names it; each node at most once. `line` is the row's, for messages.
+struct NodeTypeRow {
+  std::string node;
+  std::string type;
+  std::size_t line = 0;
+};
+std::vector<NodeTypeRow> parse_node_types(std::string_view text, const std::string& name);
 
 // Throws InputError (field "JOBS_NAME:LINE") for the first job whose model has no curve.
 void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,

@@ -10,16 +10,9 @@
 #       TRACE: summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 (default: summit-w0
 #       summit-w1 synth1 synth2)
 set -euo pipefail
-build="$1"
-shift
-gaptrain="$build/controller/gaptrain"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-# shellcheck source=trace_inputs.sh
-source "$(dirname "$0")/trace_inputs.sh"
-traces=("$@")
-[[ ${#traces[@]} -gt 0 ]] || traces=(summit-w0 summit-w1 synth1 synth2)
-trace_inputs "$out" "$build/tests/bench/make_node_events"
+# shellcheck source=told_vs_not_told.sh
+source "$(dirname "$0")/told_vs_not_told.sh"
+told_setup "$@"
 
 python3 - "$data/models/jobs-example.csv" "$out/jobs-sized.csv" <<'PY'
 import csv, sys
@@ -40,21 +33,4 @@ PY
 # shellcheck disable=SC2034 # read by args_of
 mix=(--jobs "$out/jobs-sized.csv" --curves "$data/models/curves.csv" --repeat-jobs 3600)
 
-for trace in "${traces[@]}"; do
-  a="$(args_of "$trace")"
-  echo "$gaptrain simulate $a --json $out/$trace.told.json >/dev/null"
-  echo "$gaptrain simulate $a --ignore-allowed-sizes --json $out/$trace.blind.json >/dev/null"
-done | xargs -P 2 -I{} bash -c "{}"
-
-python3 - "$out" "${traces[@]}" <<'PY'
-import json, sys
-out, traces = sys.argv[1], sys.argv[2:]
-print("| trace | useful samples, told | not told | told / not told | jobs done, told | not told | rescales, told | not told |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for t in traces:
-    told = json.load(open(f"{out}/{t}.told.json"))
-    blind = json.load(open(f"{out}/{t}.blind.json"))
-    print(f"| {t} | {told['useful_samples']:.4g} | {blind['useful_samples']:.4g} | "
-          f"{told['useful_samples'] / blind['useful_samples']:.3f} | {told['jobs_completed']} | "
-          f"{blind['jobs_completed']} | {told['rescales']} | {blind['rescales']} |")
-PY
+told_vs_not_told --ignore-allowed-sizes

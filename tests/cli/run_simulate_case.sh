@@ -101,6 +101,9 @@ for k in ("policy", "learn", "trace", "jobs", "curves", "max_running", "horizon_
 import os
 if "EXPECT_HORIZON_S" in os.environ:  # what --config set
     assert s["parameters"]["horizon_s"] == float(os.environ["EXPECT_HORIZON_S"]), s["parameters"]
+if "EXPECT_PARAMETERS" in os.environ:  # a JSON object: these parameters, with these values
+    for key, value in json.loads(os.environ["EXPECT_PARAMETERS"]).items():
+        assert s["parameters"].get(key) == value, (key, s["parameters"].get(key), value)
 rows = list(csv.DictReader(open(f"{tmp}/log.csv")))
 assert rows, "empty log"
 assert list(rows[0]) == ["time_s", "idle_nodes", "allocated_nodes", "jobs_running",
@@ -306,7 +309,7 @@ PY
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
     for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
       --start --duration --json --log --plot --plot-jobs --max-input-mb bftrainer equal-share \
-      --oracle --compare --pretty "node-hours" \
+      --oracle --compare --pretty --node-types --ignore-node-types "node-hours" \
       "Exit status"; do
       grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
     done

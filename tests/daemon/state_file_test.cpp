@@ -127,6 +127,29 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
 }
 
+// Node types (issue 33): a job's given per-type curves survive a restart, and a type whose curve
+// was being learned is learned again (its entry kept, its curve the prior until then).
+TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  protocol::JobRegistration typed = registration(5);
+  typed.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 780.0}});
+  typed.curves["v100"] = std::nullopt;
+  ASSERT_FALSE(jobs.add(typed, &job, "elastic", kNow));
+  DaemonState state;
+  state.jobs.push_back(saved_job(jobs.jobs().at(5)));
+  EXPECT_FALSE(state.jobs[0].registration.curve) << "a typed job saves no single curve";
+  const DecodedState decoded = decode_state(encode_state(state));
+  EXPECT_TRUE(decoded.dropped.empty());
+  EXPECT_EQ(decoded.state.jobs.at(0).registration.curves, typed.curves);
+  ElasticJobs restored;
+  ASSERT_FALSE(restored.add(decoded.state.jobs[0].registration, &job, "elastic", kNow));
+  const ElasticJob& after = restored.jobs().at(5);
+  EXPECT_EQ(after.curves.at("a100").source, Source::given);
+  EXPECT_EQ(after.curves.at("a100").curve, jobs.jobs().at(5).curves.at("a100").curve);
+  EXPECT_TRUE(after.curves.at("v100").learner.has_value());
+}
+
 TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
   // As gaptraind wrote it before goodput (issue 30): no batch, no noise scale anywhere.
   const DecodedState decoded =

@@ -1,6 +1,7 @@
 // The simulator's CSV parsers (controller/simulator/workload_io.cpp, `gaptrain simulate
-// --node-events/--jobs/--curves`): the whole input goes to each of parse_node_events() (and an
-// accepted log on to trace_from_node_events()), parse_jobs() and parse_curves(). Bad input must
+// --node-events/--jobs/--curves/--node-types`): the whole input goes to each of
+// parse_node_events() (and an accepted log on to trace_from_node_events()), parse_jobs(),
+// parse_curves() and parse_node_types(). Bad input must
 // be a gaptrain::InputError; what is accepted must keep the promises of workload_io.hpp,
 // csv_record.hpp (text fields valid UTF-8, unpadded) and trace.hpp.
 #include <cmath>
@@ -51,6 +52,8 @@ void node_events(std::string_view text) {
     check(!rows[i].node.empty() && rows[i].node.size() <= bounds::kMaxNameBytes,
           "node event without a node, or one no host has");
     check_text_field(text, rows[i].node, "node name not valid UTF-8 or padded");
+    check(rows[i].type.size() <= bounds::kMaxNameBytes, "node type longer than a name may be");
+    check_text_field(text, rows[i].type, "node type not valid UTF-8 or padded");
     check(i == 0 || rows[i - 1].time_s <= rows[i].time_s, "node events out of time order");
   }
   sim::HoleTrace trace;
@@ -103,8 +106,7 @@ void curves(std::string_view text) {
     return;
   }
   check(!table.empty(), "no curves accepted");
-  for (const auto& [model, curve] : table) {
-    check_text_field(text, model, "curve model not valid UTF-8 or padded");
+  const auto check_points = [](const gaptrain::ScalingCurve& curve) {
     int previous = 0;
     for (const gaptrain::ScalingCurve::Point& point : curve.points()) {
       check(point.nodes > previous, "curve node counts not increasing from 1");
@@ -112,6 +114,30 @@ void curves(std::string_view text) {
             "curve rate not >= 0");
       previous = point.nodes;
     }
+  };
+  for (const auto& [model, curves] : table) {
+    check_text_field(text, model, "curve model not valid UTF-8 or padded");
+    check_points(curves.curve);
+    for (const auto& [type, curve] : curves.by_type) {
+      check_text_field(text, type, "curve node type not valid UTF-8 or padded");
+      check_points(curve);
+    }
+  }
+}
+
+void node_types(std::string_view text) {
+  std::vector<sim::NodeTypeRow> rows;
+  try {
+    rows = sim::parse_node_types(text, "types.csv");
+  } catch (const gaptrain::InputError&) {
+    return;
+  }
+  std::set<std::string> nodes;
+  for (const sim::NodeTypeRow& row : rows) {
+    check(!row.node.empty() && !row.type.empty(), "node type row without a node or a type");
+    check_text_field(text, row.node, "typed node name not valid UTF-8 or padded");
+    check_text_field(text, row.type, "node type not valid UTF-8 or padded");
+    check(nodes.insert(row.node).second, "a node typed twice");
   }
 }
 
@@ -122,5 +148,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   node_events(text);
   jobs(text);
   curves(text);
+  node_types(text);
   return 0;
 }

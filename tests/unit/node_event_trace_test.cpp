@@ -15,8 +15,9 @@ namespace {
 
 constexpr double kInf = kUnknownEnd;
 
-NodeEventRow row(double time_s, const std::string& node, const std::string& state) {
-  return {time_s, node, state == "idle"};
+NodeEventRow row(double time_s, const std::string& node, const std::string& state,
+                 const std::string& type = "") {
+  return {time_s, node, state == "idle", type};
 }
 
 // (step time, node, idle, actual end) of every update, in trace order.
@@ -69,6 +70,17 @@ TEST(NodeEventTrace, RowsAtOneTimeMergeIntoTheirNetChange) {
   };
   EXPECT_EQ(flatten(trace), expected);
   EXPECT_EQ(trace.steps.size(), 2u);
+}
+
+TEST(NodeEventTrace, EachNodeHasTheTypeItsRowsGive) {
+  const HoleTrace typed =
+      trace_from_node_events({row(0, "a1", "idle", "a100"), row(0, "u1", "idle"),
+                              row(5, "v1", "busy", ""), row(9, "v1", "idle", "v100")});
+  EXPECT_EQ(typed.node_names, (std::vector<std::string>{"a1", "u1", "v1"}));
+  EXPECT_EQ(typed.node_types, (std::vector<std::string>{"a100", "", "v100"}));
+  // A log without types gives none: the replay then has one, default, type.
+  const HoleTrace untyped = trace_from_node_events({row(0, "a1", "idle"), row(9, "a1", "busy")});
+  EXPECT_TRUE(untyped.node_types.empty());
 }
 
 TEST(NodeEventTrace, EmptyLogGivesEmptyTrace) {

@@ -163,6 +163,56 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobANodeTheTraceFreesStartsTheOneWaiting) {
   EXPECT_EQ(slurm.held_hole_nodes(), 1);
 }
 
+// Node types (issue 33): n0, n1 a100, n2, n3 v100. A poll reports each node's type (unless the
+// site told gaptraind none); a regular job the trace starts on the elastic job's a100 node runs
+// on an idle a100 node only, and with none it waits for an a100 node (its partition says so),
+// not taking the v100 node let go.
+TEST(ReplayedSlurm, WithNodeTypesAPollReportsThemAndARegularJobKeepsToItsType) {
+  HoleTrace trace = nodes(4);
+  trace.node_types = {"a100", "a100", "v100", "v100"};
+  ReplayedSlurm slurm(trace, 4, "elastic", kEpoch, Placement::slurm);
+  for (int n = 0; n < 4; ++n) slurm.free_node(n, kUnknownEnd);
+  const std::uint32_t id = slurm.submit_elastic("a", 1, 4);
+  ASSERT_TRUE(slurm.admit({id, {"n1", "n0", "n2"}, 5, ""}).ok);  // batch host n1
+  EXPECT_EQ(slurm.node_type(1), "a100");
+  Snapshot s = poll(slurm);
+  ASSERT_EQ(s.nodes.size(), 4U);
+  EXPECT_EQ(s.nodes[0].type, "a100");
+  EXPECT_EQ(s.nodes[0].type_source, daemon::NodeTypeSource::feature);
+  EXPECT_EQ(s.nodes[3].type, "v100");
+
+  slurm.set_time(50.0);
+  EXPECT_TRUE(slurm.take_node(1));  // the idle node is n3, a v100: it waits
+  EXPECT_EQ(slurm.placed(1), 1);
+  EXPECT_EQ(slurm.regular_waiting(), 1);
+  s = poll(slurm);
+  const Job* waiting = job_named(s, "type:a100");
+  ASSERT_NE(waiting, nullptr) << "no regular job waits for an a100 node";
+  const auto partition = std::find_if(s.partitions.begin(), s.partitions.end(),
+                                      [](const auto& p) { return p.name == "type:a100"; });
+  ASSERT_NE(partition, s.partitions.end());
+  EXPECT_EQ(partition->nodes, (std::vector<std::string>{"n0", "n1"}));
+  EXPECT_TRUE(slurm.shrink({id, "n1", {"n1", "n0"}}).ok);  // n2, a v100, let go: it waits on
+  EXPECT_EQ(slurm.regular_waiting(), 1);
+  slurm.set_time(51.0);
+  EXPECT_TRUE(slurm.shrink({id, "n1", {"n1"}}).ok);  // n0 let go: it runs there
+  EXPECT_EQ(slurm.regular_waiting(), 0);
+  EXPECT_EQ(slurm.placed(1), 0);
+
+  // A satellite asking for a type (--constraint) fits only a node of it.
+  daemon::GrowRequest onto_v100 = grow_onto(id, "n2");
+  onto_v100.constraint = "a100";
+  EXPECT_FALSE(slurm.grow(onto_v100).ok);
+  onto_v100.constraint = "v100";
+  EXPECT_TRUE(slurm.grow(onto_v100).ok);
+
+  ReplayedSlurm untold(trace, 4, "elastic", kEpoch, Placement::slurm, false);
+  s = poll(untold);
+  EXPECT_EQ(s.nodes[0].type, "");
+  EXPECT_EQ(s.nodes[0].type_source, daemon::NodeTypeSource::none);
+  EXPECT_EQ(untold.node_type(0), "a100");  // the replay still knows
+}
+
 TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {
   Running r;
   const std::size_t satellites_before = poll(r.slurm).jobs.size();

@@ -9,12 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "gaptrain/input_error.hpp"
 #include "hand_made_trace.hpp"
 #include "input_error_testing.hpp"
+#include "simulator/model_curves.hpp"
 
 namespace gaptrain::sim {
 namespace {
@@ -38,7 +40,8 @@ JobSpec linear_job(std::string id, double submit_s, int min_nodes, int max_nodes
   return job;
 }
 
-const CurveTable kCurves = {{"linear", ScalingCurve({{1, 100.0}, {2, 200.0}, {4, 400.0}})}};
+const CurveTable kCurves = {
+    {"linear", ModelCurves{ScalingCurve({{1, 100.0}, {2, 200.0}, {4, 400.0}}), {}}}};
 
 SimOptions with_policy(Policy policy) {
   SimOptions options;
@@ -304,6 +307,68 @@ TEST(SimulatorSemantics, AJobTrainsOnTheLargestAllowedCountItHolds) {
   EXPECT_DOUBLE_EQ(without.useful_samples, with_sizes.useful_samples);
   EXPECT_DOUBLE_EQ(with_sizes.allocated_node_seconds, 2000.0);
   EXPECT_GT(without.allocated_node_seconds, 2900.0);  // grown to 3 a second after its start
+}
+
+// Node types (issue 33): n0, n1 a100 and n2, n3 v100, free all along; a job of 1 to 4 nodes
+// trains at 100 samples/s per a100 node, 40 per v100 node. Told the types, gaptraind gives it
+// both a100 nodes (200/s) rather than all four of two types, where its steps would wait for the
+// v100 nodes (the v100 curve at 4: 160/s). Not told, it is given all four.
+HoleTrace typed_trace() {
+  HoleTrace trace = make_trace(4, 1000.0, {{0.0, {idle(0), idle(1), idle(2), idle(3)}}});
+  trace.node_types = {"a100", "a100", "v100", "v100"};
+  return trace;
+}
+
+CurveTable typed_curves() {
+  std::map<std::string, ScalingCurve> by_type = {
+      {"a100", ScalingCurve({{1, 100.0}, {2, 200.0}, {4, 400.0}})},
+      {"v100", ScalingCurve({{1, 40.0}, {2, 80.0}, {4, 160.0}})}};
+  CurveTable curves;
+  curves.emplace("linear", ModelCurves{slowest_curve(by_type), by_type});
+  return curves;
+}
+
+TEST(SimulatorNodeTypes, ToldTheTypesTheJobRunsOnTheFastTypeOnly) {
+  std::vector<StepRecord> steps;
+  const SimSummary s =
+      simulate(typed_trace(), {linear_job("a", 0, 1, 4)}, typed_curves(),
+               with_policy(Policy::gaptrain), [&](const StepRecord& r) { steps.push_back(r); });
+  // Admitted at 0 on an a100 node (stall to 20), grown to both a100 nodes at 1 (stall to 21),
+  // then 200/s until 1000: on one type, the fast one, all along (on v100 or across types it
+  // would train at 80/s at most on 2 nodes).
+  EXPECT_DOUBLE_EQ(s.useful_samples, 979.0 * 200.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 1.0 + 999.0 * 2.0);
+  for (const StepRecord& r : steps) EXPECT_LE(r.allocated_nodes, 2) << "at " << r.time_s;
+}
+
+TEST(SimulatorNodeTypes, NotToldTheJobSpreadsOverBothTypesAndWaitsForTheSlowest) {
+  SimOptions options = with_policy(Policy::gaptrain);
+  options.tell_node_types = false;
+  const SimSummary s = simulate(typed_trace(), {linear_job("a", 0, 1, 4)}, typed_curves(), options);
+  // Told one curve (its slowest type's, 40/s per node), it takes all four nodes: admitted at 0
+  // (stall to 20), grown at 1 (to 21), then the v100 curve at 4 nodes: 160/s.
+  EXPECT_DOUBLE_EQ(s.useful_samples, 979.0 * 160.0);
+  EXPECT_DOUBLE_EQ(s.allocated_node_seconds, 1.0 + 999.0 * 4.0);
+}
+
+TEST(SimulatorNodeTypes, LearningCurvesPerTypeTheJobStillKeepsToOneType) {
+  SimOptions options = with_policy(Policy::gaptrain);
+  options.learn = true;
+  const SimSummary s = simulate(typed_trace(), {linear_job("a", 0, 1, 4)}, typed_curves(), options);
+  // With no curves told (the same prior on both types), it runs on one type, 2 nodes: 200/s on
+  // a100 or 80/s on v100, never 4 nodes across both.
+  EXPECT_LE(s.allocated_node_seconds, 1.0 + 999.0 * 2.0 + 1e-6);
+  EXPECT_GT(s.useful_samples, 0.0);
+}
+
+TEST(SimulatorNodeTypes, AJobWhoseTypesNoNodeHasIsAnError) {
+  HoleTrace trace = typed_trace();
+  trace.node_types = {"h100", "h100", "h100", "h100"};
+  JobSpec job = linear_job("a", 0, 1, 4);
+  job.line = 2;
+  const InputError e = testing::input_error_from(
+      [&] { simulate(trace, {job}, typed_curves(), with_policy(Policy::gaptrain)); });
+  EXPECT_EQ(e.field(), "jobs:2");
 }
 
 TEST(SimulatorInput, AModelWithoutACurveIsAnError) {

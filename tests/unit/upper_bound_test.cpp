@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "hand_made_trace.hpp"
 #include "simulator/curve_hull.hpp"
+#include "simulator/model_curves.hpp"
 #include "simulator/simulator.hpp"
 
 namespace gaptrain::sim {
@@ -35,8 +37,8 @@ JobSpec job(std::string id, std::string model, double submit_s, int max_nodes, d
 }
 
 // slow: 100 samples/s per node; fast: 200.
-const CurveTable kCurves = {{"slow", ScalingCurve({{1, 100.0}, {4, 400.0}})},
-                            {"fast", ScalingCurve({{1, 200.0}, {4, 800.0}})}};
+const CurveTable kCurves = {{"slow", ModelCurves{ScalingCurve({{1, 100.0}, {4, 400.0}}), {}}},
+                            {"fast", ModelCurves{ScalingCurve({{1, 200.0}, {4, 800.0}}), {}}}};
 
 SimOptions slots(int max_running) {
   SimOptions options;
@@ -60,6 +62,26 @@ TEST(CurveHull, IsTheLeastConcaveMajorantFlatFromTheHighestPoint) {
   EXPECT_DOUBLE_EQ(hull[1].intercept, 180.0);
   EXPECT_DOUBLE_EQ(hull[2].slope, 0.0);
   EXPECT_DOUBLE_EQ(hull[2].intercept, 360.0);
+}
+
+TEST(UpperBound, WithNodeTypesAJobMayTrainAtItsFastestTypeOnEveryNode) {
+  // Node 0 a100, node 1 v100; the job does 200/s per a100 node, 100 per v100 node. Whatever a
+  // policy does (told the types or not), the bound lets it train at 200/s per node on both.
+  HoleTrace trace = two_free_nodes();
+  trace.node_types = {"a100", "v100"};
+  const std::map<std::string, ScalingCurve> by_type = {
+      {"a100", ScalingCurve({{1, 200.0}, {4, 800.0}})},
+      {"v100", ScalingCurve({{1, 100.0}, {4, 400.0}})}};
+  CurveTable curves;
+  curves.emplace("typed", ModelCurves{slowest_curve(by_type), by_type});
+  const std::vector<JobSpec> jobs = {job("a", "typed", 0, 4, 1e12)};
+  const UpperBound b = useful_samples_bound(trace, jobs, curves, slots(10));
+  EXPECT_NEAR(b.samples, 400'000.0, 1e-3);
+  for (const bool told : {true, false}) {
+    SimOptions options = slots(10);
+    options.tell_node_types = told;
+    EXPECT_LE(simulate(trace, jobs, curves, options).useful_samples, b.samples) << told;
+  }
 }
 
 TEST(UpperBound, OneJobOneHoleIsTheHolesNodeTimeAtTheCurvesBestRate) {
@@ -126,9 +148,9 @@ TEST(UpperBound, ThePerModelFallbackIgnoresSubmissionOrder) {
 // ---- Property: on random small traces the bound holds for every policy ----------------------
 
 const CurveTable kRandomCurves = {
-    {"linear", ScalingCurve({{1, 100.0}, {4, 400.0}})},
-    {"concave", ScalingCurve({{1, 100.0}, {2, 170.0}, {4, 240.0}})},
-    {"bumpy", ScalingCurve({{1, 50.0}, {2, 180.0}, {3, 200.0}, {5, 150.0}})}};
+    {"linear", ModelCurves{ScalingCurve({{1, 100.0}, {4, 400.0}}), {}}},
+    {"concave", ModelCurves{ScalingCurve({{1, 100.0}, {2, 170.0}, {4, 240.0}}), {}}},
+    {"bumpy", ModelCurves{ScalingCurve({{1, 50.0}, {2, 180.0}, {3, 200.0}, {5, 150.0}}), {}}}};
 
 struct RandomCase {
   HoleTrace trace;

@@ -339,8 +339,10 @@ TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
                     {"10,n1,Idle\n", "events.csv:1", "state: expected idle or busy, got \"Idle\""},
                     {"10,n1,down\n", "events.csv:1", "state: expected idle or busy, got \"down\""},
                     {"10,,idle\n", "events.csv:1", "node: expected a node name"},
-                    {"10,n1\n", "events.csv:1", "expected 3 columns (time,node,state), got 2"},
-                    {"10,n1,idle,x\n", "events.csv:1", "got 4"},
+                    {"10,n1\n", "events.csv:1",
+                     "expected 3 columns (time,node,state) or 4 (time,node,state,type), got 2"},
+                    {"10,n1,idle,x,y\n", "events.csv:1",
+                     "expected 3 columns (time,node,state) or 4 (time,node,state,type), got 5"},
                     {"\n\nnoon,n1,idle\n", "events.csv:3",
                      "time: expected epoch seconds >= 0 and at most 1e10, got \"noon\""},
                     // A header is only a header on the first line.
@@ -352,6 +354,35 @@ TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
                     {"10," + std::string(256, 'n') + ",idle\n", "events.csv:1",
                      "node: a name of 256 bytes, \"nnnnn"},
                 });
+}
+
+TEST(WorkloadIoNodeEvents, ATypeColumnGivesEachNodeItsType) {
+  const std::string rows =
+      "10,a1,idle,a100\n"
+      "10,v1,idle,v100\n"
+      "20,a1,busy,\n"  // an empty type says nothing
+      "30,a1,idle,a100\n"
+      "30,u1,idle\n";  // a row may leave the column out
+  for (const std::string& text : {"time,node,state,type\n" + rows, rows}) {
+    const std::vector<NodeEventRow> events = parse_node_events(text, "events.csv");
+    ASSERT_EQ(events.size(), 5u);
+    EXPECT_EQ(events[0].type, "a100");
+    EXPECT_EQ(events[1].type, "v100");
+    EXPECT_EQ(events[2].type, "");
+    EXPECT_EQ(events[4].type, "");
+  }
+}
+
+TEST(WorkloadIoNodeEvents, RejectsANodeGivenTwoTypes) {
+  expect_errors(
+      [](const std::string& text) { parse_node_events(text, "events.csv"); },
+      {
+          {"time,node,state,type\n10,a1,idle,a100\n20,a1,busy,\n30,a1,idle,v100\n", "events.csv:4",
+           "type: node \"a1\" is of type \"a100\" on line 2, got \"v100\"; a node has "
+           "one type"},
+          {"10,a1,idle," + std::string(256, 't') + "\n", "events.csv:1",
+           "type: a name of 256 bytes"},
+      });
 }
 
 TEST(WorkloadIoNodeEvents, ReadsQuotedAndSpacedFieldsAsTheirValue) {
@@ -564,25 +595,26 @@ TEST(WorkloadIoCurves, ParsesTheMeasuredCurves) {
   ASSERT_EQ(curves.size(), 3u);
   for (const char* model : {"resnet18", "shufflenet", "vgg16"}) {
     ASSERT_TRUE(curves.contains(model)) << model;
-    EXPECT_EQ(curves.at(model).points().size(), 7u) << model;
+    EXPECT_EQ(curves.at(model).curve.points().size(), 7u) << model;
+    EXPECT_TRUE(curves.at(model).by_type.empty()) << model;
   }
-  EXPECT_EQ(curves.at("vgg16").at(1), 1193.3);
-  EXPECT_EQ(curves.at("vgg16").at(64), 70151.7);
-  EXPECT_EQ(curves.at("shufflenet").at(16), 38895.3);
+  EXPECT_EQ(curves.at("vgg16").curve.at(1), 1193.3);
+  EXPECT_EQ(curves.at("vgg16").curve.at(64), 70151.7);
+  EXPECT_EQ(curves.at("shufflenet").curve.at(16), 38895.3);
 }
 
 TEST(WorkloadIoCurves, SortsEachModelsPointsByNodeCount) {
   const CurveTable curves = parse_curves(
       "model,nodes,samples_per_s\r\nm,4,40\r\nn,1,5\r\n\r\nm,1,10\r\nm,2,20\r\n", "c.csv");
   ASSERT_EQ(curves.size(), 2u);
-  const std::vector<ScalingCurve::Point>& points = curves.at("m").points();
+  const std::vector<ScalingCurve::Point>& points = curves.at("m").curve.points();
   ASSERT_EQ(points.size(), 3u);
   EXPECT_EQ(points[0].nodes, 1);
   EXPECT_EQ(points[1].nodes, 2);
   EXPECT_EQ(points[2].nodes, 4);
   EXPECT_EQ(points[2].samples_per_s, 40.0);
-  EXPECT_EQ(curves.at("m").at(3), 30.0);
-  EXPECT_EQ(curves.at("n").at(1), 5.0);
+  EXPECT_EQ(curves.at("m").curve.at(3), 30.0);
+  EXPECT_EQ(curves.at("n").curve.at(1), 5.0);
 }
 
 TEST(WorkloadIoCurves, RejectsBadRowsNamingTheLine) {
@@ -602,6 +634,74 @@ TEST(WorkloadIoCurves, RejectsBadRowsNamingTheLine) {
                     {h + "m,1,nan\n", "curves.csv:2", "samples_per_s: expected a finite number"},
                     {h + ",1,10\n", "curves.csv:2", "model: expected a non-empty value"},
                     {h + "m,1,10,3\n", "curves.csv:2", "expected 3 columns, got 4"},
+                });
+}
+
+TEST(WorkloadIoCurves, ATypeColumnGivesAModelACurvePerType) {
+  const CurveTable curves = parse_curves(
+      "model,nodes,samples_per_s,type\n"
+      "bert,1,100,a100\n"
+      "bert,4,380,a100\n"
+      "bert,1,50,v100\n"
+      "bert,2,100,v100\n"
+      "mlp,1,10,\n"  // no type: the same curve on every type
+      "mlp,2,20,\n",
+      "curves.csv");
+  ASSERT_EQ(curves.size(), 2u);
+  const ModelCurves& bert = curves.at("bert");
+  ASSERT_EQ(bert.by_type.size(), 2u);
+  EXPECT_EQ(bert.by_type.at("a100").at(4), 380.0);
+  EXPECT_EQ(bert.by_type.at("v100").at(2), 100.0);
+  // One curve for the model: the slowest type's at each count either was measured at.
+  EXPECT_EQ(bert.curve.points(),
+            (std::vector<ScalingCurve::Point>{{1, 50.0}, {2, 100.0}, {4, 100.0}}));
+  EXPECT_TRUE(curves.at("mlp").by_type.empty());
+  EXPECT_EQ(curves.at("mlp").curve.at(2), 20.0);
+}
+
+TEST(WorkloadIoCurves, RejectsTypedRowsNamingTheLine) {
+  const std::string h = "model,nodes,samples_per_s,type\n";
+  expect_errors([](const std::string& text) { parse_curves(text, "curves.csv"); },
+                {
+                    {h + "m,1,10,a100\nm,2,20,\n", "curves.csv:3",
+                     "type: \"m\" has rows with a type (line 2); give a type on every row of a "
+                     "model (its curve per type) or on none"},
+                    {h + "m,1,10,\nm,2,20,a100\n", "curves.csv:3",
+                     "type: \"m\" has rows without a type (line 2)"},
+                    {h + "m,1,10,a100\nm,1,5,v100\nm,1,11,a100\n", "curves.csv:4",
+                     "nodes: \"m\" on type \"a100\" already has a point at 1 nodes"},
+                    {h + "m,1,10\n", "curves.csv:2", "expected 4 columns, got 3"},
+                    {"model,nodes,samples_per_s,kind\n", "curves.csv:1",
+                     "expected the header line \"model,nodes,samples_per_s\", got "
+                     "\"model,nodes,samples_per_s,kind\" (curves per node type end with ,type)"},
+                });
+}
+
+// ---- Node types -----------------------------------------------------------------------------
+
+TEST(WorkloadIoNodeTypes, ParsesOneTypePerNode) {
+  const std::vector<NodeTypeRow> rows =
+      parse_node_types("node,type\nn001,a100\n\n \"n002\" , v100\n", "types.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].node, "n001");
+  EXPECT_EQ(rows[0].type, "a100");
+  EXPECT_EQ(rows[0].line, 2u);
+  EXPECT_EQ(rows[1].node, "n002");
+  EXPECT_EQ(rows[1].type, "v100");
+  EXPECT_EQ(rows[1].line, 4u);
+}
+
+TEST(WorkloadIoNodeTypes, RejectsBadRowsNamingTheLine) {
+  const std::string h = "node,type\n";
+  expect_errors([](const std::string& text) { parse_node_types(text, "types.csv"); },
+                {
+                    {"", "types.csv", "file is empty; expected the header line \"node,type\""},
+                    {"n1,a100\n", "types.csv:1", "expected the header line \"node,type\""},
+                    {h + "n1,a100\nn1,v100\n", "types.csv:3",
+                     "node: \"n1\" is typed on line 2 already; a node has one type"},
+                    {h + "n1,\n", "types.csv:2", "type: expected a type name, got \"\""},
+                    {h + ",a100\n", "types.csv:2", "node: expected a node name, got \"\""},
+                    {h + "n1,a100,x\n", "types.csv:2", "expected 2 columns, got 3"},
                 });
 }
 
