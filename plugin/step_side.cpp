@@ -141,6 +141,10 @@ int register_job(spank_t sp) {
     }
   }
   read_batch_options(sp, r);
+  // A flag: getopt succeeds when the job was submitted with it (its value is empty).
+  char* mix_arg = nullptr;
+  r.mix_types = spank_option_getopt(sp, elastic_mix_types_option(), &mix_arg) == ESPANK_SUCCESS &&
+                r.curves.empty();
   // gaptrain-launch (the batch script) sends it again when gaptraind does not know the job:
   // down as the job starts, or restarted without its state (launcher/registration_retry).
   const std::string registration = protocol::encode(r);

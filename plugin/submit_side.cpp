@@ -33,6 +33,12 @@ int submit_post_opt(spank_t sp) {
         "--elastic-batch=M0:MAX (e.g. --elastic-batch=128:4096)");
     std::exit(1);
   }
+  if (options.mix_types && options.curve && !options.curve->contains("")) {
+    slurm_error(
+        "gaptrain: --elastic-mix-types needs one curve for any mix of nodes, not a curve per "
+        "node type: give a \"nodes,samples_per_s\" file, or leave out --elastic-mix-types");
+    std::exit(1);
+  }
   if (options.elastic && options.curve) {
     const std::string compact = curves_to_compact(*options.curve);
     if (spank_job_control_setenv(sp, kCurveVariable, compact.c_str(), 1) != ESPANK_SUCCESS) {

@@ -61,6 +61,10 @@ int on_elastic_noise_scale(int /*val*/, const char* arg, int remote) {
       remote, [arg] { submitted().noise_scale = parse_noise_scale(arg != nullptr ? arg : ""); });
 }
 
+int on_elastic_mix_types(int /*val*/, const char* /*arg*/, int remote) {
+  return accept_option(remote, [] { submitted().mix_types = true; });
+}
+
 // spank_option's strings are char*; Slurm only reads them.
 char* text(const char* literal) {
   return const_cast<char*>(literal);
@@ -106,6 +110,14 @@ spank_option elastic_batch{
     1,
     0,
     on_elastic_batch};
+spank_option elastic_mix_types{
+    text("elastic-mix-types"),
+    nullptr,
+    text("The job may run on nodes of several node types at once, at its one curve (without it "
+         "gaptrain keeps a job on one type at a time; needs --elastic, not a per-type curve)"),
+    0,
+    0,
+    on_elastic_mix_types};
 spank_option elastic_noise_scale{
     text("elastic-noise-scale"),
     text("PHI"),
@@ -127,12 +139,13 @@ const char* first_option_needing_elastic(const SubmittedOptions& options) noexce
   if (options.notice_s) return "elastic-notice";
   if (options.batch) return "elastic-batch";
   if (options.noise_scale) return "elastic-noise-scale";
+  if (options.mix_types) return "elastic-mix-types";
   return nullptr;
 }
 
 void register_user_options(spank_t sp) noexcept {
   for (spank_option* option : {&elastic, &elastic_curve, &elastic_cost, &elastic_notice,
-                               &elastic_batch, &elastic_noise_scale}) {
+                               &elastic_batch, &elastic_noise_scale, &elastic_mix_types}) {
     if (spank_option_register(sp, option) != ESPANK_SUCCESS) {
       slurm_error("gaptrain: cannot register option --%s", option->name);
     }
@@ -153,6 +166,9 @@ spank_option* elastic_batch_option() noexcept {
 }
 spank_option* elastic_noise_scale_option() noexcept {
   return &elastic_noise_scale;
+}
+spank_option* elastic_mix_types_option() noexcept {
+  return &elastic_mix_types;
 }
 
 }  // namespace gaptrain::plugin

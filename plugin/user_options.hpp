@@ -21,6 +21,7 @@ struct SubmittedOptions {
   std::optional<double> notice_s;
   std::optional<BatchRange> batch;
   std::optional<double> noise_scale;
+  bool mix_types = false;  // --elastic-mix-types
 };
 
 // The first option given that needs --elastic ("elastic-curve", ...); nullptr when none is.
@@ -38,5 +39,6 @@ spank_option* elastic_cost_option() noexcept;
 spank_option* elastic_notice_option() noexcept;
 spank_option* elastic_batch_option() noexcept;
 spank_option* elastic_noise_scale_option() noexcept;
+spank_option* elastic_mix_types_option() noexcept;
 
 }  // namespace gaptrain::plugin

@@ -28,10 +28,10 @@ using bounds::kMaxNameBytes;
 constexpr std::array<std::string_view, 4> kNodeFreedKeys = {"v", "type", "job_id", "node"};
 constexpr std::array<std::string_view, 5> kNodeTakenKeys = {"v", "type", "job_id", "node",
                                                             "elastic"};
-constexpr std::array<std::string_view, 15> kRegisterKeys = {
-    "v",         "type",      "job_id",      "user",          "batch_host",
-    "min_nodes", "max_nodes", "curve",       "up_cost_s",     "down_cost_s",
-    "notice_s",  "batch",     "noise_scale", "allowed_sizes", "curves"};
+constexpr std::array<std::string_view, 16> kRegisterKeys = {
+    "v",           "type",          "job_id",    "user",        "batch_host", "min_nodes",
+    "max_nodes",   "curve",         "up_cost_s", "down_cost_s", "notice_s",   "batch",
+    "noise_scale", "allowed_sizes", "curves",    "mix_types"};
 // A job names at most this many node types (a site has a handful: GPU generations, CPU-only).
 constexpr Json::ArrayIndex kMaxCurveTypes = 64;
 constexpr std::array<std::string_view, 3> kBatchRangeKeys = {"tuned", "max", "max_per_node"};
@@ -280,6 +280,16 @@ Request decode_register(const Json::Value& document) {
     }
     r.curves = curves_value(*curves);
   }
+  // Optional: a job that runs on one node type at a time leaves it out.
+  if (const Json::Value* mix = optional_member(document, "mix_types")) {
+    if (!mix->isBool()) throw_json_type_error("mix_types", "true or false", *mix);
+    if (mix->asBool() && !r.curves.empty()) {
+      throw InputError("mix_types",
+                       "a job with a curve per node type runs on one type at a time: give one "
+                       "curve (its rate on any mix of nodes) to mix types");
+    }
+    r.mix_types = mix->asBool();
+  }
   r.up_cost_s = cost_value(document, "up_cost_s");
   r.down_cost_s = cost_value(document, "down_cost_s");
   // Optional: a plugin older than notices leaves it out.
@@ -403,6 +413,7 @@ Json::Value to_json(const JobRegistration& m) {
       }
     }
   }
+  if (m.mix_types) v["mix_types"] = true;
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();
   v["down_cost_s"] = m.down_cost_s ? number_or_null(*m.down_cost_s) : Json::Value();
   if (m.notice_s) v["notice_s"] = number_or_null(*m.notice_s);

@@ -45,6 +45,7 @@ Options:
   --noise-scale PHI     the training's gradient noise scale in samples at M0 (with --batch;
                         else learned from the grad_sqr/grad_var it reports, M0 until then)
   --torchrun SCRIPT     the rest of the line is a torchrun script and its arguments
+  --mix-types           the job may run on nodes of several types at once, at its one curve
   --parsable            print the job id alone (as sbatch --parsable)
   --dry-run             print the sbatch command instead of running it
   --hold                submit held (sbatch --hold) instead of parked (--begin=now+365days):

@@ -163,6 +163,8 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
         return std::nullopt;
       }
       request.noise_scale = value;
+    } else if (arg == "--mix-types") {
+      request.mix_types = true;
     } else if (arg == "--parsable") {
       request.parsable = true;
     } else if (arg == "--dry-run") {
@@ -242,6 +244,7 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
   if (request.noise_scale) {
     argv.push_back("--elastic-noise-scale=" + number_text(*request.noise_scale));
   }
+  if (request.mix_types) argv.push_back("--elastic-mix-types");
   if (request.parsable) argv.push_back("--parsable");
   if (std::none_of(request.sbatch_args.begin(), request.sbatch_args.end(), is_name_option)) {
     argv.push_back("--job-name=" + job_name(request.command));

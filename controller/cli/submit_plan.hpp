@@ -37,6 +37,7 @@ struct SubmitRequest {
   std::optional<BatchRange> batch;       // --batch M0:MAX[:PERNODE]
   std::optional<double> noise_scale;     // --noise-scale PHI (needs --batch)
   bool torchrun = false;                 // --torchrun SCRIPT: the command is a torchrun script
+  bool mix_types = false;                // --mix-types: may run on several node types at once
   bool parsable = false;                 // --parsable: passed to sbatch (prints the id alone)
   bool dry_run = false;                  // --dry-run: print the sbatch command, run nothing
   bool hold = false;                     // --hold, or a --begin of the user's own: held, not parked

@@ -66,7 +66,7 @@ void apply_learned(ElasticJob& job) {
 // is that type's, and the allocator weighs the types by what was learned.
 void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapshot) {
   if (!elastic.curves.empty() || elastic.curve_source == Source::given || !elastic.learner ||
-      elastic.held_type.empty()) {
+      elastic.held_type.empty() || elastic.mix_types) {
     return;
   }
   std::vector<std::string> types = types_in_constraint(job.features, snapshot);
@@ -215,6 +215,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.min_nodes = request.min_nodes;
   elastic.max_nodes = request.max_nodes;
   elastic.allowed_sizes = request.allowed_sizes;
+  elastic.mix_types = request.mix_types;
   // A given curve is a ScalingCurve: its rule was checked when the registration was decoded.
   if (request.curve) {
     elastic.curve_source = Source::given;

@@ -77,6 +77,8 @@ struct ElasticJob {
   // Node types (issue 33): the types it runs on, each with its curve (`curve` is then unused).
   // Empty: it runs on every type, with `curve` on each.
   std::map<std::string, TypeCurve> curves;
+  // It may hold nodes of several types at once, at `curve` (--elastic-mix-types, issue 33).
+  bool mix_types = false;
   // The type of the nodes it holds (cluster.hpp Node::type), from the last poll; "" untyped.
   std::string held_type;
   Source costs_source = Source::assumed;

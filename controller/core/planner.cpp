@@ -134,6 +134,7 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   e.min_nodes = job.min_nodes;
   e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
   e.allowed_sizes = job.allowed_sizes;
+  e.mix_types = job.mix_types;
   e.curve = job.curve;
   for (const auto& [type, typed] : job.curves) e.curves.emplace(type, typed.curve);
   e.up_cost_s = job.up_cost_s;
@@ -154,7 +155,7 @@ std::optional<std::string> held_types_problem(const gaptrain::ElasticJob& job,
   const auto named = [](const std::string& type) {
     return type.empty() ? std::string("untyped nodes") : "type \"" + type + "\"";
   };
-  if (nodes.empty()) return std::nullopt;
+  if (nodes.empty() || job.mix_types) return std::nullopt;  // (a mixing job has one curve)
   const std::string& type = types.of(nodes.front());
   for (const std::string& node : nodes) {
     if (types.of(node) != type) {

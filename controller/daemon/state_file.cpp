@@ -166,6 +166,7 @@ SavedJob saved_job(const ElasticJob& job) {
   r.min_nodes = job.min_nodes;
   r.max_nodes = job.max_nodes;
   r.allowed_sizes = job.allowed_sizes;
+  r.mix_types = job.mix_types;
   if (job.curves.empty()) {
     if (job.curve_source == Source::given) r.curve = job.curve;
     if (job.curve_source == Source::learned) saved.learned_curve = job.curve;

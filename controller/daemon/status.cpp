@@ -1,5 +1,6 @@
 #include "status.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -8,6 +9,18 @@
 namespace gaptrain::daemon {
 
 namespace {
+
+// The node types of `nodes`, each once in the order met, joined by '+' ("a100+v100").
+std::string types_held(const std::vector<std::string>& nodes, const NodeTypes& types) {
+  std::vector<std::string> seen;
+  for (const std::string& node : nodes) {
+    const std::string& type = types.of(node);
+    if (std::find(seen.begin(), seen.end(), type) == seen.end()) seen.push_back(type);
+  }
+  std::string joined;
+  for (const std::string& type : seen) joined += (joined.empty() ? "" : "+") + type;
+  return joined;
+}
 
 // {"source": "given"|"assumed"|"learned", "points": [[nodes, samples_per_s], ...]}
 Json::Value curve_json(Source source, const ScalingCurve& curve) {
@@ -80,6 +93,7 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
 
   Json::Value job_array(Json::arrayValue);
   const JobIndex slurm_jobs(snapshot);
+  const NodeTypes node_types(snapshot);
   for (const auto& [id, job] : elastic.jobs()) {
     Json::Value j(Json::objectValue);
     j["job_id"] = id;
@@ -101,7 +115,8 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
       for (const auto& [type, typed] : job.curves)
         curves[type] = curve_json(typed.source, typed.curve);
     }
-    j["type"] = job.held_type;
+    j["type"] = job.mix_types ? types_held(job.nodes, node_types) : job.held_type;
+    if (job.mix_types) j["mix_types"] = true;  // its nodes may be of several types
     j["costs_source"] = std::string(to_string(job.costs_source));
     j["up_cost_s"] = job.up_cost_s;
     j["down_cost_s"] = job.down_cost_s;

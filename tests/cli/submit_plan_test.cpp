@@ -100,6 +100,14 @@ TEST(SubmitPlan, NoticeAndParsable) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--parsable"), argv.end());
 }
 
+// Issue 33: a job that may run on several node types at once says so to the plugin.
+TEST(SubmitPlan, MixTypesGoesToThePlugin) {
+  const Words argv = sbatch_command(parsed({"-N", "1-8", "--mix-types", "--", "x"}), {});
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic-mix-types"), argv.end());
+  const Words plain = sbatch_command(parsed({"-N", "1-8", "--", "x"}), {});
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "--elastic-mix-types"), plain.end());
+}
+
 TEST(SubmitPlan, TheBatchRangeAndNoiseScaleGoToThePlugin) {
   const Words argv = sbatch_command(
       parsed({"-N", "1-8", "--batch", "128:4096:256", "--noise-scale=900.5", "--", "x"}), {});

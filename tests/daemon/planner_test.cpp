@@ -370,6 +370,23 @@ Job& add_held_elastic(Snapshot& s, std::uint32_t id) {
 
 // Node types (issue 33): a job submitted with --constraint="[a100|v100]" is admitted on one of
 // those types only; a feature that is no node's type is not a type.
+// A job that may mix types (--elastic-mix-types) holds nodes of two types without being set aside
+// and grows onto both; without the flag the same job is set aside.
+TEST(Planner, AJobThatMixesTypesGrowsOntoEveryType) {
+  Snapshot s = cluster(4, {"n1", "n3"});
+  for (Node& node : s.nodes) node.type = node.name <= "n2" ? "a100" : "v100";
+  ElasticJob job = elastic_job(s, 7, {"n1", "n3"}, 1, 4);
+  job.mix_types = true;
+  const Plan p = plan(s, find_holes(s), {job}, kNow, {});
+  EXPECT_TRUE(p.set_aside.empty());
+  const Action* grow = action_for(p, 7);
+  ASSERT_NE(grow, nullptr);
+  EXPECT_EQ(grow->kind, ActionKind::grow);
+  EXPECT_EQ(grow->nodes, (Nodes{"n2", "n4"}));
+  job.mix_types = false;
+  EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).set_aside.size(), 1U);
+}
+
 TEST(Planner, AJobIsAdmittedOnANodeTypeItsConstraintNames) {
   Snapshot s = cluster(4, {});
   for (Node& node : s.nodes) node.type = node.name == "n4" ? "a100" : "cpu";

@@ -390,6 +390,25 @@ TEST(ProtocolTest, RegistrationCarriesACurvePerNodeType) {
   EXPECT_EQ(round_trip(r), r);
 }
 
+TEST(ProtocolTest, RegistrationSaysAJobMayMixNodeTypes) {
+  JobRegistration r;
+  r.job_id = 5;
+  r.user = "alice";
+  r.batch_host = "n1";
+  EXPECT_EQ(encode(r).find("mix_types"), std::string::npos) << "left out when it does not";
+  r.mix_types = true;
+  r.curve = ScalingCurve({{1, 100.0}, {4, 380.0}});
+  EXPECT_EQ(round_trip(r), r);
+  const auto with = [](const std::string& curve, const std::string& extra) {
+    std::string line = registration_with("curve", curve);
+    return line.insert(line.size() - 1, extra);
+  };
+  EXPECT_EQ(error_field(with("[]", R"(,"mix_types":true)")), "<no error>");
+  EXPECT_EQ(error_field(with("[]", R"(,"mix_types":"yes")")), "mix_types");
+  EXPECT_EQ(error_field(with("[]", R"(,"curves":{"a100":[[1,100]]},"mix_types":true)")),
+            "mix_types");
+}
+
 TEST(ProtocolTest, RejectsCurvesWithACurveOrABadType) {
   const auto with = [](const std::string& curve, const std::string& curves) {
     std::string line = registration_with("curve", curve.empty() ? "[]" : curve);

@@ -1101,6 +1101,26 @@ case_node_types() {
   scancel "$job" "$second"
 }
 
+# Issue 33: a job that says it may mix node types (gaptrain submit --mix-types, one curve) holds
+# nodes of both types at once. With regular jobs on n[2-4] and n[6-8] it grows onto the one free
+# a100 node and the one free v100 node; gaptraind does not set it aside, `gaptrain status` names
+# both types, and each satellite asks Slurm for its own node's type.
+case_node_types_mixed() {
+  local blocker job types
+  reconfigure_gaptraind '"node_types": ["a100", "v100"]'
+  blocker=$(submit -p regular -w 'n[2-4],n[6-8]' -N 6 -t 10 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  job=$(gaptrain_submit -N 1-4 --mix-types --cost 1:1 -- bash -c 'while true; do sleep 1; done')
+  poll 90 "job $job on n1 (a100) and n5 (v100)" elastic_at "$job" 2
+  held_within "$job" 'n[1,5]' ||
+    fail "job $job holds other nodes: $(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  types=$(query_status "job($job)['type'] + ' ' + str(job($job).get('mix_types'))")
+  [ "$types" = "a100+v100 True" ] || [ "$types" = "v100+a100 True" ] ||
+    fail "gaptrain status does not say job $job mixes a100 and v100: $types"
+  note "$(squeue -h -o '%i %j %N %f' | tr '\n' ';')"
+  scancel "$job" "$blocker"
+}
+
 # The launcher of JOB (running) said in OUT that it dropped each NODE.
 launcher_dropped() {  # launcher_dropped JOB OUT NODE...
   local job=$1 out=$2 node

@@ -65,6 +65,9 @@ struct JobRegistration {
   // Node types (issue 33): the types it runs on, each with its curve (empty: learned on that
   // type). Empty map: every type, `curve` on each. Never both a curve and curves.
   std::map<std::string, std::optional<ScalingCurve>> curves;
+  // It may hold nodes of several types at once, at `curve` on any mix (--elastic-mix-types);
+  // never with `curves`.
+  bool mix_types = false;
   std::optional<double> up_cost_s;  // empty: learn it online
   std::optional<double> down_cost_s;
   // How many seconds before a node is taken the job wants to be told (sbatch --elastic-notice,
