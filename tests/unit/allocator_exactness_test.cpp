@@ -556,6 +556,18 @@ TEST(AllocatorExactness, NodeTypesWithAllowedSizesMatchEnumeration) {
   EXPECT_GT(coverage.mattered, 50);
 }
 
+// A tiny instance with hole ends, and allowed sizes on odd seeds.
+AllocationProblem holed_maybe_sized(std::uint64_t seed) {
+  return seed % 2U == 0U ? random_problem(tiny_params(seed, 0.6))
+                         : tiny_sized_problem(seed, 0.6, kSizeRules[seed % 4U]);
+}
+
+// Every availability its own class, and the whole problem to the compact model.
+void leave_to_the_compact_model(AllocationProblem& problem) {
+  problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
+  problem.solver.max_core_options = 0;
+}
+
 // The compact count-level MILP (one grow mode per type, one mode at most) is exact alone too.
 TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
   TypedCoverage coverage;
@@ -563,12 +575,9 @@ TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
     // Seed 8719 found the compact model's shrink mode charging no down cost (job_value charges
     // it): the model valued a forced shrink at 126.5 where it is worth 9.4, answered it, and
     // allocate() kept its worse incumbent (23.46 of 25.36). Fixed in milp.cpp.
-    AllocationProblem problem = seed % 2U == 0U
-                                    ? random_problem(tiny_params(seed, 0.6))
-                                    : tiny_sized_problem(seed, 0.6, kSizeRules[seed % 4U]);
+    AllocationProblem problem = holed_maybe_sized(seed);
     add_node_types(problem, seed, coverage);
-    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
-    problem.solver.max_core_options = 0;
+    leave_to_the_compact_model(problem);
     expect_typed_matches_enumeration(seed, problem, coverage);
   }
   EXPECT_GT(coverage.mattered, 50);
@@ -686,12 +695,9 @@ TEST(AllocatorExactness, MixingJobsWithAllowedSizesMatchEnumeration) {
 TEST(AllocatorExactness, MixingJobsCompactModelAloneMatchesEnumeration) {
   MixCoverage coverage;
   for (std::uint64_t seed = 9601; seed <= 9720; ++seed) {
-    AllocationProblem problem = seed % 2U == 0U
-                                    ? random_problem(tiny_params(seed, 0.6))
-                                    : tiny_sized_problem(seed, 0.6, kSizeRules[seed % 4U]);
+    AllocationProblem problem = holed_maybe_sized(seed);
     add_mixing_jobs(problem, seed, coverage);
-    problem.solver.max_hole_classes = std::max(1, distinct_availabilities(problem));
-    problem.solver.max_core_options = 0;
+    leave_to_the_compact_model(problem);
     expect_mixing_matches_enumeration(seed, problem, coverage);
   }
   EXPECT_GT(coverage.typed.mattered, 50);

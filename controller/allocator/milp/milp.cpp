@@ -128,7 +128,7 @@ class ModelBuilder {
     const bool new_job = job.held_total == 0;
     const std::size_t last = new_job ? classes - 1 : static_cast<std::size_t>(job.batch_class);
     for (std::size_t s = 0; s <= last; ++s) add_segment_value(mode, s);
-    add_forced_shrinks(job, on, mode, new_job);
+    add_forced_shrinks(job, on, mode, last, new_job);
     return mode;
   }
 
@@ -190,16 +190,16 @@ class ModelBuilder {
     model_.add_row(0, 0, std::move(alive));
   }
 
-  // One binary per end (group of classes that end together, ProblemClasses::ends_group) before
+  // One binary per end (group of classes that end together, ClassedProblem::ends_group) before
   // the job's end that it has nodes of: each such end is a forced shrink. A held job's end is its
   // batch host's; a new job's last end is not one, hence the refund on y. (A mode on one type
   // has one class per end; one that mixes types may have several, which leave as one shrink.)
   void add_forced_shrinks(const ClassedJob& job, const JobOnType& on, const ModeColumns& mode,
-                          bool new_job) {
+                          std::size_t last, bool new_job) {
     const double charge = job.down_cost_s * on.reclaim_rate;
     if (charge <= 0.0 || problem_.class_count() == 1) return;
     const std::vector<double>& end = problem_.classes.end_s;
-    const double job_end = new_job ? end.back() : end[static_cast<std::size_t>(job.batch_class)];
+    const double job_end = end[last];  // (a new job's last class: the last there is)
     bool any = false;
     int used = 0;  // the current end's binary, once one of its classes has a column
     for (std::size_t c = 0; c < mode.count.size(); ++c) {

@@ -16,8 +16,9 @@ using NodeAllocation = std::map<std::string, std::vector<std::string>>;  // job 
 
 // Why `allocation` violates the model's rules (a node in two jobs, a job both growing and
 // shrinking, a count outside {0} u [min, max] or not an allowed size, a dropped batch host, nodes
-// of two types or of a type the job has no curve for, an unknown node or job), or nullopt when it
-// is feasible. Jobs missing from `allocation` get no nodes.
+// of two types for a job that does not mix types or of a type the job has no curve for, an
+// unknown node or job), or nullopt when it is feasible. Jobs missing from `allocation` get no
+// nodes.
 std::optional<std::string> infeasibility(const AllocationProblem& problem,
                                          const NodeAllocation& allocation);
 
