@@ -381,6 +381,22 @@ Json::Value to_json(const NodeTaken& m) {
   return v;
 }
 
+namespace {
+
+// A registration's curve as [[nodes, samples_per_s], ...]; [] for none (learned online).
+Json::Value curve_json(const std::optional<ScalingCurve>& curve) {
+  Json::Value points(Json::arrayValue);
+  if (!curve) return points;
+  for (const ScalingCurve::Point& p : curve->points()) {
+    Json::Value& point = points.append(Json::Value(Json::arrayValue));
+    point.append(p.nodes);
+    point.append(number_or_null(p.samples_per_s));
+  }
+  return points;
+}
+
+}  // namespace
+
 Json::Value to_json(const JobRegistration& m) {
   Json::Value v(Json::objectValue);
   v["type"] = "register";
@@ -393,25 +409,10 @@ Json::Value to_json(const JobRegistration& m) {
     Json::Value& allowed = v["allowed_sizes"] = Json::Value(Json::arrayValue);
     for (const int nodes : m.allowed_sizes) allowed.append(nodes);
   }
-  Json::Value& curve = v["curve"] = Json::Value(Json::arrayValue);
-  if (m.curve) {
-    for (const ScalingCurve::Point& p : m.curve->points()) {
-      Json::Value& point = curve.append(Json::Value(Json::arrayValue));
-      point.append(p.nodes);
-      point.append(number_or_null(p.samples_per_s));
-    }
-  }
+  v["curve"] = curve_json(m.curve);
   if (!m.curves.empty()) {
     Json::Value& curves = v["curves"] = Json::Value(Json::objectValue);
-    for (const auto& [type, per_type] : m.curves) {
-      Json::Value& points = curves[type] = Json::Value(Json::arrayValue);
-      if (!per_type) continue;
-      for (const ScalingCurve::Point& p : per_type->points()) {
-        Json::Value& point = points.append(Json::Value(Json::arrayValue));
-        point.append(p.nodes);
-        point.append(number_or_null(p.samples_per_s));
-      }
-    }
+    for (const auto& [type, per_type] : m.curves) curves[type] = curve_json(per_type);
   }
   if (m.mix_types) v["mix_types"] = true;
   v["up_cost_s"] = m.up_cost_s ? number_or_null(*m.up_cost_s) : Json::Value();

@@ -349,13 +349,19 @@ TEST(ProtocolTest, RejectsBadBatchRangesAndNoiseScales) {
   EXPECT_EQ(error_field(with("noise_scale", "\"900\"")), "noise_scale");
 }
 
-TEST(ProtocolTest, RegistrationCarriesTheAllowedSizes) {
+// Job 5 of alice's, batch host n1, on MIN to MAX nodes: the registration the tests below extend.
+JobRegistration alices_registration(int min_nodes, int max_nodes) {
   JobRegistration r;
   r.job_id = 5;
   r.user = "alice";
   r.batch_host = "n1";
-  r.min_nodes = 2;
-  r.max_nodes = 8;
+  r.min_nodes = min_nodes;
+  r.max_nodes = max_nodes;
+  return r;
+}
+
+TEST(ProtocolTest, RegistrationCarriesTheAllowedSizes) {
+  JobRegistration r = alices_registration(2, 8);
   EXPECT_EQ(encode(r).find("allowed_sizes"), std::string::npos) << "left out when every count is";
   r.allowed_sizes = {2, 4, 8};
   EXPECT_EQ(round_trip(r), r);
@@ -378,12 +384,7 @@ TEST(ProtocolTest, RejectsAllowedSizesOutsideTheRangeOrOutOfOrder) {
 
 // Node types (issue 33): a curve per type, or a type whose curve is learned there.
 TEST(ProtocolTest, RegistrationCarriesACurvePerNodeType) {
-  JobRegistration r;
-  r.job_id = 5;
-  r.user = "alice";
-  r.batch_host = "n1";
-  r.min_nodes = 1;
-  r.max_nodes = 4;
+  JobRegistration r = alices_registration(1, 4);
   EXPECT_EQ(encode(r).find("curves"), std::string::npos) << "left out when it runs on every type";
   r.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 760.0}});
   r.curves["v100"] = std::nullopt;  // learned on v100
@@ -391,10 +392,7 @@ TEST(ProtocolTest, RegistrationCarriesACurvePerNodeType) {
 }
 
 TEST(ProtocolTest, RegistrationSaysAJobMayMixNodeTypes) {
-  JobRegistration r;
-  r.job_id = 5;
-  r.user = "alice";
-  r.batch_host = "n1";
+  JobRegistration r = alices_registration(1, 1);
   EXPECT_EQ(encode(r).find("mix_types"), std::string::npos) << "left out when it does not";
   r.mix_types = true;
   r.curve = ScalingCurve({{1, 100.0}, {4, 380.0}});
