@@ -181,10 +181,13 @@ def test_a_link_at_the_progress_file_is_not_written_through(own_dir: Path) -> No
 
 
 @as_root
-def test_another_users_progress_file_gets_nothing(own_dir: Path) -> None:
+def test_another_users_progress_file_gets_nothing(own_dir: Path, capsys) -> None:
+    """Its fake 2e12 is not taken as the job's progress either: the writer says why it reports
+    none, rather than waiting in silence for the training to pass 2e12 samples."""
     path = own_dir / "progress.jsonl"
     path.write_text('{"samples_done": 2e12}\n')
     path.chmod(0o644)
     os.chown(path, NOBODY, NOBODY)
     written(ProgressWriter(str(path)), 64)
     assert path.read_text() == '{"samples_done": 2e12}\n'
+    assert "not reporting progress" in capsys.readouterr().err
