@@ -5,7 +5,7 @@ file that names code would run it as the job's user (safe_load.py)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Iterable
 
 import torch
 
@@ -22,16 +22,18 @@ def save_checkpoint(path: str, state: dict[str, Any]) -> None:
     replace_atomically(path, lambda f: torch.save(state, f))
 
 
-def load_checkpoint(path: str) -> dict[str, Any] | None:
+def load_checkpoint(path: str, also_allowed: Iterable[str] = ()) -> dict[str, Any] | None:
     """The checkpoint at ``path``, or None when there is none yet. Raises UnsafeFileError for a
-    checkpoint (or directory) not the user's own, CheckpointError for one that cannot be read."""
+    checkpoint (or directory) not the user's own, CheckpointError for one that cannot be read or
+    names more than tensors and plain data (``also_allowed``: more globals that may be built,
+    as "module.name"; safe_load.py)."""
     check_own_directory(os.path.dirname(os.path.abspath(path)), f"the checkpoint {path}")
     f = open_own_for_reading(path)
     if f is None:
         return None
     with f:
         try:
-            state = load_data_only(f)
+            state = load_data_only(f, also_allowed)
         except Exception as e:  # truncated, damaged, or objects beyond tensors and plain data
             raise CheckpointError(
                 f"the checkpoint {path} cannot be read ({type(e).__name__}: "

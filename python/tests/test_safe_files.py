@@ -92,6 +92,23 @@ def test_a_checkpoint_that_would_run_code_is_refused(own_dir: Path) -> None:
     assert not marker.exists(), "the checkpoint ran code as the job's user"
 
 
+def test_numpy_state_and_globals_the_caller_names_load(own_dir: Path) -> None:
+    """NumPy's random state is carried; a class of the caller's is built only when named."""
+    numpy = pytest.importorskip("numpy")
+    path = own_dir / "gaptrain-state.pt"
+    save_checkpoint(str(path), {"numpy": numpy.random.get_state(), "when": _Stamp(3)})
+    with pytest.raises(CheckpointError, match=f"{__name__}._Stamp"):
+        load_checkpoint(str(path))
+    back = load_checkpoint(str(path), also_allowed=[f"{__name__}._Stamp"])
+    assert back is not None and back["when"].value == 3
+    assert (back["numpy"][1] == numpy.random.get_state()[1]).all() or back["numpy"][0] == "MT19937"
+
+
+class _Stamp:
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
 @pytest.mark.parametrize("damage", ["truncated", "empty", "garbage"])
 def test_a_damaged_checkpoint_says_what_to_do(own_dir: Path, damage: str) -> None:
     path = own_dir / "gaptrain-state.pt"

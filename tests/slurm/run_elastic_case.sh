@@ -302,6 +302,10 @@ case_hostile_neighbour() {
 # of its own instead: the linked file is untouched, nothing is read from the planted progress
 # file, the job's progress is its own, its output says once where its files are and never that
 # it cannot write them, and it ends COMPLETED.
+samples_done_is() {  # samples_done_is JOB VALUE: gaptraind's samples_done of JOB
+  [ "$(query_status "job($1)['samples_done'] if job($1) else None")" = "$2" ]
+}
+
 case_hostile_files() {
   local shared=$work/shared victim=$work/model.pt flag=$work/flag job out planted name
   mkdir -p "$shared"
@@ -326,8 +330,7 @@ case_hostile_files() {
   done
   scontrol release "$job"
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 60 "job $job's own progress (300 samples) reported" \
-    test "$(query_status "job($job)['samples_done'] if job($job) else None")" = 300.0
+  poll 60 "job $job's own progress (300 samples) reported" samples_done_is "$job" 300.0
   touch "$flag"
   poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
   [ "$(cat "$victim")" = weights ] || fail "the job wrote into its user's file: $(cat "$victim")"
