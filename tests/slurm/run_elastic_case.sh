@@ -342,6 +342,14 @@ case_hostile_files() {
   ! grep -q "cannot update\|progress not taken\|2e+12" "$out" ||
     fail "the job met the planted files: $(grep "cannot update\|progress not taken\|2e+12" "$out" | head -n 3)"
   note "$(grep "the job's files are in" "$out" | cut -c1-200)"
+  # A host file that cannot be written (here: a directory nobody can create files in) is said
+  # once, not at every pass of the launcher's loop (every 50 ms here) for the job's whole life.
+  job=$(submit -p elastic -N 1 --elastic=1-1 -t 3 --export=ALL,GAPTRAIN_HOSTFILE=/proc/gaptrain-hosts \
+    --wrap "exec $launch --poll-ms 50 -- sleep 3")
+  out=$work/$job.out
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(grep -c "cannot update the host file" "$out")" = 1 ] ||
+    fail "the host file's failure was not said once: $(grep -c "cannot update the host file" "$out") times"
 }
 
 # Ten rounds of a regular job taking 1 to 5 nodes from a running elastic job and giving them
