@@ -79,10 +79,13 @@ def _opened_own(fd: int, path: str) -> int:
 
 def _open_no_link(path: str, flags: int) -> int:
     try:
-        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK)
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY | os.O_NONBLOCK,
+                       0o600)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise UnsafeFileError(f"{path} is a symbolic link: not used") from None
+        if e.errno == errno.ENXIO:  # a named pipe nobody reads
+            raise UnsafeFileError(f"{path} is not a regular file") from None
         raise
 
 
@@ -90,9 +93,7 @@ def open_own_for_append(path: str) -> int:
     """A descriptor to append to ``path``: created exclusively (mode 0600) when missing, else
     the user's own file nobody else can write (UnsafeFileError otherwise). The caller closes."""
     try:
-        fd = _open_no_link(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL)
-        os.fchmod(fd, 0o600)
-        return fd
+        return _open_no_link(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL)
     except FileExistsError:
         pass
     fd = _open_no_link(path, os.O_WRONLY | os.O_APPEND)

@@ -197,6 +197,12 @@ def test_a_link_at_the_progress_file_is_not_written_through(own_dir: Path) -> No
     assert victim.read_bytes() == b"weights"
 
 
+def test_a_named_pipe_at_the_progress_file_gets_nothing(own_dir: Path) -> None:
+    path = own_dir / "progress.jsonl"
+    os.mkfifo(path, 0o600)
+    written(ProgressWriter(str(path)), 64)  # neither blocks nor fails the training
+
+
 @as_root
 def test_another_users_progress_file_gets_nothing(own_dir: Path, capsys) -> None:
     """Its fake 2e12 is not taken as the job's progress either: the writer says why it reports
