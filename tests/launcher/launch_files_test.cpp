@@ -227,6 +227,22 @@ TEST_F(JobFiles, ALinkAtTheFinalNameIsReplacedNotFollowed) {
   EXPECT_EQ(info.st_mode & 0077, 0U) << "the job's files are the user's alone";
 }
 
+// A file another user left at the final name (an explicit GAPTRAIN_HOSTFILE in a sticky
+// directory) is replaced by the job's own, never written into.
+TEST_F(JobFiles, AFileOfAnotherOwnerAtTheFinalNameIsNotWrittenInto) {
+  if (!can_chown()) GTEST_SKIP() << "not root: cannot give a file to another user";
+  const std::string theirs = at("hosts");
+  put_text(theirs, "theirs\n", 0666);
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::link(theirs.c_str(), at("their-inode").c_str()), 0);
+  write_hostfile(theirs, {"n1"});
+  EXPECT_EQ(file_text(at("their-inode")), "theirs\n");
+  struct stat info {};
+  ASSERT_EQ(::lstat(theirs.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, ::geteuid());
+  EXPECT_EQ(file_text(theirs), "n1\n");
+}
+
 // Another user's pre-created progress file was appended to and read as the job's progress.
 TEST_F(JobFiles, AProgressFileNotTheUsersOwnIsNotRead) {
   const std::string open_to_all = at("progress-0666.jsonl");
