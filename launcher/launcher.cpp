@@ -171,8 +171,8 @@ void Launcher::report_and_follow() {
     if (step.phase == StepPhase::running) report.running.push_back(node);
   }
   report.drained = acks_;
-  const ProgressFeed::Reading reading = progress_feed_.read(
-      std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+  const ProgressFeed::Reading reading =
+      progress_feed_.read(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
   if (reading.say) say(*reading.say);
   if (const std::optional<Progress>& progress = reading.progress) {
     report.samples_done = progress->samples_done;

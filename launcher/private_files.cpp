@@ -152,8 +152,9 @@ int open_own_file(const std::string& path) {
   }
   if (const auto problem = file_problem(path, info, ::geteuid())) {
     ::close(fd);
-    throw UnsafePath(*problem + ": not read (only a file of your own that nobody else can write "
-                                "is the job's)");
+    throw UnsafePath(*problem +
+                     ": not read (only a file of your own that nobody else can write "
+                     "is the job's)");
   }
   return fd;
 }

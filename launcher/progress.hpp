@@ -28,8 +28,8 @@ struct Progress {
 };
 
 // The last complete line of `text`: a JSON object whose "samples_done" is a finite number from 0
-// to bounds::kMaxSamplesDone ("time", "world_size", "grad_sqr" and "grad_var" are taken when usable, else left empty). A
-// trailing line without
+// to bounds::kMaxSamplesDone ("time", "world_size", "grad_sqr" and "grad_var" are taken when
+// usable, else left empty). A trailing line without
 // '\n' is ignored (the writer may be mid-append). Empty when that line is missing, not such an
 // object, or carries no usable samples_done.
 std::optional<Progress> last_progress(std::string_view text);

@@ -291,7 +291,8 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   const auto it = jobs_.find(report.job_id);
   if (it == jobs_.end()) return false;
   ElasticJob& job = it->second;
-  const bool progress = report.samples_done && plausible_progress(job, *report.samples_done, mono_s);
+  const bool progress =
+      report.samples_done && plausible_progress(job, *report.samples_done, mono_s);
   if (report.samples_done && !progress) ++job.progress_refused;
   if (progress) {
     job.samples_done = report.samples_done;

@@ -96,8 +96,8 @@ struct ElasticJob {
   NoiseScaleLearner noise_learner;
   std::optional<double> learned_noise_scale;
   // From the job's launcher (protocol::LauncherReport), empty until it first reports.
-  std::optional<double> samples_done;       // the last value the training reported
-  double samples_taken_mono_s = 0.0;        // when samples_done was taken (monotonic s)
+  std::optional<double> samples_done;  // the last value the training reported
+  double samples_taken_mono_s = 0.0;   // when samples_done was taken (monotonic s)
   // Reports whose samples_done was refused: it went back, or grew faster than the job's nodes
   // can train (bounds::kMaxSamplesPerNodePerS). Not progress: neither kept nor learned from.
   std::uint64_t progress_refused = 0;

@@ -1010,8 +1010,9 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   } else if (report.samples_done && reported.progress_refused == 1) {
     log::warning("progress refused", {{"JOB_ID", report.job_id},
                                       {"SAMPLES_DONE", std::to_string(*report.samples_done)},
-                                      {"REASON", "below the last, or faster than its nodes can "
-                                                 "train; said once a job"}});
+                                      {"REASON",
+                                       "below the last, or faster than its nodes can "
+                                       "train; said once a job"}});
   }
   follow_history(elastic_.jobs().at(report.job_id), static_cast<double>(wall_now()));
   // Acks complete drains at once (act() on the worker does): a regular job may be waiting.

@@ -58,7 +58,8 @@ void check_state_directory(const std::string& state_path) {
   if (::lstat(state_path.c_str(), &info) == 0 &&
       (!S_ISREG(info.st_mode) || info.st_uid != uid || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
     throw UnsafeStateDirectory("the state file " + state_path + " is not gaptraind's own file (" +
-                               owner_and_mode(info) + (S_ISREG(info.st_mode) ? "" : ", not a file") +
+                               owner_and_mode(info) +
+                               (S_ISREG(info.st_mode) ? "" : ", not a file") +
                                "): remove it, or give state_file another path");
   }
 }

@@ -166,7 +166,6 @@ TEST(LaunchJobFile, CarriesTheBatchToTrainAt) {
   EXPECT_FALSE(view.same_content(regrown));
 }
 
-
 // ---- Other users kept out of the job's files ------------------------------------------------
 
 constexpr uid_t kNobody = 65534;
@@ -191,9 +190,7 @@ class JobFiles : public ::testing::Test {
     ASSERT_NE(::mkdtemp(templ.data()), nullptr);
     dir_ = templ;
   }
-  void TearDown() override {
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
-  }
+  void TearDown() override { ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
   // Whether the test may give files away to uid 65534, as another user would own them.
   static bool can_chown() { return ::geteuid() == 0; }
   std::string at(const std::string& name) const { return dir_ + "/" + name; }
