@@ -32,11 +32,11 @@ std::string parent_of(const std::string& path) {
   return slash == 0 ? std::string("/") : path.substr(0, slash);
 }
 
-// Whether another user could write in the directory `info` describes: create, remove or
-// rename its entries. A sticky directory (/tmp) lets them create names but not touch ours.
-bool others_can_write(const struct stat& info, uid_t uid) {
-  if (info.st_uid != uid && info.st_uid != 0) return true;  // its owner can
-  return (info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (info.st_mode & S_ISVTX) == 0;
+// Whether a stranger could write in the directory `info` describes: create, remove or rename
+// its entries. Its owner and group are trusted (they can already touch everything in it); a
+// sticky directory (/tmp) lets everyone create names but not touch ours.
+bool strangers_can_write(const struct stat& info) {
+  return (info.st_mode & S_IWOTH) != 0 && (info.st_mode & S_ISVTX) == 0;
 }
 
 }  // namespace
@@ -81,7 +81,6 @@ void make_private_directory(const std::string& path) {
 
 JobDirectory make_job_directory(const std::string& working_dir, const std::string& tmp_dir,
                                 const std::string& job_id) {
-  const uid_t uid = ::geteuid();
   std::optional<std::string> why_not;
   struct stat info {};
   if (working_dir.empty()) {
@@ -90,10 +89,11 @@ JobDirectory make_job_directory(const std::string& working_dir, const std::strin
     why_not = working_dir + " is not writable";
   } else if (::stat(working_dir.c_str(), &info) != 0) {
     why_not = "cannot look at " + working_dir;
-  } else if (info.st_uid != uid && info.st_uid != 0) {
-    why_not = working_dir + " belongs to another user (uid " + std::to_string(info.st_uid) + ")";
-  } else if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    why_not = working_dir + " is writable by other users (mode " + octal_mode(info.st_mode) + ")";
+  } else if ((info.st_mode & S_IWOTH) != 0) {
+    // A group's project directory is trusted: its owner and group can already remove or rename
+    // anything in it, the user's data included. A directory every user can write is not (in a
+    // sticky one, as /tmp, another user could still make .gaptrain first: a fresh name is safer).
+    why_not = working_dir + " is writable by every user (mode " + octal_mode(info.st_mode) + ")";
   }
   if (!why_not) {
     const std::string base = working_dir + "/.gaptrain";
@@ -116,8 +116,8 @@ void check_directory_of(const std::string& path) {
   struct stat info {};
   if (::stat(directory.c_str(), &info) != 0) throw_errno(errno, "cannot look at " + directory);
   if (!S_ISDIR(info.st_mode)) throw UnsafePath(directory + " is not a directory");
-  if (others_can_write(info, ::geteuid())) {
-    throw UnsafePath(directory + ", where " + path + " would go, can be written by other users (" +
+  if (strangers_can_write(info)) {
+    throw UnsafePath(directory + ", where " + path + " would go, can be written by every user (" +
                      who(info) +
                      "): they could plant a link or a file there. Choose a directory only you "
                      "can write (or leave the path unset: the launcher makes one)");

@@ -313,6 +313,20 @@ TEST_F(JobFiles, TheJobsDirectoryIsUnderTheWorkingDirectoryWhenOnlyTheUserCanWri
   EXPECT_EQ(make_job_directory(work, dir_, "42").path, made.path) << "a requeued job's again";
 }
 
+// A group's project directory (group-writable, setgid, another member's) is where the job's
+// files go: every node sees it, and its group can already touch everything in it.
+TEST_F(JobFiles, AGroupsProjectDirectoryIsUsed) {
+  const std::string project = at("project");
+  ASSERT_EQ(::mkdir(project.c_str(), 0775), 0);
+  ASSERT_EQ(::chmod(project.c_str(), 02775), 0);
+  const JobDirectory made = make_job_directory(project, dir_, "11");
+  EXPECT_EQ(made.path, project + "/.gaptrain/11");
+  EXPECT_FALSE(made.not_in_working_dir);
+  struct stat info {};
+  ASSERT_EQ(::lstat(made.path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+}
+
 TEST_F(JobFiles, ASharedWorkingDirectoryIsNotUsed) {
   const std::string shared = at("shared");
   ASSERT_EQ(::mkdir(shared.c_str(), 0777), 0);
@@ -320,7 +334,7 @@ TEST_F(JobFiles, ASharedWorkingDirectoryIsNotUsed) {
   const JobDirectory made = make_job_directory(shared, dir_, "9");
   EXPECT_EQ(made.path.rfind(dir_ + "/gaptrain-9.", 0), 0U) << made.path;
   ASSERT_TRUE(made.not_in_working_dir);
-  EXPECT_NE(made.not_in_working_dir->find("writable by other users"), std::string::npos);
+  EXPECT_NE(made.not_in_working_dir->find("writable by every user"), std::string::npos);
   struct stat info {};
   ASSERT_EQ(::lstat(made.path.c_str(), &info), 0);
   EXPECT_TRUE(S_ISDIR(info.st_mode));
