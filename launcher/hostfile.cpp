@@ -1,13 +1,22 @@
 #include "hostfile.hpp"
 
+#include <fcntl.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <fstream>
+#include <string_view>
 #include <system_error>
 
 namespace gaptrain::launch {
+
+namespace {
+
+[[noreturn]] void throw_errno(int error, const std::string& what) {
+  throw std::system_error(error, std::generic_category(), what);
+}
+
+}  // namespace
 
 std::string hostfile_text(const std::vector<std::string>& nodes) {
   std::string text;
@@ -16,32 +25,35 @@ std::string hostfile_text(const std::vector<std::string>& nodes) {
 }
 
 void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      throw std::system_error(errno, std::generic_category(), "cannot write " + temporary);
+  // A fresh name each time, created exclusively (mkostemp opens with O_CREAT | O_EXCL, which
+  // never follows a symlink, mode 0600): nothing planted at a name known in advance is written
+  // through, and a temporary file left by a crash is never reused. The rename replaces whatever
+  // is at `path` (a link included) without following it.
+  std::string temporary = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0) throw_errno(errno, "cannot create a temporary file for " + path);
+  std::string_view left = text;
+  while (!left.empty()) {
+    const ssize_t written = ::write(fd, left.data(), left.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) {
+      const int error = errno;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      throw_errno(error, "cannot write " + temporary);
     }
+    left.remove_prefix(static_cast<std::size_t>(written));
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  if (::close(fd) != 0) {
     const int error = errno;
-    std::remove(temporary.c_str());
-    throw std::system_error(error, std::generic_category(), "cannot rename to " + path);
+    ::unlink(temporary.c_str());
+    throw_errno(error, "cannot write " + temporary);
   }
-}
-
-std::string default_hostfile_path(const std::string& working_dir, const std::string& tmp_dir,
-                                  const std::string& job_id) {
-  const std::string name = "/gaptrain-hosts." + job_id;
-  if (!working_dir.empty() && access(working_dir.c_str(), W_OK) == 0) return working_dir + name;
-  return (tmp_dir.empty() ? std::string("/tmp") : tmp_dir) + name;
-}
-
-std::string beside(const std::string& path, const std::string& name) {
-  const std::size_t slash = path.rfind('/');
-  return slash == std::string::npos ? name : path.substr(0, slash + 1) + name;
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    throw_errno(error, "cannot rename to " + path);
+  }
 }
 
 }  // namespace gaptrain::launch

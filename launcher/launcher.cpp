@@ -95,7 +95,8 @@ std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruc
 Launcher::Launcher(LaunchOptions options, JobContext job)
     : options_(std::move(options)),
       job_(std::move(job)),
-      stranded_(kStrandedPatience, job_.workers_per_node, job_.batch_host) {
+      stranded_(kStrandedPatience, job_.workers_per_node, job_.batch_host),
+      progress_feed_(options_.progress_file, job_.max_nodes) {
   desired_.nodes = job_.nodes;
   job_view_.job_id = job_.job_id;
   job_view_.min_nodes = job_.min_nodes;
@@ -170,7 +171,10 @@ void Launcher::report_and_follow() {
     if (step.phase == StepPhase::running) report.running.push_back(node);
   }
   report.drained = acks_;
-  if (const std::optional<Progress> progress = read_progress(options_.progress_file)) {
+  const ProgressFeed::Reading reading =
+      progress_feed_.read(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
+  if (reading.say) say(*reading.say);
+  if (const std::optional<Progress>& progress = reading.progress) {
     report.samples_done = progress->samples_done;
     report.progress_time = progress->time;
     report.world_size = progress->world_size;
@@ -300,8 +304,12 @@ void Launcher::update_job_file() {
   try {
     write_atomically(job_.job_file, job_file_text(view));
     job_view_ = std::move(view);
+    if (job_file_failure_.succeeded()) say("the job file is written again");
   } catch (const std::system_error& e) {
-    say(std::string("cannot update the job file: ") + e.what());
+    if (auto line = job_file_failure_.failed(std::string("cannot update the job file: ") +
+                                             e.what() + " (said once; tried again)")) {
+      say(*line);
+    }
   }
 }
 
@@ -338,8 +346,12 @@ void Launcher::update_hostfile() {
   try {
     write_hostfile(job_.hostfile, nodes);
     hostfile_nodes_ = std::move(nodes);
+    if (hostfile_failure_.succeeded()) say("the host file is written again");
   } catch (const std::system_error& e) {
-    say(std::string("cannot update the host file: ") + e.what());
+    if (auto line = hostfile_failure_.failed(std::string("cannot update the host file: ") +
+                                             e.what() + " (said once; tried again)")) {
+      say(*line);
+    }
   }
 }
 

@@ -21,6 +21,7 @@
 #include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
+#include "said_once.hpp"
 #include "stranded.hpp"
 
 namespace gaptrain::launch {
@@ -107,6 +108,9 @@ class Launcher {
   bool ever_answered_ = false;         // a report was answered: the job was registered once
   RegistrationRetry registration_retry_;
   StrandedWatch stranded_;                 // a training on fewer workers than its nodes
+  ProgressFeed progress_feed_;             // the progress file's readings that are taken
+  SaidOnce hostfile_failure_;              // the host file cannot be written
+  SaidOnce job_file_failure_;              // the job file cannot be written
   JobFileView job_view_;                   // what the job file holds now
   std::map<std::string, double> noticed_;  // notices the steps were told of
   int grows_ = 0;                          // resizes seen, for the summary

@@ -9,11 +9,13 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include "controller_link.hpp"
 #include "hostfile.hpp"
 #include "launcher.hpp"
 #include "options.hpp"
+#include "private_files.hpp"
 #include "process.hpp"
 
 namespace {
@@ -98,15 +100,7 @@ std::optional<JobContext> job_context() {
                                                              job.job_id, why);
   if (!why.empty()) std::cerr << "gaptrain-launch: " << why << "; not registering the job again\n";
   job.hostfile = env_or_empty("GAPTRAIN_HOSTFILE");
-  if (job.hostfile.empty()) {
-    char cwd[4096];
-    const std::string working_dir = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
-    job.hostfile = gaptrain::launch::default_hostfile_path(working_dir, env_or_empty("TMPDIR"), id);
-  }
   job.job_file = env_or_empty("GAPTRAIN_JOB_FILE");
-  if (job.job_file.empty()) {
-    job.job_file = gaptrain::launch::beside(job.hostfile, "gaptrain-job." + id + ".json");
-  }
   job.rdzv_host = env_or_empty("GAPTRAIN_RDZV_HOST");
   if (job.rdzv_host.empty()) job.rdzv_host = node_address(job.batch_host);
   const std::string port = env_or_empty("GAPTRAIN_RDZV_PORT");
@@ -123,6 +117,46 @@ std::optional<JobContext> job_context() {
   return job;
 }
 
+// Puts the host file, the job file and the progress file where they go: a path the user set
+// where it is (its directory checked), the others in the job's private directory
+// (private_files.hpp); creates the progress file. False after saying why it cannot.
+bool place_job_files(JobContext& job, std::string& progress_file) {
+  namespace launch = gaptrain::launch;
+  try {
+    std::string directory;
+    const auto in_directory = [&](std::string& path, const char* name) {
+      if (!path.empty()) {
+        launch::check_directory_of(path);
+        return;
+      }
+      if (directory.empty()) {
+        char cwd[4096];
+        const std::string working_dir = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
+        const launch::JobDirectory made = launch::make_job_directory(
+            working_dir, env_or_empty("TMPDIR"), std::to_string(job.job_id));
+        directory = made.path;
+        if (made.not_in_working_dir) {
+          std::cerr << "gaptrain-launch: the job's files are in " << directory << ", not under "
+                    << "the working directory: " << *made.not_in_working_dir
+                    << ". Other nodes see them only if that directory is shared: submit from a "
+                       "directory only you can write to keep them beside the job\n";
+        }
+      }
+      path = directory + "/" + name;
+    };
+    in_directory(job.hostfile, launch::kHostfileName);
+    in_directory(job.job_file, launch::kJobFileName);
+    in_directory(progress_file, launch::kProgressFileName);
+    launch::prepare_progress_file(progress_file);
+    return true;
+  } catch (const launch::UnsafePath& e) {
+    std::cerr << "gaptrain-launch: refusing to start: " << e.what() << "\n";
+  } catch (const std::system_error& e) {
+    std::cerr << "gaptrain-launch: cannot place the job's files: " << e.what() << "\n";
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,10 +169,7 @@ int main(int argc, char** argv) {
     if (!options) return exit_code;
     auto job = job_context();
     if (!job) return 2;
-    if (options->progress_file.empty()) {
-      options->progress_file = gaptrain::launch::beside(
-          job->hostfile, "gaptrain-progress." + std::to_string(job->job_id) + ".jsonl");
-    }
+    if (!place_job_files(*job, options->progress_file)) return 1;
     gaptrain::launch::Launcher launcher(std::move(*options), std::move(*job));
     return launcher.run();
   } catch (const std::exception& e) {

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "gaptrain/bounds.hpp"
@@ -22,6 +24,14 @@ std::optional<double> statistic(const Json::Value& value) {
     return std::nullopt;
   }
   return value.asDouble();
+}
+
+// A sample count as the job's output shows it: 4096, 2e+12.
+std::string number_text(double value) {
+  std::ostringstream text;
+  text.precision(6);
+  text << value;
+  return text.str();
 }
 
 // Enough for any sane progress line, and bounds the work per poll however large the file grows.
@@ -45,7 +55,8 @@ std::optional<Progress> last_progress(std::string_view text) {
         if (!done.isNumeric()) return std::nullopt;
         Progress progress;
         progress.samples_done = done.asDouble();
-        if (!std::isfinite(progress.samples_done) || progress.samples_done < 0.0) {
+        if (!std::isfinite(progress.samples_done) || progress.samples_done < 0.0 ||
+            progress.samples_done > bounds::kMaxSamplesDone) {
           return std::nullopt;
         }
         // Checked as gaptraind will: a value it would refuse is left out, not the report.
@@ -74,23 +85,77 @@ std::optional<Progress> last_progress(std::string_view text) {
 }
 
 std::optional<Progress> read_progress(const std::string& path) {
-  // Without blocking, and regular files only: a named pipe at the path would stall every poll.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  // Never through a link, without blocking, and only the user's own regular file.
+  const int fd = open_own_file(path);
   if (fd < 0) return std::nullopt;
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } const closer{fd};
   struct stat status {};
-  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) || status.st_size <= 0) {
-    return std::nullopt;
-  }
+  if (::fstat(fd, &status) != 0 || status.st_size <= 0) return std::nullopt;
   const off_t from = status.st_size > kTailBytes ? status.st_size - kTailBytes : 0;
   std::string tail(static_cast<std::size_t>(status.st_size - from), '\0');
   const ssize_t got = ::pread(fd, tail.data(), tail.size(), from);
   if (got <= 0) return std::nullopt;
   tail.resize(static_cast<std::size_t>(got));
   return last_progress(tail);
+}
+
+ProgressFeed::ProgressFeed(std::string path, int max_nodes)
+    : path_(std::move(path)), max_nodes_(std::max(1, max_nodes)) {}
+
+std::optional<ProgressFeed::Refusal> ProgressFeed::refusal(const Progress& progress,
+                                                           double now_s) const {
+  if (!taken_) return std::nullopt;
+  const double before = taken_->samples_done;
+  if (progress.samples_done < before) {
+    return Refusal{"back", "samples_done went back from " + number_text(before) + " to " +
+                               number_text(progress.samples_done)};
+  }
+  const double seconds = std::max(0.0, now_s - taken_at_s_) + 1.0;
+  const double most = static_cast<double>(max_nodes_) * bounds::kMaxSamplesPerNodePerS * seconds;
+  if (progress.samples_done - before > most) {
+    return Refusal{"fast", "samples_done jumped from " + number_text(before) + " to " +
+                               number_text(progress.samples_done) + ", faster than " +
+                               std::to_string(max_nodes_) + " node(s) can train"};
+  }
+  return std::nullopt;
+}
+
+ProgressFeed::Reading ProgressFeed::refused(const Refusal& refusal) {
+  Reading reading;
+  if (refusing_ != refusal.kind) {
+    reading.say = "progress not taken: " + refusal.why +
+                  " (said once; the job's progress is taken again when it is usable)";
+  }
+  refusing_ = refusal.kind;
+  return reading;
+}
+
+ProgressFeed::Reading ProgressFeed::read(double now_s) {
+  if (path_.empty()) return {};
+  std::optional<Progress> progress;
+  try {
+    progress = read_progress(path_);
+  } catch (const UnsafePath& e) {
+    return refused({"file", e.what()});
+  }
+  if (!progress) return {};
+  if (const std::optional<Refusal> refused_now = refusal(*progress, now_s)) {
+    return refused(*refused_now);
+  }
+  // A time before the last one taken (a clock set back) is no time to measure by.
+  if (progress->time && taken_ && taken_->time && *progress->time < *taken_->time) {
+    progress->time.reset();
+  }
+  Reading reading;
+  if (refusing_) reading.say = "progress taken again from " + path_;
+  refusing_.reset();
+  taken_ = progress;
+  taken_at_s_ = now_s;
+  reading.progress = progress;
+  return reading;
 }
 
 }  // namespace gaptrain::launch

@@ -130,6 +130,18 @@ void learn(ElasticJob& job, double samples, std::optional<int> world_size, doubl
   apply_learned(job);
 }
 
+// A samples_done that follows the last one taken: not below it, and not beyond what the job's
+// nodes could train since (a billion samples a node and second, a second of slack for a report
+// late in the poll). A launcher of another user's, a fake progress file or a training whose
+// count restarted would otherwise be learned from and shown as the job's.
+bool plausible_progress(const ElasticJob& job, double samples, double mono_s) {
+  if (!job.samples_done) return true;
+  if (samples < *job.samples_done) return false;
+  const double nodes = static_cast<double>(std::max<std::size_t>(1, job.nodes.size()));
+  const double seconds = std::max(0.0, mono_s - job.samples_taken_mono_s) + 1.0;
+  return samples - *job.samples_done <= nodes * bounds::kMaxSamplesPerNodePerS * seconds;
+}
+
 }  // namespace
 
 std::string_view to_string(Source source) {
@@ -279,11 +291,17 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   const auto it = jobs_.find(report.job_id);
   if (it == jobs_.end()) return false;
   ElasticJob& job = it->second;
-  if (report.samples_done) job.samples_done = report.samples_done;
+  const bool progress =
+      report.samples_done && plausible_progress(job, *report.samples_done, mono_s);
+  if (report.samples_done && !progress) ++job.progress_refused;
+  if (progress) {
+    job.samples_done = report.samples_done;
+    job.samples_taken_mono_s = mono_s;
+  }
   job.reported_at = now;
   job.running = report.running;
   job.drained = report.drained;
-  if (report.samples_done) learn(job, *report.samples_done, report.world_size, mono_s);
+  if (progress) learn(job, *report.samples_done, report.world_size, mono_s);
   if (job.batch && report.grad_sqr && report.grad_var &&
       job.noise_learner.observe(*report.grad_sqr, *report.grad_var)) {
     job.learned_noise_scale = stepped_noise_scale(job.learned_noise_scale,

@@ -96,7 +96,11 @@ struct ElasticJob {
   NoiseScaleLearner noise_learner;
   std::optional<double> learned_noise_scale;
   // From the job's launcher (protocol::LauncherReport), empty until it first reports.
-  std::optional<double> samples_done;       // the last value the training reported
+  std::optional<double> samples_done;  // the last value the training reported
+  double samples_taken_mono_s = 0.0;   // when samples_done was taken (monotonic s)
+  // Reports whose samples_done was refused: it went back, or grew faster than the job's nodes
+  // can train (bounds::kMaxSamplesPerNodePerS). Not progress: neither kept nor learned from.
+  std::uint64_t progress_refused = 0;
   std::optional<std::int64_t> reported_at;  // when the launcher last reported
   std::vector<std::string> running;         // nodes with a live step, as last reported
   std::vector<std::string> drained;         // the drain acks of the last report
@@ -133,7 +137,9 @@ class ElasticJobs {
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be
-  // written yet after a step restart). What was assumed of the job is learned from it, over
+  // written yet after a step restart). A samples_done below the last one, or beyond what the
+  // job's nodes could have trained since it (a second of slack), is refused: the last value is
+  // kept and progress_refused counts it. What was assumed of the job is learned from it, over
   // durations on the monotonic clock `mono_s`; `now` (epoch s) is when it was last heard of.
   bool report(const protocol::LauncherReport& report, std::int64_t now, double mono_s);
 

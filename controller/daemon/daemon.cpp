@@ -1002,10 +1002,17 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
-  if (report.samples_done) {
+  const ElasticJob& reported = elastic_.jobs().at(report.job_id);
+  if (report.samples_done && reported.samples_done == report.samples_done) {
     history_.progress(report.job_id,
                       {report.progress_time.value_or(static_cast<double>(wall_now())),
                        *report.samples_done, report.world_size});
+  } else if (report.samples_done && reported.progress_refused == 1) {
+    log::warning("progress refused", {{"JOB_ID", report.job_id},
+                                      {"SAMPLES_DONE", std::to_string(*report.samples_done)},
+                                      {"REASON",
+                                       "below the last, or faster than its nodes can "
+                                       "train; said once a job"}});
   }
   follow_history(elastic_.jobs().at(report.job_id), static_cast<double>(wall_now()));
   // Acks complete drains at once (act() on the worker does): a regular job may be waiting.

@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
     } catch (const StateFileInUse& e) {
       std::cerr << "gaptraind: " << e.what() << '\n';
       return 1;
+    } catch (const UnsafeStateDirectory& e) {
+      std::cerr << "gaptraind: refusing to start: " << e.what() << '\n';
+      return 1;
     } catch (const std::system_error& e) {
       std::cerr << "gaptraind: " << e.what()
                 << " (create its directory, or set state_file to \"\" in " << config_path << ")\n";

@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <filesystem>
 #include <string_view>
 #include <system_error>
 
@@ -31,11 +34,49 @@ std::string holder_pid(int fd) {
   return std::to_string(pid);
 }
 
+std::string owner_and_mode(const struct stat& info) {
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+  return "owner uid " + std::to_string(info.st_uid) + ", mode " + mode;
+}
+
+// Another user must not be able to plant or replace what gaptraind reads back at a start.
+void check_state_directory(const std::string& state_path) {
+  const std::filesystem::path target(state_path);
+  const std::string directory =
+      target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0) throw_errno("cannot look at", directory);
+  const uid_t uid = ::geteuid();
+  if ((info.st_uid != uid && info.st_uid != 0) || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    throw UnsafeStateDirectory(
+        "the state file's directory " + directory + " can be written by other users (" +
+        owner_and_mode(info) +
+        "): they could plant a state file. Give state_file a directory only gaptraind's user "
+        "(or root) can write, e.g. /var/lib/gaptrain (systemd's StateDirectory=gaptrain)");
+  }
+  if (::lstat(state_path.c_str(), &info) == 0 &&
+      (!S_ISREG(info.st_mode) || info.st_uid != uid || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
+    throw UnsafeStateDirectory("the state file " + state_path + " is not gaptraind's own file (" +
+                               owner_and_mode(info) +
+                               (S_ISREG(info.st_mode) ? "" : ", not a file") +
+                               "): remove it, or give state_file another path");
+  }
+}
+
 }  // namespace
 
 StateLock::StateLock(const std::string& state_path) : path_(state_path + ".lock") {
+  check_state_directory(state_path);
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) throw_errno("cannot open the lock file", path_);
+  struct stat lock_info {};
+  if (::fstat(fd_, &lock_info) != 0 || lock_info.st_uid != ::geteuid()) {
+    ::close(fd_);
+    fd_ = -1;
+    throw UnsafeStateDirectory("the lock file " + path_ +
+                               " is not gaptraind's own: remove it and start gaptraind again");
+  }
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int saved = errno;
     const std::string pid = saved == EWOULDBLOCK ? holder_pid(fd_) : "";

@@ -16,11 +16,21 @@ class StateFileInUse : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The state file's directory, or a file in it, is one another user could have planted or could
+// replace (fake jobs restored at the next start); what() says which and what to do.
+class UnsafeStateDirectory : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class StateLock {
  public:
   // Takes the lock of `state_path` without waiting. Throws StateFileInUse when another
-  // process holds it, std::system_error when the lock file cannot be created or locked (e.g.
-  // its directory does not exist). A symlink at the lock file's name is not followed.
+  // process holds it, UnsafeStateDirectory when the state file's directory is not owned by this
+  // process's user or root or can be written by other users, or the lock or state file there is
+  // not this user's own (or others can write it), std::system_error when the lock file cannot be
+  // created or locked (e.g. its directory does not exist). A symlink at the lock file's name is
+  // not followed.
   explicit StateLock(const std::string& state_path);
   ~StateLock();
   StateLock(const StateLock&) = delete;

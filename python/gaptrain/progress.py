@@ -11,6 +11,8 @@ import time
 from typing import Mapping
 
 from .positions import DataPosition
+from .safe_files import UnsafeFileError, open_own_for_append, open_own_for_reading
+from .say import say
 
 
 class ProgressWriter:
@@ -22,6 +24,11 @@ class ProgressWriter:
         self.path, self.every_s = path, every_s
         self._last = 0.0
         self._highest: float | None = None  # samples_done of the file's last line, read once
+        self._refused = False  # the file is not the user's own: no progress, said once
+
+    def _refuse(self, error: UnsafeFileError) -> None:
+        self._refused = True
+        say(f"not reporting progress: {error}")
 
     def due(self) -> bool:
         return time.monotonic() - self._last >= self.every_s
@@ -32,8 +39,14 @@ class ProgressWriter:
         and grad_var (noise.py), which gaptraind learns the job's noise scale from."""
         if rank != 0 or not self.path:
             return
-        if self._highest is None:
-            self._highest = _last_samples_done(self.path)
+        if self._refused:
+            return
+        try:
+            if self._highest is None:
+                self._highest = _last_samples_done(self.path)
+        except UnsafeFileError as e:
+            self._refuse(e)
+            return
         if position.samples_done < self._highest:
             return
         self._highest = position.samples_done
@@ -44,8 +57,12 @@ class ProgressWriter:
                            "world_size": world_size, "step": position.step, "epoch": position.epoch,
                            "leaves_on_job_file": True, **(extra or {})})
         # One write() of a whole line on an O_APPEND file: the reader never sees half a line
-        # followed by more.
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # followed by more. Only into the user's own file (safe_files.py).
+        try:
+            fd = open_own_for_append(self.path)
+        except UnsafeFileError as e:
+            self._refuse(e)
+            return
         try:
             os.write(fd, (line + "\n").encode())
         finally:
@@ -53,13 +70,13 @@ class ProgressWriter:
 
 
 def _last_samples_done(path: str) -> float:
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 4096))
-            lines = f.read().splitlines()
-    except FileNotFoundError:
+    f = open_own_for_reading(path)
+    if f is None:
         return 0.0
+    with f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 4096))
+        lines = f.read().splitlines()
     for line in reversed(lines):
         try:
             return float(json.loads(line)["samples_done"])

@@ -42,7 +42,7 @@ run_variant() {  # run_variant NAME SUBMIT-ARGS...: writes $work/NAME.json
   shift
   job=$("$build/controller/gaptrain" submit --parsable -N 1-4 --cost 1:1 -D "$work" \
     -o "$work/%j.out" -t 60 --export=ALL "$@")
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   wait_for 600 "$name: world size 4" world_size_is "$progress" 4
   for cycle in $(seq "$cycles"); do
     regular=$(sbatch --parsable -p regular -N 6 -t 5 -o /dev/null --wrap 'sleep 600')

@@ -564,5 +564,22 @@ TEST(ElasticJobs, LauncherReportsRecordProgress) {
   EXPECT_EQ(e.drained, (std::vector<std::string>{"n2"}));
 }
 
+// Fake progress (another user's file read as the job's) showed 2e12 samples in `gaptrain job`.
+TEST(ElasticJobs, ProgressThatGoesBackOrOutrunsTheNodesIsRefused) {
+  ElasticJobs jobs;
+  const Job job = running_job(5);
+  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 100.0), kNow, kMono));
+  const ElasticJob& e = jobs.jobs().at(5);
+  const double most = static_cast<double>(e.nodes.size()) * 1e9 * (1.0 + 1.0);  // 1 s + slack
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 2e12), kNow + 1, kMono + 1));
+  EXPECT_EQ(e.samples_done, 100.0) << "faster than " << e.nodes.size() << " node(s) can train";
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 50.0), kNow + 1, kMono + 1));
+  EXPECT_EQ(e.samples_done, 100.0) << "below the last";
+  EXPECT_EQ(e.progress_refused, 2U);
+  ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 100.0 + most), kNow + 1, kMono + 1));
+  EXPECT_EQ(e.samples_done, 100.0 + most) << "as fast as the nodes can: taken";
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

@@ -454,5 +454,29 @@ TEST(StateLock, ALinkAtTheLockNameIsNotFollowed) {
   EXPECT_THROW(StateLock lock(dir.file("missing/state.json")), std::system_error);
 }
 
+// A state file another user could plant would restore their jobs at gaptraind's next start.
+TEST(StateLock, AStateDirectoryOthersCanWriteIsRefused) {
+  const TempDir dir;
+  const std::string shared = dir.file("shared");
+  std::filesystem::create_directory(shared);
+  std::filesystem::permissions(shared, std::filesystem::perms::all);
+  EXPECT_THROW(StateLock lock(shared + "/state.json"), UnsafeStateDirectory);
+  std::filesystem::permissions(shared,
+                               std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+  EXPECT_THROW(StateLock lock(shared + "/state.json"), UnsafeStateDirectory) << "sticky: /tmp";
+  const std::string path = dir.file("state.json");
+  std::ofstream(path) << "{}\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::others_write);
+  EXPECT_THROW(StateLock lock(path), UnsafeStateDirectory);
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_NO_THROW(StateLock lock(path));
+  if (::geteuid() != 0) GTEST_SKIP() << "not root: cannot give a file to another user";
+  ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  EXPECT_THROW(StateLock lock(path), UnsafeStateDirectory);
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon

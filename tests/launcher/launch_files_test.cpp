@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "launcher/hostfile.hpp"
 #include "launcher/job_file.hpp"
+#include "launcher/private_files.hpp"
 #include "launcher/progress.hpp"
+#include "launcher/said_once.hpp"
 
 namespace gaptrain::launch {
 namespace {
@@ -101,12 +104,12 @@ TEST(LaunchProgress, ReadsTheFilesTail) {
   std::remove(path.c_str());
 }
 
-// Issue 27: a named pipe at the progress path would block the launcher's poll on open(), for
-// good if nothing ever writes it. It is no progress file: no value, at once.
+// A named pipe at the progress path would block the launcher's poll on open(), for good if
+// nothing ever writes it. It is no progress file: refused at once.
 TEST(LaunchProgress, ANamedPipeIsNoProgressFile) {
   const std::string path = temp_path("progress.fifo");
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
-  EXPECT_FALSE(read_samples_done(path));
+  EXPECT_THROW(read_samples_done(path), UnsafePath);
   std::remove(path.c_str());
 }
 
@@ -121,13 +124,6 @@ TEST(LaunchHostfile, OneNodePerLineReplacedAtomically) {
   EXPECT_EQ(text.str(), "n1\nn2\nn3\n");
   std::remove(path.c_str());
   EXPECT_THROW(write_hostfile("/nonexistent-dir/hosts", {"n1"}), std::system_error);
-}
-
-TEST(LaunchHostfile, DefaultsToTheWorkingDirElseTmp) {
-  EXPECT_EQ(default_hostfile_path("/tmp", "/scratch", "42"), "/tmp/gaptrain-hosts.42");
-  EXPECT_EQ(default_hostfile_path("/nonexistent-dir", "/scratch", "42"),
-            "/scratch/gaptrain-hosts.42");
-  EXPECT_EQ(default_hostfile_path("", "", "7"), "/tmp/gaptrain-hosts.7");
 }
 
 TEST(LaunchJobFile, CarriesWhatTheWorkersFollow) {
@@ -170,10 +166,259 @@ TEST(LaunchJobFile, CarriesTheBatchToTrainAt) {
   EXPECT_FALSE(view.same_content(regrown));
 }
 
-TEST(LaunchJobFile, BesideTheHostFile) {
-  EXPECT_EQ(beside("/shared/run/gaptrain-hosts.7", "gaptrain-job.7.json"),
-            "/shared/run/gaptrain-job.7.json");
-  EXPECT_EQ(beside("gaptrain-hosts.7", "gaptrain-job.7.json"), "gaptrain-job.7.json");
+// ---- Other users kept out of the job's files ------------------------------------------------
+
+constexpr uid_t kNobody = 65534;
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void put_text(const std::string& path, const std::string& text, mode_t mode = 0600) {
+  std::ofstream(path, std::ios::trunc) << text;
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+}
+
+// A scratch directory of the test's own (mode 0700), removed with what is in it.
+class JobFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string templ = temp_path("files.XXXXXX");
+    ASSERT_NE(::mkdtemp(templ.data()), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override { ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
+  // Whether the test may give files away to uid 65534, as another user would own them.
+  static bool can_chown() { return ::geteuid() == 0; }
+  std::string at(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string dir_;
+};
+
+// A link planted at the temporary name the launcher once used (PATH.tmp) made a job write its
+// node list into the file the link points to: a checkpoint of the job's own user.
+TEST_F(JobFiles, ALinkPlantedAtTheTemporaryNameIsNotWrittenThrough) {
+  const std::string victim = at("model.pt");
+  put_text(victim, "weights");
+  ASSERT_EQ(::symlink(victim.c_str(), at("hosts.tmp").c_str()), 0);
+  write_hostfile(at("hosts"), {"n4"});
+  EXPECT_EQ(file_text(victim), "weights");
+  EXPECT_EQ(file_text(at("hosts")), "n4\n");
+  struct stat info {};
+  ASSERT_EQ(::lstat(at("hosts.tmp").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISLNK(info.st_mode)) << "the planted link is left alone, not reused";
+}
+
+TEST_F(JobFiles, ALinkAtTheFinalNameIsReplacedNotFollowed) {
+  const std::string victim = at("model.pt");
+  put_text(victim, "weights");
+  ASSERT_EQ(::symlink(victim.c_str(), at("job.json").c_str()), 0);
+  write_atomically(at("job.json"), "{}\n");
+  EXPECT_EQ(file_text(victim), "weights");
+  struct stat info {};
+  ASSERT_EQ(::lstat(at("job.json").c_str(), &info), 0);
+  EXPECT_TRUE(S_ISREG(info.st_mode));
+  EXPECT_EQ(info.st_mode & 0077, 0U) << "the job's files are the user's alone";
+}
+
+// A file another user left at the final name (an explicit GAPTRAIN_HOSTFILE in a sticky
+// directory) is replaced by the job's own, never written into.
+TEST_F(JobFiles, AFileOfAnotherOwnerAtTheFinalNameIsNotWrittenInto) {
+  if (!can_chown()) GTEST_SKIP() << "not root: cannot give a file to another user";
+  const std::string theirs = at("hosts");
+  put_text(theirs, "theirs\n", 0666);
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::link(theirs.c_str(), at("their-inode").c_str()), 0);
+  write_hostfile(theirs, {"n1"});
+  EXPECT_EQ(file_text(at("their-inode")), "theirs\n");
+  struct stat info {};
+  ASSERT_EQ(::lstat(theirs.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, ::geteuid());
+  EXPECT_EQ(file_text(theirs), "n1\n");
+}
+
+// Another user's pre-created progress file was appended to and read as the job's progress.
+TEST_F(JobFiles, AProgressFileNotTheUsersOwnIsNotRead) {
+  const std::string open_to_all = at("progress-0666.jsonl");
+  put_text(open_to_all, "{\"samples_done\":2e12}\n", 0666);
+  EXPECT_THROW(read_progress(open_to_all), UnsafePath);
+  const std::string link = at("progress-link.jsonl");
+  put_text(at("real.jsonl"), "{\"samples_done\":5}\n");
+  ASSERT_EQ(::symlink(at("real.jsonl").c_str(), link.c_str()), 0);
+  EXPECT_THROW(read_progress(link), UnsafePath);
+  if (!can_chown()) GTEST_SKIP() << "not root: cannot give a file to another user";
+  const std::string theirs = at("progress-theirs.jsonl");
+  put_text(theirs, "{\"samples_done\":2e12}\n", 0644);
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  EXPECT_THROW(read_progress(theirs), UnsafePath);
+}
+
+TEST_F(JobFiles, TheProgressFileIsCreatedExclusivelyOrMustBeTheUsersOwn) {
+  const std::string fresh = at("progress.jsonl");
+  prepare_progress_file(fresh);
+  struct stat info {};
+  ASSERT_EQ(::lstat(fresh.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISREG(info.st_mode));
+  EXPECT_EQ(info.st_mode & 0777, 0600U);
+  EXPECT_NO_THROW(prepare_progress_file(fresh)) << "a requeued job's own file is taken";
+  ASSERT_EQ(::symlink(at("elsewhere").c_str(), at("link.jsonl").c_str()), 0);
+  EXPECT_THROW(prepare_progress_file(at("link.jsonl")), UnsafePath);
+  EXPECT_NE(::access(at("elsewhere").c_str(), F_OK), 0) << "nothing created through the link";
+  put_text(at("group-writable.jsonl"), "", 0664);
+  EXPECT_THROW(prepare_progress_file(at("group-writable.jsonl")), UnsafePath);
+  if (!can_chown()) GTEST_SKIP() << "not root: cannot give a file to another user";
+  put_text(at("theirs.jsonl"), "", 0644);
+  ASSERT_EQ(::chown(at("theirs.jsonl").c_str(), kNobody, kNobody), 0);
+  EXPECT_THROW(prepare_progress_file(at("theirs.jsonl")), UnsafePath);
+}
+
+TEST_F(JobFiles, APrivateDirectoryIsMadeOrMustBeTheUsersOwn) {
+  make_private_directory(at("mine"));
+  struct stat info {};
+  ASSERT_EQ(::lstat(at("mine").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+  EXPECT_NO_THROW(make_private_directory(at("mine")));
+  ASSERT_EQ(::mkdir(at("open").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(at("open").c_str(), 0755), 0);
+  EXPECT_THROW(make_private_directory(at("open")), UnsafePath);
+  ASSERT_EQ(::symlink(at("mine").c_str(), at("link").c_str()), 0);
+  EXPECT_THROW(make_private_directory(at("link")), UnsafePath);
+  put_text(at("file"), "");
+  EXPECT_THROW(make_private_directory(at("file")), UnsafePath);
+  if (!can_chown()) GTEST_SKIP() << "not root: cannot give a directory to another user";
+  ASSERT_EQ(::mkdir(at("theirs").c_str(), 0700), 0);
+  ASSERT_EQ(::chown(at("theirs").c_str(), kNobody, kNobody), 0);
+  try {
+    make_private_directory(at("theirs"));
+    ADD_FAILURE() << "another user's directory was taken";
+  } catch (const UnsafePath& e) {
+    EXPECT_NE(std::string(e.what()).find("not yours (owner uid 65534"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(JobFiles, TheJobsDirectoryIsUnderTheWorkingDirectoryWhenOnlyTheUserCanWriteIt) {
+  const std::string work = at("work");
+  ASSERT_EQ(::mkdir(work.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(work.c_str(), 0755), 0);
+  const JobDirectory made = make_job_directory(work, dir_, "42");
+  EXPECT_EQ(made.path, work + "/.gaptrain/42");
+  EXPECT_FALSE(made.not_in_working_dir);
+  struct stat info {};
+  ASSERT_EQ(::lstat(made.path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+  EXPECT_EQ(make_job_directory(work, dir_, "42").path, made.path) << "a requeued job's again";
+}
+
+// A group's project directory (group-writable, setgid, another member's) is where the job's
+// files go: every node sees it, and its group can already touch everything in it.
+TEST_F(JobFiles, AGroupsProjectDirectoryIsUsed) {
+  const std::string project = at("project");
+  ASSERT_EQ(::mkdir(project.c_str(), 0775), 0);
+  ASSERT_EQ(::chmod(project.c_str(), 02775), 0);
+  const JobDirectory made = make_job_directory(project, dir_, "11");
+  EXPECT_EQ(made.path, project + "/.gaptrain/11");
+  EXPECT_FALSE(made.not_in_working_dir);
+  struct stat info {};
+  ASSERT_EQ(::lstat(made.path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+}
+
+TEST_F(JobFiles, ASharedWorkingDirectoryIsNotUsed) {
+  const std::string shared = at("shared");
+  ASSERT_EQ(::mkdir(shared.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  const JobDirectory made = make_job_directory(shared, dir_, "9");
+  EXPECT_EQ(made.path.rfind(dir_ + "/gaptrain-9.", 0), 0U) << made.path;
+  ASSERT_TRUE(made.not_in_working_dir);
+  EXPECT_NE(made.not_in_working_dir->find("writable by every user"), std::string::npos);
+  struct stat info {};
+  ASSERT_EQ(::lstat(made.path.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISDIR(info.st_mode));
+  EXPECT_EQ(info.st_mode & 0777, 0700U);
+  EXPECT_NE(make_job_directory(shared, dir_, "9").path, made.path)
+      << "a fresh name each time: nobody can create it first";
+  // An unwritable working directory falls back the same way, and a fallback directory others
+  // could write in is refused.
+  EXPECT_TRUE(make_job_directory("/nonexistent-dir", dir_, "9").not_in_working_dir);
+  EXPECT_THROW(make_job_directory("/nonexistent-dir", shared, "9"), UnsafePath);
+}
+
+TEST_F(JobFiles, APlantedGaptrainDirectoryIsRefused) {
+  const std::string work = at("work");
+  ASSERT_EQ(::mkdir(work.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((work + "/.gaptrain").c_str(), 0777), 0);
+  ASSERT_EQ(::chmod((work + "/.gaptrain").c_str(), 0777), 0);
+  EXPECT_THROW(make_job_directory(work, dir_, "7"), UnsafePath);
+  ASSERT_EQ(::rmdir((work + "/.gaptrain").c_str()), 0);
+  ASSERT_EQ(::symlink(dir_.c_str(), (work + "/.gaptrain").c_str()), 0);
+  EXPECT_THROW(make_job_directory(work, dir_, "7"), UnsafePath);
+}
+
+TEST_F(JobFiles, AFileTheUserNamesMustBeInADirectoryNobodyElseCanWrite) {
+  EXPECT_NO_THROW(check_directory_of(at("hosts")));
+  const std::string shared = at("shared");
+  ASSERT_EQ(::mkdir(shared.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  EXPECT_THROW(check_directory_of(shared + "/hosts"), UnsafePath);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  EXPECT_NO_THROW(check_directory_of(shared + "/hosts")) << "sticky, as /tmp: names are ours";
+}
+
+// Progress that went back, or grew faster than the job's nodes could train, was read as the
+// job's: `gaptrain job` showed 2e12 samples, the summary a negative rate.
+TEST_F(JobFiles, ProgressThatGoesBackOrJumpsIsRefusedAndSaidOnce) {
+  const std::string path = at("progress.jsonl");
+  ProgressFeed feed(path, 4);
+  EXPECT_FALSE(feed.read(0.0).progress) << "not written yet";
+  put_text(path, "{\"samples_done\":100,\"time\":1000}\n");
+  ProgressFeed::Reading reading = feed.read(1.0);
+  ASSERT_TRUE(reading.progress);
+  EXPECT_EQ(reading.progress->samples_done, 100.0);
+  EXPECT_FALSE(reading.say);
+  put_text(path, "{\"samples_done\":2e12,\"time\":1001}\n");
+  reading = feed.read(2.0);
+  EXPECT_FALSE(reading.progress) << "4 nodes train at most 4e9 samples a second";
+  ASSERT_TRUE(reading.say);
+  EXPECT_NE(reading.say->find("jumped from 100 to 2e+12"), std::string::npos) << *reading.say;
+  EXPECT_FALSE(feed.read(2.5).say) << "said once, not at every poll";
+  put_text(path, "{\"samples_done\":50,\"time\":1002}\n");
+  reading = feed.read(3.0);
+  EXPECT_FALSE(reading.progress);
+  ASSERT_TRUE(reading.say) << "another reason is said";
+  EXPECT_NE(reading.say->find("went back from 100 to 50"), std::string::npos) << *reading.say;
+  EXPECT_FALSE(feed.read(3.5).say);
+  put_text(path, "{\"samples_done\":300,\"time\":990}\n");
+  reading = feed.read(4.0);
+  ASSERT_TRUE(reading.progress);
+  EXPECT_EQ(reading.progress->samples_done, 300.0);
+  EXPECT_FALSE(reading.progress->time) << "a time before the last one is no time";
+  ASSERT_TRUE(reading.say);
+  EXPECT_NE(reading.say->find("taken again"), std::string::npos);
+  EXPECT_FALSE(last_samples_done("{\"samples_done\":1e19}\n")) << "beyond bounds::kMaxSamplesDone";
+}
+
+TEST_F(JobFiles, AProgressFileOpenToOthersIsSaidOnce) {
+  const std::string path = at("progress.jsonl");
+  put_text(path, "{\"samples_done\":2e12}\n", 0666);
+  ProgressFeed feed(path, 4);
+  const ProgressFeed::Reading reading = feed.read(0.0);
+  EXPECT_FALSE(reading.progress);
+  ASSERT_TRUE(reading.say);
+  EXPECT_NE(reading.say->find("writable by other users"), std::string::npos) << *reading.say;
+  EXPECT_FALSE(feed.read(1.0).say);
+}
+
+TEST(LaunchSaidOnce, AFailureIsSaidOnceUntilItEnds) {
+  SaidOnce failure;
+  EXPECT_EQ(failure.failed("cannot update the host file"), "cannot update the host file");
+  for (int pass = 0; pass < 65; ++pass) EXPECT_FALSE(failure.failed("again"));
+  EXPECT_TRUE(failure.succeeded());
+  EXPECT_FALSE(failure.succeeded());
+  EXPECT_TRUE(failure.failed("later"));
 }
 
 }  // namespace

@@ -295,6 +295,63 @@ case_hostile_neighbour() {
   job_state_is "$job" RUNNING || fail "elastic job $job is not running"
 }
 
+# Another local user (uid 65534) plants files where a job's files once went: in the shared
+# directory (mode 0777) the job is submitted from, a link at the host file's and the job file's
+# temporary names to a file of the job's user, and a world-writable progress file claiming 2e12
+# samples; in /tmp, the same names for the fallback. The job's files go to a private directory
+# of its own instead: the linked file is untouched, nothing is read from the planted progress
+# file, the job's progress is its own, its output says once where its files are and never that
+# it cannot write them, and it ends COMPLETED.
+samples_done_is() {  # samples_done_is JOB VALUE: gaptraind's samples_done of JOB
+  [ "$(query_status "job($1)['samples_done'] if job($1) else None")" = "$2" ]
+}
+
+case_hostile_files() {
+  local shared=$work/shared victim=$work/model.pt flag=$work/flag job out planted name
+  mkdir -p "$shared"
+  chmod 0777 "$shared"
+  echo weights >"$victim"
+  chmod 0600 "$victim"
+  job=$(submit -p elastic -N 1 --elastic=1-1 -t 3 -H -D "$shared" \
+    --wrap "exec $launch --poll-ms 250 -- bash -c '
+      for i in 1 2 3; do echo \"{\\\"samples_done\\\": \$((i * 100))}\" >>\"\$GAPTRAIN_PROGRESS_FILE\"; done
+      for i in \$(seq 600); do [ -e $flag ] && exit 0; sleep 0.1; done; exit 1'")
+  out=$work/$job.out
+  planted=("/tmp/gaptrain-hosts.$job.tmp" "/tmp/gaptrain-job.$job.json.tmp" "/tmp/gaptrain-progress.$job.jsonl")
+  cleanup_steps+=("rm -f ${planted[*]}")
+  for name in "$shared/gaptrain-hosts.$job.tmp" "$shared/gaptrain-job.$job.json.tmp" \
+    "/tmp/gaptrain-hosts.$job.tmp" "/tmp/gaptrain-job.$job.json.tmp"; do
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- ln -s "$victim" "$name"
+  done
+  for name in "$shared/gaptrain-progress.$job.jsonl" "/tmp/gaptrain-progress.$job.jsonl"; do
+    # shellcheck disable=SC2016 # $1 is the inner bash's argument
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+      bash -c 'echo "{\"samples_done\": 2e12}" >"$1" && chmod 0666 "$1"' _ "$name"
+  done
+  scontrol release "$job"
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 60 "job $job's own progress (300 samples) reported" samples_done_is "$job" 300.0
+  touch "$flag"
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(cat "$victim")" = weights ] || fail "the job wrote into its user's file: $(cat "$victim")"
+  for name in "$shared/gaptrain-progress.$job.jsonl" "/tmp/gaptrain-progress.$job.jsonl"; do
+    [ "$(cat "$name")" = '{"samples_done": 2e12}' ] || fail "the job wrote into $name: $(cat "$name")"
+  done
+  [ "$(grep -c "the job's files are in" "$out")" = 1 ] ||
+    fail "where the job's files are was not said once: $(cat "$out")"
+  ! grep -q "cannot update\|progress not taken\|2e+12" "$out" ||
+    fail "the job met the planted files: $(grep "cannot update\|progress not taken\|2e+12" "$out" | head -n 3)"
+  note "$(grep "the job's files are in" "$out" | cut -c1-200)"
+  # A host file that cannot be written (here: a directory nobody can create files in) is said
+  # once, not at every pass of the launcher's loop (every 50 ms here) for the job's whole life.
+  job=$(submit -p elastic -N 1 --elastic=1-1 -t 3 --export=ALL,GAPTRAIN_HOSTFILE=/proc/gaptrain-hosts \
+    --wrap "exec $launch --poll-ms 50 -- sleep 3")
+  out=$work/$job.out
+  poll 60 "job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(grep -c "cannot update the host file" "$out")" = 1 ] ||
+    fail "the host file's failure was not said once: $(grep -c "cannot update the host file" "$out") times"
+}
+
 # Ten rounds of a regular job taking 1 to 5 nodes from a running elastic job and giving them
 # back: every regular job starts within 5 s, no node is ever held twice, the elastic job keeps
 # its batch host and its training steps, and returns to 8 nodes each time.
@@ -1188,7 +1245,7 @@ case_pytorch() {
   # No --cost: gaptraind assumes 30 s a resize until it has measured the job's own (issue 29).
   job=$(gaptrain_submit -N 1-4 -- /usr/bin/python3 "$example/train_digits.py" \
     --checkpoint "$work/ckpt" --epochs $epochs --step-sleep 0.05)
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   out=$work/$job.out
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
@@ -1236,7 +1293,7 @@ case_goodput() {
     "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs $epochs --lr 0.01 --lr-rule sqrt \
     --step-sleep 0.05)
   out=$work/$job.out
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 300 "training at world size 2" world_size_is "$progress" 2
   poll 120 "the batch gaptraind chose for 2 workers" grep -q "batch: global [0-9]* (.* x 2 worker(s))" "$out"
@@ -1271,7 +1328,7 @@ case_notice_checkpoint() {
   job=$(gaptrain_submit -N 1-4 --cost 1:1 --notice 600 -- /usr/bin/python3 \
     "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs 1000 --step-sleep 0.05)
   out=$work/$job.out
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 60 "elastic job $job on the 2 idle nodes" elastic_at "$job" 2
   poll 300 "training at world size 2" world_size_is "$progress" 2

@@ -65,7 +65,7 @@ case_launch_two_nodes() {
   awk -v m="$batch_host" '$2 != 2 || $3 != m { bad = 1 } END { exit bad }' "$out" ||
     fail "steps saw wrong GAPTRAIN_NNODES/GAPTRAIN_MASTER_ADDR (want 2 $batch_host): $(cat "$out")"
   hosts=$(awk 'NR == 1 {print $4}' "$out")
-  [ "$hosts" = "$work/gaptrain-hosts.$job" ] || fail "GAPTRAIN_HOSTFILE is $hosts"
+  [ "$hosts" = "$work/.gaptrain/$job/hosts" ] || fail "GAPTRAIN_HOSTFILE is $hosts"
   [ "$(head -n1 "$hosts")" = "$batch_host" ] && [ "$(wc -l <"$hosts")" -eq 2 ] ||
     fail "host file $hosts: $(cat "$hosts")"
   poll 30 "gaptrain status to show job $job with samples_done 4096" progress_is "$job" 4096.0
@@ -131,7 +131,7 @@ case_launch_drain() {
   note "job $job submitted"
   poll 60 "both steps up" lines_in "$out" 2
   other=$(scontrol show hostnames "$(job_field "$job" NodeList)" | grep -vx "$(job_field "$job" BatchHost)")
-  hosts=$work/gaptrain-hosts.$job
+  hosts=$work/.gaptrain/$job/hosts
   poll 30 "the host file to list both nodes" lines_in "$hosts" 2
   echo "$other" >"$trigger"
   poll 30 "the step on $other to see SIGTERM" grep -qx "$other TERM" "$out"
