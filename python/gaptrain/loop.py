@@ -400,7 +400,8 @@ class ElasticLoop:
             return
         ctx = self.context
         try:
-            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s)
+            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s,
+                                       ctx.store_secret)
             self._token = self._store.announce(ctx.node)
             if ctx.is_batch_host:
                 self._restore()

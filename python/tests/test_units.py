@@ -69,7 +69,7 @@ def test_outside_a_job_the_helper_says_how_to_run() -> None:
 def test_torchrun_gets_the_jobs_range_and_rendezvous() -> None:
     env = {"GAPTRAIN_MASTER_ADDR": "n1", "GAPTRAIN_JOB_ID": "42", "SLURMD_NODENAME": "n3",
            "GAPTRAIN_RDZV_HOST": "10.1.0.1", "GAPTRAIN_RDZV_PORT": "41000",
-           "GAPTRAIN_MIN_NODES": "2", "GAPTRAIN_MAX_NODES": "8"}
+           "GAPTRAIN_STORE_SECRET": "0123abcd", "GAPTRAIN_MIN_NODES": "2", "GAPTRAIN_MAX_NODES": "8"}
     args = torchrun_arguments(LaunchContext.from_env(env), ["train.py", "--epochs", "3"], env)
     assert "--nnodes=2:8" in args
     assert "--rdzv_endpoint=10.1.0.1:41000" in args
