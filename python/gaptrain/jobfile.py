@@ -46,8 +46,9 @@ class JobView:
         if not isinstance(doc, dict):
             raise ValueError("the job file is not a JSON object")
         nodes = doc.get("nodes")
-        if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
-            raise ValueError("the job file's nodes must be a non-empty list of names")
+        # Empty while the whole job is being stopped (a requeue): every worker leaves.
+        if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+            raise ValueError("the job file's nodes must be a list of names")
         notice = doc.get("notice", {})
         if not isinstance(notice, dict):
             raise ValueError("the job file's notice must be an object of node: Unix time")

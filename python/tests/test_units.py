@@ -47,7 +47,9 @@ def test_the_job_file_is_read_strictly() -> None:
     view = JobView.parse('{"job_id": 5, "generation": 2, "nodes": ["n1", "n2"], "leaving": ["n3"],'
                          ' "notice": {"n2": 17.5}, "min_nodes": 1, "max_nodes": 4}')
     assert view.nodes == ("n1", "n2") and view.leaving == ("n3",) and view.notice == {"n2": 17.5}
-    for bad in ('[]', '{"job_id": 5, "generation": 1, "nodes": []}',
+    # No nodes: the whole job is being stopped (a requeue), every worker leaves.
+    assert JobView.parse('{"job_id": 5, "generation": 3, "nodes": [], "leaving": ["n1"]}').nodes == ()
+    for bad in ('[]', '{"job_id": 5, "generation": 1, "nodes": [1]}',
                 '{"job_id": 5, "generation": 1, "nodes": ["n1"], "notice": []}'):
         with pytest.raises(ValueError):
             JobView.parse(bad)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The wall clock of a whole host steps while an elastic job trains: a private 8-node cluster
-# (scripts/local-cluster) whose every process (munged, MariaDB, slurmdbd, slurmctld, slurmd,
-# gaptraind, the job's launcher and workers) runs under libfaketime, its offset read from one
+# The wall clock of slurmctld's host steps while an elastic job trains: a private 8-node cluster
+# (scripts/local-cluster) whose daemons (munged, MariaDB, slurmdbd, slurmctld, slurmd, gaptraind)
+# run under libfaketime, its offset read from one
 # file at every call, monotonic clocks left alone (as an NTP step leaves them). Runs
 # tests/slurm/run_elastic_case.sh's clock_jump case on it and stops the cluster, also when the
 # case fails. As root, after a build:
@@ -20,6 +20,8 @@ export LD_PRELOAD=$lib FAKETIME_TIMESTAMP_FILE=$spec FAKETIME_NO_CACHE=1 FAKETIM
 trap '"$repo/tests/slurm/cluster_fixture.sh" stop "$dir" >/dev/null 2>&1 || true' EXIT
 "$repo/tests/slurm/cluster_fixture.sh" start "$dir" --nodes 8 --plugin "$build/plugin/spank_gaptrain.so" \
   --gaptraind "$build/controller/daemon/gaptraind"
-CLOCK_JUMP_SPEC=$spec GAPTRAIN_CLI=$build/controller/gaptrain EXAMPLE_DIR=$repo/examples/pytorch-elastic \
+# The case and the jobs it submits run without libfaketime (Python's time.sleep fails under it):
+# the clock that jumps is that of the Slurm daemons' and gaptraind's host.
+env -u LD_PRELOAD CLOCK_JUMP_SPEC=$spec GAPTRAIN_CLI=$build/controller/gaptrain EXAMPLE_DIR=$repo/examples/pytorch-elastic \
   PYTHON_DIR=$repo/python "$repo/tests/slurm/run_elastic_case.sh" "$dir/env.sh" \
   "$build/launcher/gaptrain-launch" clock_jump
