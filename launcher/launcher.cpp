@@ -381,6 +381,7 @@ void Launcher::start_step(const std::string& node) {
        "GAPTRAIN_JOB_ID=" + std::to_string(job_.job_id), "GAPTRAIN_JOB_FILE=" + job_.job_file,
        "GAPTRAIN_PROGRESS_FILE=" + options_.progress_file, "GAPTRAIN_RDZV_HOST=" + job_.rdzv_host,
        "GAPTRAIN_RDZV_PORT=" + std::to_string(job_.rdzv_port),
+       "GAPTRAIN_STORE_SECRET=" + job_.store_secret,
        "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
        "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
        "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal)});

@@ -35,6 +35,11 @@ struct JobContext {
   std::string job_file;            // where GAPTRAIN_JOB_FILE points (job_file.hpp)
   std::string rdzv_host;           // the batch host's address (its NodeAddr)
   int rdzv_port = 29400;           // free on the batch host when the job started
+  // The prefix of every key the job's workers keep in the rendezvous store. The store (torch's
+  // TCPStore) answers anyone who reaches its port; a local user who knows no key name cannot
+  // steer the training's membership. Random per launch, passed to the steps in their
+  // environment only (another user can read a command line, not an environment).
+  std::string store_secret;
   int min_nodes = 1;               // the registered range (GAPTRAIN_MIN/MAX_NODES)
   int max_nodes = 1;
   int workers_per_node = 1;  // GAPTRAIN_NPROC_PER_NODE (torchrun's --nproc_per_node)

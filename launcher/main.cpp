@@ -1,10 +1,14 @@
 // gaptrain-launch: the elastic job's main program (the batch script of an --elastic job). See
 // launcher.hpp for what it does and options.cpp's help for how to use it.
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -25,6 +29,28 @@ using gaptrain::launch::JobContext;
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string() : std::string(value);
+}
+
+// 128 random bits as hex, from the kernel's generator (getrandom blocks only before the pool is
+// first seeded at boot).
+std::string random_secret() {
+  std::array<unsigned char, 16> bytes{};
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = getrandom(bytes.data() + got, bytes.size() - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "getrandom");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  std::string hex;
+  for (const unsigned char byte : bytes) {
+    char pair[3];
+    std::snprintf(pair, sizeof pair, "%02x", byte);
+    hex += pair;
+  }
+  return hex;
 }
 
 // The address the other nodes reach `node` at: its NodeAddr in Slurm (node names need not
@@ -109,6 +135,7 @@ std::optional<JobContext> job_context() {
     std::cerr << "gaptrain-launch: GAPTRAIN_RDZV_PORT is not a TCP port: \"" << port << "\"\n";
     return std::nullopt;
   }
+  job.store_secret = random_secret();
   const std::string per_node = env_or_empty("GAPTRAIN_NPROC_PER_NODE");
   job.workers_per_node = per_node.empty() ? 1 : std::max(1, std::atoi(per_node.c_str()));
   job.min_nodes = job.registration ? job.registration->min_nodes : 1;

@@ -1,6 +1,7 @@
 #include "core/job_history.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace gaptrain::daemon {
@@ -14,6 +15,15 @@ std::string_view to_string(ResizeKind kind) {
     case ResizeKind::requeue: return "requeue";
   }
   return "grow";
+}
+
+void JobHistory::tick(double wall, double mono) {
+  if (!wall_minus_mono_) wall_minus_mono_ = wall - mono;
+  // Only a step moves the shift: the wall clock's slew and a caller's whole-second reading
+  // leave it as it was.
+  const double shift = mono + *wall_minus_mono_ - wall;
+  if (std::abs(shift - shift_) > kStepS) shift_ = shift;
+  steady_now_ = wall + shift_;
 }
 
 void JobHistory::set_limits(HistoryLimits limits) {
@@ -35,6 +45,7 @@ JobRecord& JobHistory::record(std::uint32_t job_id) {
 
 void JobHistory::nodes(std::uint32_t job_id, uid_t uid, const std::string& user, int count,
                        double time) {
+  time = steady(time);
   JobRecord& job = record(job_id);
   job.uid = uid;
   if (!user.empty()) job.user = user;
@@ -47,7 +58,8 @@ void JobHistory::nodes(std::uint32_t job_id, uid_t uid, const std::string& user,
   thin(job);
 }
 
-void JobHistory::resize(std::uint32_t job_id, const ResizeRecord& resize) {
+void JobHistory::resize(std::uint32_t job_id, ResizeRecord resize) {
+  resize.time = steady(resize.time);
   JobRecord& job = record(job_id);
   job.resizes.push_back(resize);
   // The training stalls until it makes progress at its new size; an admission is its start.
@@ -58,7 +70,12 @@ void JobHistory::resize(std::uint32_t job_id, const ResizeRecord& resize) {
   thin(job);
 }
 
-void JobHistory::progress(std::uint32_t job_id, const ProgressPoint& point) {
+void JobHistory::progress(std::uint32_t job_id, ProgressPoint point) {
+  if (wall_minus_mono_) {
+    const double stamped = steady(point.time);
+    const bool plausible = stamped >= steady_now_ - kMaxReportAgeS && stamped <= steady_now_ + kStepS;
+    point.time = plausible ? stamped : steady_now_;
+  }
   JobRecord& job = record(job_id);
   if (!job.progress.empty()) {
     const ProgressPoint& last = job.progress.back();
@@ -92,6 +109,7 @@ void JobHistory::goodput(std::uint32_t job_id, const std::optional<BatchRange>& 
 }
 
 void JobHistory::ended(std::uint32_t job_id, double time) {
+  time = steady(time);
   const auto it = records_.find(job_id);
   if (it == records_.end() || it->second.ended_at) return;
   JobRecord& job = it->second;

@@ -3,6 +3,14 @@
 // learned curve, node-hours and the time lost to resizes. Kept while the job runs and, for the
 // last `jobs_kept` ended jobs, after it ended; each job's points are bounded (older progress is
 // thinned, the recent kept whole). Pure: every time comes in as an argument (Unix seconds).
+//
+// The wall clock can step (an NTP step, a resumed VM). A history kept on it would count a step
+// forward as node-hours and as time lost to resizes, and a step back as negative spans. So the
+// history keeps its own clock: Unix seconds that advance with the monotonic clock from the first
+// `tick`, and every time given afterwards (read from the wall clock at that moment) is moved onto
+// it. A progress point carries the training's own clock, another machine's: a stamp more than
+// kMaxReportAgeS before the report's arrival, or more than kStepS after it, is that clock's and
+// not the history's, and the point is placed at its arrival.
 #pragma once
 
 #include <sys/types.h>
@@ -75,16 +83,29 @@ struct HistoryLimits {
 
 class JobHistory {
  public:
+  // How long before its arrival a progress point may have been written (the launcher reads the
+  // progress file every half second); an older or future stamp is another clock's.
+  static constexpr double kMaxReportAgeS = 5.0;
+  // Smaller differences between the wall and the monotonic clock are not a step: the wall
+  // clock's slew, whole-second readings, two machines' clocks a little apart.
+  static constexpr double kStepS = 2.0;
+
   explicit JobHistory(HistoryLimits limits = {}) : limits_(limits) {}
   void set_limits(HistoryLimits limits);
+  // The clocks now, before the calls below that pass times read from the wall clock at `wall`.
+  // Without a tick the history takes times as given.
+  void tick(double wall, double mono);
+  // `wall` (read at the last tick) on the history's clock: what node_hours() and
+  // resize_lost_s() take as `now`.
+  double steady(double wall) const noexcept { return wall + shift_; }
 
   // The job's owner, and its node count at `time` (recorded when it changed).
   void nodes(std::uint32_t job_id, uid_t uid, const std::string& user, int count, double time);
   // A resize carried out at `time`; a job not seen before is added (an admission comes before
   // the job runs).
-  void resize(std::uint32_t job_id, const ResizeRecord& record);
+  void resize(std::uint32_t job_id, ResizeRecord record);
   // A launcher's report of progress; reports that repeat the last point are not kept again.
-  void progress(std::uint32_t job_id, const ProgressPoint& point);
+  void progress(std::uint32_t job_id, ProgressPoint point);
   void curve(std::uint32_t job_id, std::map<int, double> measured,
              std::vector<ScalingCurve::Point> assumed, std::string_view source);
   void goodput(std::uint32_t job_id, const std::optional<BatchRange>& batch,
@@ -102,6 +123,9 @@ class JobHistory {
   void forget_oldest_ended();
 
   HistoryLimits limits_;
+  std::optional<double> wall_minus_mono_;  // at the first tick
+  double shift_ = 0.0;       // the history's clock less the wall clock, since the last step
+  double steady_now_ = 0.0;  // the history's clock at the last tick
   std::map<std::uint32_t, JobRecord> records_;
   std::deque<std::uint32_t> ended_order_;  // oldest end first
 };

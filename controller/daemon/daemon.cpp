@@ -52,8 +52,20 @@ std::uint64_t mono_now_uncached() {
          static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
 }
 
+double mono_now_uncached_s() {
+  return static_cast<double>(mono_now_uncached()) / static_cast<double>(kUsecPerS);
+}
+
 std::int64_t wall_now() {
   return static_cast<std::int64_t>(std::time(nullptr));
+}
+
+// The wall clock to the microsecond, for the history's clock (job_history.hpp): Slurm's times
+// are whole seconds (wall_now), a training's progress stamps are not.
+double wall_now_precise() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 std::uint64_t mono_now(sd_event* event) {
@@ -347,6 +359,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   // changes the partitions shows there), not at every watch poll.
   if (slurm_config) note_satellite_partition();
   if (!state_loaded_) load_state();
+  history_.tick(static_cast<double>(now), static_cast<double>(mono) / static_cast<double>(kUsecPerS));
   const Refreshed refreshed =
       elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
                        config_.satellite_partition);
@@ -497,7 +510,9 @@ void Daemon::follow_history(double now) {
 
 std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
   const JobRecord* job = history_.find(job_id);
-  const double now = static_cast<double>(wall_now());
+  const double wall = wall_now_precise();
+  history_.tick(wall, mono_now_uncached_s());
+  const double now = history_.steady(wall);
   if (job == nullptr) {
     // Not managed yet: a parked or held job waiting for admission says why it waits (to its
     // owner and admins, as `gaptrain status` lists the queue).
@@ -600,6 +615,7 @@ void Daemon::acted(ActOutcome outcome) {
   }
   set_aside_ = std::move(set_aside);
   queue_waiting_ = std::move(outcome.cycle.waiting);
+  history_.tick(static_cast<double>(outcome.decided_at.wall), outcome.decided_at.mono);
   for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);
   follow_history(static_cast<double>(outcome.decided_at.wall));
   if (const auto& allocation = outcome.cycle.allocation) {
@@ -1004,6 +1020,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   }
   const ElasticJob& reported = elastic_.jobs().at(report.job_id);
   if (report.samples_done && reported.samples_done == report.samples_done) {
+    history_.tick(wall_now_precise(), mono_now_uncached_s());
     history_.progress(report.job_id,
                       {report.progress_time.value_or(static_cast<double>(wall_now())),
                        *report.samples_done, report.world_size});

@@ -46,8 +46,9 @@ class JobView:
         if not isinstance(doc, dict):
             raise ValueError("the job file is not a JSON object")
         nodes = doc.get("nodes")
-        if not isinstance(nodes, list) or not nodes or not all(isinstance(n, str) for n in nodes):
-            raise ValueError("the job file's nodes must be a non-empty list of names")
+        # Empty while the whole job is being stopped (a requeue): every worker leaves.
+        if not isinstance(nodes, list) or not all(isinstance(n, str) for n in nodes):
+            raise ValueError("the job file's nodes must be a list of names")
         notice = doc.get("notice", {})
         if not isinstance(notice, dict):
             raise ValueError("the job file's notice must be an object of node: Unix time")
@@ -90,6 +91,7 @@ class LaunchContext:
     batch_host: str  # rank 0's node, for the job's whole life
     rdzv_host: str  # the address the batch host is reached at
     rdzv_port: int
+    store_secret: str  # the prefix of the job's keys in the store (store.py)
     job_file: str
     progress_file: str | None
     min_nodes: int
@@ -119,6 +121,7 @@ class LaunchContext:
             batch_host=batch_host,
             rdzv_host=env.get("GAPTRAIN_RDZV_HOST") or batch_host,
             rdzv_port=int(env.get("GAPTRAIN_RDZV_PORT") or 29400),
+            store_secret=need("GAPTRAIN_STORE_SECRET"),
             job_file=env.get("GAPTRAIN_JOB_FILE", ""),
             progress_file=env.get("GAPTRAIN_PROGRESS_FILE") or None,
             min_nodes=int(env.get("GAPTRAIN_MIN_NODES") or 1),

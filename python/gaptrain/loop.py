@@ -268,6 +268,8 @@ class ElasticLoop:
             return None
         self._last_membership_check = now
         view = self.job_file.read()
+        if not view.nodes:  # the whole job is being stopped: SIGTERM follows, no regroup
+            return None
         if view.generation != self._generation_seen:
             self._generation_seen, self._generation_since = view.generation, now
         assert self.plan is not None and self._store is not None
@@ -400,7 +402,8 @@ class ElasticLoop:
             return
         ctx = self.context
         try:
-            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s)
+            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s,
+                                       ctx.store_secret)
             self._token = self._store.announce(ctx.node)
             if ctx.is_batch_host:
                 self._restore()
@@ -528,6 +531,10 @@ class ElasticLoop:
         say(f"training finished: {self.position.samples_done} samples in {self.position.step} steps", self.rank)
 
     def _fall_back(self, error: Exception) -> None:
+        if self._leaving:
+            # Told to leave (SIGTERM) and the store gone with the batch host: the whole job is
+            # being stopped, and rank 0 saved the checkpoint it resumes from.
+            self._exit(0, "stopped with the job")
         say(f"cannot regroup in-process ({error}): restarting from the checkpoint")
         sys.stderr.flush()
         os._exit(EXIT_START_AGAIN)

@@ -6,6 +6,12 @@ gaptrain never takes from a job. Every worker process announces itself there onc
 it posts numbered *plans* (``plan/K``: the members in rank order, each with its token) and the
 members of plan K form the process group ``group/K`` on the same store. A worker not in the
 newest plan waits for one that names it, or for the training's end.
+
+The store answers anyone who reaches its port, and has no way to tell the job's workers from
+another local user. Every key therefore lives under the job's secret (GAPTRAIN_STORE_SECRET,
+random per launch, in the workers' environment only): a user who knows no key name can neither
+read a plan, post one, nor mark a member as leaving. The process groups' own keys are under it
+too.
 """
 from __future__ import annotations
 
@@ -50,12 +56,15 @@ class Plan:
 
 
 class JobStore:
-    def __init__(self, host: str, port: int, serve: bool, timeout_s: float) -> None:
+    def __init__(self, host: str, port: int, serve: bool, timeout_s: float, secret: str) -> None:
+        if not secret:
+            raise ValueError("the job's store needs its secret (GAPTRAIN_STORE_SECRET)")
         self.timeout = timedelta(seconds=timeout_s)
         try:
-            self.store = compat.tcp_store(host, port, serve, self.timeout)
+            self._server = compat.tcp_store(host, port, serve, self.timeout)
         except (RuntimeError, OSError) as e:  # torch raises TimeoutError (an OSError) too
             raise StoreLost(f"cannot reach the job's store at {host}:{port}: {e}") from e
+        self.store = dist.PrefixStore(f"gaptrain/{secret}", self._server)
 
     def _call(self, fn, *args):
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -26,6 +27,7 @@ class FakeJob:
         self.job_file = tmp / "job.json"
         self.progress = tmp / "progress.jsonl"
         self.port = free_port()
+        self.store_secret = secrets.token_hex(16)
         self.generation = 0
         self.min_nodes, self.max_nodes = min_nodes, max_nodes
         self.procs: dict[str, list[subprocess.Popen]] = {}
@@ -47,6 +49,7 @@ class FakeJob:
     def start(self, node: str) -> subprocess.Popen:
         env = dict(os.environ, SLURMD_NODENAME=node, GAPTRAIN_MASTER_ADDR="n1", GAPTRAIN_JOB_ID="7",
                    GAPTRAIN_RDZV_HOST="127.0.0.1", GAPTRAIN_RDZV_PORT=str(self.port),
+                   GAPTRAIN_STORE_SECRET=self.store_secret,
                    GAPTRAIN_JOB_FILE=str(self.job_file), GAPTRAIN_PROGRESS_FILE=str(self.progress),
                    GAPTRAIN_MIN_NODES=str(self.min_nodes), GAPTRAIN_MAX_NODES=str(self.max_nodes),
                    TOY_LOG=str(self.tmp / "log"), TOY_PACE=str(self.tmp / "pace"), OMP_NUM_THREADS="1",

@@ -4,6 +4,7 @@ to the checkpoint."""
 from __future__ import annotations
 
 import signal
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -135,3 +136,20 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
         assert noisy and all(l["grad_sqr"] > 0 and l["grad_var"] > 0 for l in noisy)
     finally:
         job.kill()
+
+
+def test_a_requeue_stops_every_worker_quietly(job: FakeJob) -> None:
+    """The batch host needed by a regular job: gaptrain-launch empties the job's nodes, then
+    SIGTERMs every step. Every worker ends cleanly, rank 0 with a checkpoint, no traceback."""
+    job.write_job_file(["n1", "n2"])
+    job.start("n1")
+    job.start("n2")
+    job.wait_for_world(2)
+    job.write_job_file([], leaving=["n1", "n2"])
+    time.sleep(1.0)  # the workers read the emptied job file for a few steps before the signal
+    for node in ("n1", "n2"):
+        job.live(node).send_signal(signal.SIGTERM)
+    statuses = job.finish()
+    assert statuses == {"n1": 0, "n2": 0}, job.outputs()
+    assert "Traceback" not in job.outputs(), job.outputs()
+    assert "checkpoint saved" in job.outputs(), job.outputs()

@@ -47,7 +47,9 @@ def test_the_job_file_is_read_strictly() -> None:
     view = JobView.parse('{"job_id": 5, "generation": 2, "nodes": ["n1", "n2"], "leaving": ["n3"],'
                          ' "notice": {"n2": 17.5}, "min_nodes": 1, "max_nodes": 4}')
     assert view.nodes == ("n1", "n2") and view.leaving == ("n3",) and view.notice == {"n2": 17.5}
-    for bad in ('[]', '{"job_id": 5, "generation": 1, "nodes": []}',
+    # No nodes: the whole job is being stopped (a requeue), every worker leaves.
+    assert JobView.parse('{"job_id": 5, "generation": 3, "nodes": [], "leaving": ["n1"]}').nodes == ()
+    for bad in ('[]', '{"job_id": 5, "generation": 1, "nodes": [1]}',
                 '{"job_id": 5, "generation": 1, "nodes": ["n1"], "notice": []}'):
         with pytest.raises(ValueError):
             JobView.parse(bad)
@@ -69,7 +71,7 @@ def test_outside_a_job_the_helper_says_how_to_run() -> None:
 def test_torchrun_gets_the_jobs_range_and_rendezvous() -> None:
     env = {"GAPTRAIN_MASTER_ADDR": "n1", "GAPTRAIN_JOB_ID": "42", "SLURMD_NODENAME": "n3",
            "GAPTRAIN_RDZV_HOST": "10.1.0.1", "GAPTRAIN_RDZV_PORT": "41000",
-           "GAPTRAIN_MIN_NODES": "2", "GAPTRAIN_MAX_NODES": "8"}
+           "GAPTRAIN_STORE_SECRET": "0123abcd", "GAPTRAIN_MIN_NODES": "2", "GAPTRAIN_MAX_NODES": "8"}
     args = torchrun_arguments(LaunchContext.from_env(env), ["train.py", "--epochs", "3"], env)
     assert "--nnodes=2:8" in args
     assert "--rdzv_endpoint=10.1.0.1:41000" in args

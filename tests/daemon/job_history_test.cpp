@@ -21,6 +21,41 @@ ResizeRecord resize(double time, ResizeKind kind, std::vector<std::string> nodes
   return {time, kind, "allocator", std::move(nodes)};
 }
 
+// The wall clock steps an hour forward, then an hour back, while the job runs (the monotonic
+// clock, the second argument of tick, goes on): neither step counts as node-hours or as time
+// lost to a resize, and the training's progress stamps (its own clock, which did not step) land
+// at their reports' arrival.
+TEST(JobHistory, AWallClockStepCountsNeitherAsNodeHoursNorAsStalls) {
+  JobHistory history;
+  constexpr double kMono = 500.0;
+  history.tick(kT, kMono);
+  history.resize(7, resize(kT, ResizeKind::admit, {"n1", "n2"}));
+  history.nodes(7, kAlice, "alice", 2, kT);
+  history.tick(kT + 10, kMono + 10);
+  history.progress(7, {kT + 10, 1000.0, 2});
+  // 20 s later by the monotonic clock, the wall clock reads an hour and 20 s later.
+  history.tick(kT + 3620, kMono + 30);
+  history.resize(7, resize(kT + 3620, ResizeKind::reclaim, {"n1"}));
+  history.nodes(7, kAlice, "alice", 1, kT + 3620);
+  history.tick(kT + 3622, kMono + 32);
+  history.progress(7, {kT + 32, 1100.0, 1});  // the training's clock did not step
+  // And back: 10 s later the wall clock reads 50 s after the start.
+  history.tick(kT + 50, kMono + 42);
+  history.resize(7, resize(kT + 50, ResizeKind::grow, {"n1", "n2"}));
+  history.nodes(7, kAlice, "alice", 2, kT + 50);
+  history.tick(kT + 51, kMono + 43);
+  history.progress(7, {kT + 51, 1200.0, 2});
+  history.tick(kT + 60, kMono + 52);
+  const JobRecord* job = history.find(7);
+  ASSERT_NE(job, nullptr);
+  const double now = history.steady(kT + 60);
+  EXPECT_DOUBLE_EQ(now, kT + 52);
+  EXPECT_DOUBLE_EQ(resize_lost_s(*job, now), 3.0);  // 2 s after the reclaim, 1 s after the grow
+  // 2 nodes for 30 s, 1 node for 12 s, 2 nodes for 10 s.
+  EXPECT_DOUBLE_EQ(node_hours(*job, now), (60.0 + 12.0 + 20.0) / 3600.0);
+  for (const ProgressPoint& point : job->progress) EXPECT_LE(point.time, now);
+}
+
 TEST(JobHistory, NodeHoursAndTimeLostToResizes) {
   JobHistory history;
   history.resize(7, resize(kT, ResizeKind::admit, {"n1"}));

@@ -1237,6 +1237,51 @@ reclaim_and_grow_back() {  # reclaim_and_grow_back JOB SHRUNK-CHECK REGROWN-CHEC
   poll 300 "training back at world size 4" $3
 }
 
+# The wall clock of slurmctld's host steps while the example trains (an NTP step, a resumed VM):
+# back an hour, forward an hour (to the true time), forward two minutes; monotonic clocks do not
+# move. Only on a cluster whose daemons run under libfaketime (tests/bench/clock_jump_probe.sh
+# sets CLOCK_JUMP_SPEC, the file libfaketime reads the offset from at every call); skipped else.
+# The case and its jobs run without it (Python's time.sleep fails under it with EINVAL). While
+# the clock is behind, slurmctld schedules nothing new (its own rate limits compare with times
+# now in the future), so the case asks only that gaptraind shrinks the job for the regular job
+# then, and that the regular job starts once the clock is right again. Throughout: the job keeps
+# its lease (no TIMEOUT), trains every sample once and ends COMPLETED.
+case_clock_jump() {
+  local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} job epochs=60 progress out spec regular
+  spec=${CLOCK_JUMP_SPEC:-}
+  [ -n "$spec" ] && [ -w "$spec" ] || { note "not a cluster under libfaketime: skipped"; exit 77; }
+  torch_or_skip "torch, sklearn"
+  echo "+0" >"$spec"
+  job=$(gaptrain_submit -N 1-4 -- /usr/bin/python3 "$example/train_digits.py" \
+    --checkpoint "$work/ckpt" --epochs $epochs --step-sleep 0.05)
+  progress=$work/gaptrain-progress.$job.jsonl
+  out=$work/$job.out
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 300 "training at world size 4" world_size_is "$progress" 4
+  note "clock back one hour; TimeLimit $(job_field "$job" TimeLimit)"
+  echo "-1h" >"$spec"
+  sleep 5
+  regular=$(submit -p regular -N 6 -t 5 --wrap 'sleep 600')
+  poll 120 "training shrunk to world size 2 for regular job $regular" world_size_is "$progress" 2
+  sleep 20
+  job_state_is "$job" RUNNING || fail "job $job did not survive the clock going back"
+  note "clock forward one hour (to the true time); TimeLimit $(job_field "$job" TimeLimit)"
+  echo "+0" >"$spec"
+  poll 120 "regular job $regular RUNNING once the clock is right" job_state_is "$regular" RUNNING
+  scancel "$regular"
+  poll 120 "elastic job $job back on 4 nodes" elastic_at "$job" 4
+  note "clock forward two minutes; TimeLimit $(job_field "$job" TimeLimit)"
+  echo "+2m" >"$spec"
+  sleep 20
+  reclaim_and_grow_back "$job" "world_size_is $progress 2" "world_size_is $progress 4"
+  note "TimeLimit $(job_field "$job" TimeLimit)"
+  poll 900 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
+  [ "$(tail -n 1 "$progress" | python3 -c 'import json, sys; print(json.load(sys.stdin)["samples_done"])')" = \
+    $((epochs * 1797)) ] || fail "not every sample trained once: $(tail -n 1 "$progress")"
+  ! grep -q "Traceback" "$out" || fail "a traceback in the job's output: $(grep -A5 Traceback "$out" | head -n 30)"
+  echo "+0" >"$spec"
+}
+
 # Issue 28 (a): the example as a user submits it, in one line; a reclaim and a grow while it
 # trains (in-process regroups: no worker restarted); every sample of every epoch counted once.
 case_pytorch() {
@@ -1352,6 +1397,7 @@ case_notice_checkpoint() {
 # Issue 28 (d): `gaptrain job ID --json` after the job ended shows its reclaim and grows with
 # times, and its progress as reported (at least one point a second while it trained); the
 # plot is drawn; with PrivateData=jobs another user is refused the view, root is not.
+
 job_view_shows_the_run() {  # job_view_shows_the_run JOB
   local json=$work/job-$1.json
   "$GAPTRAIN_CLI" job "$1" --json >"$json" || fail "gaptrain job $1 --json failed"
