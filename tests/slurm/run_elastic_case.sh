@@ -1254,7 +1254,7 @@ case_clock_jump() {
   echo "+0" >"$spec"
   job=$(gaptrain_submit -N 1-4 -- /usr/bin/python3 "$example/train_digits.py" \
     --checkpoint "$work/ckpt" --epochs $epochs --step-sleep 0.05)
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   out=$work/$job.out
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 300 "training at world size 4" world_size_is "$progress" 4
