@@ -40,7 +40,7 @@ struct JobContext {
   // steer the training's membership. Random per launch, passed to the steps in their
   // environment only (another user can read a command line, not an environment).
   std::string store_secret;
-  int min_nodes = 1;               // the registered range (GAPTRAIN_MIN/MAX_NODES)
+  int min_nodes = 1;  // the registered range (GAPTRAIN_MIN/MAX_NODES)
   int max_nodes = 1;
   int workers_per_node = 1;  // GAPTRAIN_NPROC_PER_NODE (torchrun's --nproc_per_node)
   // What the plugin registered the job with (GAPTRAIN_REGISTRATION), sent again when gaptraind

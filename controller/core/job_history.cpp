@@ -73,7 +73,8 @@ void JobHistory::resize(std::uint32_t job_id, ResizeRecord resize) {
 void JobHistory::progress(std::uint32_t job_id, ProgressPoint point) {
   if (wall_minus_mono_) {
     const double stamped = steady(point.time);
-    const bool plausible = stamped >= steady_now_ - kMaxReportAgeS && stamped <= steady_now_ + kStepS;
+    const bool plausible =
+        stamped >= steady_now_ - kMaxReportAgeS && stamped <= steady_now_ + kStepS;
     point.time = plausible ? stamped : steady_now_;
   }
   JobRecord& job = record(job_id);

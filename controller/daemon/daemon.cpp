@@ -359,7 +359,8 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   // changes the partitions shows there), not at every watch poll.
   if (slurm_config) note_satellite_partition();
   if (!state_loaded_) load_state();
-  history_.tick(static_cast<double>(now), static_cast<double>(mono) / static_cast<double>(kUsecPerS));
+  history_.tick(static_cast<double>(now),
+                static_cast<double>(mono) / static_cast<double>(kUsecPerS));
   const Refreshed refreshed =
       elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
                        config_.satellite_partition);
