@@ -9,6 +9,7 @@
 
 #include "allocator/allocator.hpp"
 #include "allocator/equal_share.hpp"
+#include "core/node_needs.hpp"
 #include "core/parking.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
@@ -265,25 +266,29 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
     idle_counted.insert(nodes.begin(), nodes.end());
     result.kept_idle.insert(nodes.begin(), nodes.end());
   };
-  // Each partition's node set once, not once per waiting job: on a 10,000-node machine that is
-  // 10,000 inserts for each of hundreds of jobs, at every poll.
-  std::map<std::string, std::optional<std::set<std::string>>> eligible_in;
+  // Where each waiting job may start (node_needs.hpp), worked out once for the jobs that ask the
+  // same: on a 10,000-node machine that is 10,000 inserts for each of hundreds of jobs, at every
+  // poll.
+  NodeNeeds needs(snapshot);
+  const std::set<std::string> idle_nodes(idle.begin(), idle.end());
   for (const Job* job : waiting) {
-    auto known = eligible_in.find(job->partition);
-    if (known == eligible_in.end()) {
-      known = eligible_in.emplace(job->partition, partition_nodes(snapshot, job->partition)).first;
-    }
-    const std::optional<std::set<std::string>>& eligible = known->second;
-    const auto allowed = [&](const std::string& node) {
-      return !eligible || eligible->contains(node);
-    };
-    const std::size_t need =
-        job->min_nodes > 0 ? job->min_nodes : std::max<std::size_t>(1, job->sched_nodes.size());
-    // Idle nodes serve first: Slurm starts a job on whichever nodes are free.
+    const NodeNeed need = needs.of(*job);
+    // Idle nodes serve first: Slurm starts a job on whichever nodes are free, of those it may
+    // start on. The nodes it names (-w) are those very nodes: no other stands in for one.
     std::vector<std::string> from_idle;
+    std::vector<std::string> missing;  // named nodes not idle: an elastic job's, or busy
+    for (const std::string& node : need.required) {
+      if (idle_nodes.contains(node) && !idle_counted.contains(node)) {
+        from_idle.push_back(node);
+      } else {
+        missing.push_back(node);
+      }
+    }
     for (const std::string& node : idle) {
-      if (from_idle.size() == need) break;
-      if (!idle_counted.contains(node) && allowed(node)) from_idle.push_back(node);
+      if (from_idle.size() + missing.size() == need.count) break;
+      if (!idle_counted.contains(node) && need.allows(node) && !need.requires_node(node)) {
+        from_idle.push_back(node);
+      }
     }
     if (served.contains(job->id)) {  // its elastic nodes are on their way already
       keep_idle(from_idle);
@@ -295,27 +300,44 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
     // the jobs after the first one it cannot start in a partition (only backfill does, on the
     // nodes it plans, below). Taking elastic nodes for them would give away batch hosts, a
     // requeue, for jobs that would not start on them.
+    bool fits_in_idle = false;
     if (waits_for_nodes(*job) && !blocked.contains(job->partition)) {
-      if (from_idle.size() == need) {
+      if (from_idle.size() == need.count) {
         // It fits in idle nodes alone. Unless backfill plans it for later (it then waits for
-        // something a node count does not see: features, memory, licences), Slurm starts it
-        // there at its next pass.
-        if (job->start_time <= snapshot.taken_at + kStartSlackS) keep_idle(from_idle);
-        continue;
+        // something the node model does not see: memory, licences), Slurm starts it there at its
+        // next pass. One planned later on elastic nodes is what case 2 is for.
+        if (job->start_time <= snapshot.taken_at + kStartSlackS) {
+          keep_idle(from_idle);
+          continue;
+        }
+        fits_in_idle = true;
+      } else {
+        // The named nodes an elastic job holds (a batch host among them: its job is requeued),
+        // then any other elastic node it may start on, in the giving order.
+        std::vector<std::string> from_elastic;
+        bool named_free = true;
+        for (const std::string& node : missing) {
+          if (holder.contains(node) && !taken.contains(node)) {
+            from_elastic.push_back(node);
+          } else {
+            named_free = false;  // a regular job's, down, or going to another job
+          }
+        }
+        for (const std::string& node : giving_order) {
+          if (!named_free || from_idle.size() + from_elastic.size() == need.count) break;
+          if (!taken.contains(node) && need.allows(node) && !need.requires_node(node)) {
+            from_elastic.push_back(node);
+          }
+        }
+        if (named_free && from_idle.size() + from_elastic.size() == need.count) {
+          keep_idle(from_idle);
+          for (const std::string& node : from_elastic) take(node, job->id);
+          continue;
+        }
+        // It does not fit even then: it waits for regular jobs to end, and so do the jobs after
+        // it in its partition. Backfill may still plan it on elastic nodes, below.
+        blocked.insert(job->partition);
       }
-      std::vector<std::string> from_elastic;
-      for (const std::string& node : giving_order) {
-        if (from_idle.size() + from_elastic.size() == need) break;
-        if (!taken.contains(node) && allowed(node)) from_elastic.push_back(node);
-      }
-      if (from_idle.size() + from_elastic.size() == need) {
-        keep_idle(from_idle);
-        for (const std::string& node : from_elastic) take(node, job->id);
-        continue;
-      }
-      // It does not fit even then: it waits for regular jobs to end, and so do the jobs after
-      // it in its partition. Backfill may still plan it on elastic nodes, below.
-      blocked.insert(job->partition);
     }
 
     // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it
@@ -337,17 +359,28 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       take(node, job->id);
       if (ahead) planned_at[node] = job->start_time;
     };
+    // A batch host it does not name can be swapped for another node; one it names cannot.
+    const auto swappable = [&](const std::string& node) {
+      return is_batch_host(node) && !need.requires_node(node);
+    };
     std::stable_partition(planned.begin(), planned.end(),
-                          [&](const std::string& node) { return !is_batch_host(node); });
+                          [&](const std::string& node) { return !swappable(node); });
     // It needs that many nodes, not those: idle ones first, then the planned elastic ones; a
-    // planned batch host is swapped for another elastic node, to shrink rather than requeue.
+    // planned batch host is swapped for another elastic node it may start on, to shrink rather
+    // than requeue. Idle nodes count only when backfill could not use them now: for a job that
+    // fits in idle nodes alone but is planned on elastic ones, those its plan names.
+    if (fits_in_idle) {
+      std::erase_if(from_idle, [&](const std::string& node) {
+        return !contains(job->sched_nodes, node);
+      });
+    }
     from_idle.resize(std::min(from_idle.size(), job->sched_nodes.size()));
     keep_idle(from_idle);
     std::size_t wanted = std::min(planned.size(), job->sched_nodes.size() - from_idle.size());
     std::size_t deficit = 0;
     for (const std::string& node : planned) {
       if (wanted == 0) break;
-      if (is_batch_host(node)) {
+      if (swappable(node)) {
         ++deficit;
       } else {
         take_planned(node);
@@ -356,7 +389,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
     }
     for (const std::string& node : giving_order) {  // stand-ins, never a batch host
       if (deficit == 0) break;
-      if (taken.contains(node) || is_batch_host(node)) continue;
+      if (taken.contains(node) || is_batch_host(node) || !need.allows(node)) continue;
       take_planned(node);
       --deficit;
     }
