@@ -57,7 +57,8 @@ class ConstraintReader {
   }
   bool read_feature() {
     const std::size_t start = at_;
-    while (at_ < text_.size() && std::string_view("&|,()[]!* ").find(text_[at_]) == std::string_view::npos) {
+    while (at_ < text_.size() &&
+           std::string_view("&|,()[]!* ").find(text_[at_]) == std::string_view::npos) {
       ++at_;
     }
     if (at_ == start) {
@@ -117,12 +118,11 @@ NodeNeed NodeNeeds::of(const Job& job) {
   auto known = eligible_by_ask_.find(ask);
   if (known == eligible_by_ask_.end()) {
     std::optional<std::set<std::string>> eligible = partition_nodes(snapshot_, job.partition);
-    const bool narrowed = !job.features.empty() || !job.excluded_nodes.empty() ||
-                          !job.reservation.empty() ||
-                          std::ranges::any_of(snapshot_.reservations, [&](const Reservation& r) {
-                            return r.start_time <= snapshot_.taken_at &&
-                                   snapshot_.taken_at < r.end_time;
-                          });
+    const bool narrowed =
+        !job.features.empty() || !job.excluded_nodes.empty() || !job.reservation.empty() ||
+        std::ranges::any_of(snapshot_.reservations, [&](const Reservation& r) {
+          return r.start_time <= snapshot_.taken_at && snapshot_.taken_at < r.end_time;
+        });
     if (narrowed) {
       std::set<std::string> in_reservation;  // of its reservation; or of any active one
       for (const Reservation& r : snapshot_.reservations) {

@@ -420,9 +420,9 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
     // (in flight, or its Slurm call failing and retried).
     const auto drain = drains_.find(job_id);
     const auto reclaiming = [&](const std::string& node) {
-      return reclaimed.contains(node) || (drain != drains_.end() &&
-                                          drain->second.waiting_job != 0 &&
-                                          contains(drain->second.drain, node));
+      return reclaimed.contains(node) ||
+             (drain != drains_.end() && drain->second.waiting_job != 0 &&
+              contains(drain->second.drain, node));
     };
     // The job's own time limit covers its own nodes (its satellites have theirs). It is renewed
     // while a regular job waits for one of them: the reclaim gives that node back (a shrink, or
