@@ -168,6 +168,23 @@ TEST(ReclaimNeeds, AReservationDecidesWhichNodesServe) {
   EXPECT_EQ(reclaimed(other, outside), (Taken{{"n4", 42}}));
 }
 
+// A job that would fit in the idle nodes, but that backfill plans on an elastic node at its
+// lease's end: something the node model does not see (memory, a licence) keeps it off the idle
+// ones. Its plan is due: the planned node is taken (before, the idle nodes counted as serving it,
+// nothing was reclaimed, and the elastic job's lease could not be renewed past the plan).
+TEST(ReclaimNeeds, APlanOnElasticNodesIsServedThoughIdleNodesWouldFit) {
+  Snapshot s = cluster(8, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = grown_job(s, {"n1", "n2", "n3", "n4"});
+  waiting_regular(s, {"n3"});
+  EXPECT_EQ(reclaimed(s, job), (Taken{{"n3", 42}}));
+  // Planned on the batch host: a satellite stands in, as for any plan.
+  s.jobs.back().sched_nodes = {"n1"};
+  EXPECT_EQ(reclaimed(s, job), (Taken{{"n2", 42}}));
+  // Planned beyond the lease: it waits for something else, nothing is taken.
+  s.jobs.back().start_time = kNow + 3600;
+  EXPECT_TRUE(reclaimed(s, job).empty());
+}
+
 // --nodes with a count only: any node serves; idle ones first, then satellites, and a batch
 // host only when nothing else is left (unchanged).
 TEST(ReclaimNeeds, ACountOnlyJobTakesSatellitesBeforeABatchHost) {
