@@ -108,7 +108,8 @@ struct Job {
   std::string admin_comment;
   // What ties a pending job to some nodes (node_needs.hpp), beside its partition and features:
   // the nodes it named (-w/--nodelist: it starts on every one of them), those it refused
-  // (-x/--exclude), and the reservation it runs in (--reservation; empty: none).
+  // (-x/--exclude), and the reservation(s) it runs in (--reservation, comma-separated; empty:
+  // none).
   std::vector<std::string> required_nodes = {};
   std::vector<std::string> excluded_nodes = {};
   std::string reservation = {};

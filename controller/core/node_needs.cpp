@@ -37,9 +37,14 @@ class ConstraintReader {
     return value;
   }
   bool read_unary() {
-    if (accept('!')) return !read_unary();
+    // Any user writes a constraint: one nested beyond reason ("((((...", "!!!!...") is not read,
+    // rather than recursed into until gaptraind's stack runs out.
+    if (++depth_ > kMaxDepth) ok_ = false;
+    if (!ok_) return false;
     bool value = false;
-    if (accept('(')) {
+    if (accept('!')) {
+      value = !read_unary();
+    } else if (accept('(')) {
       value = read_or();
       expect(')');
     } else if (accept('[')) {
@@ -53,6 +58,7 @@ class ConstraintReader {
       while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_])) != 0) ++at_;
       if (at_ == start) ok_ = false;
     }
+    --depth_;
     return value;
   }
   bool read_feature() {
@@ -80,7 +86,9 @@ class ConstraintReader {
 
   std::string_view text_;
   const std::set<std::string_view>& features_;
+  static constexpr int kMaxDepth = 64;
   std::size_t at_ = 0;
+  int depth_ = 0;
   bool ok_ = true;
 };
 
@@ -88,6 +96,17 @@ std::string joined(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += item + ",";
   return text;
+}
+
+// Whether Slurm's comma-separated `list` ("resv1,resv2": a job may ask for several
+// reservations, and runs in whichever it can) has `name`.
+bool names(std::string_view list, std::string_view name) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == name) return true;
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return false;
 }
 
 bool contains(const std::vector<std::string>& nodes, const std::string& node) {
@@ -127,10 +146,12 @@ NodeNeed NodeNeeds::of(const Job& job) {
       std::set<std::string> in_reservation;  // of its reservation; or of any active one
       for (const Reservation& r : snapshot_.reservations) {
         const bool active = r.start_time <= snapshot_.taken_at && snapshot_.taken_at < r.end_time;
-        if (job.reservation.empty() ? active : r.name == job.reservation) {
+        if (job.reservation.empty() ? active : names(job.reservation, r.name)) {
           in_reservation.insert(r.nodes.begin(), r.nodes.end());
         }
       }
+      // Nodes share a few feature sets: the constraint is read once for each.
+      std::map<std::string, std::optional<bool>> meets_by_features;
       std::set<std::string> narrow;
       for (const Node& node : snapshot_.nodes) {
         if (eligible && !eligible->contains(node.name)) continue;
@@ -139,8 +160,14 @@ NodeNeed NodeNeeds::of(const Job& job) {
         // reservation's.
         if (in_reservation.contains(node.name) == job.reservation.empty()) continue;
         // A constraint that does not read rules no node out: Slurm accepted the job.
-        if (!job.features.empty() && meets_constraint(job.features, node.features) == false) {
-          continue;
+        if (!job.features.empty()) {
+          auto meets = meets_by_features.find(node.features);
+          if (meets == meets_by_features.end()) {
+            meets = meets_by_features
+                        .emplace(node.features, meets_constraint(job.features, node.features))
+                        .first;
+          }
+          if (meets->second == false) continue;
         }
         narrow.insert(node.name);
       }

@@ -160,6 +160,8 @@ TEST(ReclaimNeeds, AReservationDecidesWhichNodesServe) {
   const ElasticJob job = grown_job(s, {"n1", "n2"});
   waiting_regular(s).reservation = "maint";
   EXPECT_EQ(reclaimed(s, job), (Taken{{"n2", 42}}));
+  s.jobs.back().reservation = "other,maint";  // several: it runs in whichever it can
+  EXPECT_EQ(reclaimed(s, job), (Taken{{"n2", 42}}));
 
   Snapshot other = cluster(4, {"n3", "n4"});
   other.reservations.push_back({"maint", kNow - 60, kNow + 3600, {"n1", "n2"}});
@@ -208,6 +210,11 @@ TEST(ReclaimNeeds, ConstraintsReadAsSlurmWritesThem) {
   EXPECT_EQ(meets_constraint("!v100", "a100"), true);
   EXPECT_EQ(meets_constraint("a100|", "a100"), std::nullopt);
   EXPECT_EQ(meets_constraint("(a100", "a100"), std::nullopt);
+  // Nested beyond reason (any user writes constraints): not read, and no stack overflow.
+  EXPECT_EQ(meets_constraint(std::string(200000, '(') + "a100" + std::string(200000, ')'), "a100"),
+            std::nullopt);
+  EXPECT_EQ(meets_constraint(std::string(200000, '!') + "a100", "a100"), std::nullopt);
+  EXPECT_EQ(meets_constraint("((((a100))))", "a100"), true);
 }
 
 }  // namespace
