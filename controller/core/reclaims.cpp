@@ -108,6 +108,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
   std::set<std::string> idle_counted;  // idle nodes some waiting job is counted on
   std::set<std::string> taken;         // elastic nodes reclaimed, or going to a regular job
   std::set<std::string> blocked;       // partitions where a waiting job would not start now
+  std::set<std::string> withheld;      // nodes a job ahead, pinned to them, waits for
   for (const auto& [node, regular_job] : draining) {
     if (regular_job != 0) taken.insert(node);
   }
@@ -170,7 +171,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
         std::vector<std::string> from_elastic;
         bool named_free = true;
         for (const std::string& node : missing) {
-          if (holder.contains(node) && !taken.contains(node)) {
+          if (holder.contains(node) && !taken.contains(node) && !withheld.contains(node)) {
             from_elastic.push_back(node);
           } else {
             named_free = false;  // a regular job's, down, or going to another job
@@ -178,7 +179,8 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
         }
         for (const std::string& node : giving_order) {
           if (!named_free || from_idle.size() + from_elastic.size() == need.count) break;
-          if (!taken.contains(node) && need.allows(node) && !need.requires_node(node)) {
+          if (!taken.contains(node) && !withheld.contains(node) && need.allows(node) &&
+              !need.requires_node(node)) {
             from_elastic.push_back(node);
           }
         }
@@ -188,8 +190,15 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
           continue;
         }
         // It does not fit even then: it waits for regular jobs to end, and so do the jobs after
-        // it in its partition. Backfill may still plan it on elastic nodes, below.
-        blocked.insert(job->partition);
+        // it in its partition (backfill may still plan it on elastic nodes, below). One whose
+        // named nodes make up its whole count holds back only those: Slurm's main scheduler
+        // goes on with the jobs after it, on other nodes.
+        if (need.required.size() >= need.count) {
+          withheld.insert(need.required.begin(), need.required.end());
+          idle_counted.insert(need.required.begin(), need.required.end());
+        } else {
+          blocked.insert(job->partition);
+        }
       }
     }
 

@@ -127,6 +127,21 @@ TEST(ReclaimNeeds, ANamedNodeARegularJobHoldsTakesNothing) {
   EXPECT_TRUE(reclaimed(s, job).empty());
 }
 
+// A job pinned to a node it cannot have now does not hold up the jobs after it (Slurm's main
+// scheduler passes over it, keeping only its nodes back): the next one gets a satellite, not the
+// node the first one names.
+TEST(ReclaimNeeds, AJobPinnedToABusyNodeHoldsBackOnlyThatNode) {
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  const ElasticJob job = grown_job(s, {"n1", "n3", "n2"});  // n3 first in the giving order
+  Job& pinned = waiting_regular(s);
+  pinned.required_nodes = {"n4", "n3"};  // n4 a regular job's
+  pinned.min_nodes = 2;
+  pinned.priority = 200;
+  Job& next = waiting_regular(s);
+  next.id = 43;
+  EXPECT_EQ(reclaimed(s, job), (Taken{{"n2", 43}}));
+}
+
 // --constraint=a100 while the a100 nodes are elastic and the v100 ones idle: before, the idle
 // v100 nodes counted as serving it and nothing was reclaimed. Now an a100 satellite goes.
 TEST(ReclaimNeeds, AConstraintIsServedByNodesThatMeetIt) {
