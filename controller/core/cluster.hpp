@@ -106,6 +106,13 @@ struct Job {
   PendingReason reason = PendingReason::other;  // pending jobs only
   // Only admins write it: where gaptraind keeps what it must not lose (job_mark.hpp).
   std::string admin_comment;
+  // What ties a pending job to some nodes (node_needs.hpp), beside its partition and features:
+  // the nodes it named (-w/--nodelist: it starts on every one of them), those it refused
+  // (-x/--exclude), and the reservation(s) it runs in (--reservation, comma-separated; empty:
+  // none).
+  std::vector<std::string> required_nodes = {};
+  std::vector<std::string> excluded_nodes = {};
+  std::string reservation = {};
 };
 
 struct Partition {

@@ -93,6 +93,11 @@ struct Plan {
   std::vector<std::pair<std::uint32_t, std::string>> waiting;
 };
 
+// A pending job of the regular workload: not elastic (managed, or pending in an elastic
+// partition, which waits for holes and never reclaims).
+bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids,
+                        const ElasticPartitions& elastic_partitions);
+
 // What the regular workload waits for (docs/design.md, "Holes and reclaims").
 struct Reclaim {
   // Elastic nodes to give back at once, each with the regular job waiting for it.
@@ -108,21 +113,23 @@ struct Reclaim {
 //     partition are enough; or
 //  2. backfill planned it (sched_nodes) on elastic nodes to start no later than their time
 //     limit: the elastic leases are what delay it.
-// It needs as many nodes, not those very ones: idle nodes count first (kept_idle), then elastic
+// It needs as many of the nodes it can start on (node_needs.hpp: its partition's, less those it
+// excludes, those its constraint rules out, those of a reservation it is not in), not those
+// very ones but for the nodes it names (-w): idle nodes count first (kept_idle), then elastic
 // ones (satellites, then the jobs' own nodes), a batch host last (a requeue) when nothing else
-// can stand in. Jobs ahead are counted on their nodes; jobs in `served` already have nodes on
-// their way and get only their idle ones kept. `draining` are elastic nodes already on their way
-// back, each with the regular job it goes to (0: drained for the allocator): those going to a
-// regular job serve no other, and those the allocator drains are given first, so a job that
-// waits is counted on them rather than on one more node. Not modelled: node features, memory,
-// licences (a job that fits in idle nodes but that backfill plans later is left to Slurm), and
-// backfill's rule that a job may not delay those ahead (a small job behind a blocked big one
-// gets nodes it may not start on yet: the elastic jobs lose them, the regular workload loses
-// nothing). `lease_horizon` (epoch s; 0: none) is when the longest lease gaptraind gives now
-// would end: a time limit beyond it (a job Slurm started itself, with its own limit, not leased
-// yet) counts as ending there, for gaptraind cuts it to a lease this poll. A job that backfill
-// plans at such a limit waits for what the limit was, not for the lease: taking nodes for it
-// then requeued an elastic job half an hour early.
+// can stand in; a batch host it names is taken at once (a requeue). Code: reclaims.cpp. Jobs ahead
+// are counted on their nodes; jobs in `served` already have nodes on their way and get only their
+// idle ones kept. `draining` are elastic nodes already on their way back, each with the regular job
+// it goes to (0: drained for the allocator): those going to a regular job serve no other, and those
+// the allocator drains are given first, so a job that waits is counted on them rather than on one
+// more node. Not modelled: memory, licences (a job that fits in idle nodes but that backfill plans
+// later, on none of the elastic nodes, is left to Slurm), and backfill's rule that a job may not
+// delay those ahead (a small job behind a blocked big one gets nodes it may not start on yet: the
+// elastic jobs lose them, the regular workload loses nothing). `lease_horizon` (epoch s; 0: none)
+// is when the longest lease gaptraind gives now would end: a time limit beyond it (a job Slurm
+// started itself, with its own limit, not leased yet) counts as ending there, for gaptraind cuts it
+// to a lease this poll. A job that backfill plans at such a limit waits for what the limit was, not
+// for the lease: taking nodes for it then requeued an elastic job half an hour early.
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const ElasticPartitions& elastic_partitions,
                          const std::set<std::uint32_t>& served = {},

@@ -416,16 +416,28 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
             .emplace(job_id, read_job_mark(job->admin_comment)
                                  .time_limit_minutes.value_or(job->time_limit_minutes))
             .first;
-    const bool waited_for = std::any_of(managed.nodes.begin(), managed.nodes.end(),
-                                        [&](const auto& n) { return reclaimed.contains(n); });
-    // The job's own time limit covers its own nodes (its satellites have theirs).
+    // Its nodes on their way to a regular job: reclaimed at this poll, or in a drain for one
+    // (in flight, or its Slurm call failing and retried).
+    const auto drain = drains_.find(job_id);
+    const auto reclaiming = [&](const std::string& node) {
+      return reclaimed.contains(node) ||
+             (drain != drains_.end() && drain->second.waiting_job != 0 &&
+              contains(drain->second.drain, node));
+    };
+    // The job's own time limit covers its own nodes (its satellites have theirs). It is renewed
+    // while a regular job waits for one of them: the reclaim gives that node back (a shrink, or
+    // a requeue for its batch host), and a lease that ran out meanwhile would end the whole job
+    // (TIMEOUT), everything since its last checkpoint lost. For the same reason the planned
+    // takeover of a node being reclaimed does not bound it; that of any other own node does.
     std::int64_t until = 0;
     for (const std::string& node : managed.nodes) {
+      if (managed.satellites.contains(node) || reclaiming(node)) continue;
       const std::int64_t end = takeover(node);
-      if (end > 0 && !managed.satellites.contains(node) && (until == 0 || end < until)) until = end;
+      if (end > 0 && (until == 0 || end < until)) until = end;
     }
-    keep_lease(*job, limit->second, waited_for, until, now);
-    // Each satellite's own lease, renewed while no regular job waits for its node.
+    keep_lease(*job, limit->second, false, until, now);
+    // Each satellite's own lease, renewed while no regular job waits for its node: should its
+    // reclaim fail, the lease gives the node back, and the job loses that node only.
     for (const auto& [node, satellite_id] : managed.satellites) {
       const Job* satellite = index.find(satellite_id);
       if (running(satellite)) {

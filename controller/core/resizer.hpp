@@ -6,10 +6,10 @@
 //    made when the launcher acks every node, or when the grace time is over. A reclaim (a
 //    regular job waits) has a short grace; the allocator's own shrinks a long one;
 //  - admit: a parked or held elastic job gets its nodes and first lease, and is made eligible;
-//  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of now,
-//  renewed only
-//    while no regular job waits for its nodes, so a dead controller holds no node longer than
-//    one lease.
+//  - leases: every managed job's (and satellite's) time limit is kept about one lease ahead of
+//    now, so a dead controller holds no node longer than one lease. A satellite's is not renewed
+//    while a regular job waits for its node; a job's own is, whatever is being reclaimed from it
+//    (its end would end the whole job).
 // A failed Slurm call never throws: it is noted with Slurm's reason and the job backs off
 // (1 s, 2 s, 4 s ... capped), a drain is retried, a grow or admission is re-planned. Every
 // action and its reason is noted for the journal ("action started/done/failed", ACTION=,
@@ -124,10 +124,13 @@ class Resizer {
   void hurry(const std::vector<std::pair<std::string, std::uint32_t>>& reclaim, const Now& now);
 
   // Keeps every managed job's time limit about one lease ahead: shortened at once when longer
-  // (a fresh job or a user limit), renewed when less than half a lease is left and no regular
-  // job waits for its nodes (`reclaimed`). Never beyond the limit the job was submitted with,
-  // nor (renewing) beyond the planned takeover of its nodes (`takeovers`, planned_takeovers():
-  // a longer lease would push the backfill plan of the regular job back).
+  // (a fresh job or a user limit), renewed when less than half a lease is left. A satellite's
+  // is not renewed while a regular job waits for its node (`reclaimed`); a job's own is, also
+  // while its nodes are reclaimed (now, or by a drain in flight or failing): the reclaim gives
+  // them back, and a lapsed lease would end the job. Never beyond the limit the job was
+  // submitted with, nor (renewing) beyond the planned takeover of a node not being reclaimed
+  // (`takeovers`, planned_takeovers(): a longer lease would push the backfill plan of the
+  // regular job back).
   void keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
                    const std::set<std::string>& reclaimed, const Now& now,
                    const std::map<std::string, std::int64_t>& takeovers = {});

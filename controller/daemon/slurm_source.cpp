@@ -188,7 +188,13 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.completed_ok = (j.job_state & JOB_STATE_BASE) == JOB_COMPLETE;
       job.preempted = (j.job_state & JOB_STATE_BASE) == JOB_PREEMPTED;
       job.dependency = text(j.dependency);
-      if (job.state == JobState::pending) job.reason = pending_reason(j.state_reason);
+      if (job.state == JobState::pending) {
+        job.reason = pending_reason(j.state_reason);
+        // Where it may start (node_needs.hpp): a job pinned to a node waits for that node only.
+        job.required_nodes = expand_hostlist(j.req_nodes);
+        job.excluded_nodes = expand_hostlist(j.exc_nodes);
+        job.reservation = text(j.resv_name);
+      }
       fresh.jobs.push_back(std::move(job));
     }
     const reserve_info_msg_t& resvs = *c.reservations.msg;

@@ -31,10 +31,14 @@ class RecordingSlurm final : public SlurmActions {
     return result;
   }
   ActionResult release(const std::vector<std::uint32_t>&) override { return {true, ""}; }
-  ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return {true, ""}; }
+  ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override {
+    limits.emplace_back(job_id, minutes);
+    return {true, ""};
+  }
   ActionResult admit(const AdmitRequest&) override { return {true, ""}; }
   ActionResult requeue(std::uint32_t job_id) override {
     requeues.push_back(job_id);
+    if (refuse_requeues) return {false, "Job is pending execution"};
     return {true, ""};
   }
   ActionResult park(std::uint32_t) override { return {true, ""}; }
@@ -42,6 +46,8 @@ class RecordingSlurm final : public SlurmActions {
   std::uint32_t next_satellite = 100;
   std::vector<ShrinkRequest> shrinks;
   std::vector<std::uint32_t> requeues;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> limits;  // job, minutes
+  bool refuse_requeues = false;
 };
 
 class CycleTest : public ::testing::Test {
@@ -335,6 +341,59 @@ TEST_F(CycleTest, NoNoticeWhenTheAdminCapIsZero) {
   const CycleOutcome outcome = run_cycle(1.0);
   EXPECT_TRUE(resizer.notice(7).empty());
   EXPECT_FALSE(noted(outcome.notes, "notice given", "n3"));
+}
+
+// A regular job pinned (-w) to job 7's batch host n1, planned by backfill on it at the end of
+// job 7's lease (its 5 minutes end at kWall + 240): n1 is taken at once, and job 7 is requeued.
+// Its lease is renewed meanwhile, also while the requeue fails: a lease that ran out would end
+// the job TIMEOUT (before, it was not renewed while a node of it was reclaimed, nor past the
+// plan on n1, and the job ended TIMEOUT there).
+TEST_F(CycleTest, AJobsLeaseIsRenewedWhileItsBatchHostIsReclaimed) {
+  start({});
+  snapshot.jobs.front().time_limit_minutes = 5;  // its lease; it was submitted with -t 60
+  resizer.restore_user_limits({{7, 60}});
+  regular_job_planned({"n1"}, kWall + 240);
+  Job& pinned = snapshot.jobs.back();
+  pinned.min_nodes = 1;
+  pinned.required_nodes = {"n1"};
+  slurm.refuse_requeues = true;
+  run_cycle(100.0, kWall + 100);  // 140 s of the lease left: less than half a lease
+  ASSERT_TRUE(resizer.drains().contains(7));
+  EXPECT_EQ(resizer.drains().at(7).kind, ActionKind::requeue);
+  EXPECT_EQ(resizer.drains().at(7).waiting_job, 43U);
+  ASSERT_EQ(slurm.limits.size(), 1U) << "job 7's lease was not renewed while n1 is reclaimed";
+  EXPECT_EQ(slurm.limits[0], (std::pair<std::uint32_t, std::uint32_t>{7, 8}));
+  snapshot.jobs.front().time_limit_minutes = 8;
+  // The requeue is refused (the launcher never acked: the grace ran out) and retried; the
+  // lease goes on being kept meanwhile.
+  run_cycle(102.0, kWall + 102);
+  EXPECT_EQ(slurm.requeues, std::vector<std::uint32_t>{7});
+  ASSERT_TRUE(resizer.drains().contains(7));
+  run_cycle(300.0, kWall + 300);  // 120 s left of 8 minutes
+  ASSERT_EQ(slurm.limits.size(), 2U) << "job 7's lease lapses while its requeue fails";
+  EXPECT_EQ(slurm.limits[1], (std::pair<std::uint32_t, std::uint32_t>{7, 11}));
+}
+
+// A reclaim of a satellite: the satellite's lease is not renewed (it ends with the node going
+// back), the job's own is (before, a reclaimed satellite stopped the job's renewal too).
+TEST_F(CycleTest, AReclaimedSatelliteStopsOnlyItsOwnLease) {
+  start({});
+  snapshot.jobs.front().time_limit_minutes = 5;  // its lease; it was submitted with -t 60
+  resizer.restore_user_limits({{7, 60}});
+  Job satellite = snapshot.jobs.front();
+  satellite.id = 100;
+  satellite.name = satellite_name(7);
+  satellite.nodes = {"n4"};
+  satellite.batch_host = "n4";
+  snapshot.jobs.front().nodes = {"n1", "n2", "n3"};
+  snapshot.jobs.push_back(satellite);
+  elastic.resized(7, {"n1", "n2", "n3", "n4"}, {{"n4", 100}}, 0.0);
+  regular_job_waits(1);
+  snapshot.jobs.back().required_nodes = {"n4"};
+  run_cycle(100.0, kWall + 100);
+  ASSERT_TRUE(resizer.drains().contains(7));
+  EXPECT_EQ(resizer.drains().at(7).drain, Nodes{"n4"});
+  EXPECT_EQ(slurm.limits, (std::vector<std::pair<std::uint32_t, std::uint32_t>>{{7, 8}}));
 }
 
 }  // namespace

@@ -460,7 +460,7 @@ TEST_F(ResizerTest, PlanningViewShowsWhatADrainingJobKeeps) {
   EXPECT_TRUE(slurm.grows.empty());
 }
 
-TEST_F(ResizerTest, LeaseIsSetRenewedWhileNoRegularJobWaitsAndCappedByTheUsersLimit) {
+TEST_F(ResizerTest, LeaseIsSetRenewedAlsoWhileANodeIsReclaimedAndCappedByTheUsersLimit) {
   run_job({"n1", "n2"});  // started 60 s ago, no time limit
   Resizer resizer(slurm, settings);
   resizer.keep_leases(snapshot, jobs, {}, at(0));
@@ -471,9 +471,9 @@ TEST_F(ResizerTest, LeaseIsSetRenewedWhileNoRegularJobWaitsAndCappedByTheUsersLi
 
   resizer.keep_leases(snapshot, jobs, {}, at(100));  // 200 s left: more than half a lease
   EXPECT_EQ(slurm.limits.size(), 1U);
-  resizer.keep_leases(snapshot, jobs, {"n2"}, at(200));  // 100 s left but n2 is reclaimed
-  EXPECT_EQ(slurm.limits.size(), 1U);
-  resizer.keep_leases(snapshot, jobs, {}, at(200));  // renewed: 260 s run + 300 s
+  // 100 s left, n2 reclaimed: renewed all the same (260 s run + 300 s). The reclaim gives n2
+  // back; a lease that ran out meanwhile would end the whole job.
+  resizer.keep_leases(snapshot, jobs, {"n2"}, at(200));
   ASSERT_EQ(slurm.limits.size(), 2U);
   EXPECT_EQ(slurm.limits[1].second, 10U);
 }

@@ -1592,5 +1592,8 @@ jobs: $(squeue -h -o '%i %j %T %N %r' | tr '\n' ';')"
   done
 }
 
+# shellcheck source=elastic_needs_cases.sh
+source "$here/elastic_needs_cases.sh"
+
 wait_for_idle_nodes
 "case_$case_name"
