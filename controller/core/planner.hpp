@@ -78,6 +78,8 @@ struct Action {
   // Each of them is served by the drain (taking nodes for them again at the next poll, as if
   // only `waiting_job` had been, requeued a job in a burst of 1-node jobs).
   std::map<std::string, std::uint32_t> goes_to = {};
+  // admit: the job at the head of the queue this admission goes past (backfill), or 0.
+  std::uint32_t overtakes = 0;
 };
 
 struct Plan {

@@ -153,6 +153,32 @@ std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
   return unmanaged;
 }
 
+// The running jobs that overtook `head` to requeue so that its `min_nodes` fit: a job given back
+// frees its minimum (the rest of its nodes are in `free_nodes` already) and its share. The most
+// recently admitted first (the highest job id: ids grow with submission), as few as needed;
+// none when even all of them would not make room (the head waits on, they run on).
+std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running, std::uint32_t head,
+                                    std::size_t min_nodes, std::size_t free_nodes,
+                                    const NodeCaps& caps) {
+  std::vector<const ElasticJob*> overtakers;
+  for (const ElasticJob& job : running)
+    if (job.overtook == head) overtakers.push_back(&job);
+  std::ranges::sort(overtakers,
+                    [](const ElasticJob* a, const ElasticJob* b) { return a->job_id > b->job_id; });
+  std::size_t free = free_nodes;
+  std::size_t share = caps.share_left();
+  std::vector<std::uint32_t> give_way;
+  for (const ElasticJob* job : overtakers) {
+    if (min_nodes <= std::min(free, share)) break;
+    const std::size_t held = job->nodes.size();
+    free += std::min(held, static_cast<std::size_t>(std::max(1, job->min_nodes)));
+    share += held;
+    give_way.push_back(job->job_id);
+  }
+  if (min_nodes > std::min(free, share)) return {};
+  return give_way;
+}
+
 }  // namespace
 
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
@@ -191,7 +217,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   }
 
   Admission result;
-  std::uint32_t blocked_by = 0;  // the first job that did not fit: those behind it wait
+  bool head_makes_way = false;  // the head fits once its overtakers give way: nobody passes now
   for (ElasticJob& candidate : candidates) {
     const Job* job = jobs.find(candidate.job_id);
     const auto wait = [&](std::string why) {
@@ -208,16 +234,27 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
     } else if (caps.allowed(candidate.job_id, min_nodes, false) < min_nodes) {
       wait("max_nodes_per_user or max_nodes_per_account leaves fewer than its " +
            std::to_string(min_nodes) + " nodes");
-    } else if (blocked_by != 0) {
-      wait("job " + std::to_string(blocked_by) + " is ahead of it in the queue");
+    } else if (head_makes_way) {
+      wait("job " + std::to_string(result.head) + " is ahead of it in the queue");
     } else if (min_nodes > std::min(free_nodes, caps.share_left())) {
-      // The partition's elastic share is room as the free nodes are: those behind wait too.
-      wait("waits for " + std::to_string(min_nodes) + " nodes (free, within max_elastic_percent)");
-      blocked_by = candidate.job_id;
+      // The partition's elastic share is room as the free nodes are.
+      if (result.head != 0) {
+        wait("waits for " + std::to_string(min_nodes) +
+             " nodes (free, within max_elastic_percent); job " + std::to_string(result.head) +
+             " is ahead of it in the queue");
+        continue;
+      }
+      result.head = candidate.job_id;
+      result.give_way = make_way(running, candidate.job_id, min_nodes, free_nodes, caps);
+      head_makes_way = !result.give_way.empty();
+      wait(head_makes_way ? "starts once the jobs that went past it give way (requeued)"
+                          : "waits for " + std::to_string(min_nodes) +
+                                " nodes (free, within max_elastic_percent)");
     } else {
       free_nodes -= min_nodes;
       count_job(candidate.job_id);
       caps.grant(candidate.job_id, min_nodes);
+      if (result.head != 0) candidate.overtook = result.head;
       result.admissible.push_back(std::move(candidate));
     }
   }

@@ -228,6 +228,10 @@ class Resizer {
     std::vector<std::string> nodes;  // where it was admitted
   };
   std::map<std::uint32_t, Admission> admitted_;  // admitted, not yet seen running
+  // Jobs admitted past the head of the queue, with that head (ElasticJob::overtook): kept
+  // while the job is listed, replaced at its next admission. In memory only: after a restart
+  // the jobs that overtook a head before it no longer give way to it.
+  std::map<std::uint32_t, std::uint32_t> overtook_;
   ActionCounts counts_;
   Notices notices_;  // given at the last give_notices()
   std::vector<double> reclaim_latencies_;
