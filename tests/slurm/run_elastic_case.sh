@@ -1489,5 +1489,8 @@ jobs: $(squeue -h -o '%i %j %T %N %r' | tr '\n' ';')"
   done
 }
 
+# shellcheck source=elastic_fault_cases.sh
+source "$here/elastic_fault_cases.sh"
+
 wait_for_idle_nodes
 "case_$case_name"
