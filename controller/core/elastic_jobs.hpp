@@ -100,10 +100,6 @@ struct ElasticJob {
   std::optional<std::int64_t> reported_at;  // when the launcher last reported
   std::vector<std::string> running;         // nodes with a live step, as last reported
   std::vector<std::string> drained;         // the drain acks of the last report
-  // The waiting job it was admitted past (queue_policy.hpp, backfill): it gives way to it once
-  // that job could start in its place. 0: admitted in its turn. Set by the resizer, which
-  // admitted it (Resizer::planning_view), not by the registration.
-  std::uint32_t overtook = 0;
 
   // Online learning of what was assumed (curve, costs) from the reported progress, as the
   // simulator's --learn (MalleTrain): rates over steady windows (every node runs a step, the

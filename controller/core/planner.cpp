@@ -506,8 +506,9 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     candidates.clear();
   }
-  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
-                                         partition_size, scope.partition, settings.queue);
+  Admission admission =
+      order_admissions(snapshot, running, std::move(candidates), free_nodes, partition_size,
+                       scope.partition, settings.queue, settings.overtook);
   result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
   std::vector<ElasticJob> elastic;
   for (const ElasticJob& job : running) {
@@ -680,7 +681,10 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
       }
       start.resize(std::min(start.size(), static_cast<std::size_t>(std::max(1, job.min_nodes))));
       Action admit{ActionKind::admit, job.job_id, start, {}, "allocator", 0, first_end(start)};
-      admit.overtakes = job.overtook;
+      if (const auto head = admission.overtaking.find(job.job_id);
+          head != admission.overtaking.end()) {
+        admit.overtakes = head->second;
+      }
       grows.push_back(std::move(admit));
     } else if (!added.empty()) {
       grows.push_back(

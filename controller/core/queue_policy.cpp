@@ -157,12 +157,15 @@ std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
 // frees its minimum (the rest of its nodes are in `free_nodes` already) and its share. The most
 // recently admitted first (the highest job id: ids grow with submission), as few as needed;
 // none when even all of them would not make room (the head waits on, they run on).
-std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running, std::uint32_t head,
-                                    std::size_t min_nodes, std::size_t free_nodes,
-                                    const NodeCaps& caps) {
+std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running,
+                                    const std::map<std::uint32_t, std::uint32_t>& overtook,
+                                    std::uint32_t head, std::size_t min_nodes,
+                                    std::size_t free_nodes, const NodeCaps& caps) {
   std::vector<const ElasticJob*> overtakers;
-  for (const ElasticJob& job : running)
-    if (job.overtook == head) overtakers.push_back(&job);
+  for (const ElasticJob& job : running) {
+    const auto passed = overtook.find(job.job_id);
+    if (passed != overtook.end() && passed->second == head) overtakers.push_back(&job);
+  }
   std::ranges::sort(overtakers,
                     [](const ElasticJob* a, const ElasticJob* b) { return a->job_id > b->job_id; });
   std::size_t free = free_nodes;
@@ -179,12 +182,41 @@ std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running, std:
   return give_way;
 }
 
+// `candidates` in their order, but a job that gave way to a head still waiting (requeued for
+// it: `overtook` still names that head) right after it: a requeued job comes back parked, and
+// parked jobs go before held ones, so it would otherwise be admitted ahead of the job it made
+// room for, and take the room.
+std::vector<ElasticJob> behind_the_heads_they_gave_way_to(
+    std::vector<ElasticJob> candidates, const std::map<std::uint32_t, std::uint32_t>& overtook) {
+  std::set<std::uint32_t> waiting;
+  for (const ElasticJob& candidate : candidates) waiting.insert(candidate.job_id);
+  std::map<std::uint32_t, std::vector<ElasticJob>> behind;  // head -> the jobs kept after it
+  std::vector<ElasticJob> ordered;
+  for (ElasticJob& candidate : candidates) {
+    const auto head = overtook.find(candidate.job_id);
+    if (head != overtook.end() && waiting.contains(head->second) &&
+        !std::ranges::any_of(ordered,
+                             [&](const ElasticJob& job) { return job.job_id == head->second; })) {
+      behind[head->second].push_back(std::move(candidate));
+      continue;
+    }
+    const std::uint32_t id = candidate.job_id;
+    ordered.push_back(std::move(candidate));
+    if (const auto kept = behind.find(id); kept != behind.end()) {
+      for (ElasticJob& job : kept->second) ordered.push_back(std::move(job));
+      behind.erase(kept);
+    }
+  }
+  return ordered;
+}
+
 }  // namespace
 
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy) {
+                           const QueuePolicy& policy,
+                           const std::map<std::uint32_t, std::uint32_t>& overtook) {
   const JobIndex jobs(snapshot);
   const auto key = [&](const ElasticJob& candidate) {
     const Job* job = jobs.find(candidate.job_id);
@@ -197,6 +229,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const ElasticJob& a, const ElasticJob& b) { return key(a) < key(b); });
+  candidates = behind_the_heads_they_gave_way_to(std::move(candidates), overtook);
 
   std::map<std::string, std::size_t> user_jobs;
   std::map<std::string, std::size_t> account_jobs;
@@ -245,7 +278,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
         continue;
       }
       result.head = candidate.job_id;
-      result.give_way = make_way(running, candidate.job_id, min_nodes, free_nodes, caps);
+      result.give_way = make_way(running, overtook, candidate.job_id, min_nodes, free_nodes, caps);
       head_makes_way = !result.give_way.empty();
       wait(head_makes_way ? "starts once the jobs that went past it give way (requeued)"
                           : "waits for " + std::to_string(min_nodes) +
@@ -254,7 +287,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
       free_nodes -= min_nodes;
       count_job(candidate.job_id);
       caps.grant(candidate.job_id, min_nodes);
-      if (result.head != 0) candidate.overtook = result.head;
+      if (result.head != 0) result.overtaking[candidate.job_id] = result.head;
       result.admissible.push_back(std::move(candidate));
     }
   }

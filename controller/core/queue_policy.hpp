@@ -51,6 +51,8 @@ struct Admission {
   std::vector<std::pair<std::uint32_t, std::string>> waiting;
   // The head of the queue that admissible jobs go past (backfill), 0 when none does.
   std::uint32_t head = 0;
+  // The admissible jobs that go past it, each with the head.
+  std::map<std::uint32_t, std::uint32_t> overtaking;
   // Running jobs that overtook the head and are requeued for it now: it fits in their place.
   std::vector<std::uint32_t> give_way;
 };
@@ -60,14 +62,16 @@ struct Admission {
 // nodes the allocator may give: holes, and what running jobs hold beyond their minimums) after
 // the jobs ahead of it, waits. Behind the first that does not fit (the head) jobs are admitted
 // past it where their minimum fits (backfill), unless the head could start in place of the
-// `running` jobs that overtook it (ElasticJob::overtook): then those give way and the jobs
-// behind wait. The caps
+// `running` jobs that overtook it (`overtook`: job -> the head it was admitted past): then
+// those give way and the jobs behind wait. A candidate that gave way to a head still waiting
+// comes after it, whatever its priority now. The caps
 // count `running` and the jobs of `elastic_partition` gaptraind does not manage yet
 // (admitted, launcher not registered yet; or started by Slurm itself).
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy);
+                           const QueuePolicy& policy,
+                           const std::map<std::uint32_t, std::uint32_t>& overtook = {});
 
 // How many of `wanted` more nodes `job` may get under the node caps, given what every job of
 // `holding` holds (jobs whose nodes count: running ones and those admitted this cycle).

@@ -594,9 +594,6 @@ std::vector<ElasticJob> Resizer::planning_view(const ElasticJobs& jobs) const {
   std::vector<ElasticJob> view;
   for (const auto& [job_id, job] : jobs.jobs()) {
     ElasticJob seen = job;
-    if (const auto head = overtook_.find(job_id); head != overtook_.end()) {
-      seen.overtook = head->second;
-    }
     const auto drain = drains_.find(job_id);
     if (drain != drains_.end()) {
       // Requeued jobs take part no more; shrinking ones with what they keep.

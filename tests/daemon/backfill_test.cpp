@@ -9,6 +9,7 @@
 
 #include "core/cycle.hpp"
 #include "core/holes.hpp"
+#include "core/parking.hpp"
 
 namespace gaptrain::daemon {
 namespace {
@@ -157,6 +158,23 @@ TEST_F(Backfill, AJobThatCannotStartNowHoldsNobodyBackAndTheOvertakerGivesWayLat
   EXPECT_TRUE(slurm.requeues.empty()) << "not before its launcher let go";
   EXPECT_EQ(slurm.admits, std::vector<std::uint32_t>{243});
   EXPECT_NE(why_waiting(third, 242).find("give way"), std::string::npos) << why_waiting(third, 242);
+
+  // Its launcher lets go: 243 is requeued, and comes back parked, a priority above 242's (a
+  // parked job goes before a held one). It stays behind 242, which is admitted.
+  report.running = {};
+  report.drained = {"n2"};
+  ASSERT_TRUE(elastic.report(report, kWall + 11, 11.0));
+  run_cycle(11.0);
+  ASSERT_EQ(slurm.requeues, std::vector<std::uint32_t>{243});
+  Job& requeued = job(243);  // (the jobs before it were erased: `small` is stale)
+  requeued = held(243, 1, 1, 300, 1003);
+  requeued.held = false;
+  requeued.eligible_time = kWall + kParkForS;
+  snapshot.nodes[1].state = NodeState::idle;
+  const CycleOutcome fourth = run_cycle(15.0);
+  EXPECT_EQ(slurm.admits, (std::vector<std::uint32_t>{243, 242}));
+  EXPECT_NE(why_waiting(fourth, 243).find("waits for 1 nodes"), std::string::npos)
+      << why_waiting(fourth, 243);
 }
 
 // A job admitted in its turn, ahead of the job that waits, is never requeued for it.

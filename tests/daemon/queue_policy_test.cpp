@@ -202,11 +202,11 @@ TEST(QueuePolicy, JobsThatWentPastTheHeadGiveWayWhenItCouldStartInTheirPlace) {
   ElasticJob in_turn = add_running(s, 5, {"n1"}, 2, "alice");
   ElasticJob older = add_running(s, 8, {"n2"}, 2, "bob");
   ElasticJob newer = add_running(s, 9, {"n3"}, 2, "bob");
-  older.overtook = 7;
-  newer.overtook = 7;
+  PlannerSettings settings;
+  settings.overtook = {{8, 7}, {9, 7}};
   add_held(s, 7, 3, 3).priority = 200;  // 2 nodes free: it fits once one of them is gone
   add_held(s, 11, 1, 1).priority = 100;
-  const Plan p = plan(s, find_holes(s), {in_turn, older, newer}, kNow, {});
+  const Plan p = plan(s, find_holes(s), {in_turn, older, newer}, kNow, settings);
   std::vector<std::uint32_t> requeued;
   for (const Action& a : p.actions)
     if (a.kind == ActionKind::requeue) requeued.push_back(a.job_id);
@@ -215,8 +215,6 @@ TEST(QueuePolicy, JobsThatWentPastTheHeadGiveWayWhenItCouldStartInTheirPlace) {
   EXPECT_NE(reason_of(p, 11).find("job 7 is ahead"), std::string::npos) << reason_of(p, 11);
 
   // Jobs admitted in their turn only: the head waits, the job behind it goes past.
-  older.overtook = 0;
-  newer.overtook = 0;
   const Plan unchanged = plan(s, find_holes(s), {in_turn, older, newer}, kNow, {});
   for (const Action& a : unchanged.actions) EXPECT_NE(a.kind, ActionKind::requeue);
   EXPECT_EQ(admitted(unchanged), std::vector<std::uint32_t>{11});

@@ -177,3 +177,33 @@ case_private_data_metrics() {
   note "PrivateData lifted: owner labels back $(printf '%.1f' "$(seconds_since "$t0")") s after scontrol reconfigure"
   scancel "$job"
 }
+
+# The elastic queue backfills (docs/admin.md, "Queue policy"): a held job asking for the whole
+# cluster (8-8) cannot start while a regular job and another elastic job hold nodes, and a
+# 1-node job submitted after it is admitted past it (before, it waited "job N is ahead of it
+# in the queue" until the big one was cancelled). Once the others end, the big job could start
+# but for the small one: the small one gives way (requeued) and the big one runs.
+case_queue_backfill() {
+  local blocker first head small log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log lines
+  lines=$(wc -l <"$log")
+  blocker=$(submit -p regular -N 5 -t 5 --wrap 'sleep 600')
+  poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
+  first=$(submit --hold -p elastic -N 1-1 --elastic=1-1 -t 30 \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $idle_loop")
+  poll 60 "held elastic job $first admitted and RUNNING" job_state_is "$first" RUNNING
+  head=$(submit --hold -p elastic -N 8-8 --elastic=8-8 -t 30 \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $idle_loop")
+  poll 60 "job $head to wait for 8 nodes" held_reason_has "$head" "waits for 8 nodes"
+  small=$(submit --hold -p elastic -N 1-1 --elastic=1-1 -t 30 \
+    --wrap "exec $launch --poll-ms 250 --grace-s 5 -- $idle_loop")
+  poll 60 "job $small, behind job $head, admitted past it and RUNNING" job_state_is "$small" RUNNING
+  job_state_is "$head" PENDING || fail "job $head is $(job_field "$head" JobState), not PENDING"
+  note "job $small admitted past job $head ($(query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $head]"))"
+
+  scancel "$blocker" "$first"
+  poll 90 "job $small requeued for job $head" \
+    logged_after "$log" "$lines" "ACTION=requeue JOB_ID=$small "
+  poll 90 "job $head admitted and RUNNING on 8 nodes" job_state_is "$head" RUNNING
+  note "job $head runs on $(job_field "$head" NodeList); job $small is $(job_field "$small" JobState)"
+  scancel "$head" "$small"
+}
