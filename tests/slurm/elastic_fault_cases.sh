@@ -85,10 +85,10 @@ case_reregister_on_satellites() {
     # Long enough for the launcher's next reports (every 250 ms) to be answered in between.
     sleep 1
   done
+  same_steps "$job" "$steps" "sending job $job's registration again"
   elastic_at "$job" 8 || fail "job $job no longer on 8 nodes after its registration was sent again: $(query_status "job($job)['nodes']")"
   curve_source_is "$job" learned ||
     fail "job $job's curve is $(query_status "job($job)['curve']['source']") after its registration was sent again"
-  same_steps "$job" "$steps" "sending job $job's registration again"
   note "job $job: registration sent 8 times, still on 8 nodes, the same $(echo "$steps" | wc -l) steps, curve learned"
   touch "$finish"
   poll 120 "elastic job $job COMPLETED" job_state_is "$job" COMPLETED
