@@ -508,7 +508,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   Admission admission =
       order_admissions(snapshot, running, std::move(candidates), free_nodes, partition_size,
-                       scope.partition, settings.queue, settings.overtook);
+                       scope.partition, settings.queue, settings.backfilled);
   result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
   std::vector<ElasticJob> elastic;
   for (const ElasticJob& job : running) {

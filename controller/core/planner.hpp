@@ -47,9 +47,9 @@ struct PlannerSettings {
   bool allocate = true;
   // Which held jobs are admitted, in which order, and the caps on what elastic jobs hold.
   QueuePolicy queue;
-  // Jobs admitted past the head of the queue (backfill), each with that head: the resizer's
-  // record of its admissions (Resizer::overtook).
-  std::map<std::uint32_t, std::uint32_t> overtook;
+  // Jobs admitted past the head of the queue (backfill) and those being requeued: the
+  // resizer's record (Resizer::overtook, its drains).
+  Backfilled backfilled;
   // Paused or draining (operation.hpp): reclaims only, no admission, no grow; draining also
   // gives back every satellite.
   Operation operation = Operation::running;

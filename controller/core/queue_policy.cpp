@@ -215,8 +215,8 @@ std::vector<ElasticJob> behind_the_heads_they_gave_way_to(
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy,
-                           const std::map<std::uint32_t, std::uint32_t>& overtook) {
+                           const QueuePolicy& policy, const Backfilled& backfilled) {
+  const std::map<std::uint32_t, std::uint32_t>& overtook = backfilled.overtook;
   const JobIndex jobs(snapshot);
   const auto key = [&](const ElasticJob& candidate) {
     const Job* job = jobs.find(candidate.job_id);
@@ -279,7 +279,13 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
       }
       result.head = candidate.job_id;
       result.give_way = make_way(running, overtook, candidate.job_id, min_nodes, free_nodes, caps);
-      head_makes_way = !result.give_way.empty();
+      // Jobs requeued for it are not running any more, nor are their nodes free yet: until
+      // they are, nobody else takes the room they leave.
+      const bool room_coming = std::ranges::any_of(backfilled.requeuing, [&](std::uint32_t id) {
+        const auto passed = overtook.find(id);
+        return passed != overtook.end() && passed->second == candidate.job_id;
+      });
+      head_makes_way = !result.give_way.empty() || room_coming;
       wait(head_makes_way ? "starts once the jobs that went past it give way (requeued)"
                           : "waits for " + std::to_string(min_nodes) +
                                 " nodes (free, within max_elastic_percent)");

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,13 @@ struct QueuePolicy {
   friend bool operator==(const QueuePolicy&, const QueuePolicy&) = default;
 };
 
+// The jobs admitted past the head of the queue (backfill), as the resizer recorded their
+// admissions (Resizer::overtook) and requeues.
+struct Backfilled {
+  std::map<std::uint32_t, std::uint32_t> overtook;  // job -> the head it was admitted past
+  std::set<std::uint32_t> requeuing;                // jobs whose requeue is under way
+};
+
 struct Admission {
   std::vector<ElasticJob> admissible;  // in admission order
   // The candidates held back, with why (shown by `gaptrain status`).
@@ -62,16 +70,15 @@ struct Admission {
 // nodes the allocator may give: holes, and what running jobs hold beyond their minimums) after
 // the jobs ahead of it, waits. Behind the first that does not fit (the head) jobs are admitted
 // past it where their minimum fits (backfill), unless the head could start in place of the
-// `running` jobs that overtook it (`overtook`: job -> the head it was admitted past): then
-// those give way and the jobs behind wait. A candidate that gave way to a head still waiting
-// comes after it, whatever its priority now. The caps
+// `running` jobs that overtook it (`backfilled`): then those give way and the jobs behind
+// wait, as they do while such a requeue is under way. A candidate that gave way to a head
+// still waiting comes after it, whatever its priority now. The caps
 // count `running` and the jobs of `elastic_partition` gaptraind does not manage yet
 // (admitted, launcher not registered yet; or started by Slurm itself).
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy,
-                           const std::map<std::uint32_t, std::uint32_t>& overtook = {});
+                           const QueuePolicy& policy, const Backfilled& backfilled = {});
 
 // How many of `wanted` more nodes `job` may get under the node caps, given what every job of
 // `holding` holds (jobs whose nodes count: running ones and those admitted this cycle).

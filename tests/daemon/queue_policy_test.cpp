@@ -203,7 +203,7 @@ TEST(QueuePolicy, JobsThatWentPastTheHeadGiveWayWhenItCouldStartInTheirPlace) {
   ElasticJob older = add_running(s, 8, {"n2"}, 2, "bob");
   ElasticJob newer = add_running(s, 9, {"n3"}, 2, "bob");
   PlannerSettings settings;
-  settings.overtook = {{8, 7}, {9, 7}};
+  settings.backfilled.overtook = {{8, 7}, {9, 7}};
   add_held(s, 7, 3, 3).priority = 200;  // 2 nodes free: it fits once one of them is gone
   add_held(s, 11, 1, 1).priority = 100;
   const Plan p = plan(s, find_holes(s), {in_turn, older, newer}, kNow, settings);
@@ -213,6 +213,15 @@ TEST(QueuePolicy, JobsThatWentPastTheHeadGiveWayWhenItCouldStartInTheirPlace) {
   EXPECT_EQ(requeued, std::vector<std::uint32_t>{9});
   EXPECT_TRUE(admitted(p).empty());
   EXPECT_NE(reason_of(p, 11).find("job 7 is ahead"), std::string::npos) << reason_of(p, 11);
+
+  // While that requeue is under way (9 no longer planned, its node not free yet), nobody else
+  // goes past the head either, though no running job is left to give way.
+  settings.backfilled.overtook = {{9, 7}};
+  settings.backfilled.requeuing = {9};
+  const Plan requeuing = plan(s, find_holes(s), {in_turn, older}, kNow, settings);
+  EXPECT_TRUE(admitted(requeuing).empty());
+  EXPECT_NE(reason_of(requeuing, 11).find("job 7 is ahead"), std::string::npos)
+      << reason_of(requeuing, 11);
 
   // Jobs admitted in their turn only: the head waits, the job behind it goes past.
   const Plan unchanged = plan(s, find_holes(s), {in_turn, older, newer}, kNow, {});
