@@ -134,7 +134,10 @@ struct PrivateData {
   bool jobs = false;          // a user sees their own jobs only
   bool nodes = false;         // a user sees no node states (holes are node states)
   bool reservations = false;  // a user sees no reservations
-  static PrivateData all() { return {true, true, true}; }
+  bool usage = false;         // a user sees no other user's usage (sshare, sreport)
+  bool users = false;         // a user sees no other user's records (sacctmgr)
+  bool accounts = false;      // a user sees only accounts they coordinate
+  static PrivateData all() { return {true, true, true, true, true, true}; }
 };
 
 struct Snapshot {

@@ -39,8 +39,7 @@ class Controller {
   // A job's registration, as the daemon takes it once the job is seen running: empty on
   // success, otherwise why it is refused.
   std::optional<std::string> add(const protocol::JobRegistration& request, std::int64_t now) {
-    return elastic_.add(request, find_job(snapshot_, request.job_id),
-                        settings_.planner.elastic_partitions, now);
+    return elastic_.add(request, snapshot_, settings_.planner.elastic_partitions, now);
   }
 
   // A launcher's report; false when its job is not registered.

@@ -63,6 +63,10 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   // drain, and jobs shrink off nodes to grow back onto them a poll later. It re-shares a
   // settled cluster (reclaims still go ahead).
   PlannerSettings planner = settings.planner;
+  planner.backfilled.overtook = resizer.overtook();
+  for (const auto& [job_id, drain] : resizer.drains()) {
+    if (drain.kind == ActionKind::requeue) planner.backfilled.requeuing.insert(job_id);
+  }
   if (planner.equal_share && !resizer.drains().empty()) planner.allocate = false;
   const Plan next =
       plan(snapshot, growable, resizer.planning_view(elastic), now.wall, planner, reclaim);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/job_mark.hpp"
@@ -142,6 +144,71 @@ bool plausible_progress(const ElasticJob& job, double samples, double mono_s) {
   return samples - *job.samples_done <= nodes * bounds::kMaxSamplesPerNodePerS * seconds;
 }
 
+// The satellites `job` holds in `snapshot` become `elastic`'s, their nodes after its own.
+void collect_satellites(ElasticJob& elastic, const Job& job, const Snapshot& snapshot,
+                        std::string_view satellite_partition) {
+  elastic.satellites.clear();
+  for (const Job& satellite : snapshot.jobs) {
+    if (!holds_nodes(satellite) || !is_satellite_of(satellite, job, satellite_partition)) {
+      continue;
+    }
+    for (const std::string& node : satellite.nodes) {
+      elastic.satellites[node] = satellite.id;
+      elastic.nodes.push_back(node);
+    }
+  }
+}
+
+// A registration of a job already registered: `fresh` holds the new registration's terms, `known`
+// what gaptraind knew of the job. Its nodes (a resize recorded ahead of the next poll among
+// them), its launcher's reports and what was learned are kept: a registration is no news about
+// where the job runs, and told the launcher nothing but its batch host's node until the next
+// poll, which stopped the training on every satellite. A curve or costs the new registration
+// gives replace what was learned; a learner is kept while the range it learns over is the same.
+void keep_what_is_known(ElasticJob& fresh, ElasticJob known) {
+  fresh.nodes = std::move(known.nodes);
+  fresh.satellites = std::move(known.satellites);
+  fresh.batch_host = std::move(known.batch_host);
+  fresh.held_type = std::move(known.held_type);
+  fresh.registered_at = known.registered_at;
+  fresh.samples_done = known.samples_done;
+  fresh.samples_taken_mono_s = known.samples_taken_mono_s;
+  fresh.progress_refused = known.progress_refused;
+  fresh.reported_at = known.reported_at;
+  fresh.running = std::move(known.running);
+  fresh.drained = std::move(known.drained);
+  fresh.window = known.window;
+  fresh.stalled_since_mono_s = known.stalled_since_mono_s;
+  fresh.stalled_by_grow = known.stalled_by_grow;
+  fresh.samples_at_resize = known.samples_at_resize;
+  if (fresh.batch) {
+    fresh.noise_learner = std::move(known.noise_learner);
+    fresh.learned_noise_scale = known.learned_noise_scale;
+  }
+  const bool same_range = fresh.max_nodes == known.max_nodes;
+  if (fresh.curve_source != Source::given) {
+    if (known.curve_source == Source::learned) {
+      fresh.curve = std::move(known.curve);
+      fresh.curve_source = Source::learned;
+    }
+    // Curves per node type that were learned (or set up to be) where none was given now.
+    for (auto& [type, typed] : known.curves) {
+      const auto given = fresh.curves.find(type);
+      if (given != fresh.curves.end() && given->second.source == Source::given) continue;
+      if (given == fresh.curves.end() && !fresh.curves.empty()) continue;
+      if (typed.source != Source::learned && !typed.learner) continue;
+      if (!same_range) typed.learner.reset();
+      fresh.curves[type] = std::move(typed);
+    }
+  }
+  if (fresh.costs_source != Source::given && known.costs_source == Source::learned) {
+    fresh.up_cost_s = known.up_cost_s;
+    fresh.down_cost_s = known.down_cost_s;
+    fresh.costs_source = Source::learned;
+  }
+  if (fresh.learner && known.learner && same_range) fresh.learner = std::move(known.learner);
+}
+
 }  // namespace
 
 std::string_view to_string(Source source) {
@@ -264,7 +331,22 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
     prior.down_cost_s = elastic.down_cost_s;
     elastic.learner.emplace(request.max_nodes, prior);
   }
+  if (const auto known = jobs_.find(request.job_id); known != jobs_.end()) {
+    keep_what_is_known(elastic, std::move(known->second));
+  }
   jobs_[request.job_id] = std::move(elastic);
+  return std::nullopt;
+}
+
+std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
+                                            const Snapshot& snapshot,
+                                            const ElasticPartitions& elastic_partitions,
+                                            std::int64_t now,
+                                            std::string_view satellite_partition) {
+  const Job* job = find_job(snapshot, request.job_id);
+  const bool known = jobs_.contains(request.job_id);
+  if (auto refused = add(request, job, elastic_partitions, now)) return refused;
+  if (!known) collect_satellites(jobs_.at(request.job_id), *job, snapshot, satellite_partition);
   return std::nullopt;
 }
 
@@ -357,16 +439,7 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
     elastic.held_type = elastic.nodes.empty() ? std::string() : types.of(elastic.nodes.front());
     learn_per_type(elastic, *job, snapshot);
     const std::map<std::string, std::uint32_t> before = std::move(elastic.satellites);
-    elastic.satellites.clear();
-    for (const Job& satellite : snapshot.jobs) {
-      if (!holds_nodes(satellite) || !is_satellite_of(satellite, *job, satellite_partition)) {
-        continue;
-      }
-      for (const std::string& node : satellite.nodes) {
-        elastic.satellites[node] = satellite.id;
-        elastic.nodes.push_back(node);
-      }
-    }
+    collect_satellites(elastic, *job, snapshot, satellite_partition);
     // Only a satellite Slurm says it preempted: one gaptraind released itself left the map
     // when it was released (resized()), and one cancelled by hand is no reclaim.
     std::vector<std::string> taken;

@@ -132,8 +132,20 @@ class ElasticJobs {
   // running, not in one of `elastic_partitions`, bad node bounds or curve). Authorization is
   // auth.hpp's business, not this. A max_nodes beyond the cluster is kept as asked: the allocator
   // reads it as "all nodes".
+  //
+  // Registering a job again (the launcher does after gaptraind refused its report, a restarted
+  // batch step does) is harmless: what is known of it from Slurm and its launcher (its nodes and
+  // satellites, its progress) and what was learned of it (curve, costs, noise scale) stay; the
+  // registration's own terms (range, sizes, notice, given curve and costs) are taken anew.
   std::optional<std::string> add(const protocol::JobRegistration& request, const Job* job,
                                  const ElasticPartitions& elastic_partitions, std::int64_t now);
+
+  // As above, the job as `snapshot` shows it; a job not registered before gets the satellites
+  // it holds there (is_satellite_of) as its nodes at once: after gaptraind restarted without
+  // its state, its launcher must not be told that its satellites are no longer its own.
+  std::optional<std::string> add(const protocol::JobRegistration& request, const Snapshot& snapshot,
+                                 const ElasticPartitions& elastic_partitions, std::int64_t now,
+                                 std::string_view satellite_partition = {});
 
   // Records a launcher's report for a registered job; false when the job is not registered.
   // A report without samples_done keeps the last known value (the progress file may not be

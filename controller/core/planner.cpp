@@ -271,10 +271,24 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     }
     candidates.clear();
   }
-  Admission admission = order_admissions(snapshot, running, std::move(candidates), free_nodes,
-                                         partition_size, scope.partition, settings.queue);
+  Admission admission =
+      order_admissions(snapshot, running, std::move(candidates), free_nodes, partition_size,
+                       scope.partition, settings.queue, settings.backfilled);
   result.waiting.insert(result.waiting.end(), admission.waiting.begin(), admission.waiting.end());
-  std::vector<ElasticJob> elastic = running;
+  std::vector<ElasticJob> elastic;
+  for (const ElasticJob& job : running) {
+    if (std::ranges::find(admission.give_way, job.job_id) == admission.give_way.end()) {
+      elastic.push_back(job);
+      continue;
+    }
+    // It went past the head of the queue, which could start in its place now: back to the
+    // queue, where it resumes (from its checkpoint) behind the head.
+    const std::set<std::string> all(job.nodes.begin(), job.nodes.end());
+    result.actions.push_back(release(
+        job, all,
+        "job " + std::to_string(admission.head) + ", ahead of it in the queue, starts in its place",
+        settings.shrink_own_nodes));
+  }
   for (ElasticJob& candidate : admission.admissible) elastic.push_back(std::move(candidate));
   if (elastic.empty()) return result;
 
@@ -431,8 +445,12 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
                          });
       }
       start.resize(std::min(start.size(), static_cast<std::size_t>(std::max(1, job.min_nodes))));
-      grows.push_back(
-          Action{ActionKind::admit, job.job_id, start, {}, "allocator", 0, first_end(start)});
+      Action admit{ActionKind::admit, job.job_id, start, {}, "allocator", 0, first_end(start)};
+      if (const auto head = admission.overtaking.find(job.job_id);
+          head != admission.overtaking.end()) {
+        admit.overtakes = head->second;
+      }
+      grows.push_back(std::move(admit));
     } else if (!added.empty()) {
       grows.push_back(
           Action{ActionKind::grow, job.job_id, added, {}, "allocator", 0, first_end(added)});

@@ -47,6 +47,9 @@ struct PlannerSettings {
   bool allocate = true;
   // Which held jobs are admitted, in which order, and the caps on what elastic jobs hold.
   QueuePolicy queue;
+  // Jobs admitted past the head of the queue (backfill) and those being requeued: the
+  // resizer's record (Resizer::overtook, its drains).
+  Backfilled backfilled;
   // Paused or draining (operation.hpp): reclaims only, no admission, no grow; draining also
   // gives back every satellite.
   Operation operation = Operation::running;
@@ -78,6 +81,8 @@ struct Action {
   // Each of them is served by the drain (taking nodes for them again at the next poll, as if
   // only `waiting_job` had been, requeued a job in a burst of 1-node jobs).
   std::map<std::string, std::uint32_t> goes_to = {};
+  // admit: the job at the head of the queue this admission goes past (backfill), or 0.
+  std::uint32_t overtakes = 0;
 };
 
 struct Plan {

@@ -153,12 +153,70 @@ std::vector<std::pair<std::uint32_t, std::size_t>> unmanaged_elastic(
   return unmanaged;
 }
 
+// The running jobs that overtook `head` to requeue so that its `min_nodes` fit: a job given back
+// frees its minimum (the rest of its nodes are in `free_nodes` already) and its share. The most
+// recently admitted first (the highest job id: ids grow with submission), as few as needed;
+// none when even all of them would not make room (the head waits on, they run on).
+std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running,
+                                    const std::map<std::uint32_t, std::uint32_t>& overtook,
+                                    std::uint32_t head, std::size_t min_nodes,
+                                    std::size_t free_nodes, const NodeCaps& caps) {
+  std::vector<const ElasticJob*> overtakers;
+  for (const ElasticJob& job : running) {
+    const auto passed = overtook.find(job.job_id);
+    if (passed != overtook.end() && passed->second == head) overtakers.push_back(&job);
+  }
+  std::ranges::sort(overtakers,
+                    [](const ElasticJob* a, const ElasticJob* b) { return a->job_id > b->job_id; });
+  std::size_t free = free_nodes;
+  std::size_t share = caps.share_left();
+  std::vector<std::uint32_t> give_way;
+  for (const ElasticJob* job : overtakers) {
+    if (min_nodes <= std::min(free, share)) break;
+    const std::size_t held = job->nodes.size();
+    free += std::min(held, static_cast<std::size_t>(std::max(1, job->min_nodes)));
+    share += held;
+    give_way.push_back(job->job_id);
+  }
+  if (min_nodes > std::min(free, share)) return {};
+  return give_way;
+}
+
+// `candidates` in their order, but a job that gave way to a head still waiting (requeued for
+// it: `overtook` still names that head) right after it: a requeued job comes back parked, and
+// parked jobs go before held ones, so it would otherwise be admitted ahead of the job it made
+// room for, and take the room.
+std::vector<ElasticJob> behind_the_heads_they_gave_way_to(
+    std::vector<ElasticJob> candidates, const std::map<std::uint32_t, std::uint32_t>& overtook) {
+  std::set<std::uint32_t> waiting;
+  for (const ElasticJob& candidate : candidates) waiting.insert(candidate.job_id);
+  std::map<std::uint32_t, std::vector<ElasticJob>> behind;  // head -> the jobs kept after it
+  std::vector<ElasticJob> ordered;
+  for (ElasticJob& candidate : candidates) {
+    const auto head = overtook.find(candidate.job_id);
+    if (head != overtook.end() && waiting.contains(head->second) &&
+        !std::ranges::any_of(ordered,
+                             [&](const ElasticJob& job) { return job.job_id == head->second; })) {
+      behind[head->second].push_back(std::move(candidate));
+      continue;
+    }
+    const std::uint32_t id = candidate.job_id;
+    ordered.push_back(std::move(candidate));
+    if (const auto kept = behind.find(id); kept != behind.end()) {
+      for (ElasticJob& job : kept->second) ordered.push_back(std::move(job));
+      behind.erase(kept);
+    }
+  }
+  return ordered;
+}
+
 }  // namespace
 
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy) {
+                           const QueuePolicy& policy, const Backfilled& backfilled) {
+  const std::map<std::uint32_t, std::uint32_t>& overtook = backfilled.overtook;
   const JobIndex jobs(snapshot);
   const auto key = [&](const ElasticJob& candidate) {
     const Job* job = jobs.find(candidate.job_id);
@@ -171,6 +229,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   };
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const ElasticJob& a, const ElasticJob& b) { return key(a) < key(b); });
+  candidates = behind_the_heads_they_gave_way_to(std::move(candidates), overtook);
 
   std::map<std::string, std::size_t> user_jobs;
   std::map<std::string, std::size_t> account_jobs;
@@ -191,7 +250,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   }
 
   Admission result;
-  std::uint32_t blocked_by = 0;  // the first job that did not fit: those behind it wait
+  bool head_makes_way = false;  // the head fits once its overtakers give way: nobody passes now
   for (ElasticJob& candidate : candidates) {
     const Job* job = jobs.find(candidate.job_id);
     const auto wait = [&](std::string why) {
@@ -208,16 +267,33 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
     } else if (caps.allowed(candidate.job_id, min_nodes, false) < min_nodes) {
       wait("max_nodes_per_user or max_nodes_per_account leaves fewer than its " +
            std::to_string(min_nodes) + " nodes");
-    } else if (blocked_by != 0) {
-      wait("job " + std::to_string(blocked_by) + " is ahead of it in the queue");
+    } else if (head_makes_way) {
+      wait("job " + std::to_string(result.head) + " is ahead of it in the queue");
     } else if (min_nodes > std::min(free_nodes, caps.share_left())) {
-      // The partition's elastic share is room as the free nodes are: those behind wait too.
-      wait("waits for " + std::to_string(min_nodes) + " nodes (free, within max_elastic_percent)");
-      blocked_by = candidate.job_id;
+      // The partition's elastic share is room as the free nodes are.
+      if (result.head != 0) {
+        wait("waits for " + std::to_string(min_nodes) +
+             " nodes (free, within max_elastic_percent); job " + std::to_string(result.head) +
+             " is ahead of it in the queue");
+        continue;
+      }
+      result.head = candidate.job_id;
+      result.give_way = make_way(running, overtook, candidate.job_id, min_nodes, free_nodes, caps);
+      // Jobs requeued for it are not running any more, nor are their nodes free yet: until
+      // they are, nobody else takes the room they leave.
+      const bool room_coming = std::ranges::any_of(backfilled.requeuing, [&](std::uint32_t id) {
+        const auto passed = overtook.find(id);
+        return passed != overtook.end() && passed->second == candidate.job_id;
+      });
+      head_makes_way = !result.give_way.empty() || room_coming;
+      wait(head_makes_way ? "starts once the jobs that went past it give way (requeued)"
+                          : "waits for " + std::to_string(min_nodes) +
+                                " nodes (free, within max_elastic_percent)");
     } else {
       free_nodes -= min_nodes;
       count_job(candidate.job_id);
       caps.grant(candidate.job_id, min_nodes);
+      if (result.head != 0) result.overtaking[candidate.job_id] = result.head;
       result.admissible.push_back(std::move(candidate));
     }
   }

@@ -8,13 +8,20 @@
 // job, and sprio lists none), so among --hold jobs the order is FCFS, after every parked job; a
 // parked job (a begin time far ahead) keeps the priority Slurm computes for it, fair-share
 // included.
-// Admission is strict: a job is passed to the allocator only when every job ahead is, and its
-// minimum fits the nodes left after theirs, so a big job at the head is not overtaken.
+// Admission backfills as Slurm does, with the head's start protected: the first job whose
+// minimum does not fit the nodes left after those ahead of it is the head; a job behind it whose
+// minimum fits what is left still runs (it overtakes the head), and gives way once the head
+// could start in its place: when the head's minimum fits the free nodes together with those of
+// the running jobs that overtook it, they are requeued (the most recent first, as few as
+// needed) and the head is admitted at the next poll. So a job that cannot start now (a whole
+// partition asked for while another job holds a batch host) holds nobody back, and is delayed
+// by the jobs that overtook it by one requeue at most (their drain grace and a poll).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,22 +46,39 @@ struct QueuePolicy {
   friend bool operator==(const QueuePolicy&, const QueuePolicy&) = default;
 };
 
+// The jobs admitted past the head of the queue (backfill), as the resizer recorded their
+// admissions (Resizer::overtook) and requeues.
+struct Backfilled {
+  std::map<std::uint32_t, std::uint32_t> overtook;  // job -> the head it was admitted past
+  std::set<std::uint32_t> requeuing;                // jobs whose requeue is under way
+};
+
 struct Admission {
   std::vector<ElasticJob> admissible;  // in admission order
   // The candidates held back, with why (shown by `gaptrain status`).
   std::vector<std::pair<std::uint32_t, std::string>> waiting;
+  // The head of the queue that admissible jobs go past (backfill), 0 when none does.
+  std::uint32_t head = 0;
+  // The admissible jobs that go past it, each with the head.
+  std::map<std::uint32_t, std::uint32_t> overtaking;
+  // Running jobs that overtook the head and are requeued for it now: it fits in their place.
+  std::vector<std::uint32_t> give_way;
 };
 
 // `candidates` (admission_candidates()) ordered and filtered by `policy`: a job whose
 // dependency is unmet, that a cap holds, or whose minimum does not fit in `free_nodes` (the
 // nodes the allocator may give: holes, and what running jobs hold beyond their minimums) after
-// the jobs ahead of it, waits; so do all jobs behind the first that does not fit. The caps
+// the jobs ahead of it, waits. Behind the first that does not fit (the head) jobs are admitted
+// past it where their minimum fits (backfill), unless the head could start in place of the
+// `running` jobs that overtook it (`backfilled`): then those give way and the jobs behind
+// wait, as they do while such a requeue is under way. A candidate that gave way to a head
+// still waiting comes after it, whatever its priority now. The caps
 // count `running` and the jobs of `elastic_partition` gaptraind does not manage yet
 // (admitted, launcher not registered yet; or started by Slurm itself).
 Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJob>& running,
                            std::vector<ElasticJob> candidates, std::size_t free_nodes,
                            std::size_t partition_nodes, const std::string& elastic_partition,
-                           const QueuePolicy& policy);
+                           const QueuePolicy& policy, const Backfilled& backfilled = {});
 
 // How many of `wanted` more nodes `job` may get under the node caps, given what every job of
 // `holding` holds (jobs whose nodes count: running ones and those admitted this cycle).

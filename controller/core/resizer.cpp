@@ -165,6 +165,11 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   resizes_.push_back({action.job_id, ResizeRecord{static_cast<double>(now.wall), ResizeKind::admit,
                                                   action.reason, action.nodes}});
   admitted_[action.job_id] = Admission{now.mono + settings_.admit_start_s, action.nodes};
+  if (action.overtakes != 0) {
+    overtook_[action.job_id] = action.overtakes;
+  } else {
+    overtook_.erase(action.job_id);
+  }
   // Slurm starts it at its next scheduling pass; until the job shows up running, it is not
   // admitted again elsewhere.
   backoffs_[action.job_id] =
@@ -550,6 +555,7 @@ void Resizer::forget_except(const ElasticJobs& jobs, const Snapshot& snapshot) {
   std::erase_if(user_limits_, gone);
   std::erase_if(lease_backoff_until_, gone);
   std::erase_if(admitted_, gone);
+  std::erase_if(overtook_, gone);
 }
 
 bool Resizer::promise_holds(const std::string& node, const Promise& promise,

@@ -168,6 +168,8 @@ class Resizer {
   // The nodes `job_id` is asked to drain (for its LaunchInstruction).
   std::vector<std::string> draining(std::uint32_t job_id) const;
   // The jobs' nodes as the planner should see them: what each keeps after its drain.
+  // The jobs admitted past the head of the queue, each with that head (PlannerSettings).
+  const std::map<std::uint32_t, std::uint32_t>& overtook() const noexcept { return overtook_; }
   std::vector<ElasticJob> planning_view(const ElasticJobs& jobs) const;
 
   // The time limit each managed job was submitted with (minutes, 0: none), for the state file;
@@ -231,6 +233,10 @@ class Resizer {
     std::vector<std::string> nodes;  // where it was admitted
   };
   std::map<std::uint32_t, Admission> admitted_;  // admitted, not yet seen running
+  // Jobs admitted past the head of the queue, with that head (queue_policy.hpp): kept while
+  // the job is listed (requeued for the head, it is kept behind it), replaced at its next
+  // admission. In memory only: after a restart they no longer give way to that head.
+  std::map<std::uint32_t, std::uint32_t> overtook_;
   ActionCounts counts_;
   Notices notices_;  // given at the last give_notices()
   std::vector<double> reclaim_latencies_;

@@ -304,6 +304,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   if (slurm_config) {
     slurm_user_ = slurm_config->slurm_user;
     private_data_ = slurm_config->private_data;
+    metrics_.set_private_data(slurm_config->private_data);
     note_slurm_behaviour(slurm_config->controller);
   }
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
@@ -424,9 +425,8 @@ void Daemon::load_state() {
   // Jobs that still run are managed again; leases keep their users' limits.
   for (const SavedJob& saved : state.jobs) {
     const std::uint32_t id = saved.registration.job_id;
-    const Job* job = find_job(snapshot_, id);
-    if (auto refused = elastic_.add(saved.registration, job, config_.elastic_partitions,
-                                    saved.registered_at)) {
+    if (auto refused = elastic_.add(saved.registration, snapshot_, config_.elastic_partitions,
+                                    saved.registered_at, config_.satellite_partition)) {
       log::info("saved elastic job not restored", {{"JOB_ID", id}, {"REASON", *refused}});
       continue;
     }
@@ -976,7 +976,10 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
   std::optional<std::string> refused =
       authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
-  if (!refused) refused = elastic_.add(request, job, config_.elastic_partitions, wall_now());
+  if (!refused) {
+    refused = elastic_.add(request, snapshot_, config_.elastic_partitions, wall_now(),
+                           config_.satellite_partition);
+  }
   if (refused) {
     note_rejection(uid);  // each one may have cost a poll: limited like any other refusal
     server_->reply(id, reject(peer, uid, "register", *refused));

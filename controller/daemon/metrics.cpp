@@ -4,7 +4,9 @@
 #include <prometheus/text_serializer.h>
 
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace gaptrain::daemon {
 
@@ -20,6 +22,10 @@ const prometheus::Histogram::BucketBoundaries kSolveBuckets{0.001, 0.003, 0.01, 
                                                             0.1,   0.3,   1.0,  3.0};
 const prometheus::Histogram::BucketBoundaries kReclaimBuckets{0.1, 0.25, 0.5,  1.0,
                                                               2.0, 5.0,  10.0, 30.0};
+
+// Threads answering scrapes, and how long a connection may take to send its request (ms).
+constexpr int kScrapeThreads = 8;
+constexpr int kRequestTimeoutMs = 3000;
 
 void add_increase(prometheus::Counter& counter, std::uint64_t now, std::uint64_t& seen) {
   if (now > seen) counter.Increment(static_cast<double>(now - seen));
@@ -104,8 +110,21 @@ Metrics::~Metrics() = default;
 void Metrics::serve(const std::string& host, std::uint16_t port) {
   const std::string address =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
-  exposer_ = std::make_unique<prometheus::Exposer>(address, 1);
+  // civetweb (prometheus-cpp's server) gives each connection a thread until it is done, and by
+  // default waits 30 s for a request: one thread and one idle connection kept every scrape out
+  // for that long, and a new idle connection every few seconds kept them out for good. Several
+  // threads, and a client that has not sent its request within a few seconds is dropped: a
+  // scrape sends its request at once.
+  exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+      "listening_ports", address, "num_threads", std::to_string(kScrapeThreads),
+      "request_timeout_ms", std::to_string(kRequestTimeoutMs), "enable_keep_alive", "no"});
   exposer_->RegisterCollectable(registry_);
+}
+
+std::uint16_t Metrics::port() const {
+  if (!exposer_) return 0;
+  const std::vector<int> ports = exposer_->GetListeningPorts();
+  return ports.empty() ? 0 : static_cast<std::uint16_t>(ports.front());
 }
 
 prometheus::Counter& Metrics::action_counter(const std::string& action, const std::string& result) {
@@ -136,9 +155,12 @@ void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
   for (const auto& [owner, nodes] : held) elastic_by_partition[owner.partition] += nodes;
   set_by_partition(elastic_nodes_, elastic_by_partition, elastic_partitions_);
   for (const auto& [owner, node_seconds] : node_seconds_meter_.advance(mono_s, std::move(held))) {
-    node_seconds_
-        .Add({{"partition", owner.partition}, {"user", owner.user}, {"account", owner.account}})
-        .Increment(node_seconds);
+    prometheus::Labels labels{{"partition", owner.partition}};
+    if (show_users_) labels.emplace("user", owner.user);
+    if (show_accounts_) labels.emplace("account", owner.account);
+    prometheus::Counter*& series = node_seconds_series_[labels];
+    if (series == nullptr) series = &node_seconds_.Add(labels);
+    series->Increment(node_seconds);
   }
   managed_jobs_.Set(static_cast<double>(elastic.jobs().size()));
 
@@ -169,6 +191,19 @@ void Metrics::set_operation(Operation operation) {
   for (const Operation each : {Operation::running, Operation::paused, Operation::draining}) {
     operation_.Add({{"state", std::string(to_string(each))}}).Set(each == operation ? 1.0 : 0.0);
   }
+}
+
+void Metrics::set_private_data(const PrivateData& private_data) {
+  // squeue hides other users' jobs under PrivateData=jobs, sshare and sreport their usage under
+  // usage, sacctmgr their records under users (and accounts under accounts): the endpoint has
+  // no viewer, so it shows no user what any of these hides.
+  const bool show_users = !private_data.jobs && !private_data.usage && !private_data.users;
+  const bool show_accounts = !private_data.jobs && !private_data.usage && !private_data.accounts;
+  if (show_users == show_users_ && show_accounts == show_accounts_) return;
+  show_users_ = show_users;
+  show_accounts_ = show_accounts;
+  for (const auto& [labels, series] : node_seconds_series_) node_seconds_.Remove(series);
+  node_seconds_series_.clear();
 }
 
 void Metrics::observe_solve(double seconds) {

@@ -7,7 +7,11 @@
 //   gaptrain_elastic_nodes{partition}        nodes held by managed elastic jobs (satellites too)
 //   gaptrain_elastic_node_seconds_total{partition,user,account}
 //                                            what managed elastic jobs held, satellites too, in
-//                                            node-seconds: what a site charges (elastic_usage.hpp)
+//                                            node-seconds: what a site charges (elastic_usage.hpp);
+//                                            without the user label where Slurm's PrivateData
+//                                            hides other users' jobs, usage or users, without
+//                                            the account label where it hides jobs, usage or
+//                                            accounts (anyone who reaches the port may scrape)
 //   gaptrain_jobs{kind,state}                Slurm's jobs: kind regular|elastic, state
 //                                            pending|running
 //   gaptrain_elastic_jobs_managed            elastic jobs registered and managed
@@ -58,8 +62,12 @@ class Metrics {
   Metrics& operator=(const Metrics&) = delete;
 
   // Serves the registry at http://LISTEN/metrics (LISTEN as config.hpp's listen: a numeric
-  // HOST:PORT). Throws std::runtime_error when it cannot bind.
+  // HOST:PORT; port 0 takes a free one, see port()). Throws std::runtime_error when it cannot
+  // bind. Scrapes are answered by several threads, and a connection that sends no complete
+  // request in time is closed: idle or slow clients do not keep Prometheus out.
   void serve(const std::string& host, std::uint16_t port);
+  // The port served on (0 before serve()).
+  std::uint16_t port() const;
 
   // The model after a poll, at `mono_s` (CLOCK_MONOTONIC seconds): holes, elastic nodes, jobs
   // by kind and state, the node-seconds the elastic jobs held since the last update, and the
@@ -71,6 +79,10 @@ class Metrics {
   // What an admin lets gaptraind do (operation.hpp): gaptrain_operation{state} is 1 for it,
   // 0 for the others.
   void set_operation(Operation operation);
+  // slurm.conf's PrivateData, as slurmctld last said: which owner labels the node-seconds carry.
+  // Until it is first set every owner label is left out. The series of labels it hides now
+  // are removed (a reconfigure that sets it takes them off the endpoint).
+  void set_private_data(const PrivateData& private_data);
   void observe_solve(double seconds);
   void observe_reclaim(double seconds);
 
@@ -104,6 +116,9 @@ class Metrics {
   std::set<std::string> hole_partitions_;
   std::set<std::string> elastic_partitions_;
   NodeSecondsMeter node_seconds_meter_;
+  bool show_users_ = false;
+  bool show_accounts_ = false;
+  std::map<prometheus::Labels, prometheus::Counter*> node_seconds_series_;
   std::unique_ptr<prometheus::Exposer> exposer_;
 };
 

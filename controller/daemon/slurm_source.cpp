@@ -225,6 +225,9 @@ SlurmSource::Result SlurmSource::load_config(Config& config) {
   config.private_data.jobs = (conf->private_data & PRIVATE_DATA_JOBS) != 0;
   config.private_data.nodes = (conf->private_data & PRIVATE_DATA_NODES) != 0;
   config.private_data.reservations = (conf->private_data & PRIVATE_DATA_RESERVATIONS) != 0;
+  config.private_data.usage = (conf->private_data & PRIVATE_DATA_USAGE) != 0;
+  config.private_data.users = (conf->private_data & PRIVATE_DATA_USERS) != 0;
+  config.private_data.accounts = (conf->private_data & PRIVATE_DATA_ACCOUNTS) != 0;
   config.controller.slurmctld_release = text(conf->version);
   config.controller.scheduler_parameters = text(conf->sched_params);
   config.controller.preempt_type = text(conf->preempt_type);

@@ -178,14 +178,55 @@ TEST(QueuePolicy, AParkedJobWithAMarkIsACandidateNotAnAdmission) {
   EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{7}) << reason_of(p, 7);
 }
 
-// A big job at the head is not overtaken by a small one behind it that would fit.
-TEST(QueuePolicy, AJobBehindOneThatDoesNotFitWaits) {
+// A big job at the head that cannot start now does not hold back a small one behind it that
+// fits (backfill): the small one is admitted past it, marked as having overtaken it.
+TEST(QueuePolicy, AJobBehindOneThatDoesNotFitGoesPastIt) {
   Snapshot s = cluster(4, {});
   add_held(s, 7, 5, 5).priority = 200;
   add_held(s, 8, 1, 1).priority = 100;
   const Plan p = plan(s, find_holes(s), {}, kNow, {});
+  EXPECT_EQ(admitted(p), std::vector<std::uint32_t>{8});
+  for (const Action& a : p.actions) {
+    if (a.kind == ActionKind::admit) {
+      EXPECT_EQ(a.overtakes, 7U);
+    }
+  }
+  EXPECT_NE(reason_of(p, 7).find("waits for 5 nodes"), std::string::npos) << reason_of(p, 7);
+}
+
+// Once the head could start in place of the running jobs that overtook it, they are requeued
+// (the most recent first, as few as needed) and nobody else goes past it meanwhile; a job
+// admitted in its turn stays.
+TEST(QueuePolicy, JobsThatWentPastTheHeadGiveWayWhenItCouldStartInTheirPlace) {
+  Snapshot s = cluster(5, {"n1", "n2", "n3"});
+  ElasticJob in_turn = add_running(s, 5, {"n1"}, 2, "alice");
+  ElasticJob older = add_running(s, 8, {"n2"}, 2, "bob");
+  ElasticJob newer = add_running(s, 9, {"n3"}, 2, "bob");
+  PlannerSettings settings;
+  settings.backfilled.overtook = {{8, 7}, {9, 7}};
+  add_held(s, 7, 3, 3).priority = 200;  // 2 nodes free: it fits once one of them is gone
+  add_held(s, 11, 1, 1).priority = 100;
+  const Plan p = plan(s, find_holes(s), {in_turn, older, newer}, kNow, settings);
+  std::vector<std::uint32_t> requeued;
+  for (const Action& a : p.actions)
+    if (a.kind == ActionKind::requeue) requeued.push_back(a.job_id);
+  EXPECT_EQ(requeued, std::vector<std::uint32_t>{9});
   EXPECT_TRUE(admitted(p).empty());
-  EXPECT_NE(reason_of(p, 8).find("job 7 is ahead"), std::string::npos) << reason_of(p, 8);
+  EXPECT_NE(reason_of(p, 11).find("job 7 is ahead"), std::string::npos) << reason_of(p, 11);
+
+  // While that requeue is under way (9 no longer planned, its node not free yet), nobody else
+  // goes past the head either, though no running job is left to give way.
+  settings.backfilled.overtook = {{9, 7}};
+  settings.backfilled.requeuing = {9};
+  const Plan requeuing = plan(s, find_holes(s), {in_turn, older}, kNow, settings);
+  EXPECT_TRUE(admitted(requeuing).empty());
+  EXPECT_NE(reason_of(requeuing, 11).find("job 7 is ahead"), std::string::npos)
+      << reason_of(requeuing, 11);
+
+  // Jobs admitted in their turn only: the head waits, the job behind it goes past.
+  const Plan unchanged = plan(s, find_holes(s), {in_turn, older, newer}, kNow, {});
+  for (const Action& a : unchanged.actions) EXPECT_NE(a.kind, ActionKind::requeue);
+  EXPECT_EQ(admitted(unchanged), std::vector<std::uint32_t>{11});
 }
 
 TEST(QueuePolicy, AJobWhoseDependencyIsUnmetIsNotAdmitted) {

@@ -1594,6 +1594,8 @@ jobs: $(squeue -h -o '%i %j %T %N %r' | tr '\n' ';')"
 
 # shellcheck source=elastic_needs_cases.sh
 source "$here/elastic_needs_cases.sh"
+# shellcheck source=elastic_fault_cases.sh
+source "$here/elastic_fault_cases.sh"
 
 wait_for_idle_nodes
 "case_$case_name"
