@@ -371,7 +371,8 @@ void Launcher::start_step(const std::string& node) {
        "GAPTRAIN_RDZV_PORT=" + std::to_string(job_.rdzv_port),
        "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
        "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
-       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal)});
+       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal),
+       "GAPTRAIN_MAX_RESTARTS=" + std::to_string(options_.max_restarts)});
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;
@@ -460,11 +461,8 @@ void Launcher::reap_steps(Clock::time_point now) {
       continue;
     }
     step.pid = -1;
-    const bool success = WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
-    const StepExit exit = success ? StepExit::success
-                          : WIFEXITED(*status) && WEXITSTATUS(*status) == kExitStartAgain
-                              ? StepExit::start_again
-                              : StepExit::failure;
+    const StepExit exit = step_exit_of(*status);
+    const bool success = exit == StepExit::success;
     if (step.phase == StepPhase::stopping) {
       say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
       it = steps_.erase(it);  // a drained node is acked at the next report
@@ -472,7 +470,7 @@ void Launcher::reap_steps(Clock::time_point now) {
     }
     // A step that ran a while before failing starts a fresh count: the budget is for a node
     // that keeps failing, not for a long job's occasional crash.
-    const int failures = exit != StepExit::failure
+    const int failures = exit != StepExit::failure && exit != StepExit::failed_for_good
                              ? step.failures
                              : (now - step.started_at >= kStableRun ? 0 : step.failures) + 1;
     switch (judge_step_end(exit, finishing_, holding_of(step.job_id, node), failures,
@@ -505,8 +503,12 @@ void Launcher::reap_steps(Clock::time_point now) {
       case StepEnd::give_up:
         step.failures = failures;
         step.phase = StepPhase::waiting;
-        say("the step on " + node + " failed (" + describe_status(*status) + ") " +
-            std::to_string(failures) + " times in a row: giving up");
+        say(exit == StepExit::failed_for_good
+                ? "the training on " + node + " gave up (exit " +
+                      std::to_string(kExitFailedForGood) +
+                      ": it failed for good, its reason is above): the job fails"
+                : "the step on " + node + " failed (" + describe_status(*status) + ") " +
+                      std::to_string(failures) + " times in a row: giving up");
         failed_ = true;
         break;
       case StepEnd::restart: {

@@ -2,12 +2,15 @@
 """The training stall of each resize of a job, from `gaptrain job ID --json`.
 
 usage: resize_stalls.py JOB.json [JOB.json ...]
+       resize_stalls.py --table STEP_S=JOB.json [STEP_S=JOB.json ...]
 
 A resize's stall is the longest stretch without new samples from 2 s before it to its next
 resize (at most 120 s after it), less the job's usual gap between progress points (the median):
 what the resize cost the training beyond its normal reporting. Prints one line per resize
 (job, kind, time, stall) and, per kind, the count, p50 and max; with several files, also over
-all of them.
+all of them. `--table` prints one Markdown row per file instead: the step length it ran at,
+grow and reclaim count, p50 and max, and whether each meets the goal (a reclaim at most one step
++ 0.5 s, a grow at most 0.5 s).
 """
 from __future__ import annotations
 
@@ -38,7 +41,44 @@ def stalls(view: dict) -> list[tuple[str, float, float]]:
     return out
 
 
+# The goals a resize's stall is held to: a reclaim may cost the step it interrupts and 0.5 s
+# more, a grow 0.5 s.
+def reclaim_goal_s(step_s: float) -> float:
+    return step_s + 0.5
+
+
+GROW_GOAL_S = 0.5
+
+
+def table(specs: list[str]) -> int:
+    print("| step | grow: n, p50, max | reclaim: n, p50, max | grow <= 0.5 s | reclaim <= step + 0.5 s |")
+    print("|---:|---|---|---|---|")
+    complete = True
+    for spec in specs:
+        step_text, _, path = spec.partition("=")
+        step_s = float(step_text)
+        with open(path, encoding="utf-8") as f:
+            by_kind: dict[str, list[float]] = {}
+            for kind, _, stall in stalls(json.load(f)):
+                by_kind.setdefault(kind, []).append(stall)
+        cells = []
+        verdicts = []
+        for kind, goal in (("grow", GROW_GOAL_S), ("reclaim", reclaim_goal_s(step_s))):
+            values = by_kind.get(kind, [])
+            if not values:
+                cells.append("none measured")
+                verdicts.append("-")
+                complete = False
+                continue
+            cells.append(f"{len(values)}, {statistics.median(values):.2f} s, {max(values):.2f} s")
+            verdicts.append("yes" if max(values) <= goal else f"no (max {max(values):.2f} s > {goal:.2f} s)")
+        print(f"| {step_s:g} s | {cells[0]} | {cells[1]} | {verdicts[0]} | {verdicts[1]} |")
+    return 0 if complete else 1
+
+
 def main(paths: list[str]) -> int:
+    if paths[:1] == ["--table"]:
+        return table(paths[1:])
     by_kind: dict[str, list[float]] = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
