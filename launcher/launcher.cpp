@@ -14,6 +14,7 @@
 #include "controller_link.hpp"
 #include "gaptrain/node_sizes.hpp"
 #include "hostfile.hpp"
+#include "leave_timing.hpp"
 #include "poll_backoff.hpp"
 #include "process.hpp"
 #include "progress.hpp"
@@ -35,9 +36,6 @@ constexpr std::chrono::minutes kStableRun{5};
 // A training reporting fewer workers than its running steps for this long, while it advances,
 // has left nodes idle (a stranded rendezvous round): their steps are started again.
 constexpr std::chrono::seconds kStrandedPatience{60};
-// A training that leaves a node by itself once the job file drops it (the helper) gets this
-// long before SIGTERM: it ends its step and exits 0, and Slurm reports no cancelled step.
-constexpr milliseconds kLeaveByItself{3000};
 
 std::string clock_time(double unix_s) {
   const auto seconds = static_cast<std::time_t>(unix_s);
@@ -130,6 +128,11 @@ int Launcher::run() {
     }
     reap_steps(Clock::now());
     advance_stops(Clock::now());
+    if (ack_now_) {
+      reconcile_and_act();  // the acks of the steps that just left
+      next_poll_ = Clock::now();
+      ack_now_ = false;
+    }
     if (Clock::now() >= next_poll_) report_and_follow();
     if (failed_ && !finishing_) {
       return stop_everything(1);
@@ -392,8 +395,15 @@ void Launcher::request_stop(const std::string& node, Step& step) {
   step.phase = StepPhase::stopping;
   step.stop_since = Clock::now();
   if (last_progress_ && last_progress_->leaves_on_job_file && !finishing_ && !stopping_all_) {
-    // The job file (rewritten in this same pass) tells it; SIGTERM only if it has not left.
-    step.term_after = step.stop_since + std::min(kLeaveByItself, options_.grace);
+    // The job file (rewritten in this same pass) and the notice signal tell it; SIGTERM only if
+    // it has not left while it still has time to leave on it before the drain's deadline.
+    const auto deadline = desired_.notice.find(node);
+    step.term_after =
+        step.stop_since +
+        wait_before_term(deadline == desired_.notice.end()
+                             ? std::nullopt
+                             : std::optional<double>(deadline->second - unix_now()),
+                         options_.grace);
     return;
   }
   say("asking the training on " + node + " to leave (SIGTERM; SIGKILL after " +
@@ -465,7 +475,10 @@ void Launcher::reap_steps(Clock::time_point now) {
     const bool success = exit == StepExit::success;
     if (step.phase == StepPhase::stopping) {
       say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
-      it = steps_.erase(it);  // a drained node is acked at the next report
+      it = steps_.erase(it);
+      // The drained node is acked by a report at once: gaptraind gives it to the regular job
+      // waiting for it without waiting out the drain's deadline.
+      ack_now_ = true;
       continue;
     }
     // A step that ran a while before failing starts a fresh count: the budget is for a node

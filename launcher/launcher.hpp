@@ -115,6 +115,7 @@ class Launcher {
   Clock::time_point started_{};
   std::optional<Progress> first_progress_;  // for the summary's throughput
   std::optional<Progress> last_progress_;
+  bool ack_now_ = false;       // a step asked to leave has left: report its ack at once
   bool finishing_ = false;     // a step exited 0: the training is over
   bool stopping_all_ = false;  // stop_everything() runs
   bool failed_ = false;        // a step failed after finishing began, or for good

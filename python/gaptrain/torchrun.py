@@ -21,7 +21,7 @@ Two guards a plain torchrun lacks:
   (``--as-worker``), which watches for ``torch.distributed.init_process_group``. A script run on
   more than one worker that never forms a group (or forms one smaller than WORLD_SIZE) is that
   many independent copies of one training, each with all the data, each writing the same files:
-  rank 0 prints a warning saying so after 60 s, or at its exit if sooner.
+  rank 0 prints a warning saying so after 60 s, or when the script ends (not when it crashed).
 
 Environment (set by gaptrain-launch): GAPTRAIN_MASTER_ADDR, GAPTRAIN_RDZV_HOST,
 GAPTRAIN_RDZV_PORT, GAPTRAIN_JOB_ID, GAPTRAIN_JOB_FILE, GAPTRAIN_MIN_NODES, GAPTRAIN_MAX_NODES,
@@ -30,7 +30,6 @@ GPUs of a node).
 """
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import runpy
@@ -38,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from typing import Callable, Mapping, Sequence
 
 from . import compat
@@ -237,11 +237,30 @@ def run_as_worker(script: Sequence[str], env: Mapping[str, str] = os.environ,
         timer = threading.Timer(GROUP_EXPECTED_WITHIN_S, watch.warn_if_wrong)
         timer.daemon = True
         timer.start()
-        atexit.register(watch.warn_if_wrong)
     sys.argv = list(script)
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    (run or (lambda p: runpy.run_path(p, run_name="__main__")))(path)
+    try:
+        (run or (lambda p: runpy.run_path(p, run_name="__main__")))(path)
+    except SystemExit as e:
+        if e.code in (None, 0):
+            watch.warn_if_wrong()  # it ran to its end: copies or not, it is said now
+        raise
+    except BaseException as e:  # noqa: B036: told as `python SCRIPT` tells it, then exit 1
+        print_from_the_script(e, path)
+        return 1
+    watch.warn_if_wrong()
     return 0
+
+
+def print_from_the_script(error: BaseException, path: str) -> None:
+    """The traceback as ``python SCRIPT`` prints it: from the script's first frame on, without
+    this module's and runpy's."""
+    tb = error.__traceback__
+    script = os.path.abspath(path)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb or error.__traceback__)
+    sys.stderr.flush()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

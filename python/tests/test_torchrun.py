@@ -117,6 +117,12 @@ def test_a_script_alone_on_its_job_or_in_one_group_is_not_warned_about(tmp_path:
 def test_a_script_error_ends_the_worker_as_python_would(tmp_path: Path) -> None:
     done = run_worker(tmp_path, "raise SystemExit(3)\n", world_size=1)
     assert done.returncode == 3
+    crash = run_worker(tmp_path, "def f():\n    raise ValueError('bad input')\nf()\n", world_size=4)
+    assert crash.returncode == 1
+    lines = crash.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):" and lines[-1] == "ValueError: bad input"
+    assert "script.py" in lines[1] and "torchrun.py" not in crash.stderr and "runpy" not in crash.stderr
+    assert "warning" not in crash.stderr  # a crash is not called copies: its error says enough
 
 
 def free_port() -> int:
