@@ -169,9 +169,9 @@ void Launcher::report_and_follow() {
   next_poll_ = Clock::now() + options_.poll;
   protocol::LauncherReport report;
   report.job_id = job_.job_id;
-  for (const auto& [node, step] : steps_) {
-    if (step.phase == StepPhase::running) report.running.push_back(node);
-  }
+  // A step asked to leave is still live until it ends: gaptraind waits for it (up to the
+  // drain's deadline) before it takes the node, and the step gets its time to leave.
+  report.running = live_nodes(step_views(Clock::now()));
   report.drained = acks_;
   if (const std::optional<Progress> progress = read_progress(options_.progress_file)) {
     report.samples_done = progress->samples_done;
@@ -262,13 +262,16 @@ bool Launcher::register_again() {
   return false;
 }
 
-void Launcher::reconcile_and_act() {
+std::vector<StepView> Launcher::step_views(Clock::time_point now) const {
   std::vector<StepView> views;
-  const auto now = Clock::now();
   for (const auto& [node, step] : steps_) {
     views.push_back({node, step.phase, step.phase == StepPhase::waiting && now >= step.restart_at});
   }
-  const Actions actions = reconcile(views, desired_, finishing_);
+  return views;
+}
+
+void Launcher::reconcile_and_act() {
+  const Actions actions = reconcile(step_views(Clock::now()), desired_, finishing_);
   acks_ = actions.drained;
   for (const std::string& node : actions.forget) {
     if (steps_.at(node).phase == StepPhase::done) {
@@ -474,7 +477,12 @@ void Launcher::reap_steps(Clock::time_point now) {
     const StepExit exit = step_exit_of(*status);
     const bool success = exit == StepExit::success;
     if (step.phase == StepPhase::stopping) {
-      say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
+      const double took = std::chrono::duration<double>(now - step.stop_since).count();
+      std::ostringstream after;
+      after.precision(2);
+      after << std::fixed << took;
+      say(node + " left the training " + after.str() + " s after it was asked to" +
+          (success ? "" : " (" + describe_status(*status) + ")"));
       it = steps_.erase(it);
       // The drained node is acked by a report at once: gaptraind gives it to the regular job
       // waiting for it without waiting out the drain's deadline.

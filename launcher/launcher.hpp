@@ -72,6 +72,7 @@ class Launcher {
   // Sends the job's registration again when the backoff allows (a report was refused: not
   // registered); true when gaptraind took it.
   bool register_again();
+  std::vector<StepView> step_views(Clock::time_point now) const;
   void reconcile_and_act();
   void reap_steps(Clock::time_point now);
   // Asks Slurm whether `allocation` still holds `node` (node_loss.hpp).

@@ -61,4 +61,14 @@ Actions reconcile(const std::vector<StepView>& steps,
   return actions;
 }
 
+std::vector<std::string> live_nodes(const std::vector<StepView>& steps) {
+  std::vector<std::string> live;
+  for (const StepView& step : steps) {
+    if (step.phase == StepPhase::running || step.phase == StepPhase::stopping) {
+      live.push_back(step.node);
+    }
+  }
+  return live;
+}
+
 }  // namespace gaptrain::launch

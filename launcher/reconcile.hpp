@@ -40,4 +40,9 @@ struct Actions {
 Actions reconcile(const std::vector<StepView>& steps,
                   const protocol::LaunchInstruction& instruction, bool finishing);
 
+// The nodes with a live step, for the report's "running": those running and those asked to stop
+// that have not ended yet (gaptraind waits for these before it takes a drained node: reporting
+// them gone had it take the node, and kill the step, at its next act).
+std::vector<std::string> live_nodes(const std::vector<StepView>& steps);
+
 }  // namespace gaptrain::launch

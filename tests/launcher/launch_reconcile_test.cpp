@@ -45,6 +45,17 @@ TEST(LaunchReconcile, DrainStopsTheStepThenAcksOnceItIsGone) {
   EXPECT_TRUE(after.start.empty());  // a drained node gets no new step
 }
 
+TEST(LaunchReconcile, AStepAskedToLeaveIsReportedLiveUntilItEnds) {
+  // gaptraind takes a drained node once the report no longer lists a live step there: listing
+  // only running steps had it cancel a leaving worker's step (SIGKILL) at its next act, long
+  // before the drain's deadline.
+  const std::vector<StepView> steps = {{"n1", StepPhase::running},
+                                       {"n2", StepPhase::stopping},
+                                       {"n3", StepPhase::waiting},
+                                       {"n4", StepPhase::done}};
+  EXPECT_EQ(live_nodes(steps), (Nodes{"n1", "n2"}));
+}
+
 TEST(LaunchReconcile, ANodeSlurmRemovedHasItsStepStopped) {
   const std::vector<StepView> steps = {{"n1", StepPhase::running}, {"n2", StepPhase::running}};
   const Actions a = reconcile(steps, instruction({"n1"}), false);
