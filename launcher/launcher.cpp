@@ -314,10 +314,15 @@ void Launcher::update_job_file() {
 void Launcher::pass_on_notices() {
   std::vector<std::string> fresh;
   for (const auto& [node, at] : desired_.notice) {
+    // Said again only when its time moved by a second or more (gaptraind's own rule for
+    // notices): a drain's deadline recomputed to the millisecond is the same notice.
     const auto told = noticed_.find(node);
-    if (told == noticed_.end() || told->second != at) fresh.push_back(node);
+    if (told == noticed_.end() || std::abs(told->second - at) >= 1.0) fresh.push_back(node);
   }
-  if (fresh.empty()) return;
+  if (fresh.empty()) {
+    noticed_ = desired_.notice;
+    return;
+  }
   // A plain command dies of SIGUSR1: only a training that asked for the signal, or says it
   // handles it, gets it (the job file carries the notice either way).
   const bool signal =
@@ -591,8 +596,17 @@ void Launcher::summarize() const {
   const double wall_s = std::chrono::duration<double>(Clock::now() - started_).count();
   std::ostringstream line;
   line.precision(3);
-  line << "summary: " << std::lround(wall_s) << " s, " << grows_ << " grow(s), " << shrinks_
-       << " shrink(s), " << taken_back_.size() << " node(s) taken back, " << regroups_
+  // The resizes as gaptraind recorded them, in `gaptrain job`'s words (a drain may be a reclaim
+  // or a shrink: only gaptraind knows which); the launcher's own count when it does not answer.
+  const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
+                                 std::chrono::milliseconds(2000));
+  line << "summary: " << std::lround(wall_s) << " s, ";
+  if (totals) {
+    line << resize_counts_text(*totals);
+  } else {
+    line << grows_ << " grow(s), " << shrinks_ << " reclaim(s) or shrink(s)";
+  }
+  line << ", " << taken_back_.size() << " node(s) taken back, " << regroups_
        << " worker restart(s) on request";
   if (first_progress_ && last_progress_) {
     const double samples = last_progress_->samples_done;
@@ -606,8 +620,6 @@ void Launcher::summarize() const {
   } else {
     line << ", no progress reported";
   }
-  const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
-                                 std::chrono::milliseconds(2000));
   if (totals) {
     line << ", " << totals->node_hours << " node-hours";
     // The time from a resize to the next progress: without progress there is nothing to lose.

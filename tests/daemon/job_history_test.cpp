@@ -167,6 +167,11 @@ TEST(JobHistory, TheCommandSummarisesAndPlotsTheView) {
   EXPECT_NE(text.find("100 samples/s lately, 100 samples/s overall"), std::string::npos) << text;
   EXPECT_NE(text.find("measured 1:100"), std::string::npos) << text;
   EXPECT_EQ(text.find("batch:"), std::string::npos) << "no batch range, no batch line";
+  // Rounded as the launcher's summary rounds it (18.6 s was "18s" here and "19 s" there).
+  Json::Value lost = view;
+  lost["resize_lost_s"] = 18.6;
+  EXPECT_NE(cli::format_job(lost).find("time lost to resizes: 19s"), std::string::npos)
+      << cli::format_job(lost);
   const std::string svg = cli::job_plot_svg(view);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
