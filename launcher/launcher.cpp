@@ -319,10 +319,15 @@ void Launcher::pass_on_notices() {
     const auto told = noticed_.find(node);
     if (told == noticed_.end() || std::abs(told->second - at) >= 1.0) fresh.push_back(node);
   }
-  if (fresh.empty()) {
-    noticed_ = desired_.notice;
-    return;
+  // What the steps were told: the time said for each node still noticed (a withdrawn notice
+  // is forgotten, so a later one is said).
+  std::map<std::string, double> told_now;
+  for (const auto& [node, at] : desired_.notice) {
+    const bool said_now = std::find(fresh.begin(), fresh.end(), node) != fresh.end();
+    told_now[node] = said_now ? at : noticed_.at(node);
   }
+  noticed_ = std::move(told_now);
+  if (fresh.empty()) return;
   // A plain command dies of SIGUSR1: only a training that asked for the signal, or says it
   // handles it, gets it (the job file carries the notice either way).
   const bool signal =
@@ -340,7 +345,6 @@ void Launcher::pass_on_notices() {
       if (step.phase == StepPhase::running) (void)signal_step(step, options_.notice_signal);
     }
   }
-  noticed_ = desired_.notice;
 }
 
 void Launcher::update_hostfile() {
