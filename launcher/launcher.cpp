@@ -410,12 +410,11 @@ void Launcher::request_stop(const std::string& node, Step& step) {
     // The job file (rewritten in this same pass) and the notice signal tell it; SIGTERM only if
     // it has not left while it still has time to leave on it before the drain's deadline.
     const auto deadline = desired_.notice.find(node);
-    step.term_after =
-        step.stop_since +
-        wait_before_term(deadline == desired_.notice.end()
-                             ? std::nullopt
-                             : std::optional<double>(deadline->second - unix_now()),
-                         options_.grace);
+    step.term_after = step.stop_since +
+                      wait_before_term(deadline == desired_.notice.end()
+                                           ? std::nullopt
+                                           : std::optional<double>(deadline->second - unix_now()),
+                                       options_.grace);
     return;
   }
   say("asking the training on " + node + " to leave (SIGTERM; SIGKILL after " +

@@ -1,10 +1,10 @@
 #include "node_loss.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <iterator>
 #include <sstream>
-
-#include <sys/wait.h>
 
 namespace gaptrain::launch {
 
@@ -32,14 +32,10 @@ std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, cons
 StepExit step_exit_of(int wait_status) {
   if (!WIFEXITED(wait_status)) return StepExit::failure;
   switch (WEXITSTATUS(wait_status)) {
-    case 0:
-      return StepExit::success;
-    case kExitStartAgain:
-      return StepExit::start_again;
-    case kExitFailedForGood:
-      return StepExit::failed_for_good;
-    default:
-      return StepExit::failure;
+    case 0: return StepExit::success;
+    case kExitStartAgain: return StepExit::start_again;
+    case kExitFailedForGood: return StepExit::failed_for_good;
+    default: return StepExit::failure;
   }
 }
 

@@ -37,9 +37,9 @@ std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, cons
 
 // How a step's program ended.
 enum class StepExit {
-  success,      // exit 0
-  start_again,  // exit 75 (EX_TEMPFAIL): the helper asks to be started again (it rejoins, or
-                // the job goes on from its checkpoint): a regroup, not a failure
+  success,          // exit 0
+  start_again,      // exit 75 (EX_TEMPFAIL): the helper asks to be started again (it rejoins, or
+                    // the job goes on from its checkpoint): a regroup, not a failure
   failed_for_good,  // exit 76: the step gave up itself (gaptrain.torchrun after a crash that
                     // recurs without a resize): starting it again would only repeat it
   failure,          // anything else
@@ -47,7 +47,8 @@ enum class StepExit {
 
 // Exit status 75 is the helper's "start me again" (python/gaptrain/loop.py).
 inline constexpr int kExitStartAgain = 75;
-// Exit status 76 is a step's "failed for good: do not start me again" (python/gaptrain/torchrun.py).
+// Exit status 76 is a step's "failed for good: do not start me again"
+// (python/gaptrain/torchrun.py).
 inline constexpr int kExitFailedForGood = 76;
 
 StepExit step_exit_of(int wait_status);

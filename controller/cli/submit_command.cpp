@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -148,8 +148,8 @@ bool record_python(SubmitRequest& request) {
   const char* from_env = std::getenv("GAPTRAIN_PYTHON");
   const bool named = request.python_given || (from_env != nullptr && *from_env != '\0');
   const std::string asked = request.python_given ? request.python
-                            : named               ? std::string(from_env)
-                                                  : std::string("python3");
+                            : named              ? std::string(from_env)
+                                                 : std::string("python3");
   const std::string source = request.python_given ? "--python" : named ? "GAPTRAIN_PYTHON" : "";
   std::string why;
   const std::optional<std::string> output = ask_python(asked, why);
@@ -170,9 +170,10 @@ bool record_python(SubmitRequest& request) {
   request.python = answer->executable;
   if (!answer->missing.empty()) {
     std::string missing;
-    for (const std::string& module : answer->missing) missing += (missing.empty() ? "" : ", ") + module;
-    std::cerr << "gaptrain submit: warning: " << answer->executable << " cannot import "
-              << missing << ", which the job's --torchrun needs (the nodes may differ from this "
+    for (const std::string& module : answer->missing)
+      missing += (missing.empty() ? "" : ", ") + module;
+    std::cerr << "gaptrain submit: warning: " << answer->executable << " cannot import " << missing
+              << ", which the job's --torchrun needs (the nodes may differ from this "
               << "host; --python PATH names another interpreter)\n";
   }
   return true;

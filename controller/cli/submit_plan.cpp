@@ -167,7 +167,8 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
       request.noise_scale = value;
     } else if (const auto python = option_value(args, i, "--python", "", error)) {
       if (python->empty()) {
-        error = "--python: expected the path of a Python interpreter, e.g. --python $(which python3)";
+        error =
+            "--python: expected the path of a Python interpreter, e.g. --python $(which python3)";
         return std::nullopt;
       }
       request.python = *python;

@@ -536,7 +536,10 @@ std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
 
 Now Daemon::now() const {
   return Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
-             .wall = wall_now()};
+             .wall = wall_now(),
+             .wall_precise =
+                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                     .count()};
 }
 
 // What act() did on the worker: the copies it changed, and the cycle's outcome.

@@ -86,9 +86,11 @@ run_variant() {  # run_variant NAME STEP_S SUBMIT-ARGS...: writes $results/NAME.
     echo "$name: cycle $cycle done" >&2
   done
   "$build/controller/gaptrain" job "$job" --json >"$results/$name.json"
+  # The output as the cycles left it: what the bench's own scancel prints is no reclaim's.
+  cp "$work/$job.out" "$results/$name.out"
   scancel "$job"
   wait_for 120 "$name: job $job ended" bash -c "! squeue -h -j $job 2>/dev/null | grep -q ."
-  cp "$work/$job.out" "$results/$name.out"
+  cp "$work/$job.out" "$results/$name.full.out"
 }
 
 helper_rows=()

@@ -85,8 +85,8 @@ TEST(SubmitPlan, TorchrunScriptsRunUnderTheRunner) {
 }
 
 TEST(SubmitPlan, TorchrunRunsUnderTheInterpreterRecorded) {
-  SubmitRequest request = parsed({"-N", "1-4", "--python", "/opt/venv/bin/python3", "--torchrun",
-                                  "ddp.py"});
+  SubmitRequest request =
+      parsed({"-N", "1-4", "--python", "/opt/venv/bin/python3", "--torchrun", "ddp.py"});
   EXPECT_TRUE(request.python_given);
   EXPECT_EQ(request.python, "/opt/venv/bin/python3");
   EXPECT_EQ(sbatch_command(request, {}).back(),

@@ -241,8 +241,8 @@ TEST_F(DaemonLoopTest, AReportWhileItsJobsRegistrationWaitsForAPollIsNotRefused)
   start_job_42();
   std::optional<Answer> registered;
   std::thread registration([&] {
-    registered = send(protocol::encode(registration_42()), "127.0.0.1",
-                      std::chrono::milliseconds(20000));
+    registered =
+        send(protocol::encode(registration_42()), "127.0.0.1", std::chrono::milliseconds(20000));
   });
   // The registration is read, authenticated and put to wait for the poll well within this.
   std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -262,7 +262,8 @@ TEST_F(DaemonLoopTest, AReportWhileItsJobsRegistrationWaitsForAPollIsNotRefused)
   ASSERT_TRUE(later.reply);
   EXPECT_EQ(protocol::decode_launch_reply(*later.reply).nodes, (std::vector<std::string>{"n1"}));
   report.job_id = 43;
-  const Answer unknown = send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000));
+  const Answer unknown =
+      send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000));
   ASSERT_TRUE(unknown.reply);
   EXPECT_NE(unknown.reply->find("job 43 is not registered"), std::string::npos) << *unknown.reply;
 }

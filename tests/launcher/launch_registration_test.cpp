@@ -110,7 +110,8 @@ TEST(LaunchSummary, ResizesAreCountedInGaptrainJobsWords) {
   ASSERT_TRUE(totals);
   EXPECT_DOUBLE_EQ(totals->resize_lost_s, 18.6);
   EXPECT_EQ(resize_counts_text(*totals), "2 grow(s), 2 reclaim(s)");
-  const auto none = job_totals_from_answer(R"({"ok":true,"job":{"node_hours":0,"resize_lost_s":0}})");
+  const auto none =
+      job_totals_from_answer(R"({"ok":true,"job":{"node_hours":0,"resize_lost_s":0}})");
   ASSERT_TRUE(none);
   EXPECT_EQ(resize_counts_text(*none), "no resize");
   EXPECT_FALSE(job_totals_from_answer(R"({"ok":false,"error":"x"})"));
