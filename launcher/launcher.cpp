@@ -312,21 +312,7 @@ void Launcher::update_job_file() {
 }
 
 void Launcher::pass_on_notices() {
-  std::vector<std::string> fresh;
-  for (const auto& [node, at] : desired_.notice) {
-    // Said again only when its time moved by a second or more (gaptraind's own rule for
-    // notices): a drain's deadline recomputed to the millisecond is the same notice.
-    const auto told = noticed_.find(node);
-    if (told == noticed_.end() || std::abs(told->second - at) >= 1.0) fresh.push_back(node);
-  }
-  // What the steps were told: the time said for each node still noticed (a withdrawn notice
-  // is forgotten, so a later one is said).
-  std::map<std::string, double> told_now;
-  for (const auto& [node, at] : desired_.notice) {
-    const bool said_now = std::find(fresh.begin(), fresh.end(), node) != fresh.end();
-    told_now[node] = said_now ? at : noticed_.at(node);
-  }
-  noticed_ = std::move(told_now);
+  const std::vector<std::string> fresh = notices_to_tell(noticed_, desired_.notice);
   if (fresh.empty()) return;
   // A plain command dies of SIGUSR1: only a training that asked for the signal, or says it
   // handles it, gets it (the job file carries the notice either way).
