@@ -288,9 +288,11 @@ void Launcher::reconcile_and_act() {
     say("the training goes on");
     finishing_ = false;
   }
-  for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
+  // The files first: a step asked to stop finds its node leaving in the job file whatever
+  // signal reaches it.
   update_hostfile();
   update_job_file();
+  for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
   for (const std::string& node : actions.start) start_step(node);
   pass_on_notices();
 }

@@ -289,6 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     node = os.environ.get("SLURMD_NODENAME") or "this node"
     budget = RestartBudget(int(os.environ.get("GAPTRAIN_MAX_RESTARTS") or 3))
     bounded = bound_the_agents_restarts(budget, os.environ.get("GAPTRAIN_JOB_FILE"), node)
+    from torch.distributed.elastic.multiprocessing.api import SignalException
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.run import main as torchrun_main
 
@@ -305,7 +306,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"gaptrain.torchrun: {_GaveUp.reason}", file=sys.stderr, flush=True)
         return EXIT_FAILED_FOR_GOOD
+    except SignalException as e:
+        # The agent stopped its workers on a signal; its traceback would read like a crash.
+        return stopped_by_signal(int(e.sigval), node, os.environ.get("GAPTRAIN_JOB_FILE"))
     return 0
+
+
+def stopped_by_signal(signum: int, node: str, job_file: str | None) -> int:
+    """The exit of an agent stopped by a signal: 0 when its node leaves the job (the launcher
+    asked it to: a clean leave), else 128 + the signal, each said in one line."""
+    nodes = job_nodes(job_file)
+    leaving = nodes is not None and (node in nodes[1] or node not in nodes[0])
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    if leaving:
+        print(f"gaptrain.torchrun: {node} leaves the job ({name}): its workers stopped",
+              file=sys.stderr, flush=True)
+        return 0
+    print(f"gaptrain.torchrun: stopped by {name}: its workers stopped", file=sys.stderr, flush=True)
+    return 128 + signum
 
 
 if __name__ == "__main__":

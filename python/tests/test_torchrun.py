@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from gaptrain.torchrun import (EXIT_FAILED_FOR_GOOD, GroupWatch, RestartBudget, job_nodes,
-                               torchrun_arguments)
+                               stopped_by_signal, torchrun_arguments)
 from gaptrain.jobfile import LaunchContext
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +53,16 @@ def test_job_nodes_reads_the_nodes_a_resize_changes(tmp_path: Path) -> None:
     assert job_nodes(str(path)) == (("n1", "n2"), ("n3",))
     assert job_nodes(str(tmp_path / "missing.json")) is None
     assert job_nodes(None) is None
+
+
+def test_an_agent_stopped_on_a_leaving_node_left_cleanly(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"job_id": 1, "generation": 3, "nodes": ["n1"], "leaving": ["n2"]}))
+    assert stopped_by_signal(15, "n2", str(path)) == 0
+    assert "n2 leaves the job (SIGTERM)" in capsys.readouterr().err
+    # Stopped while its node stays (the job cancelled, a signal by hand): not a clean leave.
+    assert stopped_by_signal(15, "n1", str(path)) == 128 + 15
+    assert "stopped by SIGTERM" in capsys.readouterr().err
 
 
 def test_the_group_watch_names_copies_and_a_short_group() -> None:
