@@ -15,6 +15,7 @@
 #include "gaptrain/node_sizes.hpp"
 #include "hostfile.hpp"
 #include "leave_timing.hpp"
+#include "output.hpp"
 #include "poll_backoff.hpp"
 #include "process.hpp"
 #include "progress.hpp"
@@ -36,24 +37,6 @@ constexpr std::chrono::minutes kStableRun{5};
 // A training reporting fewer workers than its running steps for this long, while it advances,
 // has left nodes idle (a stranded rendezvous round): their steps are started again.
 constexpr std::chrono::seconds kStrandedPatience{60};
-
-std::string clock_time(double unix_s) {
-  const auto seconds = static_cast<std::time_t>(unix_s);
-  std::tm local{};
-  localtime_r(&seconds, &local);
-  char stamp[16];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
-  return stamp;
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// One timed line in the job's output (local time, as the user reads the rest of it).
-void say(const std::string& line) {
-  std::cerr << "gaptrain-launch " << clock_time(unix_now()) << ": " << line << std::endl;
-}
 
 std::vector<std::string> minus(const std::vector<std::string>& from,
                                const std::vector<std::string>& taken) {
@@ -581,42 +564,6 @@ int Launcher::stop_everything(int exit_code) {
   say("every step stopped; exiting with " + std::to_string(exit_code));
   summarize();
   return exit_code;
-}
-
-void Launcher::summarize() const {
-  const double wall_s = std::chrono::duration<double>(Clock::now() - started_).count();
-  std::ostringstream line;
-  line.precision(3);
-  // The resizes as gaptraind recorded them, in `gaptrain job`'s words (a drain may be a reclaim
-  // or a shrink: only gaptraind knows which); the launcher's own count when it does not answer.
-  const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
-                                 std::chrono::milliseconds(2000));
-  line << "summary: " << std::lround(wall_s) << " s, ";
-  if (totals) {
-    line << resize_counts_text(*totals);
-  } else {
-    line << grows_ << " grow(s), " << shrinks_ << " reclaim(s) or shrink(s)";
-  }
-  line << ", " << taken_back_.size() << " node(s) taken back, " << regroups_
-       << " worker restart(s) on request";
-  if (first_progress_ && last_progress_) {
-    const double samples = last_progress_->samples_done;
-    line << ", " << samples << " samples";
-    if (first_progress_->time && last_progress_->time &&
-        *last_progress_->time > *first_progress_->time) {
-      const double rate = (last_progress_->samples_done - first_progress_->samples_done) /
-                          (*last_progress_->time - *first_progress_->time);
-      line << " (" << rate << " samples/s)";
-    }
-  } else {
-    line << ", no progress reported";
-  }
-  if (totals) {
-    line << ", " << totals->node_hours << " node-hours";
-    // The time from a resize to the next progress: without progress there is nothing to lose.
-    if (first_progress_) line << ", " << std::lround(totals->resize_lost_s) << " s lost to resizes";
-  }
-  say(line.str() + "; `gaptrain job " + std::to_string(job_.job_id) + "` shows the details");
 }
 
 }  // namespace gaptrain::launch
