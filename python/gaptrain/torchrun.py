@@ -229,8 +229,10 @@ def run_as_worker(script: Sequence[str], env: Mapping[str, str] = os.environ,
     """Runs SCRIPT ARGS as ``python SCRIPT ARGS`` would, in this process; rank 0 of a job of
     several workers watches for the group (one warning per worker start at most)."""
     path = script[0]
-    watch = GroupWatch(int(env.get("WORLD_SIZE") or 1))
-    if int(env.get("RANK") or 0) == 0 and watch.expected > 1:
+    # Rank 0 alone watches (one warning a job, not one a worker); the others expect nothing.
+    rank_zero = int(env.get("RANK") or 0) == 0
+    watch = GroupWatch(int(env.get("WORLD_SIZE") or 1) if rank_zero else 1)
+    if watch.expected > 1:
         import torch.distributed as dist
 
         watch_group_forming(watch, dist)

@@ -81,10 +81,10 @@ def test_the_agent_runs_each_worker_through_the_watch() -> None:
     assert args[-6:] == ["-m", "gaptrain.torchrun", "--as-worker", "train.py", "--epochs", "3"]
 
 
-def run_worker(tmp_path: Path, body: str, world_size: int) -> subprocess.CompletedProcess:
+def run_worker(tmp_path: Path, body: str, world_size: int, rank: int = 0) -> subprocess.CompletedProcess:
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(body))
-    env = dict(os.environ, RANK="0", WORLD_SIZE=str(world_size), LOCAL_RANK="0",
+    env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK="0",
                PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "gaptrain.torchrun", "--as-worker", str(script), "a1"],
                           env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
@@ -99,6 +99,12 @@ def test_a_script_without_a_process_group_is_warned_about(tmp_path: Path) -> Non
     assert "args ['a1'] __main__" in done.stdout  # run as `python SCRIPT a1` would
     assert "warning:" in done.stderr and "4 independent copies" in done.stderr
     assert done.stderr.count("warning:") == 1
+
+
+def test_only_rank_0_warns(tmp_path: Path) -> None:
+    # Every other rank ran the script too (it printed the warning at its end, once a worker).
+    done = run_worker(tmp_path, "print('copy')\n", world_size=4, rank=1)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
 
 
 def test_a_group_smaller_than_the_job_is_warned_about(tmp_path: Path) -> None:

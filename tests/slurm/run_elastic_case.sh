@@ -1349,6 +1349,9 @@ case_torchrun() {
   reclaim_and_grow_back "$job" "last_epoch_at $out 2" "last_epoch_at $out 4"
   poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   grep -q "epoch $((epochs - 1)) done" "$out" || fail "the last epoch never finished: $(tail -n 20 "$out")"
+  # It forms one group of the job's size: no warning about copies.
+  ! grep -q "independent copies\|formed a process group of" "$out" ||
+    fail "a script that forms its group was warned about: $(grep 'gaptrain.torchrun: warning' "$out" | head -n 2)"
 }
 
 # A torchrun script that crashes at once, every time, on a job of 2 nodes: each node's agent
@@ -1383,8 +1386,8 @@ case_torchrun_copies() {
   job=$(gaptrain_submit -N 2 --cost 1:1 --torchrun "$script")
   out=$work/$job.out
   poll 300 "elastic job $job COMPLETED" job_state_is "$job" COMPLETED
-  grep -q "warning: the script runs on 2 workers and has not called torch.distributed.init_process_group: they are 2 independent copies" "$out" ||
-    fail "no warning about independent copies: $(tail -n 30 "$out")"
+  [ "$(grep -c "warning: the script runs on 2 workers and has not called torch.distributed.init_process_group: they are 2 independent copies" "$out")" = 1 ] ||
+    fail "not one warning about independent copies (rank 0's): $(tail -n 30 "$out")"
   note "$(grep -o 'gaptrain.torchrun: warning: .\{60\}' "$out" | head -n 1)"
 }
 
