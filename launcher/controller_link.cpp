@@ -75,16 +75,42 @@ std::optional<JobTotals> job_totals(const wire::Endpoint& controller,
     const std::string credential = munge::seal(protocol::encode(request), munge_socket);
     const wire::Reply reply = wire::request(controller, credential, timeout);
     if (!reply.delivered) return std::nullopt;
-    const Json::Value answer = parse_strict_json(reply.text);
+    return job_totals_from_answer(reply.text);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<JobTotals> job_totals_from_answer(const std::string& text) {
+  try {
+    const Json::Value answer = parse_strict_json(text);
     if (!answer.isObject() || !answer["ok"].isBool() || !answer["ok"].asBool()) return std::nullopt;
     const Json::Value& job = answer["job"];
     if (!job.isObject() || !job["node_hours"].isNumeric() || !job["resize_lost_s"].isNumeric()) {
       return std::nullopt;
     }
-    return JobTotals{job["node_hours"].asDouble(), job["resize_lost_s"].asDouble()};
+    JobTotals totals{job["node_hours"].asDouble(), job["resize_lost_s"].asDouble(), {}};
+    for (const char* kind : {"grow", "reclaim", "shrink", "requeue"}) {
+      int count = 0;
+      for (const Json::Value& resize : job["resizes"]) {
+        if (resize.isObject() && resize["kind"].isString() && resize["kind"].asString() == kind) {
+          ++count;
+        }
+      }
+      if (count > 0) totals.resizes.emplace_back(kind, count);
+    }
+    return totals;
   } catch (const std::exception&) {
     return std::nullopt;
   }
+}
+
+std::string resize_counts_text(const JobTotals& totals) {
+  std::string text;
+  for (const auto& [kind, count] : totals.resizes) {
+    text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + kind + "(s)";
+  }
+  return text.empty() ? "no resize" : text;
 }
 
 std::optional<protocol::JobRegistration> registration_from_env(const std::string& text,

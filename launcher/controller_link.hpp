@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/wire_client.hpp"
@@ -40,7 +42,15 @@ std::optional<std::string> register_job(const wire::Endpoint& controller,
 struct JobTotals {
   double node_hours = 0.0;
   double resize_lost_s = 0.0;
+  // Its resizes by kind, in `gaptrain job`'s words ("grow", "reclaim", "shrink", "requeue"),
+  // in that order; admissions left out.
+  std::vector<std::pair<std::string, int>> resizes;
 };
+// The totals in gaptraind's answer to a "job" request, or empty when it is no such answer.
+std::optional<JobTotals> job_totals_from_answer(const std::string& text);
+// The summary's resize counts said as `gaptrain job` says them: "2 grow(s), 1 reclaim(s)";
+// "no resize" when there was none.
+std::string resize_counts_text(const JobTotals& totals);
 std::optional<JobTotals> job_totals(const wire::Endpoint& controller,
                                     const std::string& munge_socket, std::uint32_t job_id,
                                     std::chrono::milliseconds timeout) noexcept;

@@ -14,6 +14,8 @@
 #include "controller_link.hpp"
 #include "gaptrain/node_sizes.hpp"
 #include "hostfile.hpp"
+#include "leave_timing.hpp"
+#include "output.hpp"
 #include "poll_backoff.hpp"
 #include "process.hpp"
 #include "progress.hpp"
@@ -35,27 +37,6 @@ constexpr std::chrono::minutes kStableRun{5};
 // A training reporting fewer workers than its running steps for this long, while it advances,
 // has left nodes idle (a stranded rendezvous round): their steps are started again.
 constexpr std::chrono::seconds kStrandedPatience{60};
-// A training that leaves a node by itself once the job file drops it (the helper) gets this
-// long before SIGTERM: it ends its step and exits 0, and Slurm reports no cancelled step.
-constexpr milliseconds kLeaveByItself{3000};
-
-std::string clock_time(double unix_s) {
-  const auto seconds = static_cast<std::time_t>(unix_s);
-  std::tm local{};
-  localtime_r(&seconds, &local);
-  char stamp[16];
-  std::strftime(stamp, sizeof stamp, "%H:%M:%S", &local);
-  return stamp;
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// One timed line in the job's output (local time, as the user reads the rest of it).
-void say(const std::string& line) {
-  std::cerr << "gaptrain-launch " << clock_time(unix_now()) << ": " << line << std::endl;
-}
 
 std::vector<std::string> minus(const std::vector<std::string>& from,
                                const std::vector<std::string>& taken) {
@@ -131,6 +112,11 @@ int Launcher::run() {
     }
     reap_steps(Clock::now());
     advance_stops(Clock::now());
+    if (ack_now_) {
+      reconcile_and_act();  // the acks of the steps that just left
+      next_poll_ = Clock::now();
+      ack_now_ = false;
+    }
     if (Clock::now() >= next_poll_) report_and_follow();
     if (failed_ && !finishing_) {
       return stop_everything(1);
@@ -167,9 +153,9 @@ void Launcher::report_and_follow() {
   next_poll_ = Clock::now() + options_.poll;
   protocol::LauncherReport report;
   report.job_id = job_.job_id;
-  for (const auto& [node, step] : steps_) {
-    if (step.phase == StepPhase::running) report.running.push_back(node);
-  }
+  // A step asked to leave is still live until it ends: gaptraind waits for it (up to the
+  // drain's deadline) before it takes the node, and the step gets its time to leave.
+  report.running = live_nodes(step_views(Clock::now()));
   report.drained = acks_;
   const ProgressFeed::Reading reading =
       progress_feed_.read(std::chrono::duration<double>(Clock::now().time_since_epoch()).count());
@@ -263,13 +249,16 @@ bool Launcher::register_again() {
   return false;
 }
 
-void Launcher::reconcile_and_act() {
+std::vector<StepView> Launcher::step_views(Clock::time_point now) const {
   std::vector<StepView> views;
-  const auto now = Clock::now();
   for (const auto& [node, step] : steps_) {
     views.push_back({node, step.phase, step.phase == StepPhase::waiting && now >= step.restart_at});
   }
-  const Actions actions = reconcile(views, desired_, finishing_);
+  return views;
+}
+
+void Launcher::reconcile_and_act() {
+  const Actions actions = reconcile(step_views(Clock::now()), desired_, finishing_);
   acks_ = actions.drained;
   for (const std::string& node : actions.forget) {
     if (steps_.at(node).phase == StepPhase::done) {
@@ -286,9 +275,11 @@ void Launcher::reconcile_and_act() {
     say("the training goes on");
     finishing_ = false;
   }
-  for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
+  // The files first: a step asked to stop finds its node leaving in the job file whatever
+  // signal reaches it.
   update_hostfile();
   update_job_file();
+  for (const std::string& node : actions.stop) request_stop(node, steps_.at(node));
   for (const std::string& node : actions.start) start_step(node);
   pass_on_notices();
 }
@@ -314,11 +305,7 @@ void Launcher::update_job_file() {
 }
 
 void Launcher::pass_on_notices() {
-  std::vector<std::string> fresh;
-  for (const auto& [node, at] : desired_.notice) {
-    const auto told = noticed_.find(node);
-    if (told == noticed_.end() || told->second != at) fresh.push_back(node);
-  }
+  const std::vector<std::string> fresh = notices_to_tell(noticed_, desired_.notice);
   if (fresh.empty()) return;
   // A plain command dies of SIGUSR1: only a training that asked for the signal, or says it
   // handles it, gets it (the job file carries the notice either way).
@@ -337,7 +324,6 @@ void Launcher::pass_on_notices() {
       if (step.phase == StepPhase::running) (void)signal_step(step, options_.notice_signal);
     }
   }
-  noticed_ = desired_.notice;
 }
 
 void Launcher::update_hostfile() {
@@ -384,7 +370,8 @@ void Launcher::start_step(const std::string& node) {
        "GAPTRAIN_STORE_SECRET=" + job_.store_secret,
        "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
        "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
-       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal)});
+       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal),
+       "GAPTRAIN_MAX_RESTARTS=" + std::to_string(options_.max_restarts)});
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;
@@ -404,8 +391,14 @@ void Launcher::request_stop(const std::string& node, Step& step) {
   step.phase = StepPhase::stopping;
   step.stop_since = Clock::now();
   if (last_progress_ && last_progress_->leaves_on_job_file && !finishing_ && !stopping_all_) {
-    // The job file (rewritten in this same pass) tells it; SIGTERM only if it has not left.
-    step.term_after = step.stop_since + std::min(kLeaveByItself, options_.grace);
+    // The job file (rewritten in this same pass) and the notice signal tell it; SIGTERM only if
+    // it has not left while it still has time to leave on it before the drain's deadline.
+    const auto deadline = desired_.notice.find(node);
+    step.term_after = step.stop_since +
+                      wait_before_term(deadline == desired_.notice.end()
+                                           ? std::nullopt
+                                           : std::optional<double>(deadline->second - unix_now()),
+                                       options_.grace);
     return;
   }
   say("asking the training on " + node + " to leave (SIGTERM; SIGKILL after " +
@@ -473,19 +466,24 @@ void Launcher::reap_steps(Clock::time_point now) {
       continue;
     }
     step.pid = -1;
-    const bool success = WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
-    const StepExit exit = success ? StepExit::success
-                          : WIFEXITED(*status) && WEXITSTATUS(*status) == kExitStartAgain
-                              ? StepExit::start_again
-                              : StepExit::failure;
+    const StepExit exit = step_exit_of(*status);
+    const bool success = exit == StepExit::success;
     if (step.phase == StepPhase::stopping) {
-      say(node + " left the training" + (success ? "" : " (" + describe_status(*status) + ")"));
-      it = steps_.erase(it);  // a drained node is acked at the next report
+      const double took = std::chrono::duration<double>(now - step.stop_since).count();
+      std::ostringstream after;
+      after.precision(2);
+      after << std::fixed << took;
+      say(node + " left the training " + after.str() + " s after it was asked to" +
+          (success ? "" : " (" + describe_status(*status) + ")"));
+      it = steps_.erase(it);
+      // The drained node is acked by a report at once: gaptraind gives it to the regular job
+      // waiting for it without waiting out the drain's deadline.
+      ack_now_ = true;
       continue;
     }
     // A step that ran a while before failing starts a fresh count: the budget is for a node
     // that keeps failing, not for a long job's occasional crash.
-    const int failures = exit != StepExit::failure
+    const int failures = exit != StepExit::failure && exit != StepExit::failed_for_good
                              ? step.failures
                              : (now - step.started_at >= kStableRun ? 0 : step.failures) + 1;
     switch (judge_step_end(exit, finishing_, holding_of(step.job_id, node), failures,
@@ -518,8 +516,12 @@ void Launcher::reap_steps(Clock::time_point now) {
       case StepEnd::give_up:
         step.failures = failures;
         step.phase = StepPhase::waiting;
-        say("the step on " + node + " failed (" + describe_status(*status) + ") " +
-            std::to_string(failures) + " times in a row: giving up");
+        say(exit == StepExit::failed_for_good
+                ? "the training on " + node + " gave up (exit " +
+                      std::to_string(kExitFailedForGood) +
+                      ": it failed for good, its reason is above): the job fails"
+                : "the step on " + node + " failed (" + describe_status(*status) + ") " +
+                      std::to_string(failures) + " times in a row: giving up");
         failed_ = true;
         break;
       case StepEnd::restart: {
@@ -575,35 +577,6 @@ int Launcher::stop_everything(int exit_code) {
   say("every step stopped; exiting with " + std::to_string(exit_code));
   summarize();
   return exit_code;
-}
-
-void Launcher::summarize() const {
-  const double wall_s = std::chrono::duration<double>(Clock::now() - started_).count();
-  std::ostringstream line;
-  line.precision(3);
-  line << "summary: " << std::lround(wall_s) << " s, " << grows_ << " grow(s), " << shrinks_
-       << " shrink(s), " << taken_back_.size() << " node(s) taken back, " << regroups_
-       << " worker restart(s) on request";
-  if (first_progress_ && last_progress_) {
-    const double samples = last_progress_->samples_done;
-    line << ", " << samples << " samples";
-    if (first_progress_->time && last_progress_->time &&
-        *last_progress_->time > *first_progress_->time) {
-      const double rate = (last_progress_->samples_done - first_progress_->samples_done) /
-                          (*last_progress_->time - *first_progress_->time);
-      line << " (" << rate << " samples/s)";
-    }
-  } else {
-    line << ", no progress reported";
-  }
-  const auto totals = job_totals(options_.controller, options_.munge_socket, job_.job_id,
-                                 std::chrono::milliseconds(2000));
-  if (totals) {
-    line << ", " << totals->node_hours << " node-hours";
-    // The time from a resize to the next progress: without progress there is nothing to lose.
-    if (first_progress_) line << ", " << std::lround(totals->resize_lost_s) << " s lost to resizes";
-  }
-  say(line.str() + "; `gaptrain job " + std::to_string(job_.job_id) + "` shows the details");
 }
 
 }  // namespace gaptrain::launch

@@ -78,6 +78,7 @@ class Launcher {
   // Sends the job's registration again when the backoff allows (a report was refused: not
   // registered); true when gaptraind took it.
   bool register_again();
+  std::vector<StepView> step_views(Clock::time_point now) const;
   void reconcile_and_act();
   void reap_steps(Clock::time_point now);
   // Asks Slurm whether `allocation` still holds `node` (node_loss.hpp).
@@ -124,6 +125,7 @@ class Launcher {
   Clock::time_point started_{};
   std::optional<Progress> first_progress_;  // for the summary's throughput
   std::optional<Progress> last_progress_;
+  bool ack_now_ = false;       // a step asked to leave has left: report its ack at once
   bool finishing_ = false;     // a step exited 0: the training is over
   bool stopping_all_ = false;  // stop_everything() runs
   bool failed_ = false;        // a step failed after finishing began, or for good

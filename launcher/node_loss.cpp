@@ -1,5 +1,7 @@
 #include "node_loss.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <iterator>
 #include <sstream>
@@ -27,6 +29,16 @@ std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, cons
   return satellite == instruction.allocations.end() ? job_id : satellite->second;
 }
 
+StepExit step_exit_of(int wait_status) {
+  if (!WIFEXITED(wait_status)) return StepExit::failure;
+  switch (WEXITSTATUS(wait_status)) {
+    case 0: return StepExit::success;
+    case kExitStartAgain: return StepExit::start_again;
+    case kExitFailedForGood: return StepExit::failed_for_good;
+    default: return StepExit::failure;
+  }
+}
+
 StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failures_in_a_row,
                        int max_restarts) {
   // Slurm ends the steps of a node it takes, and srun may then exit 0 ("Node failure"): an end
@@ -38,6 +50,7 @@ StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failu
   // closed exits 1).
   if (finishing) return StepEnd::ended_after_finish;
   if (exit == StepExit::start_again) return StepEnd::start_again;
+  if (exit == StepExit::failed_for_good) return StepEnd::give_up;
   return failures_in_a_row > max_restarts ? StepEnd::give_up : StepEnd::restart;
 }
 

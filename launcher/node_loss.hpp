@@ -37,14 +37,21 @@ std::uint32_t allocation_of(const protocol::LaunchInstruction& instruction, cons
 
 // How a step's program ended.
 enum class StepExit {
-  success,      // exit 0
-  start_again,  // exit 75 (EX_TEMPFAIL): the helper asks to be started again (it rejoins, or
-                // the job goes on from its checkpoint): a regroup, not a failure
-  failure,      // anything else
+  success,          // exit 0
+  start_again,      // exit 75 (EX_TEMPFAIL): the helper asks to be started again (it rejoins, or
+                    // the job goes on from its checkpoint): a regroup, not a failure
+  failed_for_good,  // exit 76: the step gave up itself (gaptrain.torchrun after a crash that
+                    // recurs without a resize): starting it again would only repeat it
+  failure,          // anything else
 };
 
 // Exit status 75 is the helper's "start me again" (python/gaptrain/loop.py).
 inline constexpr int kExitStartAgain = 75;
+// Exit status 76 is a step's "failed for good: do not start me again"
+// (python/gaptrain/torchrun.py).
+inline constexpr int kExitFailedForGood = 76;
+
+StepExit step_exit_of(int wait_status);
 
 // What a step that ended by itself (not asked to stop) means.
 enum class StepEnd {
@@ -52,7 +59,7 @@ enum class StepEnd {
   taken_back,          // its node left the job: drop the node, the training goes on
   start_again,         // exit 75: start it again at once, counted as no failure
   restart,             // it failed: start it again after the backoff
-  give_up,             // it failed too often in a row on a node still the job's
+  give_up,             // it failed too often in a row on a node still the job's, or for good
   ended_after_finish,  // it ended after the training finished elsewhere (e.g. a node that
                        // arrived as the training ended found no one to train with): no failure
 };

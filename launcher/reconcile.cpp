@@ -1,6 +1,7 @@
 #include "reconcile.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gaptrain::launch {
 
@@ -59,6 +60,33 @@ Actions reconcile(const std::vector<StepView>& steps,
     }
   }
   return actions;
+}
+
+std::vector<std::string> live_nodes(const std::vector<StepView>& steps) {
+  std::vector<std::string> live;
+  for (const StepView& step : steps) {
+    if (step.phase == StepPhase::running || step.phase == StepPhase::stopping) {
+      live.push_back(step.node);
+    }
+  }
+  return live;
+}
+
+std::vector<std::string> notices_to_tell(std::map<std::string, double>& told,
+                                         const std::map<std::string, double>& notice) {
+  std::vector<std::string> fresh;
+  std::map<std::string, double> told_now;
+  for (const auto& [node, at] : notice) {
+    const auto before = told.find(node);
+    if (before == told.end() || std::abs(before->second - at) >= 1.0) {
+      fresh.push_back(node);
+      told_now[node] = at;
+    } else {
+      told_now[node] = before->second;
+    }
+  }
+  told = std::move(told_now);
+  return fresh;
 }
 
 }  // namespace gaptrain::launch

@@ -3,6 +3,7 @@
 // requests are done (the acks of the two-phase shrink, docs/design.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,18 @@ struct Actions {
 // `steps` per node.
 Actions reconcile(const std::vector<StepView>& steps,
                   const protocol::LaunchInstruction& instruction, bool finishing);
+
+// The nodes with a live step, for the report's "running": those running and those asked to stop
+// that have not ended yet (gaptraind waits for these before it takes a drained node: reporting
+// them gone had it take the node, and kill the step, at its next act).
+std::vector<std::string> live_nodes(const std::vector<StepView>& steps);
+
+// The notices (node -> Unix time) to tell the steps of: those not told yet and those whose time
+// moved by a second or more since (gaptraind's own rule: a deadline recomputed to the
+// millisecond is the same notice, and was said again at every poll). `told` becomes what the
+// steps know: the time said for each node still noticed (a withdrawn notice is forgotten, so a
+// later one is told).
+std::vector<std::string> notices_to_tell(std::map<std::string, double>& told,
+                                         const std::map<std::string, double>& notice);
 
 }  // namespace gaptrain::launch

@@ -3,6 +3,7 @@
 #include <json/json.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
@@ -117,7 +118,8 @@ std::string format_job(const Json::Value& view) {
       << rate(throughput["curve_samples_per_s"]) << '\n';
   out << "  node-hours: " << sim::svg::number(view["node_hours"].asDouble(), 2)
       << "; time lost to resizes: "
-      << format_duration(static_cast<std::int64_t>(view["resize_lost_s"].asDouble())) << '\n';
+      // Rounded as the launcher's end-of-job summary rounds it: one number in both places.
+      << format_duration(std::llround(view["resize_lost_s"].asDouble())) << '\n';
   const Json::Value& curve = view["curve"];
   out << "  curve (" << curve["source"].asString() << "):";
   for (const char* part : {"measured", "assumed"}) {

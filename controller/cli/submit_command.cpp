@@ -1,11 +1,14 @@
 #include "submit_command.hpp"
 
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -15,6 +18,8 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
 #include "submit_plan.hpp"
+
+extern char** environ;
 
 namespace gaptrain::cli {
 
@@ -28,7 +33,10 @@ constexpr const char* kSubmitHelp = R"(gaptrain submit: an elastic training job 
 COMMAND runs once on every node the job holds (python3 with the gaptrain package follows
 resizes in-process: examples/pytorch-elastic/train_digits.py). --torchrun runs an ordinary
 torchrun script (reading RANK, LOCAL_RANK, WORLD_SIZE) under torchrun's elastic agent on every
-node, with the rendezvous on the batch host: no wrapper needed.
+node, with the rendezvous on the batch host: no wrapper needed. It runs under the python3 of
+the environment you submit from (--python), its workers' failures with no resize in between
+end the job after --max-restarts, and a script whose workers never form one process group is
+warned about in the job's output (docs/user.md, "torchrun scripts").
 
 Options:
   -N, --nodes MIN-MAX   the node range (or N): given once, for Slurm and gaptrain
@@ -45,6 +53,12 @@ Options:
   --noise-scale PHI     the training's gradient noise scale in samples at M0 (with --batch;
                         else learned from the grad_sqr/grad_var it reports, M0 until then)
   --torchrun SCRIPT     the rest of the line is a torchrun script and its arguments
+  --python PATH         the interpreter --torchrun runs under (default $GAPTRAIN_PYTHON, else
+                        the python3 of this environment: a venv's, a pyenv or conda one, as
+                        it names itself); recorded in the job, warned about without torch
+  --max-restarts N      restarts of a step that keeps failing on a node, and under --torchrun
+                        of the script's workers failing with no resize in between, before the
+                        job fails (default 3)
   --mix-types           the job may run on nodes of several types at once, at its one curve
   --parsable            print the job id alone (as sbatch --parsable)
   --dry-run             print the sbatch command instead of running it
@@ -81,6 +95,90 @@ SubmitSite site_from_environment() {
   return site;
 }
 
+// Runs `python -c kPythonQuestion` (python a path, or a name looked up on PATH): its output, or
+// empty with `why`.
+std::optional<std::string> ask_python(const std::string& python, std::string& why) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    why = std::strerror(errno);
+    return std::nullopt;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  std::vector<std::string> words = {python, "-c", kPythonQuestion};
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (spawned != 0) {
+    ::close(fds[0]);
+    why = std::strerror(spawned);
+    return std::nullopt;
+  }
+  std::string output;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = ::read(fds[0], buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    output.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    why = "it did not run the question (status " + std::to_string(status) + ")";
+    return std::nullopt;
+  }
+  return output;
+}
+
+// The interpreter a --torchrun job runs under: --python, else $GAPTRAIN_PYTHON, else the
+// `python3` of the submitting environment, each as that interpreter names itself. Empty when
+// there is none to record (the launcher's default then applies); false on a --python or
+// $GAPTRAIN_PYTHON that cannot be run.
+bool record_python(SubmitRequest& request) {
+  const char* from_env = std::getenv("GAPTRAIN_PYTHON");
+  const bool named = request.python_given || (from_env != nullptr && *from_env != '\0');
+  const std::string asked = request.python_given ? request.python
+                            : named              ? std::string(from_env)
+                                                 : std::string("python3");
+  const std::string source = request.python_given ? "--python" : named ? "GAPTRAIN_PYTHON" : "";
+  std::string why;
+  const std::optional<std::string> output = ask_python(asked, why);
+  const std::optional<PythonAnswer> answer = output ? python_answer(*output) : std::nullopt;
+  if (!answer) {
+    if (output) why = "it did not name its executable";
+    if (named) {
+      std::cerr << "gaptrain submit: " << source << " " << asked << ": cannot run it as Python ("
+                << why << "): give the path of the interpreter with torch, e.g. --python "
+                << "$(which python3) in the environment you train in\n";
+      return false;
+    }
+    std::cerr << "gaptrain submit: warning: no python3 to record for --torchrun (" << why
+              << "): the job runs the nodes' python3; --python PATH names the interpreter\n";
+    request.python.clear();
+    return true;
+  }
+  request.python = answer->executable;
+  if (!answer->missing.empty()) {
+    std::string missing;
+    for (const std::string& module : answer->missing)
+      missing += (missing.empty() ? "" : ", ") + module;
+    std::cerr << "gaptrain submit: warning: " << answer->executable << " cannot import " << missing
+              << ", which the job's --torchrun needs (the nodes may differ from this "
+              << "host; --python PATH names another interpreter)\n";
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_submit(const std::vector<std::string>& args) {
@@ -92,11 +190,12 @@ int run_submit(const std::vector<std::string>& args) {
     }
   }
   std::string error;
-  const std::optional<SubmitRequest> request = parse_submit(args, error);
+  std::optional<SubmitRequest> request = parse_submit(args, error);
   if (!request) {
     std::cerr << "gaptrain submit: " << error << " (gaptrain submit --help)\n";
     return kExitBadInput;
   }
+  if (request->torchrun && !record_python(*request)) return kExitBadInput;
   const std::vector<std::string> argv = sbatch_command(*request, site_from_environment());
   if (request->dry_run) {
     std::string line;

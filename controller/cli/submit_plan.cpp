@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
+#include <system_error>
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/node_sizes.hpp"
@@ -163,6 +165,24 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
         return std::nullopt;
       }
       request.noise_scale = value;
+    } else if (const auto python = option_value(args, i, "--python", "", error)) {
+      if (python->empty()) {
+        error =
+            "--python: expected the path of a Python interpreter, e.g. --python $(which python3)";
+        return std::nullopt;
+      }
+      request.python = *python;
+      request.python_given = true;
+    } else if (const auto restarts = option_value(args, i, "--max-restarts", "", error)) {
+      int value = -1;
+      const auto [end, problem] =
+          std::from_chars(restarts->data(), restarts->data() + restarts->size(), value);
+      if (problem != std::errc() || end != restarts->data() + restarts->size() || value < 0 ||
+          value > 1000) {
+        error = "--max-restarts: expected a whole number from 0 to 1000, got \"" + *restarts + "\"";
+        return std::nullopt;
+      }
+      request.max_restarts = value;
     } else if (arg == "--mix-types") {
       request.mix_types = true;
     } else if (arg == "--parsable") {
@@ -190,6 +210,12 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
   }
   if (request.noise_scale && !request.batch) {
     error = "--noise-scale needs the batch range: add --batch M0:MAX (e.g. --batch 128:4096)";
+    return std::nullopt;
+  }
+  if (request.python_given && !request.torchrun) {
+    error =
+        "--python is the interpreter of --torchrun: a command after -- names its own (-- "
+        "/path/to/python3 train.py ...)";
     return std::nullopt;
   }
   if (request.command.empty()) {
@@ -252,11 +278,32 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
   argv.insert(argv.end(), request.sbatch_args.begin(), request.sbatch_args.end());
   std::string wrap = "exec " + shell_quote(site.launcher);
   if (!site.controller.empty()) wrap += " --controller " + shell_quote(site.controller);
-  if (request.torchrun) wrap += " --torchrun";
+  if (request.max_restarts) wrap += " --max-restarts " + std::to_string(*request.max_restarts);
+  if (request.torchrun) {
+    wrap += " --torchrun";
+    if (!request.python.empty()) wrap += " --python " + shell_quote(request.python);
+  }
   wrap += " --";
   for (const std::string& word : request.command) wrap += " " + shell_quote(word);
   argv.push_back("--wrap=" + wrap);
   return argv;
+}
+
+const char* const kPythonQuestion =
+    "import sys, importlib.util as u\n"
+    "print(sys.executable)\n"
+    "print(' '.join(m for m in ('torch', 'gaptrain') if u.find_spec(m) is None))\n";
+
+std::optional<PythonAnswer> python_answer(const std::string& output) {
+  std::istringstream lines(output);
+  PythonAnswer answer;
+  std::getline(lines, answer.executable);
+  if (answer.executable.empty() || answer.executable.front() != '/') return std::nullopt;
+  std::string missing;
+  std::getline(lines, missing);
+  std::istringstream words(missing);
+  for (std::string module; words >> module;) answer.missing.push_back(module);
+  return answer;
 }
 
 }  // namespace gaptrain::cli

@@ -10,7 +10,11 @@
 //     [--elastic-curve=FILE] [--elastic-cost=UP:DOWN] [--elastic-notice=S]
 //     [--elastic-batch=M0:MAX[:PERNODE]]
 //     [--elastic-noise-scale=PHI] -J NAME [sbatch options]
-//     --wrap 'exec gaptrain-launch [--controller HOST:PORT] [--torchrun] -- COMMAND ARGS...'
+//     --wrap 'exec gaptrain-launch [--controller HOST:PORT] [--max-restarts N]
+//             [--torchrun --python PYTHON] -- COMMAND ARGS...'
+//
+// PYTHON is the interpreter the job's torchrun agent runs under: --python, else the one the
+// submitting environment runs as `python3` (submit_python.hpp resolves it before this).
 //
 // --begin=now+365days parks the job (controller/core/parking.hpp): gaptraind admits it, in the
 // order of the priority Slurm computes for it (fair-share included). With `--hold`, or with a
@@ -37,6 +41,9 @@ struct SubmitRequest {
   std::optional<BatchRange> batch;       // --batch M0:MAX[:PERNODE]
   std::optional<double> noise_scale;     // --noise-scale PHI (needs --batch)
   bool torchrun = false;                 // --torchrun SCRIPT: the command is a torchrun script
+  std::string python;                    // --python PATH (torchrun's interpreter); empty: resolved
+  bool python_given = false;             // --python was on the command line
+  std::optional<int> max_restarts;       // --max-restarts N: the launcher's (and torchrun's) bound
   bool mix_types = false;                // --mix-types: may run on several node types at once
   bool parsable = false;                 // --parsable: passed to sbatch (prints the id alone)
   bool dry_run = false;                  // --dry-run: print the sbatch command, run nothing
@@ -60,5 +67,16 @@ std::vector<std::string> sbatch_command(const SubmitRequest& request, const Subm
 
 // `word` quoted for sh: as is when it has only safe characters, else in single quotes.
 std::string shell_quote(const std::string& word);
+
+// The interpreter of a --torchrun job, as the submitting environment runs it: `PYTHON -c
+// kPythonQuestion` prints its sys.executable (a venv's own path, a pyenv shim's real
+// interpreter) and the modules the job needs that it cannot find.
+extern const char* const kPythonQuestion;
+struct PythonAnswer {
+  std::string executable;            // absolute
+  std::vector<std::string> missing;  // of torch, gaptrain
+};
+// That output read; empty when it names no absolute interpreter.
+std::optional<PythonAnswer> python_answer(const std::string& output);
 
 }  // namespace gaptrain::cli

@@ -63,7 +63,9 @@ void JobHistory::resize(std::uint32_t job_id, ResizeRecord resize) {
   JobRecord& job = record(job_id);
   job.resizes.push_back(resize);
   // The training stalls until it makes progress at its new size; an admission is its start.
-  if (resize.kind != ResizeKind::admit && !job.stalled_since) {
+  // A job that never reported progress (before this resize) loses nothing to it that anyone
+  // could tell: counting from here made a job without progress report its whole run as lost.
+  if (resize.kind != ResizeKind::admit && !job.stalled_since && !job.progress.empty()) {
     job.stalled_since = resize.time;
     job.samples_at_stall = job.progress.empty() ? 0.0 : job.progress.back().samples_done;
   }

@@ -455,10 +455,11 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
 void Resizer::give_notices(const ElasticJobs& jobs,
                            const std::map<std::string, std::int64_t>& takeovers, const Now& now) {
   const auto wall = static_cast<double>(now.wall);
+  const double precise = now.wall_precise > 0.0 ? now.wall_precise : wall;
   std::map<std::string, double> leaving;  // node -> the Unix time its drain ends by
   for (const auto& [job_id, drain] : drains_) {
     for (const std::string& node : drain.drain) {
-      leaving[node] = wall + std::max(0.0, drain.deadline - now.mono);
+      leaving[node] = precise + std::max(0.0, drain.deadline - now.mono);
     }
   }
   Notices due =

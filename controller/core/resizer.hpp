@@ -58,6 +58,10 @@ struct ResizerSettings {
 struct Now {
   double mono = 0.0;
   std::int64_t wall = 0;
+  // The Unix time to the sub-second, where known (0: `wall`). A drain's deadline is noticed
+  // with it: a job told its node goes at the whole second before the deadline lost up to a
+  // second of the reclaim's grace, and its launcher signalled the leaving worker that early.
+  double wall_precise = 0.0;
 };
 
 // A shrink or requeue waiting for the job's launcher to let go of `drain`.

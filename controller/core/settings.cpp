@@ -38,7 +38,7 @@ const std::array<Setting, 29>& daemon_settings() {
       number(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),
       number(kLeaseS, seconds, "300.0", "how far ahead elastic jobs' time limits are kept"),
       number(kDrainGraceS, seconds, "10.0", "how long an allocator shrink waits for the job"),
-      number(kReclaimGraceS, seconds, "1.0", "how long a reclaim waits for the job"),
+      number(kReclaimGraceS, seconds, "2.0", "how long a reclaim waits for the job"),
       number(kMaxNoticeS, seconds, "600.0",
              "the most notice a job gets before it loses a node (0: none)"),
       number(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),

@@ -552,7 +552,10 @@ std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
 
 Now Daemon::now() const {
   return Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
-             .wall = wall_now()};
+             .wall = wall_now(),
+             .wall_precise =
+                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                     .count()};
 }
 
 // What act() did on the worker: the copies it changed, and the cycle's outcome.
@@ -1017,6 +1020,17 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   }
   const bool first = registered != elastic_.jobs().end() && !registered->second.reported_at;
   if (!elastic_.report(report, wall_now(), now().mono)) {
+    // The job's registration came and waits for the poll that sees the job run: the launcher's
+    // first report often comes meanwhile. Not a refusal (status would count one at every job
+    // start, and the launcher would register again): nothing to follow yet.
+    const auto pending = [&](const std::vector<WaitingRegistration>& waiting) {
+      return std::any_of(waiting.begin(), waiting.end(), [&](const WaitingRegistration& w) {
+        return w.request.job_id == report.job_id;
+      });
+    };
+    if (pending(awaiting_poll_) || pending(awaiting_answer_)) {
+      return protocol::encode_reply(protocol::LaunchInstruction{});
+    }
     return reject(peer, uid, "launcher",
                   "job " + std::to_string(report.job_id) +
                       " is not registered with gaptrain (submitted without --elastic, its "

@@ -84,6 +84,50 @@ TEST(SubmitPlan, TorchrunScriptsRunUnderTheRunner) {
             "--epochs 3");
 }
 
+TEST(SubmitPlan, TorchrunRunsUnderTheInterpreterRecorded) {
+  SubmitRequest request =
+      parsed({"-N", "1-4", "--python", "/opt/venv/bin/python3", "--torchrun", "ddp.py"});
+  EXPECT_TRUE(request.python_given);
+  EXPECT_EQ(request.python, "/opt/venv/bin/python3");
+  EXPECT_EQ(sbatch_command(request, {}).back(),
+            "--wrap=exec gaptrain-launch --torchrun --python /opt/venv/bin/python3 -- ddp.py");
+  request.python = "/home/a b/env/bin/python";  // quoted for the shell
+  EXPECT_EQ(sbatch_command(request, {}).back(),
+            "--wrap=exec gaptrain-launch --torchrun --python '/home/a b/env/bin/python' -- ddp.py");
+}
+
+TEST(SubmitPlan, PythonIsForTorchrunOnly) {
+  std::string error;
+  EXPECT_FALSE(parse_submit({"-N", "1-4", "--python", "/usr/bin/python3", "--", "x"}, error));
+  EXPECT_NE(error.find("--python is the interpreter of --torchrun"), std::string::npos) << error;
+  EXPECT_FALSE(parse_submit({"-N", "1-4", "--python=", "--torchrun", "x.py"}, error));
+  EXPECT_NE(error.find("--python: expected the path"), std::string::npos) << error;
+}
+
+TEST(SubmitPlan, MaxRestartsReachesTheLauncher) {
+  const SubmitRequest request = parsed({"-N", "1-4", "--max-restarts", "5", "--torchrun", "x.py"});
+  EXPECT_EQ(request.max_restarts, 5);
+  EXPECT_EQ(sbatch_command(request, {}).back(),
+            "--wrap=exec gaptrain-launch --max-restarts 5 --torchrun -- x.py");
+  std::string error;
+  for (const char* bad : {"-1", "1001", "3x", ""}) {
+    EXPECT_FALSE(parse_submit({"-N", "1-4", "--max-restarts", bad, "--", "x"}, error)) << bad;
+    EXPECT_NE(error.find("--max-restarts: expected a whole number"), std::string::npos) << error;
+  }
+}
+
+TEST(SubmitPlan, ThePythonAskedNamesItselfAndWhatItLacks) {
+  const std::optional<PythonAnswer> venv = python_answer("/home/u/venv/bin/python3\n\n");
+  ASSERT_TRUE(venv);
+  EXPECT_EQ(venv->executable, "/home/u/venv/bin/python3");
+  EXPECT_TRUE(venv->missing.empty());
+  const std::optional<PythonAnswer> bare = python_answer("/usr/bin/python3\ntorch gaptrain\n");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->missing, (Words{"torch", "gaptrain"}));
+  EXPECT_FALSE(python_answer(""));
+  EXPECT_FALSE(python_answer("python3\n"));  // not absolute: it would be looked up again
+}
+
 TEST(SubmitPlan, ThePartitionAndNameGivenWin) {
   const Words argv = sbatch_command(parsed({"-N4", "-p", "mine", "-J", "run7", "--", "a.sh"}), {});
   EXPECT_EQ(std::count(argv.begin(), argv.end(), "--partition=elastic"), 0);

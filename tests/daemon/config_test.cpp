@@ -49,7 +49,7 @@ TEST(Config, ResizingKeys) {
   EXPECT_DOUBLE_EQ(defaults.horizon_s, 120.0);
   EXPECT_DOUBLE_EQ(defaults.lease_s, 300.0);
   EXPECT_DOUBLE_EQ(defaults.drain_grace_s, 10.0);
-  EXPECT_DOUBLE_EQ(defaults.reclaim_grace_s, 1.0);
+  EXPECT_DOUBLE_EQ(defaults.reclaim_grace_s, 2.0);
   EXPECT_DOUBLE_EQ(defaults.watch_interval_s, 0.5);
   const DaemonConfig set = parse_config(
       R"({"resize": false, "horizon_s": 60, "lease_s": 120, "drain_grace_s": 0,

@@ -297,16 +297,28 @@ TEST_F(CycleTest, APlanBeyondTheJobsWindowIsNoticedOnceItIsWithin) {
   EXPECT_EQ(resizer.notice(7), (std::map<std::string, double>{{"n3", kWall + 400.0}}));
 }
 
+TEST_F(CycleTest, AReclaimsNoticeIsItsDeadlineToTheSubSecond) {
+  // 0.6 s into a second: the node goes at the deadline, not at the whole second before it
+  // (the job lost that much of its grace, and its launcher signalled the leaving worker early).
+  start({}, 600.0);
+  regular_job_waits(1);
+  cycle(snapshot, find_holes(snapshot), elastic, resizer, Now{1.0, kWall, kWall + 0.6},
+        CycleSettings{});
+  ASSERT_EQ(resizer.notice(7).count("n2"), 1U);
+  EXPECT_DOUBLE_EQ(resizer.notice(7).at("n2"), kWall + 0.6 + kReclaimGraceS.default_value);
+}
+
 TEST_F(CycleTest, AReclaimIsNoticedAtItsDrainDeadlineAndNotHeldBack) {
   // Job 42 waits for one node now: n2 is reclaimed at once, its drain ends by the reclaim
-  // grace (1 s); that is the notice, whatever the job asked. Without notices (max_notice_s 0)
-  // the same drain is requested with the same deadline.
+  // grace; that is the notice, whatever the job asked. Without notices (max_notice_s 0) the
+  // same drain is requested with the same deadline.
   start({}, 600.0);
   regular_job_waits(1);
   const CycleOutcome outcome = run_cycle(1.0);
   const PendingDrain& drain = resizer.drains().at(7);
   EXPECT_EQ(drain.drain, Nodes{"n2"});
-  EXPECT_EQ(resizer.notice(7), (std::map<std::string, double>{{"n2", kWall + 1.0}}));
+  EXPECT_EQ(resizer.notice(7),
+            (std::map<std::string, double>{{"n2", kWall + kReclaimGraceS.default_value}}));
   EXPECT_TRUE(noted(outcome.notes, "notice given", "n2"));
 
   RecordingSlurm quiet_slurm;

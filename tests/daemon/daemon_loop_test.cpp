@@ -232,6 +232,43 @@ TEST_F(DaemonLoopTest, ARegistrationBeforeItsJobIsSeenIsRegisteredByTheNextPoll)
   EXPECT_EQ(status_value("elastic_jobs").size(), 1U);
 }
 
+// The launcher's first report often comes while the plugin's registration of its job waits for
+// the poll that sees the job run: it is answered with nothing to follow yet, not refused (a
+// refusal counted one rejected request at every job start, and made the launcher register again).
+TEST_F(DaemonLoopTest, AReportWhileItsJobsRegistrationWaitsForAPollIsNotRefused) {
+  slurm_.set_gate(false);
+  ASSERT_TRUE(send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000)).reply);
+  ASSERT_TRUE(slurm_.wait_for_polls(2));  // a poll waits at the gate
+  start_job_42();
+  std::optional<Answer> registered;
+  std::thread registration([&] {
+    registered =
+        send(protocol::encode(registration_42()), "127.0.0.1", std::chrono::milliseconds(20000));
+  });
+  // The registration is read, authenticated and put to wait for the poll well within this.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  protocol::LauncherReport report;
+  report.job_id = 42;
+  const Answer first = send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000));
+  slurm_.set_gate(true);
+  registration.join();
+  ASSERT_TRUE(first.reply);
+  EXPECT_NE(first.reply->find(R"("ok":true)"), std::string::npos) << *first.reply;
+  EXPECT_EQ(protocol::decode_launch_reply(*first.reply).nodes.size(), 0U) << *first.reply;
+  EXPECT_EQ(status_value("events")["rejected"].asUInt64(), 0U);
+  ASSERT_TRUE(registered && registered->reply);
+  EXPECT_NE(registered->reply->find(R"("ok":true)"), std::string::npos) << *registered->reply;
+  // Once registered, its report is followed as ever; one for a job never registered is refused.
+  const Answer later = send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000));
+  ASSERT_TRUE(later.reply);
+  EXPECT_EQ(protocol::decode_launch_reply(*later.reply).nodes, (std::vector<std::string>{"n1"}));
+  report.job_id = 43;
+  const Answer unknown =
+      send(protocol::encode(report), "127.0.0.1", std::chrono::milliseconds(5000));
+  ASSERT_TRUE(unknown.reply);
+  EXPECT_NE(unknown.reply->find("job 43 is not registered"), std::string::npos) << *unknown.reply;
+}
+
 TEST_F(DaemonLoopTest, RegistrationsOfUnknownJobsCostOnePollHoweverMany) {
   slurm_.set_gate(false);
   ASSERT_TRUE(send(node_freed(), "127.0.0.1", std::chrono::milliseconds(5000)).reply);

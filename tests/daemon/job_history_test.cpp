@@ -186,6 +186,24 @@ TEST(JobHistory, PrivateDataJobsShowsAJobToItsOwnerRootAndSlurmUserOnly) {
   EXPECT_FALSE(job_view_refusal(7, kAlice, PrivateData{}, {kBob, false}));
 }
 
+// A job that reports no progress (a plain command, a torchrun script) has no time lost to
+// resizes: it reported its whole run as lost.
+TEST(JobHistory, AJobWithoutProgressLosesNoTimeToResizes) {
+  JobHistory history;
+  history.resize(7, {kT, ResizeKind::admit, "allocator", {"n1"}});
+  history.resize(7, {kT + 5, ResizeKind::grow, "allocator", {"n1", "n2"}});
+  history.resize(7, {kT + 60, ResizeKind::reclaim, "regular job 42 waits", {"n1"}});
+  EXPECT_DOUBLE_EQ(resize_lost_s(*history.find(7), kT + 100), 0.0);
+  history.ended(7, kT + 120);
+  EXPECT_DOUBLE_EQ(job_view_json(*history.find(7), kT + 130)["resize_lost_s"].asDouble(), 0.0);
+  // One that reports progress loses the stretch from a resize to its next progress.
+  history.resize(8, {kT, ResizeKind::admit, "allocator", {"n1"}});
+  history.progress(8, {kT + 10, 100.0, 1});
+  history.resize(8, {kT + 20, ResizeKind::grow, "allocator", {"n1", "n2"}});
+  history.progress(8, {kT + 23, 200.0, 2});
+  EXPECT_DOUBLE_EQ(resize_lost_s(*history.find(8), kT + 30), 3.0);
+}
+
 // What `gaptrain job` prints and draws from the daemon's view.
 TEST(JobHistory, TheCommandSummarisesAndPlotsTheView) {
   JobHistory history;
@@ -202,6 +220,11 @@ TEST(JobHistory, TheCommandSummarisesAndPlotsTheView) {
   EXPECT_NE(text.find("100 samples/s lately, 100 samples/s overall"), std::string::npos) << text;
   EXPECT_NE(text.find("measured 1:100"), std::string::npos) << text;
   EXPECT_EQ(text.find("batch:"), std::string::npos) << "no batch range, no batch line";
+  // Rounded as the launcher's summary rounds it (18.6 s was "18s" here and "19 s" there).
+  Json::Value lost = view;
+  lost["resize_lost_s"] = 18.6;
+  EXPECT_NE(cli::format_job(lost).find("time lost to resizes: 19s"), std::string::npos)
+      << cli::format_job(lost);
   const std::string svg = cli::job_plot_svg(view);
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);

@@ -54,6 +54,26 @@ TEST(LaunchNodeLoss, AWorkerAskingToBeStartedAgainIsNoFailure) {
   EXPECT_EQ(judge_step_end(StepExit::start_again, false, Holding::gone, 0, 3), StepEnd::taken_back);
 }
 
+TEST(LaunchNodeLoss, AStepThatFailedForGoodEndsTheJobAtOnce) {
+  // gaptrain.torchrun's exit after a crash that recurs without a resize: restarting the step
+  // would restart the crash (its own restarts are spent).
+  EXPECT_EQ(step_exit_of(kExitFailedForGood << 8), StepExit::failed_for_good);
+  EXPECT_EQ(judge_step_end(StepExit::failed_for_good, false, Holding::held, 1, 3),
+            StepEnd::give_up);
+  // Its node taken, or the training over: as any other exit.
+  EXPECT_EQ(judge_step_end(StepExit::failed_for_good, false, Holding::gone, 1, 3),
+            StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(StepExit::failed_for_good, true, Holding::held, 1, 3),
+            StepEnd::ended_after_finish);
+}
+
+TEST(LaunchNodeLoss, AStepsExitStatusSaysHowItEnded) {
+  EXPECT_EQ(step_exit_of(0), StepExit::success);
+  EXPECT_EQ(step_exit_of(kExitStartAgain << 8), StepExit::start_again);
+  EXPECT_EQ(step_exit_of(1 << 8), StepExit::failure);
+  EXPECT_EQ(step_exit_of(9), StepExit::failure);  // killed by SIGKILL
+}
+
 TEST(LaunchNodeLoss, AStepRunsInTheSatelliteHoldingItsNodeElseInTheJob) {
   protocol::LaunchInstruction grown;
   grown.nodes = {"n1", "n2", "n3"};

@@ -45,6 +45,30 @@ TEST(LaunchReconcile, DrainStopsTheStepThenAcksOnceItIsGone) {
   EXPECT_TRUE(after.start.empty());  // a drained node gets no new step
 }
 
+TEST(LaunchReconcile, AStepAskedToLeaveIsReportedLiveUntilItEnds) {
+  // gaptraind takes a drained node once the report no longer lists a live step there: listing
+  // only running steps had it cancel a leaving worker's step (SIGKILL) at its next act, long
+  // before the drain's deadline.
+  const std::vector<StepView> steps = {{"n1", StepPhase::running},
+                                       {"n2", StepPhase::stopping},
+                                       {"n3", StepPhase::waiting},
+                                       {"n4", StepPhase::done}};
+  EXPECT_EQ(live_nodes(steps), (Nodes{"n1", "n2"}));
+}
+
+TEST(LaunchReconcile, ANoticeIsToldOnceUntilItsTimeMovesByASecond) {
+  std::map<std::string, double> told;
+  EXPECT_EQ(notices_to_tell(told, {{"n2", 1000.25}}), Nodes{"n2"});
+  // The same deadline recomputed at the next poll: not said again (it was, at every poll).
+  EXPECT_TRUE(notices_to_tell(told, {{"n2", 1000.2504}}).empty());
+  // Drifting by less than a second each time is measured from what was said.
+  EXPECT_TRUE(notices_to_tell(told, {{"n2", 1000.9}}).empty());
+  EXPECT_EQ(notices_to_tell(told, {{"n2", 1001.3}}), Nodes{"n2"});
+  // Withdrawn, then given again: said again.
+  EXPECT_TRUE(notices_to_tell(told, {}).empty());
+  EXPECT_EQ(notices_to_tell(told, {{"n2", 1001.3}}), Nodes{"n2"});
+}
+
 TEST(LaunchReconcile, ANodeSlurmRemovedHasItsStepStopped) {
   const std::vector<StepView> steps = {{"n1", StepPhase::running}, {"n2", StepPhase::running}};
   const Actions a = reconcile(steps, instruction({"n1"}), false);

@@ -101,5 +101,22 @@ TEST(LaunchRegistration, AnUnansweredControllerIsAskedLessOftenButAlwaysAgain) {
   EXPECT_EQ(next_report_in(milliseconds(20000), 3), milliseconds(20000));
 }
 
+// The end-of-job summary counts resizes as `gaptrain job` lists them: a drain for a regular job
+// is a reclaim there, and was a "shrink" in the summary.
+TEST(LaunchSummary, ResizesAreCountedInGaptrainJobsWords) {
+  const auto totals = job_totals_from_answer(
+      R"({"ok":true,"job":{"node_hours":0.5,"resize_lost_s":18.6,"resizes":[)"
+      R"({"kind":"admit"},{"kind":"grow"},{"kind":"reclaim"},{"kind":"grow"},{"kind":"reclaim"}]}})");
+  ASSERT_TRUE(totals);
+  EXPECT_DOUBLE_EQ(totals->resize_lost_s, 18.6);
+  EXPECT_EQ(resize_counts_text(*totals), "2 grow(s), 2 reclaim(s)");
+  const auto none =
+      job_totals_from_answer(R"({"ok":true,"job":{"node_hours":0,"resize_lost_s":0}})");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(resize_counts_text(*none), "no resize");
+  EXPECT_FALSE(job_totals_from_answer(R"({"ok":false,"error":"x"})"));
+  EXPECT_FALSE(job_totals_from_answer("not json"));
+}
+
 }  // namespace
 }  // namespace gaptrain::launch

@@ -1452,6 +1452,46 @@ case_torchrun() {
   reclaim_and_grow_back "$job" "last_epoch_at $out 2" "last_epoch_at $out 4"
   poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   grep -q "epoch $((epochs - 1)) done" "$out" || fail "the last epoch never finished: $(tail -n 20 "$out")"
+  # It forms one group of the job's size: no warning about copies.
+  ! grep -q "independent copies\|formed a process group of" "$out" ||
+    fail "a script that forms its group was warned about: $(grep 'gaptrain.torchrun: warning' "$out" | head -n 2)"
+}
+
+# A torchrun script that crashes at once, every time, on a job of 2 nodes: each node's agent
+# restarts it --max-restarts times (3) and gives up; the job ends FAILED, the script's error and
+# the reason in its output, the script tried at most 4 times a node (not restarted forever).
+case_torchrun_crash() {
+  local job out script=$work/crash.py tries
+  torch_or_skip torch
+  cat >"$script" <<PY
+with open("$work/tries", "a") as f:
+    f.write("try\\n")
+raise RuntimeError("a deterministic crash")
+PY
+  job=$(gaptrain_submit -N 2 --cost 1:1 --torchrun "$script")
+  out=$work/$job.out
+  poll 600 "elastic job $job FAILED" job_state_is "$job" FAILED
+  grep -q "a deterministic crash" "$out" || fail "the script's error is not in the output: $(tail -n 30 "$out")"
+  grep -q "failed 4 times in a row on n[0-9]* .*giving up" "$out" ||
+    fail "no node said it gave up: $(grep gaptrain "$out" | tail -n 20)"
+  grep -q "gave up (exit 76" "$out" || fail "the launcher did not say why the job fails: $(grep gaptrain-launch "$out" | tail -n 10)"
+  tries=$(grep -c try "$work/tries")
+  note "the script ran $tries times before the job failed"
+  ((tries >= 4 && tries <= 8)) || fail "the script ran $tries times (expected 4 to 8: 1 + 3 restarts on each of 2 nodes)"
+}
+
+# An ordinary script that never calls init_process_group, submitted with --torchrun on 2 nodes:
+# it runs as 2 independent copies, and the job's output says so.
+case_torchrun_copies() {
+  local job out script=$work/copies.py
+  torch_or_skip torch
+  printf 'import time\nprint("training alone")\ntime.sleep(2)\n' >"$script"
+  job=$(gaptrain_submit -N 2 --cost 1:1 --torchrun "$script")
+  out=$work/$job.out
+  poll 300 "elastic job $job COMPLETED" job_state_is "$job" COMPLETED
+  [ "$(grep -c "warning: the script runs on 2 workers and has not called torch.distributed.init_process_group: they are 2 independent copies" "$out")" = 1 ] ||
+    fail "not one warning about independent copies (rank 0's): $(tail -n 30 "$out")"
+  note "$(grep -o 'gaptrain.torchrun: warning: .\{60\}' "$out" | head -n 1)"
 }
 
 # Issue 31: satellites in a QOS the regular QOS may preempt (preempt/qos, PreemptMode=CANCEL,

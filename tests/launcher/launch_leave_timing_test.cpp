@@ -1,0 +1,35 @@
+// A step asked to leave: a training that leaves by itself gets the time the drain allows before
+// SIGTERM (which Slurm reports as a cancelled step), and SIGTERM still comes early enough for it
+// to leave on it before gaptraind ends the step at the deadline.
+#include <gtest/gtest.h>
+
+#include "launcher/leave_timing.hpp"
+
+namespace gaptrain::launch {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(LaunchLeaveTiming, AReclaimsShortDeadlineGetsSigtermInTimeToLeaveOnIt) {
+  // A reclaim of 3 s learned 0.4 s late: 1.6 s to leave by itself, then SIGTERM, 1 s before
+  // the deadline.
+  EXPECT_EQ(wait_before_term(2.6, milliseconds(10000)), milliseconds(1600));
+  // Less than that left (a 1 s reclaim grace): SIGTERM at once.
+  EXPECT_EQ(wait_before_term(0.6, milliseconds(10000)), milliseconds(0));
+  EXPECT_EQ(wait_before_term(-2.0, milliseconds(10000)), milliseconds(0));  // already past
+}
+
+TEST(LaunchLeaveTiming, AnAllocatorsShrinkLetsTheTrainingLeaveByItselfAlmostToTheDeadline) {
+  // drain_grace_s 10: 9 s to leave without a signal (before, 3 s and then SIGTERM).
+  EXPECT_EQ(wait_before_term(10.0, milliseconds(10000)), milliseconds(9000));
+  // Never past the launcher's own grace, after which it kills the step.
+  EXPECT_EQ(wait_before_term(60.0, milliseconds(5000)), milliseconds(5000));
+}
+
+TEST(LaunchLeaveTiming, WithoutADeadlineTheTrainingGetsAFewSeconds) {
+  EXPECT_EQ(wait_before_term(std::nullopt, milliseconds(10000)), kLeaveByItself);
+  EXPECT_EQ(wait_before_term(std::nullopt, milliseconds(1000)), milliseconds(1000));
+}
+
+}  // namespace
+}  // namespace gaptrain::launch
