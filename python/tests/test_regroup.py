@@ -1,6 +1,6 @@
-"""The elastic loop across resizes, with real processes and torch.distributed (gloo) on this
-machine: the data position is exact, every rank holds the same model, a lost store falls back
-to the checkpoint."""
+"""The elastic job across resizes, with real processes and torch.distributed (gloo) on this
+machine: the data position is exact, every rank holds the same model and the same carried state
+(a scheduler's count, a dict), a lost store falls back to the checkpoint."""
 from __future__ import annotations
 
 import signal
@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from fake_launch import HERE, FakeJob
-from gaptrain.batching import split
 
 SAMPLES, EPOCHS = 960, 2
 
@@ -32,11 +31,14 @@ def assert_every_sample_once_per_epoch(job: FakeJob) -> None:
 
 
 def assert_same_model_on_every_rank(job: FakeJob) -> None:
-    by_step: dict[int, set[float]] = {}
+    by_step: dict[int, set[tuple]] = {}
     for line in job.steps_logged():
-        by_step.setdefault(line["step"], set()).add(round(line["checksum"], 9))
+        by_step.setdefault(line["step"], set()).add(
+            (round(line["checksum"], 9), line["scheduler_steps"], line["stats_steps"]))
     differing = {step: sums for step, sums in by_step.items() if len(sums) > 1}
-    assert not differing, f"ranks disagree on the model after steps {sorted(differing)[:5]}"
+    assert not differing, f"ranks disagree on the model or carried state after steps {sorted(differing)[:5]}"
+    for line in job.steps_logged():  # nothing lost or counted twice by a regroup or a redone step
+        assert line["scheduler_steps"] == line["stats_steps"] == line["step"], line
 
 
 def test_grow_and_shrink_in_process(job: FakeJob) -> None:
@@ -118,16 +120,17 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
         job.write_job_file(["n1", "n2", "n3"])
         job.start("n3")
         job.wait_for_world(3)
-        grown = split(32, 3, 8)  # 2 micro-steps of 6 a worker: 36
-        job.wait_for(lambda: any(l.get("global_batch") == grown.global_batch for l in job.progress_lines()),
-                     what=f"global batch {grown.global_batch}")
+        job.wait_for(lambda: any(l.get("global_batch") == 32 for l in job.progress_lines()),
+                     what="global batch 32")
         job.full_speed()
         statuses = job.finish()
         assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
-        assert "batch: global 16 (4 a worker x 2 micro-step(s) x 2 worker(s)), learning rate x 2.00 (linear)" in job.outputs()
-        assert f"batch: global {grown.global_batch} (6 a worker x 2 micro-step(s) x 3 worker(s))" in job.outputs()
-        factors = {l["lr_factor"] for l in job.steps_logged() if l["global_batch"] == grown.global_batch}
-        assert factors == {grown.global_batch / 8}
+        assert ("batch: global 16 (up to 4 a worker x 2 micro-step(s) x 2 worker(s)), learning rate x 2.00 "
+                "(linear): gaptraind's choice") in job.outputs()
+        # 32 over 3 workers: 11, 11, 10 samples, each in 2 micro-batches of at most 8.
+        assert "batch: global 32 (up to 6 a worker x 2 micro-step(s) x 3 worker(s))" in job.outputs()
+        factors = {l["lr_factor"] for l in job.steps_logged() if l["global_batch"] == 32 and l["world"] == 3}
+        assert factors == {32 / 8}
         assert_every_sample_once_per_epoch(job)
         assert_same_model_on_every_rank(job)
         assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
