@@ -4,7 +4,8 @@ next step): no extra collective, no extra synchronisation.
 
 The numbers ride in the gradients' buffer when its dtype holds them exactly (float32: integers
 to 2^24, float64); with half-precision gradients (bfloat16 holds integers exactly only to 256,
-float16 to 2048) they go in a second, float64 all-reduce of a few numbers instead.
+float16 to 2048) they go in a second, float64 all-reduce of a few numbers instead (gloo, which
+cannot sum bfloat16, gets bfloat16 gradients as float32, and the numbers with them).
 """
 from __future__ import annotations
 
@@ -34,8 +35,10 @@ def all_reduce_step(params: Sequence[torch.Tensor], tail: Sequence[float],
     device = grads[0].device if grads else torch.device("cpu")
     dtype = grads[0].dtype if grads else torch.float32
     extra = torch.tensor(list(tail), device=device, dtype=torch.float64)
+    if dtype == torch.bfloat16 and dist.get_backend() == "gloo":
+        dtype = torch.float32  # gloo cannot sum bfloat16
     ride_along = dtype in EXACT_DTYPES
-    flat = torch.cat([g.reshape(-1) for g in grads] + ([extra.to(dtype)] if ride_along else []))
+    flat = torch.cat([g.reshape(-1).to(dtype) for g in grads] + ([extra.to(dtype)] if ride_along else []))
     dist.all_reduce(flat)
     if ride_along:
         sums = [float(v) for v in flat[-len(tail):].tolist()]
@@ -49,7 +52,7 @@ def all_reduce_step(params: Sequence[torch.Tensor], tail: Sequence[float],
         averaged = flat[offset:offset + n].view_as(g) / total
         sqnorm += float(averaged.double().pow(2).sum())
         if p.grad is None:
-            p.grad = averaged.clone()
+            p.grad = averaged.to(p.dtype).clone()
         else:
             p.grad.copy_(averaged)
         offset += n
