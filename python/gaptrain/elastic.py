@@ -36,7 +36,7 @@ from .carried import check_carriable, load_state, state_of
 from .checkpoint import load_checkpoint, save_checkpoint
 from .data import ORDERS, MicroBatch, StepPlanner, even_part
 from .gradients import all_reduce_step, local_sqnorm
-from .group import Membership, first_line
+from .group import Membership
 from .positions import DataPosition
 from .say import say
 
@@ -273,8 +273,9 @@ class ElasticJob(Membership):
             raise error
         self._step_broken = True
         self._zero_gradients()
-        say(f"a worker left during step {self.position.step + 1} ({first_line(error)}): "
-            f"redoing it after the regroup")
+        # Quiet: a worker leaving is the common case (a reclaim); a node that failed is named by
+        # rank 0 when it does not answer.
+        say(f"a worker left during step {self.position.step + 1}: redoing it after the regroup")
         if dist.is_initialized():
             dist.destroy_process_group()
 

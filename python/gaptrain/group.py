@@ -252,9 +252,12 @@ class Membership:
             if all(accounted(n, view) for n in others):
                 break
             time.sleep(0.01)
+        view = self.job_file.read()
         for node in others:
             if self._store.count(f"alive/{old.number}/{node}") == 0:
-                self._store.count(f"leaving/{old.number}/{node}", 1)
+                if self._store.count(f"leaving/{old.number}/{node}", 1) == 1 and node in view.nodes:
+                    say(f"{node} did not answer within 5 s after step {self.position.step + 1} broke: "
+                        f"going on without it")
 
     def _post(self, plan: Plan) -> None:
         assert self._store is not None

@@ -138,3 +138,35 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
         assert noisy and all(l["grad_sqr"] > 0 and l["grad_var"] > 0 for l in noisy)
     finally:
         job.kill()
+
+
+def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Path) -> None:
+    """A reclaim during steps of 3 s (longer than the worker may take to leave): the leaver
+    abandons its step and ends with status 0, saying so quietly; the others see the group break,
+    regroup without waiting for it (it said it left), redo that one step, and nothing is lost,
+    repeated or counted twice (the scheduler's count included)."""
+    job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--step-sleep", "3"])
+    try:
+        job.write_job_file(["n1", "n2", "n3"])
+        for node in ("n1", "n2", "n3"):
+            job.start(node)
+        job.wait_for_world(3)
+        job.wait_for(lambda: any(l["world"] == 3 for l in job.steps_logged()), what="a step at world size 3")
+        job.write_job_file(["n1", "n2"], leaving=["n3"])  # no SIGTERM: the job file alone
+        job.wait_for(lambda: job.live("n3") is None, what="n3's worker to leave")
+        assert job.procs["n3"][0].returncode == 0, job.outputs()
+        job.wait_for_world(2)
+        job.full_speed()
+        statuses = job.finish()
+        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+    finally:
+        job.kill()
+    out = job.outputs()
+    assert "n3 left the job during step" in out, out
+    assert "redoing it after the regroup" in out, out
+    assert "did not answer" not in out and "did not form" not in out, out
+    assert "Traceback" not in out, out
+    assert_every_sample_once_per_epoch(job)
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS

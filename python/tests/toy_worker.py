@@ -42,6 +42,8 @@ def main() -> None:
     for epoch in job.epochs(args.epochs):
         trained: list[int] = []
         for ids, xb, yb in loader:
+            if not os.path.exists(os.environ["TOY_PACE"]):  # the test's resizes are not done yet
+                time.sleep(args.step_sleep)  # the step's computation, standing in for a model's
             trained += ids.tolist() if job._micro.weight else []
             loss_fn(model(xb), yb).backward()
             if job.accumulating:  # a micro-batch of a larger share: the step goes on
@@ -50,8 +52,6 @@ def main() -> None:
             opt.zero_grad()
             scheduler.step()
             stats["steps"] += 1
-            if not os.path.exists(os.environ["TOY_PACE"]):  # the test's resizes are not done yet
-                time.sleep(args.step_sleep)
             trained, indices = [], trained
             if job._step_broken:
                 continue
