@@ -240,18 +240,24 @@ class ElasticJob(Membership):
             self._regroup(after_error)
 
     def _weigh_gradient(self, grad: torch.Tensor) -> torch.Tensor | None:
-        """A parameter's gradient, as the backward pass computes it: scaled by the micro-batch's
-        samples (the gradients then hold sums over samples, which add up across micro-batches
-        and workers), and the step's averaging queued for the end of the backward pass."""
+        """A parameter's gradient, as the backward pass computes it, weighted by this worker's
+        share of the step: ``n * W / T`` for a mean loss over its ``n`` of the step's ``T``
+        samples on ``W`` workers (``W`` for a summed loss; 0 for a stand-in), so that the mean
+        over the workers, taken at the end of the step's last backward pass, is the gradient of
+        the whole global batch. Micro-batches add up in the gradients before that."""
         micro = self._micro
         if not self._in_step or micro is None:
             return None  # a backward pass outside a training step is the user's own
         if not self._callback_queued:
             self._callback_queued = True
             torch.autograd.Variable._execution_engine.queue_callback(self._after_backward)
-        if self.loss_reduction == "mean":
-            return grad * micro.weight
-        return grad if micro.weight else grad * 0
+        return grad * self._gradient_weight(micro.weight)
+
+    def _gradient_weight(self, samples: int) -> float:
+        assert self._micro is not None
+        if self.loss_reduction == "sum":
+            return float(self.world_size) if samples else 0.0
+        return samples * self.world_size / self._micro.step_samples
 
     def _after_backward(self) -> None:
         self._callback_queued = False
@@ -292,13 +298,15 @@ class ElasticJob(Membership):
         """The step's all-reduce (gradients.py): its samples, the count of workers that want a
         regroup after it (rank 0 for new nodes, any worker that leaves), the workers' squared
         gradient norms (the noise measurement) and rank 0's batch for the next step."""
-        params = self._params()
+        # The parameters this backward pass reached: the same on every worker (as under DDP).
+        params = [p for p in self._params() if p.grad is not None]
         assert self._micro is not None
         full = self._micro.step_samples == self._global_batch()
         wanted = self._batch_wanted() if self.rank == 0 else (0, 0, 0.0)
         tail = [float(self._step_weight), float(self._wants_regroup()),
-                local_sqnorm(params, self._step_weight) if full else 0.0, *map(float, wanted)]
-        sums, sqnorm = all_reduce_step(params, tail, self.loss_reduction == "mean")
+                local_sqnorm(params, self._gradient_weight(self._step_weight)) if full else 0.0,
+                *map(float, wanted)]
+        sums, sqnorm = all_reduce_step(params, tail)
         if full and self.batching.adaptive:
             self.batching.noise.update(sums[2] / self.world_size, sqnorm, self.world_size,
                                        self._micro.step_samples // self.world_size)

@@ -170,3 +170,29 @@ def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Pat
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+
+
+def final_model(tmp_path: Path, nodes: list[str], *extra: str) -> float:
+    tmp_path.mkdir()
+    job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), *extra])
+    try:
+        job.full_speed()
+        job.write_job_file(nodes)
+        for node in nodes:
+            job.start(node)
+        assert set(job.finish().values()) == {0}, job.outputs()
+    finally:
+        job.kill()
+    assert f"started on {','.join(nodes)}" in job.outputs(), job.outputs()
+    last = max(job.steps_logged(), key=lambda line: line["step"])
+    return last["checksum"]
+
+
+def test_the_global_batch_trains_the_same_model_on_any_number_of_workers(tmp_path: Path) -> None:
+    """The user's global batch of 8 on 1 worker and on 3 (3, 3 and 2 samples a step): the same
+    model after 240 steps, up to the order of float additions; also when a step's gradients are
+    averaged twice (a second backward pass: what one pass averaged stays as it is)."""
+    alone = final_model(tmp_path / "one", ["n1"])
+    three = final_model(tmp_path / "three", ["n1", "n2", "n3"], "--extra-backward")
+    assert three == pytest.approx(alone, rel=1e-5, abs=1e-5)

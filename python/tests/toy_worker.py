@@ -24,6 +24,8 @@ def main() -> None:
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
     p.add_argument("--lr-rule", default="adascale")
+    p.add_argument("--extra-backward", action="store_true",
+                   help="a second backward pass a step, of the loss times 0 (averages the gradients again)")
     args = p.parse_args()
     torch.manual_seed(0)
     x = torch.randn(args.samples, 8)
@@ -45,7 +47,10 @@ def main() -> None:
             if not os.path.exists(os.environ["TOY_PACE"]):  # the test's resizes are not done yet
                 time.sleep(args.step_sleep)  # the step's computation, standing in for a model's
             trained += ids.tolist() if job._micro.weight else []
-            loss_fn(model(xb), yb).backward()
+            loss = loss_fn(model(xb), yb)
+            loss.backward(retain_graph=args.extra_backward)
+            if args.extra_backward:
+                (loss * 0).backward()
             if job.accumulating:  # a micro-batch of a larger share: the step goes on
                 continue
             opt.step()
