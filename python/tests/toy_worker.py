@@ -60,7 +60,11 @@ def main() -> None:
             trained, indices = [], trained
             if job._step_broken:
                 continue
-            checksum = float(sum(p.detach().double().sum() for p in model.parameters()))
+            # Weighted by position: a plain sum of the weights stays constant under a softmax
+            # cross entropy's gradients.
+            checksum = sum(float((p.detach().double().reshape(-1) *
+                                  torch.arange(1, p.numel() + 1, dtype=torch.float64)).sum())
+                           for p in model.parameters())
             log.write(json.dumps({"epoch": epoch, "indices": indices,
                                   "rank": job.rank, "world": job.world_size,
                                   "step": job.position.step + 1, "checksum": checksum,
