@@ -153,14 +153,15 @@ class ElasticJob(Membership):
         """``value`` (a number, a list of numbers, or a tensor) summed over the workers, or with
         ``mean`` averaged: inside a training step weighted by each worker's samples in the step
         (a loss that is the mean over its batch becomes the loss of the whole global batch),
-        elsewhere over the workers. Returns the same kind of value."""
+        elsewhere over the workers. Returns the same kind of value; NaN in a step abandoned
+        because a worker left (the step is redone, and what it computed counts for nothing)."""
         self._start()
         if isinstance(value, torch.Tensor):
             tensor = value.detach().to(torch.float64).reshape(-1).cpu()
         else:
             tensor = torch.as_tensor(value, dtype=torch.float64).reshape(-1)
-        if self._step_broken:
-            return value  # the step is redone after the regroup: what it says counts for nothing
+        if self._step_broken:  # redone after the regroup: what it says counts for nothing
+            return self._like(value, torch.full_like(tensor, float("nan")))
         weight = float(self._step_weight) if (mean and self._in_step) else 1.0
         device = torch.device("cuda") if self.backend == "nccl" else torch.device("cpu")
         flat = torch.cat([tensor * weight, torch.tensor([weight], dtype=torch.float64)]).to(device)
@@ -170,13 +171,16 @@ class ElasticJob(Membership):
             if not self._in_step:
                 raise
             self._break_step(e)
-            return value
-        summed = flat[:-1] / flat[-1] if mean else flat[:-1]
+            return self._like(value, torch.full_like(tensor, float("nan")))
+        return self._like(value, (flat[:-1] / flat[-1] if mean else flat[:-1]).cpu())
+
+    @staticmethod
+    def _like(value: Any, result: torch.Tensor) -> Any:
         if isinstance(value, torch.Tensor):
-            return summed.reshape(value.shape).to(value.dtype).to(value.device)
+            return result.reshape(value.shape).to(value.dtype).to(value.device)
         if isinstance(value, (list, tuple)):
-            return [float(v) for v in summed.tolist()]
-        return float(summed[0])
+            return [float(v) for v in result.tolist()]
+        return float(result[0])
 
     @property
     def accumulating(self) -> bool:
