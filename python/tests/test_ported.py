@@ -8,43 +8,18 @@ import os
 import re
 import subprocess
 import sys
-from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 from fake_launch import HERE, FakeJob
+from observed import check_samples, check_state, check_worlds, observed
 
 PORTED = Path(__file__).resolve().parents[2] / "examples" / "ported"
 
 
-def observed(job: FakeJob) -> list[dict]:
-    import json
-
-    lines = []
-    for path in job.tmp.glob("observed.*"):
-        lines += [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-    return lines
-
-
-def assert_each_sample_at_most_once_per_epoch(lines: list[dict], samples: int, whole_epochs: int) -> None:
-    by_epoch: dict[int, Counter] = defaultdict(Counter)
-    for line in lines:
-        by_epoch[line["epoch"]].update(line["indices"])
-    for epoch, seen in by_epoch.items():
-        repeated = {i: c for i, c in seen.items() if c > 1}
-        assert not repeated, f"epoch {epoch}: samples trained twice: {repeated}"
-        if epoch < whole_epochs:
-            assert sorted(seen) == list(range(samples)), f"epoch {epoch}: samples missing"
-
-
-def assert_same_state_on_every_rank(lines: list[dict]) -> None:
-    by_step: dict[int, list[dict]] = defaultdict(list)
-    for line in lines:
-        by_step[line["step"]].append(line["state"])
-    differing = [step for step, states in by_step.items() if any(s != states[0] for s in states)]
-    assert not differing, f"ranks disagree after steps {differing[:5]}: {by_step[differing[0]]}"
-    assert max(len(states) for states in by_step.values()) >= 3  # a step at world size 3 was seen
+def observed_lines(job: FakeJob) -> list[dict]:
+    return observed(str(job.tmp / "observed"))
 
 
 def run(tmp: Path, argv: list[str], nodes: list[str], resize: bool, step_sleep: float) -> FakeJob:
@@ -61,7 +36,7 @@ def run(tmp: Path, argv: list[str], nodes: list[str], resize: bool, step_sleep: 
             job.write_job_file(["n1", "n2", "n3"])
             job.start("n3")
             job.wait_for_world(3, timeout_s=120)
-            job.wait_for(lambda: len({l["step"] for l in observed(job) if l["world"] == 3}) >= 2,
+            job.wait_for(lambda: len({l["step"] for l in observed_lines(job) if l["world"] == 3}) >= 2,
                          what="two steps at world size 3")
             job.write_job_file(["n1", "n3"], leaving=["n2"])  # the job file alone, as gaptrain-launch
             job.wait_for(lambda: job.live("n2") is None, what="n2's worker to leave")
@@ -84,9 +59,10 @@ def test_regression_through_a_grow_and_a_shrink(tmp_path: Path) -> None:
     script = [str(PORTED / "regression" / "main_elastic.py")]
     alone = run(tmp_path / "alone", script, ["n1"], resize=False, step_sleep=0)
     elastic = run(tmp_path / "elastic", script, ["n1", "n2"], resize=True, step_sleep=0.05)
-    lines = observed(elastic)
-    assert_each_sample_at_most_once_per_epoch(lines, 3200, max(l["epoch"] for l in lines))
-    assert_same_state_on_every_rank(lines)
+    lines = observed_lines(elastic)
+    check_samples(lines, 3200, max(l["epoch"] for l in lines))
+    check_state(lines)
+    check_worlds(lines, [2, 3, 2])
     assert "n2 left the job" in elastic.outputs(), elastic.outputs()
     assert learned(elastic.outputs()) == pytest.approx(learned(alone.outputs()), abs=0.05)
 
@@ -110,9 +86,10 @@ def test_time_sequence_prediction_through_a_grow_and_a_shrink(tmp_path: Path, mo
     sine_data(tmp_path / "elastic")
     monkeypatch.chdir(tmp_path / "elastic")
     elastic = run(tmp_path / "elastic", script, ["n1", "n2"], resize=True, step_sleep=0)
-    lines = observed(elastic)
-    assert_each_sample_at_most_once_per_epoch(lines, 16, 8)
-    assert_same_state_on_every_rank(lines)
+    lines = observed_lines(elastic)
+    check_samples(lines, 16, 8)
+    check_state(lines)
+    check_worlds(lines, [2, 3, 2])
     test_loss = [float(v) for v in re.findall(r"test loss: (\S+)", elastic.outputs())]
     reference = [float(v) for v in re.findall(r"test loss: (\S+)", alone.outputs())]
     # Within the noise: a step a leaving worker abandoned is redone from where L-BFGS was.
