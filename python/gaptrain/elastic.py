@@ -443,7 +443,13 @@ class ElasticJob(Membership):
 
 class ElasticLoader:
     """An epoch of training data (ElasticJob.loader): iterating it yields this worker's batches,
-    one step after the other, regrouping between two steps when the job's nodes changed."""
+    one step after the other, regrouping between two steps when the job's nodes changed.
+
+    With ``order="streams"``, ``streams`` names the streams of the current batch (its rows, in
+    order) and ``streams_changed`` is True on the first batch after they changed (the epoch's
+    first, or a regroup dealt the streams out anew): a state kept per stream (a recurrent
+    network's hidden state) belongs to the streams it was computed on; start it afresh then,
+    as at an epoch's start. The state of a stream is not carried from one worker to another."""
 
     def __init__(self, job: ElasticJob, dataset: Sequence[Any], batch_size: int, order: str,
                  worker_holds: int | None, options: dict[str, Any]) -> None:
@@ -451,7 +457,10 @@ class ElasticLoader:
             raise ValueError("batch_size and worker_holds must be positive")
         self.job, self.dataset, self.batch_size, self.order = job, dataset, batch_size, order
         self.worker_holds, self.options = worker_holds, options
-        self.streams: tuple[int, ...] = ()  # order "streams": the streams of the current batch
+        # order "streams": the streams of the current batch, in order, and whether they differ
+        # from the previous batch's (a regroup dealt the streams out anew).
+        self.streams: tuple[int, ...] = ()
+        self.streams_changed = False
 
     def __len__(self) -> int:
         """Steps in a whole epoch at the current global batch."""
@@ -490,7 +499,7 @@ class ElasticLoader:
                 micro = next(plan)
                 batch = next(data)
                 job._begin_micro(micro)
-                self.streams = micro.streams
+                self.streams_changed, self.streams = micro.streams != self.streams, micro.streams
                 yield batch
                 if micro.last:
                     break

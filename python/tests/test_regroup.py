@@ -15,9 +15,10 @@ SAMPLES, EPOCHS = 960, 2
 
 
 @pytest.fixture
-def job(tmp_path: Path):
+def job(tmp_path: Path, request):
+    order = getattr(request, "param", "shuffle")
     j = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
-                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS)])
+                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--order", order])
     yield j
     j.kill()
 
@@ -41,6 +42,7 @@ def assert_same_model_on_every_rank(job: FakeJob) -> None:
         assert line["scheduler_steps"] == line["stats_steps"] == line["step"], line
 
 
+@pytest.mark.parametrize("job", ["shuffle", "streams"], indirect=True)
 def test_grow_and_shrink_in_process(job: FakeJob) -> None:
     job.write_job_file(["n1", "n2"])
     job.start("n1")
