@@ -17,8 +17,10 @@ SAMPLES, EPOCHS = 960, 2
 @pytest.fixture
 def job(tmp_path: Path, request):
     order = getattr(request, "param", "shuffle")
+    # In order "streams", batches come from a DataLoader with 2 worker processes of its own.
     j = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
-                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--order", order])
+                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--order", order,
+                           "--loader-workers", "2" if order == "streams" else "0"])
     yield j
     j.kill()
 

@@ -21,6 +21,7 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=8, help="the global batch")
     p.add_argument("--order", default="shuffle")
+    p.add_argument("--loader-workers", type=int, default=0, help="the DataLoader's worker processes")
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
     p.add_argument("--lr-rule", default="adascale")
@@ -38,7 +39,7 @@ def main() -> None:
     job = gaptrain.ElasticJob(args.checkpoint, timeout_s=20, checkpoint_every_s=args.checkpoint_every_s,
                               lr_rule=args.lr_rule)
     job.carry(model=model, optimizer=opt, scheduler=scheduler, stats=stats)
-    loader = job.loader(data, batch_size=args.batch_size, order=args.order)
+    loader = job.loader(data, batch_size=args.batch_size, order=args.order, num_workers=args.loader_workers)
     log = open(f"{os.environ['TOY_LOG']}.{os.environ['SLURMD_NODENAME']}.{os.getpid()}", "a")
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in job.epochs(args.epochs):
