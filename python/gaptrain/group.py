@@ -115,13 +115,15 @@ class Membership:
         when it does not end within ``leave_within_s``: the node is wanted back within about a
         second. The others see the group break at once and redo the step without this worker."""
         node = self.context.node
+        if node == self.context.batch_host:
+            return  # never taken from a running job: it leaves only with the whole job, after a checkpoint
         while True:
             time.sleep(0.02)
             try:
                 view = self.job_file.read()
             except (OSError, ValueError):
                 continue  # the launcher renames a new file in: read it at the next look
-            if node != self.context.batch_host and (node in view.leaving or node not in view.nodes):
+            if node in view.leaving or node not in view.nodes:
                 self._start_leaving()
             since = self._leaving_since
             if since is not None and self._in_step and time.monotonic() - since >= self.leave_within_s:
