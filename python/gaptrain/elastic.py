@@ -53,6 +53,11 @@ class ElasticJob(Membership):
     the learning rate follows gaptraind's global batch when the job has a batch range ("adascale",
     "linear", "sqrt", "none"). ``leave_within_s``: how long a worker whose node is being given
     back may take to finish its step before it abandons it (the others then redo that step).
+    ``backend``: "gloo" or "nccl" (nccl when CUDA is available). ``timeout_s``: a collective's
+    limit when a peer vanishes without a word. ``progress_every_s``: how often rank 0 reports
+    progress to gaptraind. ``notice_signal``: the signal of a notice (GAPTRAIN_NOTICE_SIGNAL,
+    SIGUSR1 by default; 0 for none). ``context``: the launch context (from the environment
+    gaptrain-launch sets, by default).
 
     The job joins its group at the first call that needs it (``epochs``, a loader's iteration,
     ``shard``, ``all_reduce``): ``carry`` everything before. ``rank`` and ``world_size`` are
@@ -285,7 +290,7 @@ class ElasticJob(Membership):
         self._zero_gradients()
         # Quiet: a worker leaving is the common case (a reclaim); a node that failed is named by
         # rank 0 when it does not answer.
-        say(f"a worker left during step {self.position.step + 1}: redoing it after the regroup")
+        say(f"a worker left during step {self.position.step + 1}: redoing it after the regroup", self.rank)
         if dist.is_initialized():
             dist.destroy_process_group()
 

@@ -1265,23 +1265,23 @@ assert len(alone) == len(elastic) == 5 and all(abs(a - e) <= 0.05 for a, e in zi
 PY
 }
 
-sine_waves() {  # sine_waves DIR: pytorch/examples' waves, cut to 19 of 60 points (L-BFGS on all
+sine_waves() {  # sine_waves DIR: pytorch/examples' waves, cut to 11 of 40 points (L-BFGS on all
   # 100 of 1000 points takes minutes a step on a CPU)
   (cd "$1" && /usr/bin/python3 "$ported/time_sequence_prediction/generate_sine_wave.py" &&
-    /usr/bin/python3 -c "import torch; torch.save(torch.load('traindata.pt')[:19, :60], open('traindata.pt', 'wb'))") ||
+    /usr/bin/python3 -c "import torch; torch.save(torch.load('traindata.pt')[:11, :40], open('traindata.pt', 'wb'))") ||
     fail "cannot make the sine waves in $1"
 }
 
 case_ported_time_sequence() {
-  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress steps=24
+  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress steps=16
   torch_or_skip "torch, matplotlib"
   mkdir -p "$work/alone"
   sine_waves "$work/alone"
   sine_waves "$work"
   run_alone "$work/alone" "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
   ported_through_reclaim_and_grow 0 "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
-  # 16 training waves a step, each step an epoch of the job.
-  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 16 $steps 4 2 4 >&2 ||
+  # 8 training waves a step, each step an epoch of the job.
+  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 8 $steps 4 2 4 >&2 ||
     fail "what the workers trained (observe_run.py's logs $work/observed.*)"
   python3 - "$work/alone/out" "$out" <<'PY' || fail "the test loss differs from the run on one worker"
 import re, sys
