@@ -130,7 +130,7 @@ class ElasticJob(Membership):
         pin_memory, ...)."""
         if order not in ORDERS:
             raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
-        for refused in ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last"):
+        for refused in ("shuffle", "sampler", "batch_sampler", "drop_last"):
             if refused in dataloader_options:
                 raise ValueError(f"loader(): {refused} is the job's to choose; see order= and worker_holds=")
         return ElasticLoader(self, dataset, batch_size, order, worker_holds, dataloader_options)
@@ -312,9 +312,11 @@ class ElasticJob(Membership):
         assert self._micro is not None
         full = self._micro.step_samples == self._global_batch()
         wanted = self._batch_wanted() if self.rank == 0 else (0, 0, 0.0)
+        # This worker's gradients are its mean gradient times W n / T (times W n for a sum).
+        scale = self.world_size * self._step_weight / (
+            self._micro.step_samples if self.loss_reduction == "mean" else 1)
         tail = [float(self._step_weight), float(self._wants_regroup()),
-                local_sqnorm(params, self._gradient_weight(self._step_weight)) if full else 0.0,
-                *map(float, wanted)]
+                local_sqnorm(params, scale) if full else 0.0, *map(float, wanted)]
         sums, sqnorm = all_reduce_step(params, tail)
         if full and self.batching.adaptive:
             self.batching.noise.update(sums[2] / self.world_size, sqnorm, self.world_size,
