@@ -249,17 +249,16 @@ class Membership:
                     or self._store.count(f"leaving/{old.number}/{node}") > 0
                     or node not in view.nodes or node in view.leaving)
 
-        while time.monotonic() < deadline:
-            view = self.job_file.read()
-            if all(accounted(n, view) for n in others):
-                break
+        pending = others
+        while pending and time.monotonic() < deadline:
             time.sleep(0.01)
-        view = self.job_file.read()
+            view = self.job_file.read()
+            pending = [n for n in pending if not accounted(n, view)]
+        for node in pending:
+            say(f"{node} did not answer within 5 s after step {self.position.step + 1} broke: going on without it")
         for node in others:
             if self._store.count(f"alive/{old.number}/{node}") == 0:
-                if self._store.count(f"leaving/{old.number}/{node}", 1) == 1 and node in view.nodes:
-                    say(f"{node} did not answer within 5 s after step {self.position.step + 1} broke: "
-                        f"going on without it")
+                self._store.count(f"leaving/{old.number}/{node}", 1)
 
     def _post(self, plan: Plan) -> None:
         assert self._store is not None
