@@ -200,3 +200,11 @@ def test_the_global_batch_trains_the_same_model_on_any_number_of_workers(tmp_pat
     alone = final_model(tmp_path / "one", ["n1"])
     three = final_model(tmp_path / "three", ["n1", "n2", "n3"], "--extra-backward")
     assert three == pytest.approx(alone, rel=1e-5, abs=1e-5)
+
+
+def test_autocast_a_scaler_and_clipping_train_the_same_on_any_number_of_workers(tmp_path: Path) -> None:
+    """The loop of an AMP script (bfloat16 autocast on the CPU, a GradScaler carried, the
+    gradients unscaled and clipped before the step) on 1 worker and on 2."""
+    alone = final_model(tmp_path / "one", ["n1"], "--amp")
+    two = final_model(tmp_path / "two", ["n1", "n2"], "--amp")
+    assert two == pytest.approx(alone, rel=1e-3)

@@ -25,6 +25,8 @@ def main() -> None:
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
     p.add_argument("--lr-rule", default="adascale")
+    p.add_argument("--amp", action="store_true",
+                   help="bfloat16 autocast and a GradScaler (disabled on a CPU, carried all the same)")
     p.add_argument("--extra-backward", action="store_true",
                    help="a second backward pass a step, of the loss times 0 (averages the gradients again)")
     args = p.parse_args()
@@ -38,7 +40,8 @@ def main() -> None:
     stats = {"steps": 0}
     job = gaptrain.ElasticJob(args.checkpoint, timeout_s=20, checkpoint_every_s=args.checkpoint_every_s,
                               lr_rule=args.lr_rule)
-    job.carry(model=model, optimizer=opt, scheduler=scheduler, stats=stats)
+    scaler = torch.cuda.amp.GradScaler(enabled=torch.cuda.is_available())
+    job.carry(model=model, optimizer=opt, scheduler=scheduler, stats=stats, scaler=scaler)
     loader = job.loader(data, batch_size=args.batch_size, order=args.order, num_workers=args.loader_workers)
     log = open(f"{os.environ['TOY_LOG']}.{os.environ['SLURMD_NODENAME']}.{os.getpid()}", "a")
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -48,13 +51,17 @@ def main() -> None:
             if not os.path.exists(os.environ["TOY_PACE"]):  # the test's resizes are not done yet
                 time.sleep(args.step_sleep)  # the step's computation, standing in for a model's
             trained += ids.tolist() if job._micro.weight else []
-            loss = loss_fn(model(xb), yb)
-            loss.backward(retain_graph=args.extra_backward)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp):
+                loss = loss_fn(model(xb), yb)
+            scaler.scale(loss).backward(retain_graph=args.extra_backward)
             if args.extra_backward:
                 (loss * 0).backward()
             if job.accumulating:  # a micro-batch of a larger share: the step goes on
                 continue
-            opt.step()
+            scaler.unscale_(opt)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(opt)
+            scaler.update()
             opt.zero_grad()
             scheduler.step()
             stats["steps"] += 1
