@@ -25,7 +25,7 @@ import os
 import sys
 import time
 import types
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 import torch.distributed as dist
@@ -39,6 +39,7 @@ from .gradients import all_reduce_step, local_sqnorm
 from .group import Membership
 from .positions import DataPosition
 from .say import say
+from .streams import StreamState
 
 
 class ElasticJob(Membership):
@@ -91,6 +92,7 @@ class ElasticJob(Membership):
         self._pending_regroup: bool | None = None  # before the next step: None, or after an error
         self._small_state: dict[str, Any] = {}  # what an abandoned step puts back
         self._callback_queued = False
+        self._stream_states: list[StreamState] = []
         self._previous_excepthook = sys.excepthook
         sys.excepthook = self._on_uncaught
 
@@ -221,6 +223,8 @@ class ElasticJob(Membership):
         if not self._in_step:
             return
         self._in_step, micro, self._micro = False, self._micro, None
+        for stream_state in self._stream_states:
+            stream_state.step_ended(completed=not self._step_broken)
         if self._step_broken:
             for name, state in self._small_state.items():
                 load_state(self._carried[name], state)
@@ -241,6 +245,11 @@ class ElasticJob(Membership):
             self._checkpoint_if_due()
         if self._regroup_after:
             self._pending_regroup = False
+
+    def _publish_streams(self) -> None:
+        assert self._store is not None
+        for stream_state in self._stream_states:
+            stream_state.publish(self._store)
 
     def _between_steps(self) -> None:
         self._end_step()
@@ -468,6 +477,18 @@ class ElasticLoader:
         # from the previous batch's (a regroup dealt the streams out anew).
         self.streams: tuple[int, ...] = ()
         self.streams_changed = False
+
+    def stream_state(self, init: Callable[[int], Any], dim: int = 0) -> StreamState:
+        """Order "streams": a state kept per stream (a recurrent network's hidden state), carried
+        to whichever worker holds the stream: ``get()`` at a step's start gives the rows of this
+        batch's streams (``init(n)`` makes a fresh state of n rows; ``dim`` is the rows'
+        dimension), ``set(state)`` after the forward pass records what the streams' next
+        windows continue from. See streams.py."""
+        if self.order != "streams" or self.worker_holds is not None:
+            raise ValueError("stream_state() needs order='streams' and no worker_holds (a worker's streams in one batch)")
+        state = StreamState(self, init, dim)
+        self.job._stream_states.append(state)
+        return state
 
     def __len__(self) -> int:
         """Steps in a whole epoch at the current global batch."""

@@ -93,6 +93,9 @@ class Membership:
     def _reported(self) -> dict[str, float]:
         raise NotImplementedError
 
+    def _publish_streams(self) -> None:
+        """Before a regroup: the state kept per stream, for the streams' next holders."""
+
     def _report(self) -> None:
         self.progress.write(self.position, self.world_size, self.rank, self._reported())
 
@@ -135,6 +138,7 @@ class Membership:
         node = self.context.node
         try:
             if self._store is not None and self.plan is not None:
+                self._publish_streams()
                 self._store.count(self._leaving_key(node), 1)
         except StoreLost:
             pass
@@ -199,6 +203,7 @@ class Membership:
         same failed step): rank 0 posts the next plan, all join it."""
         assert self.plan is not None
         try:
+            self._publish_streams()
             plan = self._next_plan(self.plan, after_error)
         except StoreLost as e:
             self._fall_back(e)

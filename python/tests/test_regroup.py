@@ -17,10 +17,11 @@ SAMPLES, EPOCHS = 960, 2
 @pytest.fixture
 def job(tmp_path: Path, request):
     order = getattr(request, "param", "shuffle")
-    # In order "streams", batches come from a DataLoader with 2 worker processes of its own.
+    # In order "streams", batches come from a DataLoader with 2 worker processes of its own, and
+    # a state per stream counts its windows.
+    streams = ["--loader-workers", "2", "--stream-state"] if order == "streams" else []
     j = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
-                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--order", order,
-                           "--loader-workers", "2" if order == "streams" else "0"])
+                           "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--order", order, *streams])
     yield j
     j.kill()
 
@@ -31,6 +32,16 @@ def assert_every_sample_once_per_epoch(job: FakeJob) -> None:
         assert sorted(seen) == list(range(SAMPLES)), f"epoch {epoch}: samples missing"
         repeated = {i: c for i, c in seen.items() if c > 1}
         assert not repeated, f"epoch {epoch}: samples trained more than once: {repeated}"
+
+
+def assert_each_stream_state_carried(job: FakeJob, streams: int = 8) -> None:
+    """Order streams: window k of a stream (its sample s * L + k) is the (k+1)-th its state
+    counted, whichever workers held the stream before."""
+    length = SAMPLES // streams
+    pairs = [(i, c) for line in job.steps_logged() for i, c in zip(line["indices"], line["stream_counts"])]
+    assert pairs, "no stream state logged"
+    wrong = [(i, c) for i, c in pairs if c != i % length + 1]
+    assert not wrong, f"stream states not carried (index, count): {wrong[:10]}"
 
 
 def assert_same_model_on_every_rank(job: FakeJob) -> None:
@@ -69,6 +80,8 @@ def test_grow_and_shrink_in_process(job: FakeJob) -> None:
     assert "did not form" not in job.outputs(), job.outputs()
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
+    if "--stream-state" in job.argv:
+        assert_each_stream_state_carried(job)
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
     worlds = [line["world"] for line in job.steps_logged()]
     assert {1, 2, 3} & set(worlds) >= {2, 3}
@@ -144,13 +157,16 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
         job.kill()
 
 
-def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Path) -> None:
+@pytest.mark.parametrize("order", ["shuffle", "streams"])
+def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Path, order: str) -> None:
     """A reclaim during steps of 3 s (longer than the worker may take to leave): the leaver
     abandons its step and ends with status 0, saying so quietly; the others see the group break,
     regroup without waiting for it (it said it left), redo that one step, and nothing is lost,
-    repeated or counted twice (the scheduler's count included)."""
+    repeated or counted twice (the scheduler's count included; in order streams, the leaver's
+    streams' states as they were before the abandoned step)."""
+    streams = ["--order", "streams", "--stream-state"] if order == "streams" else []
     job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
-                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--step-sleep", "3"])
+                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--step-sleep", "3", *streams])
     try:
         job.write_job_file(["n1", "n2", "n3"])
         for node in ("n1", "n2", "n3"):
@@ -173,6 +189,9 @@ def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Pat
     assert "Traceback" not in out, out
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
+    if streams:
+        assert_each_stream_state_carried(job)
+        assert "start afresh" not in out, out
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
 
 

@@ -22,6 +22,8 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=8, help="the global batch")
     p.add_argument("--order", default="shuffle")
     p.add_argument("--loader-workers", type=int, default=0, help="the DataLoader's worker processes")
+    p.add_argument("--stream-state", action="store_true",
+                   help="order streams: a state per stream counting its windows, logged beside the indices")
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
     p.add_argument("--lr-rule", default="adascale")
@@ -43,6 +45,7 @@ def main() -> None:
     scaler = torch.cuda.amp.GradScaler(enabled=torch.cuda.is_available())
     job.carry(model=model, optimizer=opt, scheduler=scheduler, stats=stats, scaler=scaler)
     loader = job.loader(data, batch_size=args.batch_size, order=args.order, num_workers=args.loader_workers)
+    counts = loader.stream_state(lambda n: torch.zeros(n)) if args.stream_state else None
     log = open(f"{os.environ['TOY_LOG']}.{os.environ['SLURMD_NODENAME']}.{os.getpid()}", "a")
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in job.epochs(args.epochs):
@@ -51,6 +54,9 @@ def main() -> None:
             if not os.path.exists(os.environ["TOY_PACE"]):  # the test's resizes are not done yet
                 time.sleep(args.step_sleep)  # the step's computation, standing in for a model's
             trained += ids.tolist() if job._micro.weight else []
+            if counts is not None:  # each stream's count of windows so far in the epoch
+                counted = counts.get() + 1
+                counts.set(counted)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.amp):
                 loss = loss_fn(model(xb), yb)
             scaler.scale(loss).backward(retain_graph=args.extra_backward)
@@ -74,6 +80,7 @@ def main() -> None:
                                   torch.arange(1, p.numel() + 1, dtype=torch.float64)).sum())
                            for p in model.parameters())
             log.write(json.dumps({"epoch": epoch, "indices": indices,
+                                  "stream_counts": counted.tolist() if counts is not None else [],
                                   "rank": job.rank, "world": job.world_size,
                                   "step": job.position.step + 1, "checksum": checksum,
                                   "scheduler_steps": scheduler.last_epoch, "stats_steps": stats["steps"],
