@@ -463,9 +463,8 @@ class ElasticLoader:
 
     With ``order="streams"``, ``streams`` names the streams of the current batch (its rows, in
     order) and ``streams_changed`` is True on the first batch after they changed (the epoch's
-    first, or a regroup dealt the streams out anew): a state kept per stream (a recurrent
-    network's hidden state) belongs to the streams it was computed on; start it afresh then,
-    as at an epoch's start. The state of a stream is not carried from one worker to another."""
+    first, or a regroup dealt the streams out anew); :meth:`stream_state` carries a state kept
+    per stream (a recurrent network's hidden state) to whichever worker holds the stream."""
 
     def __init__(self, job: ElasticJob, dataset: Sequence[Any], batch_size: int, order: str,
                  worker_holds: int | None, options: dict[str, Any]) -> None:
