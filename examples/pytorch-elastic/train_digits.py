@@ -3,12 +3,14 @@
 
     gaptrain submit -N 1-4 -- python3 train_digits.py --checkpoint DIR --epochs N
 
-runs it on every node the job holds. gaptrain's helper (the `gaptrain` Python package) deals
-each global batch out to the workers there are, averages the gradients, and when the job grows
-or shrinks regroups the workers in-process: the ones that stay keep model and optimizer, a
-newcomer gets them from rank 0, and the data position carries on exactly (no sample skipped or
-repeated). It saves DIR/gaptrain-state.pt on every notice that a node will go, every
---checkpoint-every-s seconds and at the end; a job started again resumes from it.
+runs it on every node the job holds. The loop is an ordinary PyTorch loop; gaptrain's helper
+(the `gaptrain` Python package) deals each global batch of --batch-size samples out to the
+workers there are, averages the gradients at the end of each backward pass, and when the job
+grows or shrinks regroups the workers in-process between two steps: the ones that stay keep
+their state, a newcomer gets the carried state (model, optimizer, scheduler) from rank 0, and
+the data position carries on exactly (no sample skipped or repeated). It saves
+DIR/gaptrain-state.pt on every notice that a node will go, every --checkpoint-every-s seconds
+and at the end; a job started again resumes from it.
 """
 import argparse
 import time
@@ -17,7 +19,7 @@ import torch
 import torch.nn as nn
 from sklearn.datasets import load_digits
 
-from gaptrain import ElasticLoop
+import gaptrain
 from gaptrain.say import say
 
 
@@ -25,7 +27,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--checkpoint", required=True, help="directory all nodes share")
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch-size", type=int, default=32, help="per worker and step")
+    p.add_argument("--batch-size", type=int, default=64, help="the global batch, whatever the node count")
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--checkpoint-every-s", type=float, default=60.0)
     p.add_argument("--checkpoint-every-steps", type=int, help="also every N steps (under torchrun)")
@@ -41,24 +43,37 @@ def main() -> None:
     digits = load_digits()
     x = torch.tensor(digits.data, dtype=torch.float32) / 16.0
     y = torch.tensor(digits.target)
+    train = torch.utils.data.TensorDataset(x, y)
     model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.99)
     loss_fn = nn.CrossEntropyLoss()
 
-    loop = ElasticLoop(model, optimizer, dataset_size=len(y), batch_size=args.batch_size,
-                       epochs=args.epochs, checkpoint_dir=args.checkpoint, seed=args.seed,
-                       checkpoint_every_s=args.checkpoint_every_s,
-                       checkpoint_every_steps=args.checkpoint_every_steps, lr_rule=args.lr_rule)
-    epoch, losses = None, []
-    for indices in loop:
-        epoch = loop.position.epoch if epoch is None else epoch
-        loss = loss_fn(model(x[indices]), y[indices])
-        if loop.step(loss):
-            losses.append(loss.item())
-        time.sleep(args.step_sleep)
-        if loop.position.epoch != epoch:  # rank 0's share of the epoch: a fair estimate
-            say(f"epoch {epoch}: mean loss {sum(losses) / max(1, len(losses)):.4f}", loop.rank)
-            epoch, losses = loop.position.epoch, []
+    job = gaptrain.ElasticJob(args.checkpoint, seed=args.seed, lr_rule=args.lr_rule,
+                              checkpoint_every_s=args.checkpoint_every_s,
+                              checkpoint_every_steps=args.checkpoint_every_steps)
+    job.carry(model=model, optimizer=optimizer, scheduler=scheduler)
+    loader = job.loader(train, batch_size=args.batch_size)
+    for epoch in job.epochs(args.epochs):
+        for xb, yb in loader:
+            loss = loss_fn(model(xb), yb)
+            loss.backward()
+            if job.accumulating:  # only with gaptrain submit --batch: a micro-batch of the step
+                continue
+            optimizer.step()
+            optimizer.zero_grad()
+            time.sleep(args.step_sleep)
+        scheduler.step()
+        # Evaluation on the whole set, sharded over the workers: every sample once.
+        with torch.no_grad():
+            sums = [0.0, 0.0, 0]
+            for xb, yb in job.shard(train, 256):
+                out = model(xb)
+                sums = [sums[0] + float(loss_fn(out, yb)) * len(yb), sums[1] + float((out.argmax(1) == yb).sum()),
+                        sums[2] + len(yb)]
+            loss_sum, correct, count = job.all_reduce(sums)
+        say(f"epoch {epoch}: mean loss {loss_sum / count:.4f}, accuracy {correct / count:.3f} "
+            f"over {count:.0f} samples, learning rate {scheduler.get_last_lr()[0]:.4f}", job.rank)
 
 
 if __name__ == "__main__":

@@ -1,18 +1,27 @@
-"""gaptrain's job-side helper: elastic data-parallel training on the nodes gaptrain gives a job.
+"""gaptrain's job-side helper: elastic data-parallel training in the researcher's own loop, on
+the nodes gaptrain gives a job.
 
-    from gaptrain import ElasticLoop
-    loop = ElasticLoop(model, optimizer, dataset_size=len(data), batch_size=32, epochs=10,
-                       checkpoint_dir=args.checkpoint)
-    for x, y in loop.batches(data):
-        loop.step(loss_fn(model(x), y))
+    import gaptrain
+    job = gaptrain.ElasticJob(checkpoint_dir=args.checkpoint)
+    job.carry(model=model, optimizer=optimizer, scheduler=scheduler)
+    loader = job.loader(train_set, batch_size=64)      # the global batch
+    for epoch in job.epochs(args.epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss_fn(model(x), y).backward()             # gradients averaged over the workers
+            optimizer.step()
+            scheduler.step()
 
-Run it with ``gaptrain submit -N MIN-MAX -- python3 SCRIPT ...``. docs/job-side.md explains
-how it follows resizes in-process; ``python3 -m gaptrain.torchrun`` runs scripts written for
-torchrun instead.
+Run it with ``gaptrain submit -N MIN-MAX -- python3 SCRIPT ...``. docs/user.md has the
+reference and a porting guide, docs/job-side.md how it follows resizes in-process;
+``python3 -m gaptrain.torchrun`` runs scripts written for torchrun instead.
 """
+from .carried import RandomState
+from .elastic import ElasticJob, ElasticLoader
+from .group import EXIT_START_AGAIN
 from .jobfile import JobView, LaunchContext, LaunchContextError
-from .loop import EXIT_START_AGAIN, ElasticLoop
 from .positions import DataPosition
 
-__all__ = ["ElasticLoop", "DataPosition", "JobView", "LaunchContext", "LaunchContextError", "EXIT_START_AGAIN"]
-__version__ = "0.1.0"
+__all__ = ["ElasticJob", "ElasticLoader", "RandomState", "DataPosition", "JobView", "LaunchContext",
+           "LaunchContextError", "EXIT_START_AGAIN"]
+__version__ = "0.2.0"

@@ -6,21 +6,19 @@ efficiency, docs/job-side.md) and tells the job through the job file's ``batch``
     "batch": {"tuned": 128, "global": 512, "per_node": 128, "accumulation": 1, "lr_gain": 2.7}
 
 The training keeps that global batch whatever the number of workers it has at the moment (a
-grow is announced before the newcomer's worker is up): each of W workers takes
-``ceil(global / (W * s))`` samples a micro-step, ``s`` micro-steps a step, with ``s`` the fewest
-that keep a micro-step within ``per_node``. The learning rate follows the global batch by a
-rule: AdaScale's gain (default), linear or square root of global / tuned.
+grow is announced before the newcomer's worker is up): data.py splits it over the W workers, in
+``s`` micro-steps, ``s`` the fewest that keep a micro-step within ``per_node``. The learning rate
+follows the global batch by a rule: AdaScale's gain (default), linear or square root of
+global / tuned.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
+from .data import micro_steps
 from .noise import GradientNoise
-
-if TYPE_CHECKING:
-    import torch
 
 LR_RULES = ("adascale", "linear", "sqrt", "none")
 
@@ -47,27 +45,6 @@ class BatchInstruction:
         return b
 
 
-@dataclass(frozen=True)
-class StepBatch:
-    """How one step is made at the current world size."""
-
-    per_worker: int  # samples a worker's micro-step
-    micro_steps: int  # gradient accumulation
-    world_size: int
-
-    @property
-    def global_batch(self) -> int:
-        return self.per_worker * self.micro_steps * self.world_size
-
-
-def split(global_batch: int, world_size: int, per_node: int) -> StepBatch:
-    """``global_batch`` over ``world_size`` workers with at most ``per_node`` samples a
-    micro-step: the fewest micro-steps, then the smallest share (the step's batch may exceed
-    ``global_batch`` by the rounding, at most one sample per worker and micro-step)."""
-    micro = max(1, math.ceil(global_batch / (world_size * per_node)))
-    return StepBatch(max(1, math.ceil(global_batch / (world_size * micro))), micro, world_size)
-
-
 def lr_factor(rule: str, tuned: int, global_batch: int, gain: float) -> float:
     """The learning rate's multiplier at ``global_batch``: ``gain`` (AdaScale's, from the
     gradients' noise), global/tuned (linear), its square root, or 1."""
@@ -83,63 +60,59 @@ def lr_factor(rule: str, tuned: int, global_batch: int, gain: float) -> float:
 
 class BatchAgreement:
     """The batch every worker trains the next step at: rank 0's choice (from the job file), as
-    the step's all-reduce carried it to all. Without a batch range, ``batch_size`` a worker."""
+    the step's all-reduce carried it to all. Without a batch range, the user's."""
 
-    def __init__(self, batch_size: int, lr_rule: str) -> None:
+    def __init__(self, lr_rule: str) -> None:
         if lr_rule not in LR_RULES:
             raise ValueError(f"lr_rule must be one of {', '.join(LR_RULES)}, not {lr_rule!r}")
-        self.batch_size, self.lr_rule = batch_size, lr_rule
+        self.lr_rule = lr_rule
         # The global batch and a micro-step's most samples (0, 0: no batch range), and the
         # learning rate's factor.
         self.agreed: tuple[int, int, float] = (0, 0, 1.0)
         self.noise = GradientNoise()
         self._announced: tuple[int, int] | None = None
 
-    def step_batch(self, world_size: int) -> StepBatch:
-        global_batch, per_node, _ = self.agreed
-        if global_batch <= 0:
-            return StepBatch(self.batch_size, 1, world_size)
-        return split(global_batch, world_size, per_node)
+    @property
+    def adaptive(self) -> bool:
+        return self.agreed[0] > 0
 
-    def wanted(self, instruction: BatchInstruction | None, world_size: int) -> tuple[int, int, float]:
-        """Rank 0: the batch ``instruction`` asks for at ``world_size`` and the learning rate's
-        factor there; (0, 0, 1) without one."""
+    @property
+    def lr_factor(self) -> float:
+        return self.agreed[2]
+
+    def global_batch(self, users: int) -> int:
+        return self.agreed[0] if self.adaptive else users
+
+    def worker_holds(self, users: int | None) -> int | None:
+        return self.agreed[1] if self.adaptive else users
+
+    def wanted(self, instruction: BatchInstruction | None) -> tuple[int, int, float]:
+        """Rank 0: the batch ``instruction`` asks for and the learning rate's factor there;
+        (0, 0, 1) without one."""
         if instruction is None:
             return (0, 0, 1.0)
-        actual = split(instruction.global_batch, world_size, instruction.per_node).global_batch
-        gain = self.noise.gain(instruction.tuned, actual) or instruction.lr_gain
+        gain = self.noise.gain(instruction.tuned, instruction.global_batch) or instruction.lr_gain
         return (instruction.global_batch, instruction.per_node,
-                lr_factor(self.lr_rule, instruction.tuned, actual, gain))
+                lr_factor(self.lr_rule, instruction.tuned, instruction.global_batch, gain))
 
     def agree(self, global_batch: int, per_node: int, factor: float, world_size: int) -> str | None:
         """Takes rank 0's choice; returns what to tell the user when the batch changed."""
         self.agreed = (global_batch, per_node, factor if global_batch > 0 else 1.0)
-        batch = self.step_batch(world_size)
-        told = (batch.global_batch, world_size) if global_batch > 0 else None
+        told = (global_batch, world_size) if global_batch > 0 else None
         changed, self._announced = told is not None and told != self._announced, told
         if not changed:
             return None
-        return (f"batch: global {batch.global_batch} ({batch.per_worker} a worker x {batch.micro_steps} "
-                f"micro-step(s) x {world_size} worker(s)), learning rate x {self.agreed[2]:.2f} ({self.lr_rule})")
+        micro = micro_steps(global_batch, world_size, per_node)
+        largest = math.ceil(math.ceil(global_batch / world_size) / micro)
+        return (f"batch: global {global_batch} (up to {largest} a worker x {micro} micro-step(s) x "
+                f"{world_size} worker(s)), learning rate x {self.agreed[2]:.2f} ({self.lr_rule}): "
+                f"gaptraind's choice for the job's nodes (gaptrain submit --batch)")
 
-    def optimizer_step(self, optimizer: "torch.optim.Optimizer") -> None:
-        """The optimizer's step at the agreed learning-rate factor; the user's own learning rate
-        (a scheduler's included) is put back after it."""
-        factor = self.agreed[2]
-        lrs = [group["lr"] for group in optimizer.param_groups]
-        for group, lr in zip(optimizer.param_groups, lrs):
-            group["lr"] = lr * factor
-        try:
-            optimizer.step()
-        finally:
-            for group, lr in zip(optimizer.param_groups, lrs):
-                group["lr"] = lr
-
-    def reported(self, instruction: BatchInstruction | None, world_size: int) -> dict[str, float]:
+    def reported(self, instruction: BatchInstruction | None, global_batch: int) -> dict[str, float]:
         """The progress line's batch and noise measurement, when the job has a batch range."""
-        if self.agreed[0] <= 0:
+        if not self.adaptive:
             return {}
-        extra: dict[str, float] = {"global_batch": self.step_batch(world_size).global_batch}
+        extra: dict[str, float] = {"global_batch": global_batch}
         if instruction is not None:
             extra.update(self.noise.reported(instruction.tuned))
         return extra

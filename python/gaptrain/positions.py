@@ -1,16 +1,13 @@
 """Where the training is in its data, independent of the world size.
 
-Every epoch visits the dataset in one order, a permutation seeded by ``seed + epoch``. A step
-takes the next global batch of that order, ``batch_size * world_size`` samples, and deals it
-out to the ranks; the work done is therefore always a prefix of the epoch's order, which is all
-the position records. After a resize the next global batch is dealt out to the new ranks: no
-sample of an epoch is skipped or repeated, whatever the sizes before and after.
+Every epoch visits its samples in one order (data.py); a step takes the next global batch of
+it and deals it out to the ranks, so the work done is always a prefix of the epoch's order, which
+is all the position records. After a resize the next global batch is dealt out to the new ranks:
+no sample of an epoch is skipped or repeated, whatever the sizes before and after.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import torch
 
 
 @dataclass
@@ -27,28 +24,3 @@ class DataPosition:
     @staticmethod
     def from_dict(d: dict[str, int]) -> "DataPosition":
         return DataPosition(int(d["epoch"]), int(d["offset"]), int(d["samples_done"]), int(d["step"]))
-
-
-def epoch_order(dataset_size: int, seed: int, epoch: int) -> torch.Tensor:
-    g = torch.Generator()
-    g.manual_seed(seed + epoch)
-    return torch.randperm(dataset_size, generator=g)
-
-
-@dataclass(frozen=True)
-class Share:
-    """One rank's part of a global batch. ``weight`` is the number of samples it stands for:
-    0 for a rank given a stand-in sample because the epoch's last batch has fewer samples than
-    there are ranks (its gradient is then multiplied by 0)."""
-
-    indices: list[int]
-    weight: int
-
-
-def share_of(order: torch.Tensor, offset: int, batch_size: int, rank: int, world_size: int) -> tuple[Share, int]:
-    """This rank's share of the global batch at ``offset``, and the global batch's size."""
-    window = order[offset:offset + batch_size * world_size].tolist()
-    mine = window[rank::world_size]
-    if mine:
-        return Share(mine, len(mine)), len(window)
-    return Share(window[:1], 0), len(window)

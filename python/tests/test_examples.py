@@ -48,6 +48,8 @@ def test_train_digits_follows_a_grow_and_a_shrink(tmp_path: Path) -> None:
     assert "grew on n1,n2" in out and "regrouped on n1" in out, out
     assert "n2 left the job" in out, out
     assert f"epoch {epochs - 1}: mean loss" in out, out
+    # The evaluation, sharded over 1 or 2 workers and summed with all_reduce: every sample once.
+    assert out.count("over 1797 samples") == epochs, out
     assert (tmp_path / "ckpt" / "gaptrain-state.pt").exists()
     assert out.count("(notice)") == 1, out  # the job file and the signal: one checkpoint
     assert "notice: n2 will be taken in" in out, out

@@ -7,30 +7,13 @@ import json
 import pytest
 import torch
 
-from gaptrain.batching import BatchInstruction, StepBatch, lr_factor, split
+from gaptrain.batching import BatchAgreement, BatchInstruction, lr_factor
 from gaptrain.jobfile import JobView, LaunchContext, LaunchContextError
 from gaptrain.noise import GradientNoise
-from gaptrain.positions import DataPosition, epoch_order, share_of
+from gaptrain.data import epoch_order
+from gaptrain.positions import DataPosition
 from gaptrain.store import Plan
 from gaptrain.torchrun import torchrun_arguments
-
-
-def test_a_global_batch_is_dealt_out_whole_at_any_world_size() -> None:
-    order = epoch_order(10, seed=1, epoch=0)
-    for world in (1, 2, 3, 4):
-        shares = [share_of(order, 4, 2, rank, world) for rank in range(world)]
-        dealt = sorted(i for share, _ in shares for i in share.indices if share.weight)
-        window = sorted(order[4:4 + 2 * world].tolist())
-        assert dealt == window
-        assert all(total == len(window) for _, total in shares)
-
-
-def test_the_epochs_last_batch_gives_stand_ins_weight_zero() -> None:
-    order = epoch_order(5, seed=0, epoch=2)
-    share, total = share_of(order, 4, 2, rank=3, world_size=4)  # one sample left, four ranks
-    assert total == 1 and share.weight == 0 and len(share.indices) == 1
-    first, _ = share_of(order, 4, 2, rank=0, world_size=4)
-    assert first.weight == 1 and first.indices == [order[4].item()]
 
 
 def test_the_order_depends_on_seed_and_epoch_only() -> None:
@@ -80,18 +63,13 @@ def test_torchrun_gets_the_jobs_range_and_rendezvous() -> None:
     assert args[-3:] == ["train.py", "--epochs", "3"]
 
 
-def test_a_global_batch_is_split_with_the_fewest_micro_steps() -> None:
-    assert split(512, 4, 128) == StepBatch(128, 1, 4)
-    assert split(512, 2, 128) == StepBatch(128, 2, 2)  # a grow announced, the newcomer not up yet
-    assert split(16, 3, 4) == StepBatch(3, 2, 3)  # 18: rounding adds at most a sample a share
-    for global_batch in range(1, 200, 7):
-        for world in range(1, 9):
-            for per_node in (1, 3, 16, 64):
-                b = split(global_batch, world, per_node)
-                assert b.per_worker <= per_node and b.global_batch >= global_batch
-                assert b.global_batch - global_batch < world * b.micro_steps
-                if b.micro_steps > 1:  # one fewer micro-step would not hold the batch
-                    assert (b.micro_steps - 1) * world * per_node < global_batch
+def test_the_users_batch_is_kept_unless_gaptraind_chose_one() -> None:
+    agreement = BatchAgreement("linear")
+    assert agreement.global_batch(64) == 64 and agreement.lr_factor == 1.0
+    assert agreement.agree(0, 0, 1.0, world_size=3) is None  # nothing to say: the user's batch
+    told = agreement.agree(256, 128, 2.0, world_size=3)
+    assert agreement.global_batch(64) == 256 and agreement.worker_holds(None) == 128
+    assert told is not None and "gaptrain submit --batch" in told and "learning rate x 2.00" in told
 
 
 def test_the_learning_rate_follows_its_rule() -> None:

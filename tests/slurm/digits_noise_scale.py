@@ -16,7 +16,7 @@ from sklearn.datasets import load_digits
 def main() -> None:
     state = torch.load(f"{sys.argv[1]}/gaptrain-state.pt", map_location="cpu")
     model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
-    model.load_state_dict(state["model"])
+    model.load_state_dict(state["carried"]["model"] if "carried" in state else state["model"])
     digits = load_digits()
     x = torch.tensor(digits.data, dtype=torch.float32) / 16.0
     y = torch.tensor(digits.target)

@@ -1313,6 +1313,87 @@ case_pytorch() {
   job_view_shows_the_run "$job"
 }
 
+# The third-party scripts of examples/ported, on ElasticJob, run as observe_run.py observes them
+# (python/tests: what each worker trained, its carried state), through a reclaim and a grow back;
+# compared with the same script run on one worker on this machine (run_alone).
+run_alone() {  # run_alone DIR SCRIPT ARGS...: SCRIPT in DIR as the only worker of a one-node job
+  local dir=$1 port
+  shift
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  echo '{"job_id": 1, "generation": 1, "nodes": ["alone"]}' >"$dir/job.json"
+  (cd "$dir" && SLURMD_NODENAME=alone GAPTRAIN_MASTER_ADDR=alone GAPTRAIN_JOB_ID=1 \
+    GAPTRAIN_RDZV_HOST=127.0.0.1 GAPTRAIN_RDZV_PORT=$port GAPTRAIN_JOB_FILE=$dir/job.json \
+    CHECKPOINT_DIR=$dir/ckpt PYTHONPATH=$PYTHON_DIR timeout 600 /usr/bin/python3 "$@" >"$dir/out" 2>&1) ||
+    fail "the run on one worker failed: $(tail -n 20 "$dir/out")"
+}
+
+# Submits observe_run.py SCRIPT ARGS -N 1-4 (setting `job`, `out`, `progress`), reclaims 2 of its
+# 4 nodes and gives them back; returns once it COMPLETED, its output clean of failures.
+ported_through_reclaim_and_grow() {  # ported_through_reclaim_and_grow STEP_SLEEP SCRIPT ARGS...
+  local step_sleep=$1
+  shift
+  job=$(CHECKPOINT_DIR=$work/ckpt OBSERVE_LOG=$work/observed OBSERVE_STEP_SLEEP=$step_sleep \
+    gaptrain_submit -N 1-4 -- /usr/bin/python3 "$PYTHON_DIR/tests/observe_run.py" "$@")
+  out=$work/$job.out
+  progress=$work/gaptrain-progress.$job.jsonl
+  poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
+  poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
+  poll 300 "training at world size 4" world_size_is "$progress" 4
+  reclaim_and_grow_back "$job" "world_size_is $progress 2" "world_size_is $progress 4"
+  poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
+  grep -q "left the job" "$out" || fail "no worker left: $(grep gaptrain "$out" | tail -n 20)"
+  ! grep -qE "Traceback|asked to be started again|failed \(|did not answer|did not form" "$out" ||
+    fail "a failure in the job's output: $(grep -E -A3 'Traceback|started again|failed \(|did not' "$out" | head -n 20)"
+  note "$(grep -E 'left the job|redoing|grew on|regrouped on' "$out" | head -n 6 | tr '\n' ';')"
+}
+
+case_ported_regression() {
+  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress
+  torch_or_skip torch
+  mkdir -p "$work/alone"
+  run_alone "$work/alone" "$ported/regression/main_elastic.py"
+  ported_through_reclaim_and_grow 0.25 "$ported/regression/main_elastic.py"
+  # 100 batches of 32 an epoch; it stops within its fifth epoch (448 steps alone).
+  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 3200 4 4 2 4 >&2 ||
+    fail "what the workers trained (observe_run.py's logs $work/observed.*)"
+  python3 - "$work/alone/out" "$out" <<'PY' || fail "the learned function differs from the run on one worker"
+import re, sys
+def learned(path):
+    line = re.findall(r"==> Learned function:\s*(.*)", open(path).read())[-1]
+    return [float(v) for v in re.findall(r"[+-]\d+\.\d+", line)]
+alone, elastic = learned(sys.argv[1]), learned(sys.argv[2])
+print(f"learned alone {alone}, elastic {elastic}", file=sys.stderr)
+assert len(alone) == len(elastic) == 5 and all(abs(a - e) <= 0.05 for a, e in zip(alone, elastic))
+PY
+}
+
+sine_waves() {  # sine_waves DIR: pytorch/examples' waves, cut to 11 of 40 points (L-BFGS on all
+  # 100 of 1000 points takes minutes a step on a CPU)
+  (cd "$1" && /usr/bin/python3 "$ported/time_sequence_prediction/generate_sine_wave.py" &&
+    /usr/bin/python3 -c "import torch; torch.save(torch.load('traindata.pt')[:11, :40], open('traindata.pt', 'wb'))") ||
+    fail "cannot make the sine waves in $1"
+}
+
+case_ported_time_sequence() {
+  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress steps=16
+  torch_or_skip "torch, matplotlib"
+  mkdir -p "$work/alone"
+  sine_waves "$work/alone"
+  sine_waves "$work"
+  run_alone "$work/alone" "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
+  ported_through_reclaim_and_grow 0 "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
+  # 8 training waves a step, each step an epoch of the job.
+  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 8 $steps 4 2 4 >&2 ||
+    fail "what the workers trained (observe_run.py's logs $work/observed.*)"
+  python3 - "$work/alone/out" "$out" <<'PY' || fail "the test loss differs from the run on one worker"
+import re, sys
+alone, elastic = (float(re.findall(r"test loss: (\S+)", open(p).read())[-1]) for p in sys.argv[1:])
+print(f"last test loss alone {alone:.3g}, elastic {elastic:.3g}", file=sys.stderr)
+# Within the noise: a step a leaving worker abandoned is redone from where L-BFGS was.
+assert abs(elastic - alone) <= 0.5 * alone
+PY
+}
+
 # Issue 30: the example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
 # global batch for its nodes and trains at it: at 2 nodes beside a regular job, then, that job
 # ended and the example grown to 4, at the batch for 4 with its learning-rate factor; every sample

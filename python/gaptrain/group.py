@@ -1,31 +1,27 @@
-"""The elastic training loop: data-parallel training that follows the job's nodes in-process.
+"""The elastic job's group of workers: who trains, and how the group changes in-process.
 
-When gaptrain grows or shrinks the job, the workers that stay keep their processes, their model
-and their optimizer: at the end of a step they leave their process group and form the next one
-with the new members, rank 0 sends its state (model, optimizer, data position) to everyone, and
-the next step deals the next global batch out to the new ranks. No epoch restarts, no sample is
-skipped, none is repeated beyond the step in flight when a peer vanished. Only when rank 0's
+When gaptrain grows or shrinks the job, the workers that stay keep their processes and their
+state: at a step boundary they leave their process group and form the next one with the new
+members, and rank 0 sends its state to everyone (elastic.py says what). Only when rank 0's
 process is gone (it serves the job's store) do the others restart from the checkpoint.
-docs/job-side.md has the design; examples/pytorch-elastic/train_digits.py shows the use.
+A worker whose node is leaving finishes its step, or abandons it when it would outlast
+``leave_within_s``, and ends with status 0; the others then redo that one step without it.
+docs/job-side.md has the design.
 """
 from __future__ import annotations
 
-import math
 import os
 import signal
 import sys
+import threading
 import time
 from datetime import timedelta
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
-import torch
 import torch.distributed as dist
 
-from .batching import BatchAgreement, BatchInstruction, StepBatch
-from .checkpoint import load_checkpoint, save_checkpoint
-from .gradients import all_reduce_step, local_sqnorm
 from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
-from .positions import DataPosition, epoch_order, share_of
+from .positions import DataPosition
 from .progress import ProgressWriter
 from .say import say
 from .store import JobStore, Plan, StoreLost
@@ -37,53 +33,22 @@ from .store import JobStore, Plan, StoreLost
 EXIT_START_AGAIN = 75
 
 
-class ElasticLoop:
-    """Trains ``model`` with ``optimizer`` over ``dataset_size`` samples for ``epochs`` epochs,
-    ``batch_size`` samples per worker and step, on whatever nodes the job has.
+class Membership:
+    """The group part of :class:`gaptrain.ElasticJob`: the store, the plans, regroups, leaving,
+    notices and the end. The subclass provides ``_share_state``, ``_restore``,
+    ``_save_checkpoint``, ``_batch_wanted`` and ``_reported``."""
 
-    Iterating yields this worker's dataset indices for the next step; call :meth:`step` with
-    the step's loss once per item. See :meth:`batches` to get collated tensors instead.
+    def __init__(self, *, backend: str | None, timeout_s: float, leave_within_s: float,
+                 notice_signal: int | None, context: LaunchContext | None,
+                 progress_every_s: float) -> None:
+        import torch
 
-    When the job declared a batch range (``gaptrain submit --batch M0:MAX``), gaptraind chooses
-    the global batch with the node count: the loop then ignores ``batch_size``, splits the global
-    batch over its workers (with gradient accumulation where a worker's share exceeds what one
-    micro-step holds: a step is then several yields) and scales the learning rate by
-    ``lr_rule`` ("adascale", "linear", "sqrt" or "none"; batching.py).
-    """
-
-    def __init__(
-        self,
-        model: torch.nn.Module,
-        optimizer: torch.optim.Optimizer,
-        *,
-        dataset_size: int,
-        batch_size: int,
-        epochs: int,
-        checkpoint_dir: str,
-        seed: int = 0,
-        backend: str | None = None,
-        checkpoint_every_s: float = 60.0,
-        checkpoint_every_steps: int | None = None,
-        progress_every_s: float = 0.25,
-        timeout_s: float = 60.0,
-        notice_signal: int | None = None,
-        context: LaunchContext | None = None,
-        lr_rule: str = "adascale",
-    ) -> None:
-        if dataset_size < 1 or batch_size < 1 or epochs < 0:
-            raise ValueError("dataset_size and batch_size must be positive, epochs not negative")
-        self.batching = BatchAgreement(batch_size, lr_rule)
-        self.model, self.optimizer = model, optimizer
-        self.dataset_size, self.batch_size, self.epochs, self.seed = dataset_size, batch_size, epochs, seed
         self.backend = backend or ("nccl" if torch.cuda.is_available() else "gloo")
-        self.checkpoint_path = os.path.join(checkpoint_dir, "gaptrain-state.pt")
-        os.makedirs(checkpoint_dir, exist_ok=True)
-        self.checkpoint_every_s, self.timeout_s = checkpoint_every_s, timeout_s
+        self.timeout_s, self.leave_within_s = timeout_s, leave_within_s
         self.context = context or LaunchContext.from_env()
         # Under torchrun (gaptrain submit --torchrun) the agent regroups by restarting every
-        # worker: this loop then only resumes from the checkpoint (docs/job-side.md).
+        # worker: the job then only resumes from the checkpoint (docs/job-side.md).
         self.under_torchrun = "TORCHELASTIC_RUN_ID" in os.environ
-        self.checkpoint_every_steps = checkpoint_every_steps
         if not self.context.job_file and not self.under_torchrun:
             raise LaunchContextError("GAPTRAIN_JOB_FILE is not set: run this under gaptrain-launch 0.1 or later")
         self.job_file = JobFile(self.context.job_file)
@@ -93,17 +58,12 @@ class ElasticLoop:
         self.plan: Plan | None = None
         self._token = 0
         self._store: JobStore | None = None
-        self._leaving = False  # SIGTERM: gaptrain-launch stops this worker
+        self._leaving = False  # this worker's node is being given back
+        self._leaving_since: float | None = None
+        self._in_step = False  # between a step's first batch and its end
         self._notice_signalled = False
         self._noticed: dict[str, float] = {}
         self._last_notice_checkpoint = -1e9
-        self._last_checkpoint = time.monotonic()
-        self._share_weight = 0
-        self._batch_total = 0
-        self._micro_left = 0  # micro-steps of this step still to come
-        self._local_weight = 0  # this worker's samples in the step
-        self._stepped = True
-        self._pending_regroup: bool | None = None  # after the step: None, or whether it failed
         self._tokens_taken: dict[str, int] = {}  # rank 0: the newest token of each node planned
         self._generation_seen = -1
         self._generation_since = 0.0
@@ -116,133 +76,80 @@ class ElasticLoop:
         if notice_signal > 0:
             signal.signal(notice_signal, self._on_notice)
 
-    # ----- the public loop -------------------------------------------------------------------
+    # ----- the subclass's part ----------------------------------------------------------------
 
-    def __iter__(self) -> Iterator[list[int]]:
-        self._start()
-        order_epoch, order = -1, None
-        while True:
-            if self._pending_regroup is not None:
-                after_error, self._pending_regroup = self._pending_regroup, None
-                self._regroup(after_error)
-            if self.position.epoch >= self.epochs:
-                break
-            if order_epoch != self.position.epoch:
-                order_epoch, order = self.position.epoch, epoch_order(self.dataset_size, self.seed, self.position.epoch)
-            batch = self._step_batch()
-            window = batch.per_worker * self.world_size
-            micro = min(batch.micro_steps, math.ceil((self.dataset_size - self.position.offset) / window))
-            self._batch_total = self._local_weight = 0
-            for k in range(micro):
-                share, total = share_of(order, self.position.offset + k * window, batch.per_worker,
-                                        self.rank, self.world_size)
-                self._batch_total += total
-                self._share_weight = share.weight
-                self._local_weight += share.weight
-                self._micro_left = micro - 1 - k
-                self._stepped = False
-                yield share.indices
-                if not self._stepped:
-                    raise RuntimeError("call loop.step(loss) once for every batch the loop yields")
-        self._finish()
+    def _share_state(self) -> None:
+        raise NotImplementedError
 
-    def batches(self, dataset: Sequence[Any], collate: Callable[[list[Any]], Any] | None = None) -> Iterator[Any]:
-        """Like iterating the loop, but yields ``collate([dataset[i] for i in indices])``."""
-        from torch.utils.data import default_collate
+    def _restore(self) -> None:
+        raise NotImplementedError
 
-        collate = collate or default_collate
-        for indices in self:
-            yield collate([dataset[i] for i in indices])
-
-    def step(self, loss: torch.Tensor) -> bool:
-        """Backward pass, gradients averaged over all workers, optimizer step, progress; at the
-        next iteration, the regroup when the job's nodes changed. False when the step was not
-        taken (a worker was lost during it): the loop yields its batch again, dealt out anew."""
-        self._stepped = True
-        # Each micro-batch's mean loss times its samples: the gradients then hold sums over
-        # samples, which accumulate across micro-steps and add up across workers.
-        (loss * self._share_weight).backward()
-        if self._micro_left > 0:
-            return True
-        try:
-            wants_regroup = self._average_gradients()
-        except RuntimeError as e:  # a peer vanished mid-collective: redo this step regrouped
-            if self.under_torchrun:
-                raise  # torchrun restarts every worker; they go on from the checkpoint
-            self.optimizer.zero_grad()
-            say(f"a worker was lost during step {self.position.step + 1} ({_first_line(e)}): regrouping")
-            self._pending_regroup = True
-            return False
-        self.batching.optimizer_step(self.optimizer)
-        self.optimizer.zero_grad()
-        self._advance()
-        if self.progress.due():
-            self.progress.write(self.position, self.world_size, self.rank, self._reported())
-        if self.rank == 0:
-            self._checkpoint_if_due()
-        if wants_regroup:
-            self._pending_regroup = False
-        return True
-
-    # ----- gradients --------------------------------------------------------------------------
-
-    def _params(self) -> list[torch.Tensor]:
-        return [p for p in self.model.parameters() if p.requires_grad]
-
-    def _average_gradients(self) -> bool:
-        """The step's one all-reduce (gradients.py): its samples, the count of workers that want
-        a regroup after it (rank 0 for new nodes, any worker that leaves), the workers' squared
-        gradient norms (the noise measurement) and rank 0's batch for the next step."""
-        params = self._params()
-        batch = self._step_batch()
-        full = self._batch_total == batch.global_batch  # every worker had the same samples
-        wanted = self._batch_wanted() if self.rank == 0 else (0, 0, 0.0)
-        tail = [float(self._local_weight), float(self._wants_regroup()),
-                local_sqnorm(params, self._local_weight) if full else 0.0, *map(float, wanted)]
-        sums, sqnorm = all_reduce_step(params, tail)
-        if full:
-            self.batching.noise.update(sums[2] / self.world_size, sqnorm, self.world_size, self._local_weight)
-        self._agree(int(round(sums[3])), int(round(sums[4])), sums[5])
-        return sums[1] > 0
-
-    # ----- the batch (batching.py) ---------------------------------------------------------------
-
-    def _instruction(self) -> BatchInstruction | None:
-        if self.under_torchrun or not self.context.job_file:
-            return None
-        return self.job_file.read().batch
-
-    def _step_batch(self) -> StepBatch:
-        return self.batching.step_batch(self.world_size)
+    def _save_checkpoint(self, why: str) -> None:
+        raise NotImplementedError
 
     def _batch_wanted(self) -> tuple[int, int, float]:
-        return self.batching.wanted(self._instruction(), self.world_size)
-
-    def _agree(self, global_batch: int, per_node: int, factor: float) -> None:
-        told = self.batching.agree(global_batch, per_node, factor, self.world_size)
-        if told and self.rank == 0:
-            say(told)
+        raise NotImplementedError
 
     def _reported(self) -> dict[str, float]:
-        return self.batching.reported(self._instruction(), self.world_size)
+        raise NotImplementedError
 
-    def _advance(self) -> None:
-        pos = self.position
-        pos.offset += self._batch_total
-        pos.samples_done += self._batch_total
-        pos.step += 1
-        if pos.offset >= self.dataset_size:
-            pos.epoch, pos.offset = pos.epoch + 1, 0
+    def _publish_streams(self) -> None:
+        """Before a regroup: the state kept per stream, for the streams' next holders."""
 
-    # ----- membership -------------------------------------------------------------------------
+    def _report(self) -> None:
+        self.progress.write(self.position, self.world_size, self.rank, self._reported())
+
+    # ----- leaving ----------------------------------------------------------------------------
 
     def _on_term(self, signum: int, frame: Any) -> None:
-        self._leaving = True
+        self._start_leaving()
 
     def _on_notice(self, signum: int, frame: Any) -> None:
         self._notice_signalled = True
 
+    def _start_leaving(self) -> None:
+        if self._leaving_since is None:
+            self._leaving_since = time.monotonic()
+        self._leaving = True
+
+    def _watch_leaving(self) -> None:
+        """A thread: notices this worker's node leaving the job (the job file, or SIGTERM) while
+        the main thread is inside a step (a forward pass, a collective), and abandons the step
+        when it does not end within ``leave_within_s``: the node is wanted back within about a
+        second. The others see the group break at once and redo the step without this worker."""
+        node = self.context.node
+        if node == self.context.batch_host:
+            return  # never taken from a running job: it leaves only with the whole job, after a checkpoint
+        while True:
+            time.sleep(0.02)
+            try:
+                view = self.job_file.read()
+            except (OSError, ValueError):
+                continue  # the launcher renames a new file in: read it at the next look
+            if node in view.leaving or node not in view.nodes:
+                self._start_leaving()
+            since = self._leaving_since
+            if since is not None and self._in_step and time.monotonic() - since >= self.leave_within_s:
+                self._abandon_and_leave()
+
+    def _abandon_and_leave(self) -> None:
+        """Leaves in the middle of a step. The mark in the store tells rank 0 that this worker
+        is gone, so it does not wait for it."""
+        node = self.context.node
+        try:
+            if self._store is not None and self.plan is not None:
+                self._publish_streams()
+                self._store.count(self._leaving_key(node), 1)
+        except StoreLost:
+            pass
+        self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back "
+                      f"(the others redo that step)")
+
+    # ----- membership -------------------------------------------------------------------------
+
     def _wants_regroup(self) -> bool:
+        """Whether this worker wants a regroup after the current step (it rides on the step's
+        all-reduce, so all agree at the same step)."""
         if self.under_torchrun:
             if self.context.is_batch_host and self.rank == 0 and self.context.job_file:
                 self._handle_notice()
@@ -298,6 +205,7 @@ class ElasticLoop:
         same failed step): rank 0 posts the next plan, all join it."""
         assert self.plan is not None
         try:
+            self._publish_streams()
             plan = self._next_plan(self.plan, after_error)
         except StoreLost as e:
             self._fall_back(e)
@@ -311,7 +219,7 @@ class ElasticLoop:
                 self._join(plan, previous)
                 return
             except RuntimeError as e:
-                say(f"the group of plan {plan.number} did not form ({_first_line(e)}): regrouping again")
+                say(f"the group of plan {plan.number} did not form ({first_line(e)}): regrouping again")
             try:
                 plan = self._next_plan(plan, after_error=True)
             except StoreLost as e:
@@ -335,16 +243,26 @@ class ElasticLoop:
         return self._store.wait_for_plan(old.number, patience_s=2 * self.timeout_s + 10)
 
     def _wait_for_survivors(self, old: Plan) -> None:
-        """Rank 0 after a failed collective: gives the other members a moment to say they are
-        still there (each marks alive/K/NODE), so the next plan leaves out only the lost."""
+        """Rank 0 after a broken step: each other member says it is still there (alive/K/NODE)
+        as soon as the step broke for it too, or that it left (leaving/K/NODE), or its node is no
+        longer the job's. Only a member that vanished without a word (its node failed) is waited
+        for, up to 5 s, and then left out."""
         assert self._store is not None
         deadline = time.monotonic() + 5.0
         others = [n for n, _ in old.members[1:]]
-        while time.monotonic() < deadline:
-            alive = [n for n in others if self._store.count(f"alive/{old.number}/{n}") > 0]
-            if len(alive) == len(others):
-                break
-            time.sleep(0.05)
+
+        def accounted(node: str, view: JobView) -> bool:
+            return (self._store.count(f"alive/{old.number}/{node}") > 0
+                    or self._store.count(f"leaving/{old.number}/{node}") > 0
+                    or node not in view.nodes or node in view.leaving)
+
+        pending = others
+        while pending and time.monotonic() < deadline:
+            time.sleep(0.01)
+            view = self.job_file.read()
+            pending = [n for n in pending if not accounted(n, view)]
+        for node in pending:
+            say(f"{node} did not answer within 5 s after step {self.position.step + 1} broke: going on without it")
         for node in others:
             if self._store.count(f"alive/{old.number}/{node}") == 0:
                 self._store.count(f"leaving/{old.number}/{node}", 1)
@@ -379,24 +297,11 @@ class ElasticLoop:
             say(f"{what} on {','.join(plan.nodes)}: {self.world_size} worker(s), "
                 f"step {self.position.step}, epoch {self.position.epoch} "
                 f"({time.monotonic() - began:.2f} s)")
-        self.progress.write(self.position, self.world_size, self.rank, self._reported())
+        self._report()
 
-    def _share_state(self) -> None:
-        """Rank 0's model, optimizer and data position to every member: newcomers get them, and
-        survivors that failed in different places of a step agree again."""
-        for tensor in self.model.state_dict().values():
-            dist.broadcast(tensor, 0)
-        wanted = self._batch_wanted() if self.rank == 0 else None
-        state = [self.optimizer.state_dict(), self.position.as_dict(), wanted] if self.rank == 0 else [None, None, None]
-        dist.broadcast_object_list(state, 0)
-        if self.rank != 0:
-            self.optimizer.load_state_dict(state[0])
-            self.position = DataPosition.from_dict(state[1])
-        self._agree(*state[2])
+    # ----- start and end ----------------------------------------------------------------------
 
-    # ----- start, end, checkpoints ------------------------------------------------------------
-
-    def _start(self) -> None:
+    def _join_job(self) -> None:
         if self.under_torchrun:
             self._start_under_torchrun()
             return
@@ -405,6 +310,7 @@ class ElasticLoop:
             self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s,
                                        ctx.store_secret)
             self._token = self._store.announce(ctx.node)
+            threading.Thread(target=self._watch_leaving, name="gaptrain-leaving", daemon=True).start()
             if ctx.is_batch_host:
                 self._restore()
                 self.plan = Plan(0, ((ctx.node, self._token),))
@@ -428,7 +334,7 @@ class ElasticLoop:
         self._share_state()
         say(f"started under torchrun: {self.world_size} worker(s), step {self.position.step} "
             f"({time.monotonic() - began:.2f} s)", self.rank)
-        self.progress.write(self.position, self.world_size, self.rank, self._reported())
+        self._report()
 
     def _first_members(self) -> list[tuple[str, int]]:
         """Rank 0 at start: itself and the nodes whose workers are up within a few seconds (at
@@ -457,31 +363,6 @@ class ElasticLoop:
                 return plan
             seen = plan.number
 
-    def _restore(self) -> None:
-        state = load_checkpoint(self.checkpoint_path)
-        if state is None:
-            say("no checkpoint: training from the start")
-            return
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.position = DataPosition.from_dict(state["position"])
-        say(f"resumed from the checkpoint: step {self.position.step}, epoch {self.position.epoch}, "
-            f"{self.position.samples_done} samples done")
-
-    def _save_checkpoint(self, why: str) -> None:
-        save_checkpoint(self.checkpoint_path, {
-            "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-            "position": self.position.as_dict(), "format": 1})
-        self._last_checkpoint = time.monotonic()
-        say(f"checkpoint saved at step {self.position.step} ({why})")
-
-    def _checkpoint_if_due(self) -> None:
-        every = self.checkpoint_every_steps
-        if every and self.position.step % every == 0:
-            self._save_checkpoint(f"every {every} steps")
-        elif time.monotonic() - self._last_checkpoint >= self.checkpoint_every_s:
-            self._save_checkpoint(f"every {self.checkpoint_every_s:g} s")
-
     def _handle_notice(self) -> None:
         """Rank 0: a node the job will lose soon (the job file's notice, signalled) means
         checkpoint now, so that even a restart loses nothing. The job file and the signal tell
@@ -502,8 +383,10 @@ class ElasticLoop:
         self._save_checkpoint("notice")
         self._last_notice_checkpoint = time.monotonic()
 
-    def _finish(self) -> None:
-        self.progress.write(self.position, self.world_size, self.rank, self._reported())
+    def _leave_job(self) -> None:
+        """The end of the training: rank 0 checkpoints and tells everyone, the others wait
+        for that."""
+        self._report()
         if self.under_torchrun:
             if self.rank == 0:
                 self._save_checkpoint("training finished")
@@ -548,5 +431,5 @@ class ElasticLoop:
         os._exit(status)
 
 
-def _first_line(error: BaseException) -> str:
+def first_line(error: BaseException) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

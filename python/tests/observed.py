@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""What observe_run.py logged of a training, checked (python.ported and the cluster cases):
+
+    observed.py PREFIX SAMPLES WHOLE_EPOCHS [MIN_WORLDS...]
+
+every sample at most once in every epoch and exactly once in the first WHOLE_EPOCHS, the carried
+state the same on every rank after every step, and the world sizes MIN_WORLDS seen in that order
+(e.g. 4 2 4: a reclaim and a grow back). Exits 1 saying what is wrong."""
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+
+def observed(prefix: str) -> list[dict]:
+    path = Path(prefix)
+    lines: list[dict] = []
+    for log in path.parent.glob(path.name + ".*"):
+        lines += [json.loads(l) for l in log.read_text().splitlines() if l.strip()]
+    return lines
+
+
+def check_samples(lines: list[dict], samples: int, whole_epochs: int) -> None:
+    by_epoch: dict[int, Counter] = defaultdict(Counter)
+    for line in lines:
+        by_epoch[line["epoch"]].update(line["indices"])
+    for epoch, seen in sorted(by_epoch.items()):
+        repeated = {i: c for i, c in seen.items() if c > 1}
+        assert not repeated, f"epoch {epoch}: samples trained twice: {repeated}"
+        if epoch < whole_epochs:
+            missing = sorted(set(range(samples)) - set(seen))
+            assert not missing, f"epoch {epoch}: samples never trained: {missing[:20]}"
+    assert len(by_epoch) >= whole_epochs, f"only {len(by_epoch)} epochs logged"
+
+
+def check_state(lines: list[dict]) -> None:
+    by_step: dict[int, list[dict]] = defaultdict(list)
+    for line in lines:
+        by_step[line["step"]].append(line)
+    for step, ranks in sorted(by_step.items()):
+        assert len(ranks) == ranks[0]["world"], f"step {step}: {len(ranks)} logs for {ranks[0]['world']} workers"
+        states = [r["state"] for r in ranks]
+        assert all(s == states[0] for s in states), f"ranks disagree after step {step}: {states}"
+
+
+def check_worlds(lines: list[dict], sequence: list[int]) -> None:
+    worlds = [line["world"] for line in sorted(lines, key=lambda l: l["step"])]
+    at = 0
+    for world in worlds:
+        if at < len(sequence) and world == sequence[at]:
+            at += 1
+    assert at == len(sequence), f"world sizes {sequence} not seen in order (steps at {sorted(set(worlds))})"
+
+
+def main() -> int:
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    lines = observed(sys.argv[1])
+    try:
+        check_samples(lines, int(sys.argv[2]), int(sys.argv[3]))
+        check_state(lines)
+        check_worlds(lines, [int(w) for w in sys.argv[4:]])
+    except AssertionError as e:
+        print(f"observed.py: {e}", file=sys.stderr)
+        return 1
+    print(f"{len(lines)} worker-steps over {len({l['step'] for l in lines})} steps: "
+          f"every sample once an epoch, the same state on every rank")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
