@@ -306,9 +306,9 @@ class Membership:
             self._start_under_torchrun()
             return
         ctx = self.context
+        secret = ctx.require_store_secret()
         try:
-            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s,
-                                       ctx.store_secret)
+            self._store = JobStore(ctx.rdzv_host, ctx.rdzv_port, ctx.is_batch_host, self.timeout_s, secret)
             self._token = self._store.announce(ctx.node)
             threading.Thread(target=self._watch_leaving, name="gaptrain-leaving", daemon=True).start()
             if ctx.is_batch_host:

@@ -101,6 +101,15 @@ class LaunchContext:
     def is_batch_host(self) -> bool:
         return self.node == self.batch_host
 
+    def require_store_secret(self) -> str:
+        """The secret the helper's store keys live under (store.py); torchrun's agent needs none."""
+        if not self.store_secret:
+            raise LaunchContextError(
+                "GAPTRAIN_STORE_SECRET is not set: run this under gaptrain-launch "
+                "(gaptrain submit -N MIN-MAX -- python3 SCRIPT ...)"
+            )
+        return self.store_secret
+
     @staticmethod
     def from_env(env: Mapping[str, str] | None = None) -> "LaunchContext":
         env = os.environ if env is None else env
@@ -121,7 +130,7 @@ class LaunchContext:
             batch_host=batch_host,
             rdzv_host=env.get("GAPTRAIN_RDZV_HOST") or batch_host,
             rdzv_port=int(env.get("GAPTRAIN_RDZV_PORT") or 29400),
-            store_secret=need("GAPTRAIN_STORE_SECRET"),
+            store_secret=env.get("GAPTRAIN_STORE_SECRET", ""),
             job_file=env.get("GAPTRAIN_JOB_FILE", ""),
             progress_file=env.get("GAPTRAIN_PROGRESS_FILE") or None,
             min_nodes=int(env.get("GAPTRAIN_MIN_NODES") or 1),

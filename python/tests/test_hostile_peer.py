@@ -55,4 +55,4 @@ def test_the_helper_refuses_to_start_without_the_secret() -> None:
 
     env = {"GAPTRAIN_MASTER_ADDR": "n1", "GAPTRAIN_JOB_ID": "7", "SLURMD_NODENAME": "n1"}
     with pytest.raises(LaunchContextError, match="GAPTRAIN_STORE_SECRET"):
-        LaunchContext.from_env(env)
+        LaunchContext.from_env(env).require_store_secret()
