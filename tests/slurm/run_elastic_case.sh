@@ -1323,6 +1323,7 @@ run_alone() {  # run_alone DIR SCRIPT ARGS...: SCRIPT in DIR as the only worker 
   echo '{"job_id": 1, "generation": 1, "nodes": ["alone"]}' >"$dir/job.json"
   (cd "$dir" && SLURMD_NODENAME=alone GAPTRAIN_MASTER_ADDR=alone GAPTRAIN_JOB_ID=1 \
     GAPTRAIN_RDZV_HOST=127.0.0.1 GAPTRAIN_RDZV_PORT=$port GAPTRAIN_JOB_FILE=$dir/job.json \
+    GAPTRAIN_STORE_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d " \n") \
     CHECKPOINT_DIR=$dir/ckpt PYTHONPATH=$PYTHON_DIR timeout 600 /usr/bin/python3 "$@" >"$dir/out" 2>&1) ||
     fail "the run on one worker failed: $(tail -n 20 "$dir/out")"
 }
@@ -1335,7 +1336,7 @@ ported_through_reclaim_and_grow() {  # ported_through_reclaim_and_grow STEP_SLEE
   job=$(CHECKPOINT_DIR=$work/ckpt OBSERVE_LOG=$work/observed OBSERVE_STEP_SLEEP=$step_sleep \
     gaptrain_submit -N 1-4 -- /usr/bin/python3 "$PYTHON_DIR/tests/observe_run.py" "$@")
   out=$work/$job.out
-  progress=$work/gaptrain-progress.$job.jsonl
+  progress=$work/.gaptrain/$job/progress.jsonl
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
   poll 300 "training at world size 4" world_size_is "$progress" 4
