@@ -128,14 +128,17 @@ case_fault_restart_without_state_on_satellites() {
   poll 120 "elastic job $job COMPLETED" job_state_is "$job" COMPLETED
 }
 
-# Whether gaptraind's metrics (GAPTRAIN_METRICS) name a user or account.
+# gaptraind's metrics (GAPTRAIN_METRICS), with Python's urllib: the release roots have no curl.
+scrape_metrics() {
+  python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+    "${GAPTRAIN_METRICS:?the cluster names no GAPTRAIN_METRICS}"
+}
+# Whether gaptraind's metrics name a user or account.
 metrics_name_owners() {
-  curl -fsS --max-time 10 "${GAPTRAIN_METRICS:?the cluster names no GAPTRAIN_METRICS}" |
-    grep -E '^gaptrain_elastic_node_seconds_total\{' | grep -qE 'user=|account='
+  scrape_metrics | grep -E '^gaptrain_elastic_node_seconds_total\{' | grep -qE 'user=|account='
 }
 metrics_hide_owners() {
-  curl -fsS --max-time 10 "$GAPTRAIN_METRICS" | grep -qE '^gaptrain_elastic_node_seconds_total\{' &&
-    ! metrics_name_owners
+  scrape_metrics | grep -qE '^gaptrain_elastic_node_seconds_total\{' && ! metrics_name_owners
 }
 # Whether nobody's `gaptrain status` lists elastic job JOB (a refusal for too many requests is
 # waited out: nobody's requests are throttled).
