@@ -38,6 +38,7 @@ from .data import ORDERS, MicroBatch, StepPlanner, even_part
 from .gradients import all_reduce_step, local_sqnorm
 from .group import Membership
 from .positions import DataPosition
+from .safe_files import make_own_directory
 from .say import say
 from .streams import StreamState
 
@@ -77,7 +78,7 @@ class ElasticJob(Membership):
         self.seed, self.loss_reduction = seed, loss_reduction
         self.batching = BatchAgreement(lr_rule)
         self.checkpoint_path = os.path.join(checkpoint_dir, "gaptrain-state.pt")
-        os.makedirs(checkpoint_dir, exist_ok=True)
+        make_own_directory(checkpoint_dir)  # 0700 whatever the umask: save_checkpoint refuses others'
         self.checkpoint_every_s, self.checkpoint_every_steps = checkpoint_every_s, checkpoint_every_steps
         self._last_checkpoint = time.monotonic()
         self._carried: dict[str, Any] = {}

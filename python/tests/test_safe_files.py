@@ -214,3 +214,22 @@ def test_another_users_progress_file_gets_nothing(own_dir: Path, capsys) -> None
     written(ProgressWriter(str(path)), 64)
     assert path.read_text() == '{"samples_done": 2e12}\n'
     assert "not reporting progress" in capsys.readouterr().err
+
+
+def test_the_checkpoint_directory_a_job_makes_is_its_own_under_a_group_umask(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clusters often set umask 002 for group projects: the directory ElasticJob makes for its
+    checkpoints must still be one save_checkpoint accepts (it was made 0775, then refused)."""
+    from gaptrain import ElasticJob
+
+    for name, value in {"GAPTRAIN_MASTER_ADDR": "n1", "GAPTRAIN_JOB_ID": "7",
+                        "SLURMD_NODENAME": "n1", "GAPTRAIN_JOB_FILE": str(tmp_path / "job.json")}.items():
+        monkeypatch.setenv(name, value)
+    ckpt = tmp_path / "ckpt"
+    old = os.umask(0o002)
+    try:
+        ElasticJob(str(ckpt))
+    finally:
+        os.umask(old)
+    assert (ckpt.stat().st_mode & 0o777) == 0o700
+    save_checkpoint(str(ckpt / "gaptrain-state.pt"), {"step": 1})
