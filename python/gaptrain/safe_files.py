@@ -28,6 +28,11 @@ def file_problem(path: str, info: os.stat_result) -> str | None:
     """What is wrong with ``info`` (fstat of an open ``path``) as a file of the job, or None."""
     if not stat.S_ISREG(info.st_mode):
         return f"{path} is not a regular file"
+    return _ownership_problem(path, info)
+
+
+def _ownership_problem(path: str, info: os.stat_result) -> str | None:
+    """A file's or directory's: not the user's own, or writable by other users."""
     if info.st_uid != os.geteuid():
         return f"{path} is not yours ({_who(info)})"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
@@ -44,11 +49,7 @@ def directory_problem(path: str) -> str | None:
         return f"{path} does not exist"
     if not stat.S_ISDIR(info.st_mode):
         return f"{path} is not a directory"
-    if info.st_uid != os.geteuid():
-        return f"{path} is not yours ({_who(info)})"
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return f"{path} is writable by other users ({_who(info)})"
-    return None
+    return _ownership_problem(path, info)
 
 
 def check_own_directory(path: str, what: str) -> None:
