@@ -11,6 +11,7 @@ import pytest
 import torch.distributed as dist
 
 from fake_launch import HERE, FakeJob
+from gaptrain.compat import tcp_store
 from test_regroup import EPOCHS, SAMPLES, assert_every_sample_once_per_epoch
 
 
@@ -23,7 +24,7 @@ def job(tmp_path: Path):
 
 
 def hostile_client(port: int) -> dist.TCPStore:
-    return dist.TCPStore("127.0.0.1", port, None, False, timedelta(seconds=10), wait_for_workers=False)
+    return tcp_store("127.0.0.1", port, False, timedelta(seconds=10))
 
 
 def test_a_peer_without_the_secret_cannot_steer_the_group(job: FakeJob) -> None:

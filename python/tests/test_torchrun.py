@@ -84,7 +84,9 @@ def test_the_agent_runs_each_worker_through_the_watch() -> None:
 def run_worker(tmp_path: Path, body: str, world_size: int, rank: int = 0) -> subprocess.CompletedProcess:
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(body))
-    env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK="0",
+    # USE_LIBUV=0: what a worker inherits from the agent where torch lacks libuv (Debian's 2.x;
+    # compat.stores_without_libuv_if_missing), and torch 1.13 ignores.
+    env = dict(os.environ, RANK=str(rank), WORLD_SIZE=str(world_size), LOCAL_RANK="0", USE_LIBUV="0",
                PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, "-m", "gaptrain.torchrun", "--as-worker", str(script), "a1"],
                           env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)

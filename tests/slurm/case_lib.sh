@@ -51,6 +51,8 @@ r = eval(sys.argv[1])
 sys.stdout.write("".join(f"{x}\n" for x in r) if isinstance(r, list) else f"{r}\n")' "$1" "$json"
 }
 
+managed() { [ "$(query_status "job($1) is not None")" = True ]; }  # gaptraind manages JOB
+
 submit_args=()
 cleanup_steps=()
 

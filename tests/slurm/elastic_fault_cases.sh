@@ -162,7 +162,7 @@ case_private_data_metrics() {
   [ -n "${SLURM_CONF:-}" ] || fail "the cluster names no SLURM_CONF"
   job=$(submit_elastic "$idle_loop")
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  poll 60 "elastic job $job registered" test "$(query_status "job($job) is not None")" = True
+  poll 60 "elastic job $job registered" managed "$job"
   poll 60 "metrics to name job $job's user and account" metrics_name_owners
   poll 30 "nobody to see job $job without PrivateData" nobody_lists "$job"
   cleanup_steps+=("sed -i '/^PrivateData=/d' '$SLURM_CONF'; scontrol reconfigure")

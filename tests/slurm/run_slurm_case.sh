@@ -417,7 +417,6 @@ nobody_job() {  # nobody_job SBATCH-ARGS...: prints the job id (-D /tmp: the tre
   echo "$id" >>"$jobs_file"
   echo "$id"
 }
-managed() { [ "$(query_status "job($1) is not None")" = True ]; }  # gaptraind manages JOB
 # nobody's `gaptrain status --json`, evaluated as query_status does (PYTHON-EXPRESSION; also
 # on(NODE): the job ids listed on NODE).
 query_status_as_nobody() {
