@@ -4,8 +4,9 @@ next step): no extra collective, no extra synchronisation.
 
 The numbers ride in the gradients' buffer when its dtype holds them exactly (float32: integers
 to 2^24, float64); with half-precision gradients (bfloat16 holds integers exactly only to 256,
-float16 to 2048) they go in a second, float64 all-reduce of a few numbers instead (gloo, which
-cannot sum bfloat16, gets bfloat16 gradients as float32, and the numbers with them).
+float16 to 2048) they go in a second, float64 all-reduce of a few numbers instead. Gloo gets
+half-precision gradients as float32, and the numbers with them: it cannot sum bfloat16, nor
+float16 in Debian unstable's torch ("Invalid scalar type").
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def all_reduce_step(params: Sequence[torch.Tensor], tail: Sequence[float]) -> tu
     device = grads[0].device if grads else torch.device("cpu")
     dtype = grads[0].dtype if grads else torch.float32
     extra = torch.tensor(list(tail), device=device, dtype=torch.float64)
-    if dtype == torch.bfloat16 and dist.get_backend() == "gloo":
-        dtype = torch.float32  # gloo cannot sum bfloat16
+    if dtype in (torch.bfloat16, torch.float16) and dist.get_backend() == "gloo":
+        dtype = torch.float32  # gloo (CPU) cannot sum them everywhere
     ride_along = dtype in EXACT_DTYPES
     flat = torch.cat([g.reshape(-1).to(dtype) for g in grads] + ([extra.to(dtype)] if ride_along else []))
     dist.all_reduce(flat)
