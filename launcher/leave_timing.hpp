@@ -16,6 +16,12 @@ inline constexpr std::chrono::milliseconds kLeaveByItself{3000};
 // SIGTERM goes out at the latest this long before the drain's deadline: the time a worker is
 // given to leave on SIGTERM before gaptraind cancels the step (SIGKILL).
 inline constexpr std::chrono::milliseconds kTermBeforeDeadline{1000};
+// But never sooner than this after the request: the helper leaves within half a second of the
+// job file naming its node (python/gaptrain: leave_within_s), and a SIGTERM before that only
+// puts "CANCELLED" into the job's output. A reclaim learned late (a drain that reaches the
+// launcher under a second before its deadline) sent SIGTERM at once, and 1 of 2 leavers printed
+// it while leaving by itself 0.6 s after the request.
+inline constexpr std::chrono::milliseconds kLeaveByItselfAtLeast{1000};
 
 // How long after the stop request SIGTERM is sent to a training that leaves by itself:
 // `deadline_in_s` is the time left to the drain's deadline (empty: none known), `grace` the

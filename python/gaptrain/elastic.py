@@ -247,10 +247,13 @@ class ElasticJob(Membership):
         if self._regroup_after:
             self._pending_regroup = False
 
-    def _publish_streams(self) -> None:
+    def _publish_streams(self, in_flight: bool = False) -> None:
         assert self._store is not None
         for stream_state in self._stream_states:
-            stream_state.publish(self._store)
+            stream_state.publish(self._store, in_flight)
+
+    def _step_contributed(self) -> bool:
+        return self._in_step and self._step_synced and not self._step_broken
 
     def _between_steps(self) -> None:
         self._end_step()

@@ -93,8 +93,14 @@ class Membership:
     def _reported(self) -> dict[str, float]:
         raise NotImplementedError
 
-    def _publish_streams(self) -> None:
-        """Before a regroup: the state kept per stream, for the streams' next holders."""
+    def _publish_streams(self, in_flight: bool = False) -> None:
+        """Before a regroup: the state kept per stream, for the streams' next holders (with
+        ``in_flight``, also as it is after the step under way)."""
+
+    def _step_contributed(self) -> bool:
+        """Whether this worker's gradients of the step under way were averaged already: the
+        others may then finish the step with its samples."""
+        return False
 
     def _report(self) -> None:
         self.progress.write(self.position, self.world_size, self.rank, self._reported())
@@ -134,16 +140,22 @@ class Membership:
 
     def _abandon_and_leave(self) -> None:
         """Leaves in the middle of a step. The mark in the store tells rank 0 that this worker
-        is gone, so it does not wait for it."""
+        is gone, so it does not wait for it. Whether the step counts is for the others to find,
+        not for this worker to guess: when every collective of the step is behind them they
+        finish it with this worker's samples (its gradients were averaged in), when one is still
+        ahead (an L-BFGS step's next closure, a loss averaged after the backward pass) it breaks
+        for them and they redo the step. Its stream states are published for both cases."""
         node = self.context.node
+        contributed = self._step_contributed()
         try:
             if self._store is not None and self.plan is not None:
-                self._publish_streams()
+                self._publish_streams(in_flight=contributed)
                 self._store.count(self._leaving_key(node), 1)
         except StoreLost:
             pass
-        self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back "
-                      f"(the others redo that step)")
+        outcome = ("its gradients are in: the others finish that step, or redo it if it needed this worker "
+                   "again" if contributed else "the others redo that step")
+        self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
 
     # ----- membership -------------------------------------------------------------------------
 

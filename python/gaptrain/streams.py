@@ -10,7 +10,9 @@ the windows of each stream whichever worker holds the stream.
 
 Each worker keeps the state of the streams it holds. At a regroup every member of the old group
 (those that leave too, even in the middle of a step) publishes, in the job's store, the rows of
-its streams as they were after the last step the group completed; a worker given other streams
+its streams as they were after the last step the group completed (a worker that leaves after
+its gradients of a step were averaged also as they are after that step, which the others may
+finish without it), under that step's number; a worker given other streams
 takes their rows from there at its next ``get()``. A stream whose worker vanished without a word
 starts afresh (``init``), and the helper says so. An epoch starts every stream afresh.
 """
@@ -63,14 +65,22 @@ class StreamState:
             self._done = (streams, value)
         self._pending = None
 
-    def publish(self, store: Any) -> None:
-        """This worker's rows, by stream, for whoever holds the streams next."""
-        if self._done is None:
-            return
-        streams, value = self._done
+    def publish(self, store: Any, in_flight: bool = False) -> None:
+        """This worker's rows, by stream, for whoever holds the streams next: as they were
+        after the last step the group completed (the others redo the step under way), and with
+        ``in_flight`` (a worker leaving in the middle of a step its gradients are in) also as
+        they are after the step under way (the others finish it)."""
+        step = self.loader.job.position.step
+        if self._done is not None:
+            self._publish_rows(store, step, *self._done)
+        if in_flight and self._pending is not None:
+            streams, _, value = self._pending
+            self._publish_rows(store, step + 1, streams, value)
+
+    def _publish_rows(self, store: Any, step: int, streams: tuple[int, ...], value: Any) -> None:
         rows = {s: [leaf.detach().narrow(self.dim, i, 1).cpu().clone() for leaf in _leaves(value)]
                 for i, s in enumerate(streams)}
-        key = f"streams/{self.loader.job.position.step}"
+        key = f"streams/{step}"
         slot = store.count(f"{key}/published", 1)
         store.store.set(f"{key}/{slot}", pickle.dumps(rows))
 

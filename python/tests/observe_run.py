@@ -4,9 +4,11 @@
     observe_run.py SCRIPT ARGS...
 
 Every step a worker completes appends one JSON line to $OBSERVE_LOG.NODE.PID: the epoch, the
-step, its rank and world size, the dataset indices it trained in the step, a checksum of every
+step, the plan (group) it trained in, its rank and world size, the dataset indices it trained in the step, a checksum of every
 carried model and a digest of every other carried state (equal on every rank when the state is
-carried right: a scheduler's count, an optimizer's history). $OBSERVE_STEP_SLEEP (seconds) makes
+carried right: a scheduler's count, an optimizer's history). A worker that leaves in the
+middle of a step after its gradients were averaged logs the step with "left_during": observed.py
+counts its samples if the others completed that step in that plan. $OBSERVE_STEP_SLEEP (seconds) makes
 each step that much longer, standing in for a model worth distributing, so that a test's
 resizes happen while the script trains."""
 from __future__ import annotations
@@ -89,12 +91,26 @@ def end(job: elastic.ElasticJob) -> None:
             state[name] = digest(obj)
             if hasattr(obj, "last_epoch"):
                 state[f"{name}.last_epoch"] = obj.last_epoch
-    write({"epoch": epoch, "step": job.position.step, "rank": job.rank, "world": job.world_size,
-           "indices": indices, "state": state})
+    write({"epoch": epoch, "step": job.position.step, "plan": job.plan.number if job.plan else 0,
+           "rank": job.rank, "world": job.world_size, "indices": indices, "state": state})
+
+
+original_abandon = elastic.ElasticJob._abandon_and_leave
+
+
+def abandon(job: elastic.ElasticJob) -> None:
+    """A worker leaving in the middle of a step: what it trained in it counts if the others
+    finished that step (observed.py finds them), when its gradients were in."""
+    if job._step_contributed():
+        write({"epoch": job.position.epoch, "step": job.position.step + 1, "plan": job.plan.number if job.plan else 0,
+               "rank": job.rank, "world": job.world_size, "indices": getattr(job, "_observed", []),
+               "left_during": True})
+    original_abandon(job)
 
 
 elastic.ElasticJob._begin_micro = begin  # type: ignore[method-assign]
 elastic.ElasticJob._end_step = end  # type: ignore[method-assign]
+elastic.ElasticJob._abandon_and_leave = abandon  # type: ignore[method-assign]
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:

@@ -19,7 +19,14 @@ def observed(prefix: str) -> list[dict]:
     lines: list[dict] = []
     for log in path.parent.glob(path.name + ".*"):
         lines += [json.loads(l) for l in log.read_text().splitlines() if l.strip()]
-    return lines
+    return counted(lines)
+
+
+def counted(lines: list[dict]) -> list[dict]:
+    """The steps that count: every completed one, and what a worker that left in the middle of
+    a step (its gradients in) trained in it, if the others completed that step in that plan."""
+    completed = {(line.get("plan"), line["step"]) for line in lines if not line.get("left_during")}
+    return [line for line in lines if not line.get("left_during") or (line.get("plan"), line["step"]) in completed]
 
 
 def check_samples(lines: list[dict], samples: int, whole_epochs: int) -> None:
@@ -41,7 +48,7 @@ def check_state(lines: list[dict]) -> None:
         by_step[line["step"]].append(line)
     for step, ranks in sorted(by_step.items()):
         assert len(ranks) == ranks[0]["world"], f"step {step}: {len(ranks)} logs for {ranks[0]['world']} workers"
-        states = [r["state"] for r in ranks]
+        states = [r["state"] for r in ranks if "state" in r]  # a worker that left during it has none
         assert all(s == states[0] for s in states), f"ranks disagree after step {step}: {states}"
 
 

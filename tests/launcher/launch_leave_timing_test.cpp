@@ -1,6 +1,7 @@
 // A step asked to leave: a training that leaves by itself gets the time the drain allows before
 // SIGTERM (which Slurm reports as a cancelled step), and SIGTERM still comes early enough for it
-// to leave on it before gaptraind ends the step at the deadline.
+// to leave on it before gaptraind ends the step at the deadline, but never before the helper had
+// the time to leave on the job file.
 #include <gtest/gtest.h>
 
 #include "launcher/leave_timing.hpp"
@@ -14,9 +15,11 @@ TEST(LaunchLeaveTiming, AReclaimsShortDeadlineGetsSigtermInTimeToLeaveOnIt) {
   // A reclaim of 3 s learned 0.4 s late: 1.6 s to leave by itself, then SIGTERM, 1 s before
   // the deadline.
   EXPECT_EQ(wait_before_term(2.6, milliseconds(10000)), milliseconds(1600));
-  // Less than that left (a 1 s reclaim grace): SIGTERM at once.
-  EXPECT_EQ(wait_before_term(0.6, milliseconds(10000)), milliseconds(0));
-  EXPECT_EQ(wait_before_term(-2.0, milliseconds(10000)), milliseconds(0));  // already past
+  // Less than that left (a drain learned late): the time the helper takes to leave on the job
+  // file, not SIGTERM at once (a "CANCELLED" line for a worker that was leaving by itself).
+  EXPECT_EQ(wait_before_term(0.6, milliseconds(10000)), kLeaveByItselfAtLeast);
+  EXPECT_EQ(wait_before_term(-2.0, milliseconds(10000)), kLeaveByItselfAtLeast);  // already past
+  EXPECT_EQ(wait_before_term(0.6, milliseconds(500)), milliseconds(500));  // the launcher's grace
 }
 
 TEST(LaunchLeaveTiming, AnAllocatorsShrinkLetsTheTrainingLeaveByItselfAlmostToTheDeadline) {
