@@ -2,8 +2,10 @@
 step's all-reduce (gradients.py) in-process with gloo."""
 from __future__ import annotations
 
+import pickle
 import random
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -133,3 +135,42 @@ def test_random_state_round_trips() -> None:
     drawn = (torch.rand(3), random.random())
     rng.load_state_dict(state)
     assert torch.equal(torch.rand(3), drawn[0]) and random.random() == drawn[1]
+
+
+class DictStore:
+    """JobStore's count and store.set, in a dict."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+        self.store = self
+
+    def count(self, key: str, by: int = 0) -> int:
+        self.values[key] = int(self.values.get(key, 0)) + by  # type: ignore[call-overload]
+        return int(self.values[key])  # type: ignore[call-overload]
+
+    def set(self, key: str, value: bytes) -> None:
+        self.values[key] = value
+
+
+def test_a_worker_leaving_after_its_gradients_were_averaged_publishes_its_streams_for_both_outcomes() -> None:
+    """The others redo the step (they read the rows under the last completed step's number) or
+    finish it without the leaver (under the next one): both find the leaver's streams."""
+    from gaptrain.streams import StreamState
+
+    job = SimpleNamespace(position=SimpleNamespace(step=4))
+    loader = SimpleNamespace(job=job, streams=(2, 3))
+    state = StreamState(loader, lambda n: torch.zeros(n, 1), dim=0)
+    state._done = ((2, 3), torch.tensor([[1.0], [2.0]]))  # after step 4
+    state.set(torch.tensor([[5.0], [6.0]]))  # step 5's forward pass
+
+    def rows(store: DictStore, step: int) -> dict[int, float]:
+        published = pickle.loads(store.values[f"streams/{step}/1"])  # type: ignore[arg-type]
+        return {stream: float(leaves[0]) for stream, leaves in published.items()}
+
+    in_flight = DictStore()
+    state.publish(in_flight, in_flight=True)
+    assert rows(in_flight, 4) == {2: 1.0, 3: 2.0} and rows(in_flight, 5) == {2: 5.0, 3: 6.0}
+    before_its_gradients = DictStore()
+    state.publish(before_its_gradients)
+    assert rows(before_its_gradients, 4) == {2: 1.0, 3: 2.0}
+    assert "streams/5/published" not in before_its_gradients.values
