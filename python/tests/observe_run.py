@@ -39,9 +39,13 @@ def checksum(model: torch.nn.Module) -> float:
 
 def canonical(value: Any) -> Any:
     """The values of a state, without the sharing between its tensors (a pickle differs where
-    one rank's state shares a tensor between two entries and another's holds two copies)."""
+    one rank's state shares a tensor between two entries and another's holds two copies). A
+    tensor by a hash of its bytes: an L-BFGS history as lists of floats took over a second a
+    step in json, and kept a leaving worker from leaving (it does not leave between steps)."""
     if isinstance(value, torch.Tensor):
-        return [float(f"{v:.10g}") for v in value.detach().double().reshape(-1).tolist()]
+        data = value.detach().cpu().contiguous()
+        raw = data.reshape(-1).view(torch.uint8).numpy().tobytes()  # any dtype, bfloat16 too
+        return [str(data.dtype), list(data.shape), hashlib.sha1(raw).hexdigest()]
     if isinstance(value, dict):
         return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, (list, tuple)):
