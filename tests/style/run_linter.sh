@@ -22,8 +22,9 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 command -v "$linter" >/dev/null || skip "$linter is not installed (scripts/install-deps installs it)"
 command -v git >/dev/null || skip "git is not installed: the tracked files cannot be listed"
 cd "$source_dir"
-git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
-  skip "$source_dir is not a git checkout: the tracked files cannot be listed"
+# (git also refuses a checkout owned by another user: its message says so, and how to allow it.)
+git_says=$(git rev-parse --is-inside-work-tree 2>&1) ||
+  skip "git cannot list the tracked files of $source_dir: $git_says"
 
 files=()
 while IFS= read -r -d '' file; do
