@@ -488,7 +488,8 @@ class ElasticLoader:
         dimension), ``set(state)`` after the forward pass records what the streams' next
         windows continue from. See streams.py."""
         if self.order != "streams" or self.worker_holds is not None:
-            raise ValueError("stream_state() needs order='streams' and no worker_holds (a worker's streams in one batch)")
+            raise ValueError("stream_state() needs order='streams' and no worker_holds "
+                             "(a worker's streams in one batch)")
         state = StreamState(self, init, dim)
         self.job._stream_states.append(state)
         return state

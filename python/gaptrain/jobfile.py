@@ -23,6 +23,7 @@ from typing import Mapping
 
 from .batching import BatchInstruction
 
+
 class LaunchContextError(RuntimeError):
     """The worker was not started the way gaptrain-launch starts it."""
 

@@ -69,7 +69,7 @@ class FakeJob:
     def progress_lines(self) -> list[dict]:
         if not self.progress.exists():
             return []
-        return [json.loads(l) for l in self.progress.read_text().splitlines() if l.strip()]
+        return [json.loads(entry) for entry in self.progress.read_text().splitlines() if entry.strip()]
 
     def wait_for(self, predicate, timeout_s: float = 60.0, what: str = "") -> None:
         deadline = time.monotonic() + timeout_s
@@ -108,5 +108,5 @@ class FakeJob:
     def steps_logged(self) -> list[dict]:
         lines = []
         for path in self.tmp.glob("log.*"):
-            lines += [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+            lines += [json.loads(entry) for entry in path.read_text().splitlines() if entry.strip()]
         return lines

@@ -4,13 +4,13 @@
     observe_run.py SCRIPT ARGS...
 
 Every step a worker completes appends one JSON line to $OBSERVE_LOG.NODE.PID: the epoch, the
-step, the plan (group) it trained in, its rank and world size, the dataset indices it trained in the step, a checksum of every
-carried model and a digest of every other carried state (equal on every rank when the state is
-carried right: a scheduler's count, an optimizer's history). A worker that leaves in the
-middle of a step after its gradients were averaged logs the step with "left_during": observed.py
-counts its samples if the others completed that step in that plan. $OBSERVE_STEP_SLEEP (seconds) makes
-each step that much longer, standing in for a model worth distributing, so that a test's
-resizes happen while the script trains."""
+step, the plan (group) it trained in, its rank and world size, the dataset indices it trained in
+the step, a checksum of every carried model and a digest of every other carried state (equal on
+every rank when the state is carried right: a scheduler's count, an optimizer's history). A
+worker that leaves in the middle of a step after its gradients were averaged logs the step with
+"left_during": observed.py counts its samples if the others completed that step in that plan.
+$OBSERVE_STEP_SLEEP (seconds) makes each step that much longer, standing in for a model worth
+distributing, so that a test's resizes happen while the script trains."""
 from __future__ import annotations
 
 import hashlib

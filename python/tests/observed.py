@@ -18,7 +18,7 @@ def observed(prefix: str) -> list[dict]:
     path = Path(prefix)
     lines: list[dict] = []
     for log in path.parent.glob(path.name + ".*"):
-        lines += [json.loads(l) for l in log.read_text().splitlines() if l.strip()]
+        lines += [json.loads(entry) for entry in log.read_text().splitlines() if entry.strip()]
     return counted(lines)
 
 
@@ -53,7 +53,7 @@ def check_state(lines: list[dict]) -> None:
 
 
 def check_worlds(lines: list[dict], sequence: list[int]) -> None:
-    worlds = [line["world"] for line in sorted(lines, key=lambda l: l["step"])]
+    worlds = [line["world"] for line in sorted(lines, key=lambda entry: entry["step"])]
     at = 0
     for world in worlds:
         if at < len(sequence) and world == sequence[at]:
@@ -72,7 +72,7 @@ def main() -> int:
     except AssertionError as e:
         print(f"observed.py: {e}", file=sys.stderr)
         return 1
-    print(f"{len(lines)} worker-steps over {len({l['step'] for l in lines})} steps: "
+    print(f"{len(lines)} worker-steps over {len({entry['step'] for entry in lines})} steps: "
           f"every sample once an epoch, the same state on every rank")
     return 0
 

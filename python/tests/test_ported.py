@@ -36,7 +36,7 @@ def run(tmp: Path, argv: list[str], nodes: list[str], resize: bool, step_sleep: 
             job.write_job_file(["n1", "n2", "n3"])
             job.start("n3")
             job.wait_for_world(3, timeout_s=120)
-            job.wait_for(lambda: len({l["step"] for l in observed_lines(job) if l["world"] == 3}) >= 2,
+            job.wait_for(lambda: len({entry["step"] for entry in observed_lines(job) if entry["world"] == 3}) >= 2,
                          what="two steps at world size 3")
             job.write_job_file(["n1", "n3"], leaving=["n2"])  # the job file alone, as gaptrain-launch
             job.wait_for(lambda: job.live("n2") is None, what="n2's worker to leave")
@@ -60,7 +60,7 @@ def test_regression_through_a_grow_and_a_shrink(tmp_path: Path) -> None:
     alone = run(tmp_path / "alone", script, ["n1"], resize=False, step_sleep=0)
     elastic = run(tmp_path / "elastic", script, ["n1", "n2"], resize=True, step_sleep=0.05)
     lines = observed_lines(elastic)
-    check_samples(lines, 3200, max(l["epoch"] for l in lines))
+    check_samples(lines, 3200, max(entry["epoch"] for entry in lines))
     check_state(lines)
     check_worlds(lines, [2, 3, 2])
     assert "n2 left the job" in elastic.outputs(), elastic.outputs()

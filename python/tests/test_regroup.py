@@ -133,12 +133,13 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
         job.write_job_file(["n1", "n2"])
         job.start("n1")
         job.start("n2")
-        job.wait_for(lambda: any(l.get("global_batch") == 16 for l in job.progress_lines()), what="global batch 16")
+        job.wait_for(lambda: any(entry.get("global_batch") == 16 for entry in job.progress_lines()),
+                     what="global batch 16")
         job.batch = {"tuned": 8, "global": 32, "per_node": 8, "accumulation": 1, "lr_gain": 2.0}
         job.write_job_file(["n1", "n2", "n3"])
         job.start("n3")
         job.wait_for_world(3)
-        job.wait_for(lambda: any(l.get("global_batch") == 32 for l in job.progress_lines()),
+        job.wait_for(lambda: any(entry.get("global_batch") == 32 for entry in job.progress_lines()),
                      what="global batch 32")
         job.full_speed()
         statuses = job.finish()
@@ -147,13 +148,14 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
                 "(linear): gaptraind's choice") in job.outputs()
         # 32 over 3 workers: 11, 11, 10 samples, each in 2 micro-batches of at most 8.
         assert "batch: global 32 (up to 6 a worker x 2 micro-step(s) x 3 worker(s))" in job.outputs()
-        factors = {l["lr_factor"] for l in job.steps_logged() if l["global_batch"] == 32 and l["world"] == 3}
+        factors = {entry["lr_factor"] for entry in job.steps_logged()
+                   if entry["global_batch"] == 32 and entry["world"] == 3}
         assert factors == {32 / 8}
         assert_every_sample_once_per_epoch(job)
         assert_same_model_on_every_rank(job)
         assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
-        noisy = [l for l in job.progress_lines() if "grad_sqr" in l]
-        assert noisy and all(l["grad_sqr"] > 0 and l["grad_var"] > 0 for l in noisy)
+        noisy = [entry for entry in job.progress_lines() if "grad_sqr" in entry]
+        assert noisy and all(entry["grad_sqr"] > 0 and entry["grad_var"] > 0 for entry in noisy)
     finally:
         job.kill()
 
@@ -191,7 +193,7 @@ def test_a_leaving_worker_abandons_a_step_it_cannot_finish_in_time(tmp_path: Pat
         for node in ("n1", "n2", "n3"):
             job.start(node)
         job.wait_for_world(3)
-        job.wait_for(lambda: any(l["world"] == 3 for l in job.steps_logged()), what="a step at world size 3")
+        job.wait_for(lambda: any(entry["world"] == 3 for entry in job.steps_logged()), what="a step at world size 3")
         job.write_job_file(["n1", "n2"], leaving=["n3"])  # no SIGTERM: the job file alone
         job.wait_for(lambda: job.live("n3") is None, what="n3's worker to leave")
         assert job.procs["n3"][0].returncode == 0, job.outputs()

@@ -22,6 +22,6 @@ trap '"$repo/tests/slurm/cluster_fixture.sh" stop "$dir" >/dev/null 2>&1 || true
   --gaptraind "$build/controller/daemon/gaptraind"
 # The case and the jobs it submits run without libfaketime (Python's time.sleep fails under it):
 # the clock that jumps is that of the Slurm daemons' and gaptraind's host.
-env -u LD_PRELOAD CLOCK_JUMP_SPEC=$spec GAPTRAIN_CLI=$build/controller/gaptrain EXAMPLE_DIR=$repo/examples/pytorch-elastic \
-  PYTHON_DIR=$repo/python "$repo/tests/slurm/run_elastic_case.sh" "$dir/env.sh" \
+env -u LD_PRELOAD CLOCK_JUMP_SPEC="$spec" GAPTRAIN_CLI="$build/controller/gaptrain" \
+  EXAMPLE_DIR="$repo/examples/pytorch-elastic" PYTHON_DIR="$repo/python" "$repo/tests/slurm/run_elastic_case.sh" "$dir/env.sh" \
   "$build/launcher/gaptrain-launch" clock_jump

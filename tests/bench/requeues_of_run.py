@@ -7,7 +7,8 @@ Reads the elastic pass of a run (OUT_DIR/elastic.json and OUT_DIR/elastic.gaptra
 prints, for each requeue gaptraind decided (its drain requested, or its start when it needed no
 drain), the regular job it was for
 (its size) and the nodes regular jobs submitted in the 2 s before asked for in all: more than
-the nodes that host no elastic batch script can be met only by requeues or by waiting (docs/benchmarks.md, "Zero impact: where it stands").
+the nodes that host no elastic batch script can be met only by requeues or by waiting
+(docs/benchmarks.md, "Zero impact: where it stands").
 """
 from __future__ import annotations
 

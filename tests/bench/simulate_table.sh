@@ -25,6 +25,7 @@ for run in $runs; do
   /usr/bin/time -f '%e %M' -o "$tmp/$run.time" \
     "$gaptrain" simulate --policy "$policy" "${learn[@]}" --oracle --json "$tmp/$run.json" "$@"
 done
+# shellcheck disable=SC2086 # RUNS is a list of words: one argument each
 python3 - "$tmp" $runs <<'PY'
 import json, sys
 tmp, runs = sys.argv[1], sys.argv[2:]

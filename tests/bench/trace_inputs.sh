@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The inputs of docs/benchmarks.md's policy tables, shared by compare_traces.sh and
 # what_if_known_ends.sh (sourced, not run). trace_inputs DIR MAKE_NODE_EVENTS writes the two
 # synthetic node-event logs into DIR; args_of TRACE then prints `gaptrain simulate`'s input
@@ -7,6 +8,7 @@
 # job mix resubmitted hourly. scaled_mix DIR UP DOWN writes the example mix with every grow cost
 # times UP and shrink cost times DOWN; `args_of TRACE scaled` then runs TRACE on it (the KTH year
 # with it resubmitted every 4 hours, as the built-in scenario does).
+# shellcheck disable=SC2034 # read by the scripts that source this file
 all_traces=(kth summit-w0 summit-w1 summit-w2 summit-week synth1 synth2)
 
 trace_inputs() {  # trace_inputs DIR MAKE_NODE_EVENTS

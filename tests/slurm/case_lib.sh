@@ -11,6 +11,7 @@
 # shellcheck shell=bash
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck disable=SC2154 # case_name is set by the script that sources this file
 note() { echo "$case_name: $*" >&2; }
 
 case_setup() {  # case_setup ENV_SH: skip (77) when not root, load the fixture's environment

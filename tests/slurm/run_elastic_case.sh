@@ -871,6 +871,7 @@ case_account_and_qos() {
     fail "elastic job $job runs as $(squeue -h -j "$job" -o '%a %q'), not vision train"
   satellites=$(satellites_of "$job")
   charged=$(for s in $satellites; do squeue -h -j "$s" -o '%a %q'; done | sort -u | tr '\n' ';')
+  # shellcheck disable=SC2086,SC2116 # echo unquoted: the satellites' ids on one line
   [ "$charged" = "vision train;" ] ||
     fail "satellites of job $job ($(echo $satellites)) charged to $charged, not vision train"
   note "elastic job $job and its $(echo "$satellites" | wc -w) satellites: account vision, QOS train"
@@ -1249,7 +1250,7 @@ reclaim_and_grow_back() {  # reclaim_and_grow_back JOB SHRUNK-CHECK REGROWN-CHEC
 case_clock_jump() {
   local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} job epochs=60 progress out spec regular
   spec=${CLOCK_JUMP_SPEC:-}
-  [ -n "$spec" ] && [ -w "$spec" ] || { note "not a cluster under libfaketime: skipped"; exit 77; }
+  { [ -n "$spec" ] && [ -w "$spec" ]; } || { note "not a cluster under libfaketime: skipped"; exit 77; }
   torch_or_skip "torch, sklearn"
   echo "+0" >"$spec"
   job=$(gaptrain_submit -N 1-4 -- /usr/bin/python3 "$example/train_digits.py" \
@@ -1303,7 +1304,7 @@ case_pytorch() {
   poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   [ "$(tail -n 1 "$progress" | python3 -c 'import json, sys; print(json.load(sys.stdin)["samples_done"])')" = \
     $((epochs * 1797)) ] || fail "not every sample trained once: $(tail -n 1 "$progress")"
-  grep -q "grew onto" "$out" && grep -q "back to the cluster" "$out" ||
+  { grep -q "grew onto" "$out" && grep -q "back to the cluster" "$out"; } ||
     fail "the launcher did not say what happened: $(grep gaptrain-launch "$out" | tail -n 20)"
   grep -q "left the job after step" "$out" || fail "no worker left cleanly: $(tail -n 40 "$out")"
   ! grep -q "Traceback" "$out" || fail "a traceback in the job's output: $(grep -A5 Traceback "$out" | head -n 30)"

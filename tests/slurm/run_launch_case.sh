@@ -66,7 +66,7 @@ case_launch_two_nodes() {
     fail "steps saw wrong GAPTRAIN_NNODES/GAPTRAIN_MASTER_ADDR (want 2 $batch_host): $(cat "$out")"
   hosts=$(awk 'NR == 1 {print $4}' "$out")
   [ "$hosts" = "$work/.gaptrain/$job/hosts" ] || fail "GAPTRAIN_HOSTFILE is $hosts"
-  [ "$(head -n1 "$hosts")" = "$batch_host" ] && [ "$(wc -l <"$hosts")" -eq 2 ] ||
+  { [ "$(head -n1 "$hosts")" = "$batch_host" ] && [ "$(wc -l <"$hosts")" -eq 2 ]; } ||
     fail "host file $hosts: $(cat "$hosts")"
   poll 30 "gaptrain status to show job $job with samples_done 4096" progress_is "$job" 4096.0
   touch "$flag"

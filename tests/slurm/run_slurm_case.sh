@@ -385,13 +385,14 @@ case_controller_down() {
 # anything took: the latencies are only noted. Credentials are sealed beforehand (timed_requests.py).
 case_slurmctld_down() {
   require_gaptrain
-  local event status requests=() out i
+  local event status requests=() out
   event='{"v":1,"type":"node_freed","job_id":1,"node":"n1"}'
   status='{"v":1,"type":"status"}'
+  # shellcheck disable=SC2016 # eval'd at each poll: the query runs then, not now
   poll 60 "gaptraind to see Slurm" eval '[ "$(query_status "s[\"slurm_error\"]")" = None ]'
   # The first event makes gaptraind poll at once: that poll then waits for slurmctld.
   requests+=("$(credential root "$event")")
-  for i in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     requests+=("$(credential root "$status")" "$(credential root "$event")")
   done
   cleanup_steps+=("\"$local_cluster\" start-slurmctld --dir \"$GAPTRAIN_CLUSTER_DIR\" 2>/dev/null")
@@ -400,10 +401,12 @@ case_slurmctld_down() {
     fail "with slurmctld stopped (requests: event, then status and event in turn): $(echo "$out" | tail -n1)"
   "$GAPTRAIN_CLI" status --timeout 5 >/dev/null ||
     fail "gaptrain status did not answer within 5 s while slurmctld is stopped"
+  # shellcheck disable=SC2016 # eval'd at each poll: the query runs then, not now
   poll 60 "gaptrain status to say Slurm does not answer" \
     eval '[ "$(query_status "s[\"slurm_error\"]")" != None ]'
   note "slurmctld stopped; event, then status and event in turn: $(echo "$out" | sed 's/^request [0-9]*: //' | tr '\n' ' ')"
   "$local_cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  # shellcheck disable=SC2016 # eval'd at each poll: the query runs then, not now
   poll 120 "gaptraind to poll Slurm again" eval '[ "$(query_status "s[\"slurm_error\"]")" = None ]'
 }
 
@@ -425,7 +428,7 @@ query_status_as_nobody() {
   # burst, so a refusal for that reason is waited out rather than taken for an answer.
   until json=$(as_nobody "$GAPTRAIN_CLI" status --json 2>"$GAPTRAIN_CLUSTER_DIR/nobody-status.err"); do
     error=$(cat "$GAPTRAIN_CLUSTER_DIR/nobody-status.err")
-    [[ $error == *"too many status requests"* ]] && ((++tries < 10)) || { echo "$error" >&2; return 1; }
+    { [[ $error == *"too many status requests"* ]] && ((++tries < 10)); } || { echo "$error" >&2; return 1; }
     sleep 1
   done
   python3 -c '

@@ -27,5 +27,6 @@ def main() -> int:
     print(reply.decode(errors="replace").strip())
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())

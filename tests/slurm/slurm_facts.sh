@@ -17,7 +17,7 @@ RESIZE_TOOL=${2:?usage: slurm_facts.sh ENV_SH RESIZE_TOOL}
 source "$env_sh"
 # shellcheck disable=SC2034 # read by case_lib.sh
 case_name=slurm_facts
-# shellcheck source=tests/slurm/case_lib.sh
+# shellcheck source=case_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/case_lib.sh"
 jobs_file=$(mktemp)
 # shellcheck disable=SC2034 # read by case_lib.sh's submit
@@ -27,6 +27,7 @@ trap 'cancel_all' EXIT
 cancel_all() {
   local ids
   ids=$(squeue -h -o %A | tr '\n' ' ')
+  # shellcheck disable=SC2086 # the job ids, one argument each
   [ -z "$ids" ] || scancel $ids 2>/dev/null || true
   local deadline=$((SECONDS + 30))
   until [ -z "$(squeue -h -o %A)" ] || ((SECONDS >= deadline)); do sleep 0.2; done
