@@ -1,7 +1,7 @@
 // The whole decision gaptraind makes after a poll, as one call: the model's fresh snapshot in,
 // Slurm actions out through the SlurmActions port the resizer holds (docs/design.md, "One
 // decision core"). gaptraind runs it on its Slurm worker against libslurm; `gaptrain simulate`
-// runs it against a replayed cluster (controller/simulator/simulated_slurm.hpp): what the
+// runs it against a replayed cluster (controller/simulator/replayed_slurm.hpp): what the
 // simulator measures is what the daemon does.
 //
 // One cycle:
