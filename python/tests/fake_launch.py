@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -53,6 +54,7 @@ class FakeJob:
                    GAPTRAIN_JOB_FILE=str(self.job_file), GAPTRAIN_PROGRESS_FILE=str(self.progress),
                    GAPTRAIN_MIN_NODES=str(self.min_nodes), GAPTRAIN_MAX_NODES=str(self.max_nodes),
                    TOY_LOG=str(self.tmp / "log"), TOY_PACE=str(self.tmp / "pace"), OMP_NUM_THREADS="1",
+                   PYTHONFAULTHANDLER="1",  # a worker that hangs prints its threads' stacks on SIGABRT
                    PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         out = open(self.tmp / f"out.{node}", "a")
         proc = subprocess.Popen([sys.executable, *self.argv], env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -94,9 +96,22 @@ class FakeJob:
                 try:
                     proc.wait(max(0.1, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
+                    self.dump_stacks()
                     self.kill()
                     raise AssertionError("a worker did not end\n" + self.outputs())
         return {node: procs[-1].returncode for node, procs in self.procs.items()}
+
+    def dump_stacks(self) -> None:
+        """Every live worker prints where each of its threads is (faulthandler, on SIGABRT) into
+        its output, for the failure's message."""
+        live = [proc for procs in self.procs.values() for proc in procs if proc.poll() is None]
+        for proc in live:
+            proc.send_signal(signal.SIGABRT)
+        for proc in live:
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
 
     def kill(self) -> None:
         for procs in self.procs.values():
