@@ -86,16 +86,24 @@ std::string comparison_table(const Comparison& c) {
   const double reference = c.rows[static_cast<std::size_t>(c.reference)].summary.useful_samples;
   std::ostringstream out;
   char line[512];
-  std::snprintf(line, sizeof line, "%-17s %-50s %14s %7s %10s %11s %7s %9s %9s\n", "policy",
-                "settings", "useful samples", "vs BFT", "efficiency", "utilization", "usable",
-                "rescales", "of bound");
+  std::snprintf(line, sizeof line, "%-17s %-50s %14s %7s %10s %11s %7s %9s %9s %5s %9s %9s %9s\n",
+                "policy", "settings", "useful samples", "vs BFT", "efficiency", "utilization",
+                "usable", "rescales", "of bound", "done", "mean JCT", "p90 JCT", "makespan");
   out << line;
+  // A job completion time, or "-" where no job completed (the makespan: not every job).
+  const auto jct = [](bool known, double seconds) {
+    return known ? sim::duration_text(seconds) : std::string("-");
+  };
   for (const CompareRow& row : c.rows) {
     const sim::SimSummary& s = row.summary;
-    std::snprintf(line, sizeof line, "%-17s %-50s %14.6g %7.3f %10.3f %11.3f %7.3f %9lld %9.3f\n",
+    const bool done = s.jobs_completed > 0;
+    std::snprintf(line, sizeof line,
+                  "%-17s %-50s %14.6g %7.3f %10.3f %11.3f %7.3f %9lld %9.3f %5d %9s %9s %9s\n",
                   row.name.c_str(), row.setting.c_str(), s.useful_samples,
                   ratio(s.useful_samples, reference), s.efficiency, s.utilization,
-                  s.usable_utilization, s.rescales, ratio(s.useful_samples, c.bound.samples));
+                  s.usable_utilization, s.rescales, ratio(s.useful_samples, c.bound.samples),
+                  s.jobs_completed, jct(done, s.mean_jct_s).c_str(), jct(done, s.p90_jct_s).c_str(),
+                  jct(s.makespan_s > 0.0, s.makespan_s).c_str());
     out << line;
   }
   std::snprintf(line, sizeof line,
@@ -124,6 +132,9 @@ Json::Value comparison_json(const Comparison& c) {
     r["rescales"] = Json::Int64(s.rescales);
     r["fraction_of_oracle"] = ratio(s.useful_samples, c.bound.samples);
     r["jobs_completed"] = s.jobs_completed;
+    r["mean_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.mean_jct_s) : Json::Value();
+    r["p90_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.p90_jct_s) : Json::Value();
+    r["makespan_s"] = s.makespan_s > 0.0 ? Json::Value(s.makespan_s) : Json::Value();
     r["regular_waits"] = Json::Int64(s.regular_waits);
     r["waited_node_seconds"] = s.waited_node_seconds;
     rows.append(r);

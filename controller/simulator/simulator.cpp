@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <deque>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -157,7 +158,16 @@ class Replay {
             : 0.0;
     summary_.efficiency =
         summary_.ideal_samples > 0.0 ? summary_.useful_samples / summary_.ideal_samples : 1.0;
-    summary_.mean_jct_s = summary_.jobs_completed > 0 ? jct_sum_s_ / summary_.jobs_completed : 0.0;
+    summary_.mean_jct_s = jcts_s_.empty() ? 0.0
+                                          : std::accumulate(jcts_s_.begin(), jcts_s_.end(), 0.0) /
+                                                static_cast<double>(jcts_s_.size());
+    summary_.p90_jct_s = percentile(jcts_s_, 0.90);
+    if (!jobs_.empty() && jcts_s_.size() == jobs_.size()) {
+      double first_submission_s = kUnknownEnd;
+      for (const JobRun& run : jobs_)
+        first_submission_s = std::min(first_submission_s, run.submitted_at_s);
+      summary_.makespan_s = last_completion_s_ - first_submission_s;
+    }
     summary_.solves = static_cast<long long>(solve_ms_.size());
     summary_.solver_ms_p50 = percentile(solve_ms_, 0.50);
     summary_.solver_ms_p99 = percentile(solve_ms_, 0.99);
@@ -288,7 +298,8 @@ class Replay {
       r.training_nodes = 0;
       r.phase = Phase::done;
       ++summary_.jobs_completed;
-      jct_sum_s_ += now - r.submitted_at_s;
+      jcts_s_.push_back(now - r.submitted_at_s);
+      last_completion_s_ = now;
       it = in_slurm_.erase(it);
     }
   }
@@ -509,7 +520,8 @@ class Replay {
   // the simulated Slurm changed since the last decision
 
   SimSummary summary_;
-  double jct_sum_s_ = 0.0;
+  std::vector<double> jcts_s_;  // each completed job's time from submission to completion
+  double last_completion_s_ = 0.0;
   double next_tick_s_ = -kUnknownEnd;           // the next kModelTickS refresh (--models)
   std::deque<ScalingCurve> registered_curves_;  // by job, with --models (stable addresses)
   double rescale_loss_samples_ = 0.0;

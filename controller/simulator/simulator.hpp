@@ -113,7 +113,11 @@ struct SimSummary {
   int jobs_submitted = 0;
   int jobs_completed = 0;
   double mean_jct_s = 0.0;  // completed jobs' mean time from submission to completion
-  long long rescales = 0;   // grows, shrinks, starts and restarts the jobs paid for
+  double p90_jct_s = 0.0;   // and its 90th percentile
+  // From the first job's submission to the last one's completion, when every job of the mix
+  // completed within the window; else 0 (not known).
+  double makespan_s = 0.0;
+  long long rescales = 0;  // grows, shrinks, starts and restarts the jobs paid for
   // The rescales by kind (they sum to rescales): a start is training begun from no nodes (the
   // first start, or a restart after the job lost all of them).
   long long rescale_starts = 0;

@@ -114,13 +114,14 @@ std::string summary_table(const SimSummary& s, const RunFacts& facts,
   rows.emplace_back("utilization",
                     printed("%.3f of the hole node-time held by elastic jobs; usable %.3f",
                             s.utilization, s.usable_utilization));
-  rows.emplace_back(
-      "jobs",
-      count_text(s.jobs_submitted) + " submitted, " + count_text(s.jobs_completed) +
-          " completed, " + count_text(s.jobs_submitted - s.jobs_completed) +
-          " unfinished at the window's end" +
-          (s.mean_jct_s > 0.0 ? "; completed in " + duration_text(s.mean_jct_s) + " on average"
-                              : ""));
+  rows.emplace_back("jobs",
+                    count_text(s.jobs_submitted) + " submitted, " + count_text(s.jobs_completed) +
+                        " completed, " + count_text(s.jobs_submitted - s.jobs_completed) +
+                        " unfinished at the window's end" +
+                        (s.jobs_completed > 0 ? "; completed in " + duration_text(s.mean_jct_s) +
+                                                    " on average, p90 " + duration_text(s.p90_jct_s)
+                                              : "") +
+                        (s.makespan_s > 0.0 ? "; all done in " + duration_text(s.makespan_s) : ""));
   rows.emplace_back("resizes", count_text(s.rescales) + ": " + counted(s.rescale_starts, "start") +
                                    ", " + counted(s.rescale_grows, "grow") + ", " +
                                    counted(s.rescale_shrinks, "shrink"));

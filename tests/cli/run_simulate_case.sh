@@ -76,7 +76,8 @@ keys = ["hole_node_seconds", "allocated_node_seconds", "utilization", "usable_no
         "usable_utilization", "useful_samples",
         "ideal_samples", "efficiency", "oracle_samples", "jobs_submitted", "jobs_completed",
         "rescales", "solver_ms_p50", "solver_ms_p99", "solver_ms_max", "cycles", "regular_waits",
-        "regular_wait_s_p50", "regular_wait_s_p99", "regular_wait_s_max", "parameters"]
+        "regular_wait_s_p50", "regular_wait_s_p99", "regular_wait_s_max", "mean_jct_s",
+        "p90_jct_s", "makespan_s", "parameters"]
 missing = [k for k in keys if k not in s]
 assert not missing, f"summary lacks {missing}"
 eps = 1e-6
@@ -193,8 +194,13 @@ for rule, s in runs.items():
     assert s["progress"] > 0, (rule, s["progress"])
     assert s["progress"] <= s["useful_samples"] * (1 + 1e-9), (rule, s["progress"], s["useful_samples"])
     assert (s["mean_jct_s"] is None) == (s["jobs_completed"] == 0), (rule, s["mean_jct_s"])
+    assert (s["p90_jct_s"] is None) == (s["jobs_completed"] == 0), (rule, s["p90_jct_s"])
     if s["mean_jct_s"] is not None:
         assert 0 < s["mean_jct_s"] <= s["simulated_s"], (rule, s["mean_jct_s"])
+        assert 0 < s["p90_jct_s"] <= s["simulated_s"], (rule, s["p90_jct_s"])
+    if s["makespan_s"] is not None:  # every job of the mix completed; none took longer than it
+        assert s["jobs_completed"] == s["jobs_submitted"], (rule, s)
+        assert s["makespan_s"] >= max(s["mean_jct_s"], s["p90_jct_s"]), (rule, s)
 g = runs["global"]
 # M0 split over the nodes rounds each node's share up: a sample or two more a step, worth
 # (phi + M0) / (phi + M0 + a few) each.
@@ -283,6 +289,8 @@ PY
     for row in gaptrain bftrainer bftrainer-method equal-share "oracle bound"; do
       grep -q -- "^$row" "$tmp/stdout" || fail "the table has no row $row"
     done
+    grep -q -- "^policy .* done  *mean JCT  *p90 JCT  *makespan$" "$tmp/stdout" ||
+      fail "the table has no completion-time columns: $(head -n 1 "$tmp/stdout")"
     cp "$tmp/compare.json" "$tmp/compare-file.json"
     run "$@" --compare --json
     [[ "$rc" == 0 ]] || fail "exit status $rc (simulate $* --compare --json)"
@@ -303,6 +311,9 @@ assert ref["settings"] in ("throughput, horizon 5 s, beside the scheduler",
                            "throughput, horizon 10 s, beside the scheduler"), ref["settings"]
 for r in c["rows"]:
     assert 0 < r["usable_utilization"] <= 1 + 1e-9, r
+    assert (r["mean_jct_s"] is None) == (r["jobs_completed"] == 0), r
+    assert (r["p90_jct_s"] is None) == (r["jobs_completed"] == 0), r
+    assert "makespan_s" in r, r
 PY
     ;;
   help)

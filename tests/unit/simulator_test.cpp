@@ -193,6 +193,30 @@ TEST(SimulatorSemantics, AJobBelowItsMinimumStopsAndRestartsWhenNodesReturn) {
   EXPECT_EQ(s.reclaims, 1);
 }
 
+TEST(SimulatorSemantics, CompletionTimesAndTheMakespanOfTheMix) {
+  const HoleTrace trace = make_trace(1, 3000.0, {{0.0, {idle(0)}}});
+  SimOptions options = with_policy(Policy::bftrainer);
+  options.max_running = 1;
+  // a: stall to 20, 50000 samples at 100/s: done at 520; b, submitted at 100, admitted at 520,
+  // stalls to 540, done at 1040: completion times 520 and 940 s.
+  const SimSummary both =
+      simulate(trace, {linear_job("a", 0, 1, 1, 50000.0), linear_job("b", 100, 1, 1, 50000.0)},
+               kCurves, options);
+  EXPECT_EQ(both.jobs_completed, 2);
+  EXPECT_DOUBLE_EQ(both.mean_jct_s, (520.0 + 940.0) / 2.0);
+  EXPECT_DOUBLE_EQ(both.p90_jct_s, 940.0);
+  EXPECT_DOUBLE_EQ(both.makespan_s, 1040.0);  // from a's submission to b's completion
+  // A third job that cannot finish in the window: no makespan, the others' times unchanged.
+  const SimSummary three =
+      simulate(trace,
+               {linear_job("a", 0, 1, 1, 50000.0), linear_job("b", 100, 1, 1, 50000.0),
+                linear_job("c", 200, 1, 1)},
+               kCurves, options);
+  EXPECT_EQ(three.jobs_completed, 2);
+  EXPECT_DOUBLE_EQ(three.p90_jct_s, 940.0);
+  EXPECT_DOUBLE_EQ(three.makespan_s, 0.0);
+}
+
 TEST(SimulatorSemantics, AJobCompletesWhenItsWorkIsDoneAndTheNextIsAdmitted) {
   const HoleTrace trace = make_trace(1, 1000.0, {{0.0, {idle(0)}}});
   SimOptions options = with_policy(Policy::bftrainer);

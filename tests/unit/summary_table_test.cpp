@@ -25,6 +25,8 @@ SimSummary an_hour() {
   s.efficiency = 1234567.0 / 1300000.0;
   s.jobs_submitted = 12;
   s.jobs_completed = 3;
+  s.mean_jct_s = 5400.0;
+  s.p90_jct_s = 9000.0;
   s.rescales = 1234;
   s.rescale_starts = 34;
   s.rescale_grows = 700;
@@ -81,7 +83,8 @@ TEST(SummaryTable, SaysWhatRanAndTheHeadlineNumbersWithUnits) {
   EXPECT_EQ(row(table, "utilization"),
             "utilization     0.600 of the hole node-time held by elastic jobs; usable 0.750");
   EXPECT_EQ(row(table, "jobs"),
-            "jobs            12 submitted, 3 completed, 9 unfinished at the window's end");
+            "jobs            12 submitted, 3 completed, 9 unfinished at the window's end; "
+            "completed in 90 min on average, p90 2.5 h");
   EXPECT_EQ(row(table, "resizes"), "resizes         1,234: 34 starts, 700 grows, 500 shrinks");
   EXPECT_EQ(row(table, "reclaims"),
             "reclaims        1 node taken back; regular jobs waited 2 times (p50 0.5 s, p99 1 s, "
@@ -100,6 +103,15 @@ TEST(SummaryTable, EveryValueStartsInOneColumn) {
     EXPECT_EQ(line[15], ' ') << line;  // a label never runs into its value
     EXPECT_NE(line[16], ' ') << line;
   }
+}
+
+TEST(SummaryTable, AMixThatAllCompletedSaysItsMakespan) {
+  SimSummary s = an_hour();
+  s.jobs_submitted = s.jobs_completed = 3;
+  s.makespan_s = 3000.0;
+  EXPECT_EQ(row(summary_table(s, facts(), std::nullopt), "jobs"),
+            "jobs            3 submitted, 3 completed, 0 unfinished at the window's end; "
+            "completed in 90 min on average, p90 2.5 h; all done in 50 min");
 }
 
 TEST(SummaryTable, TheOracleRowSaysTheBoundAndTheFractionOfIt) {
