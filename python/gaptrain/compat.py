@@ -9,6 +9,11 @@ place. Each fix is chosen by asking torch itself, not its version number.
   it unless it restarts, also on SIGTERM). Closing is final for the whole job, and gaptrain stops
   the agent of every node it gives back with SIGTERM: ``keep_rendezvous_open_on_signal`` leaves
   it open then, as torch 1.13 did; the others drop the node when its heartbeats stop.
+* **A group's teardown deferred** (``destroy_process_group``): torch 2.6's gloo group joins its
+  worker threads in its destructor while holding the GIL, and a worker thread that is dropping
+  the last collective's tensors needs the GIL to do it: both wait forever. Under load a regroup
+  (the old group's destroy) and the training's end hung so on Debian 13's torch. The group is
+  kept until the next destroy, by when its threads have long been idle.
 * **One store for the agent's rendezvous and the workers** (torch 2.x): rank 0's node can change
   between rounds while each agent keeps the address of the first; workers of one world then
   wait on two stores. ``one_worker_store_per_round`` asks for a fresh store each round (torch's
@@ -31,6 +36,17 @@ def tcp_store(host: str, port: int, serve: bool, timeout: timedelta) -> dist.TCP
         return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False, use_libuv=False)
     except TypeError:  # torch 1.x: no such option, and no libuv
         return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False)
+
+
+_retired_group: list = []  # the last destroyed group, torn down at the next destroy
+
+
+def destroy_process_group() -> None:
+    """``dist.destroy_process_group()``, its group's C++ teardown deferred to the next call (see
+    the module's docstring). What is torn down then has been idle since its last collective."""
+    retiring = dist.group.WORLD
+    dist.destroy_process_group()
+    _retired_group[:] = [retiring]  # releases the previous one
 
 
 def libuv_missing() -> bool:

@@ -31,6 +31,7 @@ import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader, Subset
 
+from . import compat
 from .batching import BatchAgreement
 from .carried import check_carriable, load_state, state_of
 from .checkpoint import load_checkpoint, save_checkpoint
@@ -305,7 +306,7 @@ class ElasticJob(Membership):
         # rank 0 when it does not answer.
         say(f"a worker left during step {self.position.step + 1}: redoing it after the regroup", self.rank)
         if dist.is_initialized():
-            dist.destroy_process_group()
+            compat.destroy_process_group()
 
     def _zero_gradients(self) -> None:
         for model in self._models:

@@ -20,6 +20,7 @@ from typing import Any
 
 import torch.distributed as dist
 
+from . import compat
 from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
 from .positions import DataPosition
 from .progress import ProgressWriter
@@ -297,7 +298,7 @@ class Membership:
             self._exit(EXIT_START_AGAIN, f"{node} was left out of the group while still the job's: rejoining")
         began = time.monotonic()
         if dist.is_initialized():
-            dist.destroy_process_group()
+            compat.destroy_process_group()
         assert self._store is not None
         dist.init_process_group(self.backend, store=self._store.group_store(plan), rank=rank,
                                 world_size=len(plan.members), timeout=timedelta(seconds=self.timeout_s))
@@ -402,7 +403,7 @@ class Membership:
         if self.under_torchrun:
             if self.rank == 0:
                 self._save_checkpoint("training finished")
-            dist.destroy_process_group()
+            compat.destroy_process_group()
             say(f"training finished: {self.position.samples_done} samples in {self.position.step} steps", self.rank)
             return
         assert self._store is not None and self.plan is not None
@@ -422,7 +423,7 @@ class Membership:
             except StoreLost:
                 pass
         if dist.is_initialized():
-            dist.destroy_process_group()
+            compat.destroy_process_group()
         say(f"training finished: {self.position.samples_done} samples in {self.position.step} steps", self.rank)
 
     def _fall_back(self, error: Exception) -> None:

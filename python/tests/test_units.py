@@ -3,6 +3,10 @@ and the gradient noise."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -114,3 +118,36 @@ def test_one_worker_gives_no_noise_estimate() -> None:
     noise = GradientNoise()
     noise.update(2.0, 1.0, workers=1, local_batch=8)
     assert noise.noise_scale is None and noise.gain(16, 64) is None and noise.reported(16) == {}
+
+
+GROUP_CYCLES = """
+import os, sys, tempfile
+import torch, torch.distributed as dist
+from gaptrain import compat
+store = tempfile.mkdtemp()
+for cycle in range(300):
+    dist.init_process_group("gloo", init_method=f"file://{store}/{cycle}", rank=0, world_size=1)
+    for _ in range(3):
+        tensor = torch.ones(1000)
+        dist.all_reduce(tensor)
+        del tensor
+    compat.destroy_process_group()
+print("cycles done", flush=True)
+os._exit(0)
+"""
+
+
+def test_a_group_is_destroyed_without_deadlocking_on_its_worker_threads(tmp_path) -> None:
+    """Groups made and destroyed one after the other, as regroups do. With a plain
+    dist.destroy_process_group(), torch 2.6 (Debian 13) hangs within these 300 cycles: the gloo
+    group's destructor holds the GIL while joining a worker thread that needs it to drop the last
+    collective's tensor. 120 s is a hang detector: the cycles take a few seconds."""
+    package = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=package + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               OMP_NUM_THREADS="1")
+    try:
+        done = subprocess.run([sys.executable, "-c", GROUP_CYCLES], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("destroying a group hung (its destructor and a worker thread both wait for the GIL)")
+    assert done.returncode == 0 and "cycles done" in done.stdout, done.stderr
