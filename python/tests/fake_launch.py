@@ -57,7 +57,10 @@ class FakeJob:
                    PYTHONFAULTHANDLER="1",  # a worker that hangs prints its threads' stacks on SIGABRT
                    PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         out = open(self.tmp / f"out.{node}", "a")
-        proc = subprocess.Popen([sys.executable, *self.argv], env=env, stdout=out, stderr=subprocess.STDOUT)
+        # A session of its own: kill() ends what the worker started too (a DataLoader's
+        # forkserver outlives a worker killed alone), as Slurm ends a whole step.
+        proc = subprocess.Popen([sys.executable, *self.argv], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         self.procs.setdefault(node, []).append(proc)
         return proc
 
@@ -114,11 +117,14 @@ class FakeJob:
                 pass
 
     def kill(self) -> None:
+        """Ends every worker and whatever each started (its process group), ended or not."""
         for procs in self.procs.values():
             for proc in procs:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass  # the worker and all it started are gone
+                proc.wait()
 
     def steps_logged(self) -> list[dict]:
         lines = []
