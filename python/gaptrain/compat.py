@@ -9,11 +9,14 @@ place. Each fix is chosen by asking torch itself, not its version number.
   it unless it restarts, also on SIGTERM). Closing is final for the whole job, and gaptrain stops
   the agent of every node it gives back with SIGTERM: ``keep_rendezvous_open_on_signal`` leaves
   it open then, as torch 1.13 did; the others drop the node when its heartbeats stop.
-* **A group's teardown deferred** (``destroy_process_group``): torch 2.6's gloo group joins its
-  worker threads in its destructor while holding the GIL, and a worker thread that is dropping
-  the last collective's tensors needs the GIL to do it: both wait forever. Under load a regroup
-  (the old group's destroy) and the training's end hung so on Debian 13's torch. The group is
-  kept until the next destroy, by when its threads have long been idle.
+* **The last collectives' tensors held until their group is gone** (``all_reduce``,
+  ``destroy_process_group``): torch 2.6's gloo group joins its worker threads in its destructor
+  while holding the GIL, and a worker thread that drops the last reference to a collective's
+  tensor needs the GIL to free it: both wait forever. Under load a regroup (the old group's
+  destroy) and the training's end hung so on Debian 13's torch. The helper's collectives keep
+  their tensor and work here until the group is destroyed, so a worker thread never drops the
+  last reference. (Keeping the whole group alive instead let a later group's gloo pairs read a
+  kept group's message on torch 1.13.)
 * **One store for the agent's rendezvous and the workers** (torch 2.x): rank 0's node can change
   between rounds while each agent keeps the address of the first; workers of one world then
   wait on two stores. ``one_worker_store_per_round`` asks for a fresh store each round (torch's
@@ -24,6 +27,7 @@ from __future__ import annotations
 import inspect
 import os
 import sys
+from collections import deque
 from datetime import timedelta
 
 import torch.distributed as dist
@@ -38,15 +42,23 @@ def tcp_store(host: str, port: int, serve: bool, timeout: timedelta) -> dist.TCP
         return dist.TCPStore(host, port, None, serve, timeout, wait_for_workers=False)
 
 
-_retired_group: list = []  # the last destroyed group, torn down at the next destroy
+# The helper's most recent collectives (work, tensor), held until their group is destroyed. A
+# group has two worker threads, so a few are plenty.
+_recent_collectives: deque = deque(maxlen=8)
+
+
+def all_reduce(tensor) -> None:
+    """``dist.all_reduce(tensor)`` (a sum, in place), its work and tensor held until
+    :func:`destroy_process_group` (see the module's docstring)."""
+    work = dist.all_reduce(tensor, async_op=True)
+    _recent_collectives.append((work, tensor))
+    work.wait()
 
 
 def destroy_process_group() -> None:
-    """``dist.destroy_process_group()``, its group's C++ teardown deferred to the next call (see
-    the module's docstring). What is torn down then has been idle since its last collective."""
-    retiring = dist.group.WORLD
+    """``dist.destroy_process_group()``, then the collectives' tensors it no longer runs are let go."""
     dist.destroy_process_group()
-    _retired_group[:] = [retiring]  # releases the previous one
+    _recent_collectives.clear()
 
 
 def libuv_missing() -> bool:

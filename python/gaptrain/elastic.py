@@ -175,7 +175,7 @@ class ElasticJob(Membership):
         device = torch.device("cuda") if self.backend == "nccl" else torch.device("cpu")
         flat = torch.cat([tensor * weight, torch.tensor([weight], dtype=torch.float64)]).to(device)
         try:
-            dist.all_reduce(flat)
+            compat.all_reduce(flat)
         except RuntimeError as e:
             if not self._in_step:
                 raise

@@ -15,6 +15,8 @@ from typing import Sequence
 import torch
 import torch.distributed as dist
 
+from . import compat
+
 EXACT_DTYPES = (torch.float32, torch.float64)
 
 
@@ -40,11 +42,11 @@ def all_reduce_step(params: Sequence[torch.Tensor], tail: Sequence[float]) -> tu
         dtype = torch.float32  # gloo (CPU) cannot sum them everywhere
     ride_along = dtype in EXACT_DTYPES
     flat = torch.cat([g.reshape(-1).to(dtype) for g in grads] + ([extra.to(dtype)] if ride_along else []))
-    dist.all_reduce(flat)
+    compat.all_reduce(flat)
     if ride_along:
         sums = [float(v) for v in flat[-len(tail):].tolist()]
     else:
-        dist.all_reduce(extra)
+        compat.all_reduce(extra)
         sums = [float(v) for v in extra.tolist()]
     offset, sqnorm = 0, 0.0
     for g in grads:

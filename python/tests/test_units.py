@@ -129,7 +129,7 @@ for cycle in range(300):
     dist.init_process_group("gloo", init_method=f"file://{store}/{cycle}", rank=0, world_size=1)
     for _ in range(3):
         tensor = torch.ones(1000)
-        dist.all_reduce(tensor)
+        compat.all_reduce(tensor)
         del tensor
     compat.destroy_process_group()
 print("cycles done", flush=True)
@@ -138,10 +138,11 @@ os._exit(0)
 
 
 def test_a_group_is_destroyed_without_deadlocking_on_its_worker_threads(tmp_path) -> None:
-    """Groups made and destroyed one after the other, as regroups do. With a plain
-    dist.destroy_process_group(), torch 2.6 (Debian 13) hangs within these 300 cycles: the gloo
-    group's destructor holds the GIL while joining a worker thread that needs it to drop the last
-    collective's tensor. 120 s is a hang detector: the cycles take a few seconds."""
+    """Groups made and destroyed one after the other, as regroups do, with the helper's
+    collectives. With plain dist.all_reduce and dist.destroy_process_group, torch 2.6 (Debian 13)
+    hangs within these 300 cycles: the gloo group's destructor holds the GIL while joining a
+    worker thread that needs it to drop the last collective's tensor. 120 s is a hang detector:
+    the cycles take a few seconds."""
     package = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ, PYTHONPATH=package + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1")
