@@ -115,6 +115,13 @@ std::string comparison_table(const Comparison& c) {
   return out.str();
 }
 
+void add_completion_times(Json::Value& json, const sim::SimSummary& s) {
+  const bool any = s.jobs_completed > 0;
+  json["mean_jct_s"] = any ? Json::Value(s.mean_jct_s) : Json::Value();
+  json["p90_jct_s"] = any ? Json::Value(s.p90_jct_s) : Json::Value();
+  json["makespan_s"] = s.makespan_s > 0.0 ? Json::Value(s.makespan_s) : Json::Value();
+}
+
 Json::Value comparison_json(const Comparison& c) {
   const double reference = c.rows[static_cast<std::size_t>(c.reference)].summary.useful_samples;
   Json::Value json(Json::objectValue);
@@ -132,9 +139,7 @@ Json::Value comparison_json(const Comparison& c) {
     r["rescales"] = Json::Int64(s.rescales);
     r["fraction_of_oracle"] = ratio(s.useful_samples, c.bound.samples);
     r["jobs_completed"] = s.jobs_completed;
-    r["mean_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.mean_jct_s) : Json::Value();
-    r["p90_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.p90_jct_s) : Json::Value();
-    r["makespan_s"] = s.makespan_s > 0.0 ? Json::Value(s.makespan_s) : Json::Value();
+    add_completion_times(r, s);
     r["regular_waits"] = Json::Int64(s.regular_waits);
     r["waited_node_seconds"] = s.waited_node_seconds;
     rows.append(r);

@@ -42,6 +42,10 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
 // "speedup, horizon 120 s"; equal-share has no objective or horizon.
 std::string settings_text(const sim::SimOptions& options);
 
+// The jobs' completion times into `json`: mean_jct_s and p90_jct_s (null when no job
+// completed), makespan_s (null unless every job of the mix completed). Both JSON outputs use it.
+void add_completion_times(Json::Value& json, const sim::SimSummary& summary);
+
 std::string comparison_table(const Comparison& comparison);
 Json::Value comparison_json(const Comparison& comparison);
 

@@ -407,9 +407,7 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   json["jobs_submitted"] = s.jobs_submitted;
   json["jobs_completed"] = s.jobs_completed;
   json["progress"] = s.progress;
-  json["mean_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.mean_jct_s) : Json::Value();
-  json["p90_jct_s"] = s.jobs_completed > 0 ? Json::Value(s.p90_jct_s) : Json::Value();
-  json["makespan_s"] = s.makespan_s > 0.0 ? Json::Value(s.makespan_s) : Json::Value();
+  add_completion_times(json, s);
   json["rescales"] = Json::Int64(s.rescales);
   json["reclaims"] = Json::Int64(s.reclaims);
   json["solves"] = Json::Int64(s.solves);

@@ -162,7 +162,7 @@ class Replay {
                                           : std::accumulate(jcts_s_.begin(), jcts_s_.end(), 0.0) /
                                                 static_cast<double>(jcts_s_.size());
     summary_.p90_jct_s = percentile(jcts_s_, 0.90);
-    if (!jobs_.empty() && jcts_s_.size() == jobs_.size()) {
+    if (!jobs_.empty() && static_cast<std::size_t>(summary_.jobs_completed) == jobs_.size()) {
       double first_submission_s = kUnknownEnd;
       for (const JobRun& run : jobs_)
         first_submission_s = std::min(first_submission_s, run.submitted_at_s);
