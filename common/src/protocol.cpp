@@ -42,8 +42,8 @@ constexpr std::array<std::string_view, 10> kLauncherKeys = {
     "v",          "type",     "job_id",  "running", "drained", "samples_done", "progress_time",
     "world_size", "grad_sqr", "grad_var"};
 constexpr std::array<std::string_view, 2> kLaunchReplyKeys = {"ok", "launch"};
-constexpr std::array<std::string_view, 5> kLaunchKeys = {"nodes", "drain", "allocations", "notice",
-                                                         "batch"};
+constexpr std::array<std::string_view, 6> kLaunchKeys = {"nodes",  "drain", "allocations",
+                                                         "notice", "batch", "home"};
 constexpr std::array<std::string_view, 5> kInstructedBatchKeys = {"tuned", "global", "per_node",
                                                                   "accumulation", "lr_gain"};
 // A job spans at most this many nodes: bounds what one request makes the daemon hold.
@@ -571,6 +571,7 @@ std::string encode_reply(const LaunchInstruction& instruction) {
     Json::Value& notice = launch["notice"] = Json::Value(Json::objectValue);
     for (const auto& [node, at] : instruction.notice) notice[node] = number_or_null(at);
   }
+  if (instruction.home) launch["home"] = true;
   if (instruction.batch) {
     Json::Value& batch = launch["batch"] = Json::Value(Json::objectValue);
     batch["tuned"] = instruction.batch->tuned;
@@ -648,6 +649,11 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
   // Optional: a job without a batch range, or a daemon older than goodput, leaves it out.
   if (const Json::Value* batch = optional_member(launch, "batch")) {
     instruction.batch = instructed_batch_value(*batch);
+  }
+  // Optional: only a job at home has it (true).
+  if (const Json::Value* home = optional_member(launch, "home")) {
+    if (!home->isBool()) throw_json_type_error("launch.home", "true or false", *home);
+    instruction.home = home->asBool();
   }
   return instruction;
 }

@@ -84,6 +84,9 @@ struct Job {
   bool completing = false;         // its epilog still runs somewhere
   std::vector<std::string> nodes;  // allocated nodes (running jobs)
   std::string batch_host;          // where the batch script runs (running batch jobs)
+  // An elastic job whose batch script runs on a home node (home.hpp): `partition` is then the
+  // one it trains in and `nodes` holds no home node; it trains on satellites only.
+  bool at_home = false;
   std::int64_t start_time = 0;     // actual, or expected for a pending job planned by backfill
   std::int64_t end_time = 0;       // actual or expected
   std::vector<std::string> sched_nodes;  // pending: the nodes backfill plans to start it on

@@ -297,6 +297,15 @@ DaemonConfig parse_config(std::string_view json_text) {
         require_string(root, "satellite_partition",
                        "the partition satellites are allocated in (\"\" for the job's)");
   }
+  if (root.isMember("home_partition")) {
+    config.home_partition = require_string(
+        root, "home_partition", "the partition elastic jobs' batch scripts run in (\"\" for none)");
+    if (config.elastic_partitions.contains(config.home_partition)) {
+      throw InputError("home_partition", "\"" + config.home_partition +
+                                             "\" is also an elastic partition: home nodes never "
+                                             "train; name a partition of service nodes of its own");
+    }
+  }
   if (root.isMember("log_level")) {
     const std::string level =
         require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");

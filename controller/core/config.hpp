@@ -48,6 +48,12 @@ struct DaemonConfig {
   // higher PriorityTier, so that a pending regular job does not make Slurm refuse a satellite
   // in a hole ("insufficient priority"); docs/admin.md.
   std::string satellite_partition;
+  // The home mode (docs/admin.md, "A home for batch scripts"): the partition of shared nodes
+  // that never train, where an admitted elastic job's batch script (gaptrain-launch) runs; every
+  // node it trains on is then a satellite, which Slurm may take at any moment, and a job that
+  // loses them all is paused rather than requeued. "": today's mode, the batch script on the
+  // first node the job trains on.
+  std::string home_partition;
   LogLevel log_level = LogLevel::info;
   double horizon_s = kHorizonS.default_value;  // the allocator's look-ahead
   // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an

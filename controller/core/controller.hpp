@@ -17,6 +17,7 @@
 #include "core/cycle.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/home.hpp"
 #include "core/resizer.hpp"
 #include "gaptrain/protocol.hpp"
 
@@ -32,6 +33,7 @@ class Controller {
   // elastic jobs follow Slurm. Returns the jobs that ended and the satellites Slurm preempted.
   Refreshed observe(Snapshot snapshot, double mono_s) {
     snapshot_ = std::move(snapshot);
+    see_home(snapshot_, settings_.home_partition);
     holes_ = find_holes(snapshot_, holes_);
     return elastic_.refresh(snapshot_, mono_s);
   }

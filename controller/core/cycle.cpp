@@ -19,6 +19,7 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;
   settings.resize = config.resize;
   settings.lease_s = config.lease_s;
+  settings.home_partition = config.home_partition;
   return settings;
 }
 
@@ -31,6 +32,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.elastic_partitions = config.elastic_partitions;
   settings.satellite_qos = config.satellite_qos;
   settings.satellite_partition = config.satellite_partition;
+  settings.home_partition = config.home_partition;
   return settings;
 }
 

@@ -37,6 +37,8 @@ struct CycleSettings {
   PlannerSettings planner;
   bool resize = true;    // false: plan and say what would be done, change nothing
   double lease_s = 0.0;  // the lease gaptraind gives (0: none known)
+  // The home mode (home.hpp): each snapshot is seen through see_home() before anything else.
+  std::string home_partition;
 };
 
 // What gaptraind.json sets of the cycle and of the resizer: the daemon and the simulator take

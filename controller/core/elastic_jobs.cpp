@@ -291,6 +291,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.uid = job->user_id;
   elastic.batch_host = job->batch_host.empty() ? request.batch_host : job->batch_host;
   elastic.nodes = batch_host_first(*job, elastic.batch_host);
+  elastic.at_home = job->at_home;
   elastic.min_nodes = request.min_nodes;
   elastic.max_nodes = request.max_nodes;
   elastic.allowed_sizes = request.allowed_sizes;
@@ -435,6 +436,7 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
     ElasticJob& elastic = it->second;
     if (!job->batch_host.empty()) elastic.batch_host = job->batch_host;
     elastic.nodes = batch_host_first(*job, elastic.batch_host);
+    elastic.at_home = job->at_home;
     // A job runs on one type at a time (the allocator keeps it there): its batch host's.
     elastic.held_type = elastic.nodes.empty() ? std::string() : types.of(elastic.nodes.front());
     learn_per_type(elastic, *job, snapshot);

@@ -67,6 +67,9 @@ struct ElasticJob {
   std::vector<std::string> nodes;
   std::map<std::string, std::uint32_t> satellites;  // node -> satellite job id
   std::string batch_host;                           // from Slurm
+  // Its batch script runs on a home node (home.hpp): `nodes` are all satellites, and with none
+  // left it is paused, never requeued.
+  bool at_home = false;
   int min_nodes = 1;
   int max_nodes = 1;
   // The only counts it runs on (--elastic=2-8:2; gaptrain/node_sizes.hpp); empty: every count.

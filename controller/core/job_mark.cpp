@@ -1,5 +1,6 @@
 #include "job_mark.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <vector>
 
@@ -49,6 +50,11 @@ JobMark read_job_mark(std::string_view admin_comment) {
         if (!low || !high || *low < 1 || *high < *low) continue;
         mark.min_nodes = low;
         mark.max_nodes = high;
+      } else if (field.starts_with("trains_in=")) {
+        mark.trains_in = std::string(field.substr(10));
+      } else if (field.starts_with("tres=")) {
+        mark.tres_per_node = std::string(field.substr(5));
+        std::ranges::replace(mark.tres_per_node, '+', ',');
       }
     }
   }
@@ -66,6 +72,16 @@ std::string with_job_mark(std::string_view admin_comment, const JobMark& mark) {
   if (mark.min_nodes && mark.max_nodes) {
     if (!fields.empty()) fields += ',';
     fields += "nodes=" + std::to_string(*mark.min_nodes) + "-" + std::to_string(*mark.max_nodes);
+  }
+  if (!mark.trains_in.empty()) {
+    if (!fields.empty()) fields += ',';
+    fields += "trains_in=" + mark.trains_in;
+  }
+  if (!mark.tres_per_node.empty()) {
+    std::string tres = mark.tres_per_node;
+    std::ranges::replace(tres, ',', '+');
+    if (!fields.empty()) fields += ',';
+    fields += "tres=" + tres;
   }
   if (fields.empty()) {
     if (!out.empty()) out.pop_back();

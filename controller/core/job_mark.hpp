@@ -4,7 +4,10 @@
 // Kept in the job's AdminComment, which only an admin (gaptraind: root or SlurmUser) may
 // write and slurmctld keeps across restarts, so that a lost or corrupt state file costs no job
 // its limit (issue 27: a job submitted without --time ended TIMEOUT at its lease). The mark is
-// one word, "gaptrain:limit=MIN,nodes=A-B", beside whatever else the site keeps there. Pure.
+// one word, "gaptrain:limit=MIN,nodes=A-B", beside whatever else the site keeps there; in the
+// home mode (home.hpp) also ",trains_in=PARTITION" and ",tres=GRES": the elastic partition a job
+// whose batch script moved to the home partition trains in, and the per-node GRES its satellites
+// ask for (the home node has none; "+" stands for the commas of Slurm's list). Pure.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,8 @@ struct JobMark {
   std::optional<std::uint32_t> time_limit_minutes;  // 0: none (INFINITE)
   std::optional<std::uint32_t> min_nodes;
   std::optional<std::uint32_t> max_nodes;
+  std::string trains_in = {};      // "": not at home
+  std::string tres_per_node = {};  // at home: Slurm's per-node TRES the job asked for ("": none)
   bool operator==(const JobMark&) const = default;
 };
 

@@ -27,6 +27,7 @@ protocol::LaunchInstruction launch_instruction(const ElasticJob& job,
   instruction.nodes = job.nodes;
   instruction.drain = std::move(drain);
   instruction.allocations = job.satellites;
+  instruction.home = job.at_home;
   const auto holds = [&job](const std::string& node) {
     return std::find(job.nodes.begin(), job.nodes.end(), node) != job.nodes.end();
   };

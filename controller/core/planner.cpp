@@ -80,6 +80,8 @@ void keep_an_allowed_count(const ElasticJob& job, std::vector<std::string>& kept
 
 // The action that takes `lost` from `job`: a shrink when the job keeps its batch host and its
 // minimum, else a requeue (Slurm cannot remove the batch host; below its minimum it cannot run).
+// A job at home (home.hpp) is never requeued: below its minimum it lets go of every node and
+// is paused, its launcher waiting on the home node for the nodes the allocator gives it next.
 // A job that runs only at some counts lets go of what is beyond the largest it keeps, at once.
 // Without `shrink_own_nodes` (disable_job_shrink) only satellites can go by a shrink.
 Action release(const ElasticJob& job, const std::set<std::string>& lost, std::string reason,
@@ -90,6 +92,12 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
   action.nodes = minus(job.nodes, lost);
   keep_an_allowed_count(job, action.nodes);
   const std::vector<std::string> gone = minus(job.nodes, action.nodes);
+  if (job.at_home) {
+    if (static_cast<int>(action.nodes.size()) < job.min_nodes) action.nodes.clear();
+    action.kind = ActionKind::shrink;
+    action.drain = minus(job.nodes, action.nodes);
+    return action;
+  }
   const bool keeps_batch_host = contains(action.nodes, job.batch_host);
   const bool shrinkable =
       shrink_own_nodes || !loses_own_node(job, std::set<std::string>(gone.begin(), gone.end()));
@@ -431,7 +439,8 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     const std::vector<std::string> target = target_of(job);
     const std::vector<std::string> added = minus(minus(target, job.nodes), pinned);
     const std::vector<std::string> removed = minus(minus(job.nodes, target), pinned);
-    if (!added.empty() && job.nodes.empty()) {
+    // A job at home with no node is paused, not pending: it grows (satellites) to resume.
+    if (!added.empty() && job.nodes.empty() && !job.at_home) {
       // Admitted on as few nodes as it runs on (its minimum: below it the job cannot start),
       // the batch host first, on the longest of the holes; the allocator grows it into the
       // others as satellites once it runs. A job's own nodes are never shrunk below them, only

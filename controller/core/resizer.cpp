@@ -141,11 +141,20 @@ std::uint32_t Resizer::first_lease_minutes(std::int64_t hole_end, const Now& now
 bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& now) {
   // The limit it was submitted with caps its leases; admission replaces it with the first. It
   // is kept in the job's own record too (job_mark.hpp), for a gaptraind without its state file.
+  // At home (home.hpp) it holds no training node by its own limit: it keeps that limit, and
+  // only its satellites are leased.
+  const bool home = !settings_.home_partition.empty();
   std::string admin_comment;
   bool held = true;  // a job no longer listed: the admission's release is harmless
+  std::uint32_t limit = 0;
   if (const Job* job = find_job(snapshot, action.job_id)) {
-    const JobMark mark = admission_mark(*job);
-    user_limits_.emplace(action.job_id, mark.time_limit_minutes.value_or(0));
+    JobMark mark = admission_mark(*job);
+    if (home) {
+      mark.trains_in = job->partition;
+      mark.tres_per_node = job->tres_per_node;
+    }
+    limit = mark.time_limit_minutes.value_or(0);
+    user_limits_.emplace(action.job_id, limit);
     admin_comment = with_job_mark(job->admin_comment, mark);
     held = job->held;
   }
@@ -153,9 +162,11 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
   const ActionResult result =
       slurm_.admit(AdmitRequest{.job_id = action.job_id,
                                 .nodes = action.nodes,
-                                .time_limit_minutes = first_lease_minutes(action.hole_end, now),
+                                .time_limit_minutes =
+                                    home ? limit : first_lease_minutes(action.hole_end, now),
                                 .admin_comment = std::move(admin_comment),
-                                .held = held});
+                                .held = held,
+                                .home_partition = settings_.home_partition});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;
@@ -440,7 +451,7 @@ void Resizer::keep_leases(const Snapshot& snapshot, const ElasticJobs& jobs,
       const std::int64_t end = takeover(node);
       if (end > 0 && (until == 0 || end < until)) until = end;
     }
-    keep_lease(*job, limit->second, false, until, now);
+    if (!managed.at_home) keep_lease(*job, limit->second, false, until, now);
     // Each satellite's own lease, renewed while no regular job waits for its node: should its
     // reclaim fail, the lease gives the node back, and the job loses that node only.
     for (const auto& [node, satellite_id] : managed.satellites) {

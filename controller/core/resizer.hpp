@@ -52,6 +52,9 @@ struct ResizerSettings {
   ElasticPartitions elastic_partitions;  // where the jobs and their satellites are
   std::string satellite_qos;        // the QOS satellites run in; "": their job's (DaemonConfig)
   std::string satellite_partition;  // the partition they are allocated in; "": their job's
+  // The home mode (home.hpp): admissions move a job's batch script to this partition, and the
+  // job trains on satellites only. "": today's mode.
+  std::string home_partition;
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.

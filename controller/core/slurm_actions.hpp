@@ -70,6 +70,10 @@ struct AdmitRequest {
   // How it waits: held (--hold), which the admission releases; or parked (a begin time far
   // ahead), which the admission's begin time of now ends alone.
   bool held = true;
+  // The home mode (home.hpp): the job starts in this partition of home nodes, on one of them
+  // (Slurm picks it), sharing it, with no GRES, at its own time limit (`time_limit_minutes`):
+  // `nodes` are then the holes it will grow into once it runs. "": on `nodes` themselves.
+  std::string home_partition = {};
 };
 
 class SlurmActions {

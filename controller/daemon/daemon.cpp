@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "auth.hpp"
+#include "core/home.hpp"
 #include "core/launch_instruction.hpp"
 #include "core/node_type.hpp"
 #include "gaptrain/input_error.hpp"
@@ -333,6 +334,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
   assign_node_types(snapshot, config_.node_types);
+  see_home(snapshot, config_.home_partition);
   snapshot_ = std::move(snapshot);
 
   std::vector<Hole> holes = find_holes(snapshot_, holes_);

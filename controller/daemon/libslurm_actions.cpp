@@ -197,6 +197,7 @@ ActionResult LibslurmActions::set_time_limit(std::uint32_t job_id, std::uint32_t
 }
 
 ActionResult LibslurmActions::admit(const AdmitRequest& r) {
+  if (!r.home_partition.empty()) return admit_home(r);
   const std::string what = "admission of " + job_text(r.job_id) + " on " + join_nodes(r.nodes);
   if (r.nodes.empty() || r.time_limit_minutes == 0) {
     return {false, what + ": refused, needs nodes and a time limit"};
@@ -217,11 +218,37 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   // candidates whose own begin time is ahead are not admitted.
   shape.begin_time = time(nullptr);
   if (ActionResult set = update(shape, what); !set.ok) return set;
-  if (!r.held) return success();  // parked: eligible now, its priority as Slurm computed it
+  return r.held ? release_hold(r.job_id) : success();
+}
+
+ActionResult LibslurmActions::admit_home(const AdmitRequest& r) {
+  const std::string what =
+      "admission of " + job_text(r.job_id) + " to home partition " + r.home_partition;
+  std::string partition = r.home_partition;
+  std::string no_nodes;  // what it was admitted on before (a requeue's) no longer binds it
+  std::string no_gres;   // a home node has none: the satellites ask for them (the job's mark)
+  job_desc_msg_t shape = blank_desc(r.job_id);
+  shape.partition = partition.data();
+  // One task on one home node, beside the other jobs' batch scripts there.
+  shape.min_nodes = shape.max_nodes = 1;
+  shape.num_tasks = shape.min_cpus = 1;
+  shape.req_nodes = no_nodes.data();
+  shape.tres_per_node = no_gres.data();
+  shape.shared = 1;
+  // Its own limit: a job at home holds no training node by it (its satellites are leased).
+  shape.time_limit = r.time_limit_minutes == 0 ? INFINITE : r.time_limit_minutes;
+  std::string admin_comment = r.admin_comment;
+  if (!admin_comment.empty()) shape.admin_comment = admin_comment.data();
+  shape.begin_time = time(nullptr);
+  if (ActionResult set = update(shape, what); !set.ok) return set;
+  return r.held ? release_hold(r.job_id) : success();
+}
+
+ActionResult LibslurmActions::release_hold(std::uint32_t job_id) {
   // Release (scontrol release): priority INFINITE lets Slurm recompute it.
-  job_desc_msg_t release = blank_desc(r.job_id);
-  release.priority = INFINITE;
-  return update(release, "release of " + job_text(r.job_id));
+  job_desc_msg_t desc = blank_desc(job_id);
+  desc.priority = INFINITE;
+  return update(desc, "release of " + job_text(job_id));
 }
 
 ActionResult LibslurmActions::requeue(std::uint32_t job_id) {

@@ -36,6 +36,12 @@ class LibslurmActions final : public SlurmActions {
   ActionResult park(std::uint32_t job_id) override;
 
   JobView describe(std::uint32_t job_id);
+
+ private:
+  // admit() in the home mode (AdmitRequest::home_partition).
+  ActionResult admit_home(const AdmitRequest& request);
+  // Ends a hold (scontrol release).
+  ActionResult release_hold(std::uint32_t job_id);
 };
 
 }  // namespace gaptrain::daemon

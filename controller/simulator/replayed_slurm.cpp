@@ -475,6 +475,8 @@ ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
   const auto it = jobs_.find(request.job_id);
   if (it == jobs_.end() || it->second.phase != Phase::held)
     return refuse("admit: job " + std::to_string(request.job_id) + " is not held");
+  if (!request.home_partition.empty())
+    return refuse("admit: the replay does not model the home mode (home_partition) yet");
   std::vector<int> nodes;
   for (const std::string& name : request.nodes) {
     const std::optional<int> node = index_of(name);

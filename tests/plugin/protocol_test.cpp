@@ -476,6 +476,15 @@ TEST(ProtocolTest, LaunchReplyRoundTrips) {
   noticed.notice = {{"n2", 1764300060.5}};
   EXPECT_EQ(decode_launch_reply(encode_reply(noticed)).notice, noticed.notice);
   EXPECT_FALSE(decode_launch_reply(encode_reply(noticed)).batch);
+  EXPECT_FALSE(decode_launch_reply(encode_reply(noticed)).home);
+
+  LaunchInstruction paused_at_home;  // no node: the launcher waits on its home node
+  paused_at_home.home = true;
+  EXPECT_EQ(encode_reply(paused_at_home), R"({"launch":{"allocations":{},"drain":[],"home":true,)"
+                                          R"("nodes":[]},"ok":true})");
+  EXPECT_TRUE(decode_launch_reply(encode_reply(paused_at_home)).home);
+  EXPECT_THROW(decode_launch_reply(R"({"ok":true,"launch":{"nodes":[],"drain":[],"home":1}})"),
+               InputError);
 }
 
 TEST(ProtocolTest, LaunchReplyCarriesTheBatchToTrainAt) {

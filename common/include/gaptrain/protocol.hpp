@@ -153,6 +153,9 @@ struct LaunchInstruction {
   // For a job with a batch range: the batch to train at on the nodes it keeps (those of `nodes`
   // not in `drain`). Empty for a job without one.
   std::optional<InstructedBatch> batch;
+  // The job's batch script runs on a home node that never trains (the home mode): `nodes` are
+  // all satellites, and may be none (the job is paused: its launcher waits for nodes).
+  bool home = false;
 };
 
 // The reply line {"ok":true,"launch":{"nodes":[...],"drain":[...],"allocations":{"n3":42,...}}}.
