@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <sstream>
@@ -47,28 +48,10 @@ std::vector<std::string> minus(const std::vector<std::string>& from,
   return rest;
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
 milliseconds backoff(int failures) {
   milliseconds delay = kFirstBackoff;
   for (int i = 1; i < failures && delay < kMaxBackoff; ++i) delay *= 2;
   return std::min(delay, kMaxBackoff);
-}
-
-// Wanted nodes in the instruction's order (batch host first): what the host file lists.
-std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruction) {
-  std::vector<std::string> nodes;
-  for (const std::string& node : instruction.nodes) {
-    if (std::find(instruction.drain.begin(), instruction.drain.end(), node) ==
-        instruction.drain.end()) {
-      nodes.push_back(node);
-    }
-  }
-  return nodes;
 }
 
 }  // namespace
@@ -78,7 +61,7 @@ Launcher::Launcher(LaunchOptions options, JobContext job)
       job_(std::move(job)),
       stranded_(kStrandedPatience, job_.workers_per_node, job_.batch_host),
       progress_feed_(options_.progress_file, job_.max_nodes) {
-  desired_.nodes = job_.nodes;
+  // Nothing runs before gaptraind's first instruction, or kFirstInstructionPatience without one.
   job_view_.job_id = job_.job_id;
   job_view_.min_nodes = job_.min_nodes;
   job_view_.max_nodes = job_.max_nodes;
@@ -97,7 +80,8 @@ int Launcher::run() {
   started_ = Clock::now();
   next_poll_ = Clock::now();
   // The first report comes before any step starts, so a controller that already knows better
-  // (a resize right at start) is followed from the outset; without one, SLURM_JOB_NODELIST.
+  // (a resize right at start, a job at home) is followed from the outset; without one, after
+  // kFirstInstructionPatience, SLURM_JOB_NODELIST.
   report_and_follow();
   reconcile_and_act();
   for (;;) {
@@ -118,6 +102,11 @@ int Launcher::run() {
       ack_now_ = false;
     }
     if (Clock::now() >= next_poll_) report_and_follow();
+    fail_open_without_instruction(Clock::now());
+    if (store_host_) {
+      if (const std::optional<std::string> line = store_host_->keep_running(Clock::now()))
+        say(*line);
+    }
     if (failed_ && !finishing_) {
       return stop_everything(1);
     }
@@ -128,6 +117,7 @@ int Launcher::run() {
       else
         say("the training finished; every step has ended");
       summarize();
+      if (store_host_) store_host_->stop();
       std::remove(job_.hostfile.c_str());
       std::remove(job_.job_file.c_str());
       return failed_ ? 1 : 0;
@@ -198,9 +188,11 @@ void Launcher::report_and_follow() {
   registration_retry_.answered();
   if (outage_) say("controller answering again");
   outage_.reset();
-  if (answer.instruction.nodes.empty()) {
-    return;  // a job always holds its batch host: an empty list is no instruction to follow
-  }
+  // A job always holds its batch host: an empty list is no instruction to follow, unless the
+  // job is at home, where it is a pause.
+  if (answer.instruction.nodes.empty() && !answer.instruction.home) return;
+  if (answer.instruction.home && !home_) start_home();
+  instructed_ = true;
   const protocol::LaunchInstruction followed =
       without_taken_back(answer.instruction, taken_back_, job_.job_id);
   // What changed, said as what happens to the job.
@@ -210,11 +202,17 @@ void Launcher::report_and_follow() {
     ++grows_;
     say("grew onto " + join(added) + ": training on " + join(wanted_nodes(followed)));
   }
+  const bool pausing = home_ && wanted_nodes(followed).empty();
   if (!giving.empty()) {
     ++shrinks_;
-    say("giving " + join(giving) + " back to the cluster: training goes on with " +
-        join(wanted_nodes(followed)));
+    say("giving " + join(giving) + " back to the cluster: " +
+        (pausing
+             ? std::string("the job pauses (its state in the checkpoint) until it gets nodes again")
+             : "training goes on with " + join(wanted_nodes(followed))));
+  } else if (pausing && !paused_) {
+    say("no node to train on: the job waits on its home node until it gets some");
   }
+  paused_ = pausing;
   desired_ = followed;
 }
 
@@ -342,8 +340,6 @@ void Launcher::update_hostfile() {
 }
 
 void Launcher::start_step(const std::string& node) {
-  const std::string nnodes = std::to_string(wanted_nodes(desired_).size());
-  const std::string master = desired_.nodes.empty() ? job_.batch_host : desired_.nodes.front();
   Step& step = steps_[node];
   step.name = "gaptrain." + node + "." + std::to_string(++serial_);
   // A node the job grew into is held by a satellite allocation: the step runs in that one.
@@ -360,18 +356,7 @@ void Launcher::start_step(const std::string& node) {
                                    "--jobid=" + std::to_string(step.job_id),
                                    "--job-name=" + step.name};
   argv.insert(argv.end(), options_.command.begin(), options_.command.end());
-  const std::vector<std::string> env = environment_with(
-      {"GAPTRAIN_HOSTFILE=" + job_.hostfile, "GAPTRAIN_NNODES=" + nnodes,
-       "GAPTRAIN_MASTER_ADDR=" + master,
-       // In a satellite SLURM_JOB_ID is the satellite's: this is the job's.
-       "GAPTRAIN_JOB_ID=" + std::to_string(job_.job_id), "GAPTRAIN_JOB_FILE=" + job_.job_file,
-       "GAPTRAIN_PROGRESS_FILE=" + options_.progress_file, "GAPTRAIN_RDZV_HOST=" + job_.rdzv_host,
-       "GAPTRAIN_RDZV_PORT=" + std::to_string(job_.rdzv_port),
-       "GAPTRAIN_STORE_SECRET=" + job_.store_secret,
-       "GAPTRAIN_MIN_NODES=" + std::to_string(job_.min_nodes),
-       "GAPTRAIN_MAX_NODES=" + std::to_string(job_.max_nodes),
-       "GAPTRAIN_NOTICE_SIGNAL=" + std::to_string(options_.notice_signal),
-       "GAPTRAIN_MAX_RESTARTS=" + std::to_string(options_.max_restarts)});
+  const std::vector<std::string> env = worker_environment();
   try {
     step.pid = spawn(argv, env);
     step.phase = StepPhase::running;
@@ -467,7 +452,7 @@ void Launcher::reap_steps(Clock::time_point now) {
     }
     step.pid = -1;
     const StepExit exit = step_exit_of(*status);
-    const bool success = exit == StepExit::success;
+    const bool success = exit == StepExit::success || exit == StepExit::left;
     if (step.phase == StepPhase::stopping) {
       const double took = std::chrono::duration<double>(now - step.stop_since).count();
       std::ostringstream after;
@@ -493,6 +478,10 @@ void Launcher::reap_steps(Clock::time_point now) {
         const std::uint32_t allocation = step.job_id;
         it = steps_.erase(it);
         drop_node_taken(lost, allocation, *status);
+        // Its worker is gone: Slurm's preemption need not wait out its GraceTime for the node.
+        if (exit == StepExit::left && allocation != job_.job_id) {
+          (void)run_command({"scancel", std::to_string(allocation)}, kCommandTimeout);
+        }
         continue;
       }
       case StepEnd::finished:
@@ -572,6 +561,7 @@ int Launcher::stop_everything(int exit_code) {
     reap_steps(Clock::now());
     advance_stops(Clock::now());
   }
+  if (store_host_) store_host_->stop();
   std::remove(job_.hostfile.c_str());
   std::remove(job_.job_file.c_str());
   say("every step stopped; exiting with " + std::to_string(exit_code));

@@ -22,6 +22,7 @@
 #include "reconcile.hpp"
 #include "registration_retry.hpp"
 #include "said_once.hpp"
+#include "store_host.hpp"
 #include "stranded.hpp"
 
 namespace gaptrain::launch {
@@ -87,6 +88,12 @@ class Launcher {
   void drop_node_taken(const std::string& node, std::uint32_t allocation, int status);
   void advance_stops(Clock::time_point now);
   void start_step(const std::string& node);
+  // What every worker's environment adds to the launcher's (and the store host's, at home).
+  std::vector<std::string> worker_environment() const;
+  // The first instruction said the job is at home: the store host starts, no worker runs here.
+  void start_home();
+  // No instruction came within kFirstInstructionPatience: train on the job's own nodes.
+  void fail_open_without_instruction(Clock::time_point now);
   void request_stop(const std::string& node, Step& step);
   void deliver_term(Step& step);
   void update_hostfile();
@@ -129,6 +136,10 @@ class Launcher {
   bool finishing_ = false;     // a step exited 0: the training is over
   bool stopping_all_ = false;  // stop_everything() runs
   bool failed_ = false;        // a step failed after finishing began, or for good
+  bool instructed_ = false;    // an instruction was followed, or the wait for one given up
+  bool home_ = false;          // the job is at home (LaunchInstruction::home)
+  bool paused_ = false;        // at home with no node to train on
+  std::optional<StoreHost> store_host_;  // at home: the job's rendezvous store
   int serial_ = 0;
 };
 

@@ -35,6 +35,7 @@ StepExit step_exit_of(int wait_status) {
     case 0: return StepExit::success;
     case kExitStartAgain: return StepExit::start_again;
     case kExitFailedForGood: return StepExit::failed_for_good;
+    case kExitLeft: return StepExit::left;
     default: return StepExit::failure;
   }
 }
@@ -43,7 +44,9 @@ StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failu
                        int max_restarts) {
   // Slurm ends the steps of a node it takes, and srun may then exit 0 ("Node failure"): an end
   // on a node gone from the job says nothing about the training.
-  if (holding == Holding::gone) return StepEnd::taken_back;
+  // A worker that left by itself without being asked here left because its node goes: Slurm
+  // preempting a satellite sends SIGTERM and holds the node for its GraceTime meanwhile.
+  if (holding == Holding::gone || exit == StepExit::left) return StepEnd::taken_back;
   if (exit == StepExit::success) return StepEnd::finished;
   // The training's outcome was decided where it finished; a worker that ends afterwards, with
   // whatever status, could not change it (torchrun on a node that joined as the rendezvous

@@ -42,6 +42,8 @@ enum class StepExit {
                     // the job goes on from its checkpoint): a regroup, not a failure
   failed_for_good,  // exit 76: the step gave up itself (gaptrain.torchrun after a crash that
                     // recurs without a resize): starting it again would only repeat it
+  left,             // exit 77: the worker left the job, its node given back (asked by the job
+                    // file, or SIGTERM from anyone: Slurm's GraceTime when it preempts a satellite)
   failure,          // anything else
 };
 
@@ -50,6 +52,8 @@ inline constexpr int kExitStartAgain = 75;
 // Exit status 76 is a step's "failed for good: do not start me again"
 // (python/gaptrain/torchrun.py).
 inline constexpr int kExitFailedForGood = 76;
+// Exit status 77 is the helper's "left the job: my node is given back" (python/gaptrain/group.py).
+inline constexpr int kExitLeft = 77;
 
 StepExit step_exit_of(int wait_status);
 

@@ -19,6 +19,12 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
 void say(const std::string& line) {
   std::cerr << "gaptrain-launch " << clock_time(unix_now()) << ": " << line << std::endl;
 }

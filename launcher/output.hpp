@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gaptrain::launch {
 
@@ -12,5 +13,8 @@ std::string clock_time(double unix_s);
 double unix_now();
 // One line "gaptrain-launch HH:MM:SS: LINE" on standard error.
 void say(const std::string& line);
+
+// "n1,n2,n3": nodes for a line of the job's output.
+std::string join(const std::vector<std::string>& items);
 
 }  // namespace gaptrain::launch

@@ -62,6 +62,17 @@ Actions reconcile(const std::vector<StepView>& steps,
   return actions;
 }
 
+std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruction) {
+  std::vector<std::string> nodes;
+  for (const std::string& node : instruction.nodes) {
+    if (std::find(instruction.drain.begin(), instruction.drain.end(), node) ==
+        instruction.drain.end()) {
+      nodes.push_back(node);
+    }
+  }
+  return nodes;
+}
+
 std::vector<std::string> live_nodes(const std::vector<StepView>& steps) {
   std::vector<std::string> live;
   for (const StepView& step : steps) {

@@ -44,6 +44,10 @@ Actions reconcile(const std::vector<StepView>& steps,
 // The nodes with a live step, for the report's "running": those running and those asked to stop
 // that have not ended yet (gaptraind waits for these before it takes a drained node: reporting
 // them gone had it take the node, and kill the step, at its next act).
+// The nodes of `instruction` not in its drain, in its order (batch host first): those the job
+// trains on, what the host file lists.
+std::vector<std::string> wanted_nodes(const protocol::LaunchInstruction& instruction);
+
 std::vector<std::string> live_nodes(const std::vector<StepView>& steps);
 
 // The notices (node -> Unix time) to tell the steps of: those not told yet and those whose time

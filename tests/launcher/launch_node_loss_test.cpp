@@ -29,6 +29,15 @@ TEST(LaunchNodeLoss, AStepOnANodeGoneFromTheJobIsNeverAFailure) {
   EXPECT_EQ(judge_step_end(StepExit::failure, true, Holding::gone, 1, 3), StepEnd::taken_back);
 }
 
+// A worker that left by itself (exit 77) lost its node, even while Slurm still lists the
+// satellite: preemption with a GraceTime SIGTERMs the step and keeps the node until the grace
+// ends. Taken for a finished training, its exit 0 had ended the job.
+TEST(LaunchNodeLoss, AWorkerThatLeftByItselfLostItsNodeEvenWhileSlurmStillListsIt) {
+  EXPECT_EQ(step_exit_of(kExitLeft << 8), StepExit::left);
+  EXPECT_EQ(judge_step_end(StepExit::left, false, Holding::held, 0, 3), StepEnd::taken_back);
+  EXPECT_EQ(judge_step_end(StepExit::left, false, Holding::unknown, 0, 3), StepEnd::taken_back);
+}
+
 TEST(LaunchNodeLoss, OnlyRepeatedFailuresOnANodeStillTheJobsGiveUp) {
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 3, 3), StepEnd::restart);
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 4, 3), StepEnd::give_up);
