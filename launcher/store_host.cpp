@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <system_error>
 #include <thread>
 
@@ -24,7 +25,11 @@ std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
            "): starting it again; the workers go on from the checkpoint";
   }
   if (now < next_start_) return said;
-  next_start_ = now + std::chrono::seconds(1);
+  // Once a second after it ran a while; one that keeps dying at once waits 2, 4 ... 30 s.
+  quick_deaths_ =
+      starts_ > 0 && now - started_at_ < std::chrono::seconds(10) ? quick_deaths_ + 1 : 0;
+  next_start_ = now + std::chrono::seconds(std::min(30, 1 << std::min(quick_deaths_, 5)));
+  started_at_ = now;
   try {
     pid_ = spawn(argv_, env_);
     ++starts_;

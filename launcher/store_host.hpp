@@ -42,6 +42,8 @@ class StoreHost {
   std::vector<std::string> env_;
   pid_t pid_ = -1;
   int starts_ = 0;
+  int quick_deaths_ = 0;  // in a row, each within 10 s of its start
+  Clock::time_point started_at_{};
   Clock::time_point next_start_{};
 };
 

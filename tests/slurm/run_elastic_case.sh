@@ -1591,7 +1591,8 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   cleanup_steps+=("preempt_satellites_restore")
   printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
   # The satellite partition (issue 31), as scripts/local-cluster --satellite-partition makes it.
-  echo 'PartitionName=satellites Nodes=ALL Default=NO MaxTime=INFINITE State=UP PriorityTier=11 Hidden=YES' >>"$conf"
+  # Over the elastic partition's nodes (not ALL: the cluster's home node never trains).
+  echo "PartitionName=satellites Nodes=$(scontrol -o show partition elastic | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p') Default=NO MaxTime=INFINITE State=UP PriorityTier=11 Hidden=YES" >>"$conf"
   sacctmgr -i add qos satellite >/dev/null
   sacctmgr -i modify qos normal set preempt=satellite >/dev/null
   python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["satellite_partition"] = "satellites"; json.dump(c, open(sys.argv[1], "w"))' "$json"
