@@ -539,8 +539,10 @@ void Launcher::drop_node_taken(const std::string& node, std::uint32_t allocation
   say(node + " was taken back from the job (" +
       (allocation == job_.job_id ? std::string("the job")
                                  : "its satellite " + std::to_string(allocation)) +
-      " no longer holds it; its step ended with " + describe_status(status) +
-      "): training goes on with " + join(wanted_nodes(desired_)));
+      " no longer holds it; its step ended with " + describe_status(status) + "): " +
+      (wanted_nodes(desired_).empty() && home_
+           ? std::string("no node left, the job pauses until gaptraind gives it nodes")
+           : "training goes on with " + join(wanted_nodes(desired_))));
 }
 
 bool Launcher::any_live() const {

@@ -21,8 +21,10 @@ std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
     const std::optional<int> status = reap(pid_);
     if (!status) return std::nullopt;
     pid_ = -1;
-    said = "the job's store host ended (" + describe_status(*status) +
-           "): starting it again; the workers go on from the checkpoint";
+    const bool ran = now - started_at_ >= std::chrono::seconds(10);
+    said = "the job's store host ended (" + describe_status(*status) + ")" +
+           (ran ? ": starting it again; the workers go on from the checkpoint"
+                : " at once: its error is above; trying again");
   }
   if (now < next_start_) return said;
   // Once a second after it ran a while; one that keeps dying at once waits 2, 4 ... 30 s.
