@@ -1720,6 +1720,8 @@ jobs: $(squeue -h -o '%i %j %T %N %r' | tr '\n' ';')"
 source "$here/elastic_needs_cases.sh"
 # shellcheck source=elastic_fault_cases.sh
 source "$here/elastic_fault_cases.sh"
+# shellcheck source=elastic_home_cases.sh
+source "$here/elastic_home_cases.sh"
 
 wait_for_idle_nodes
 "case_$case_name"
