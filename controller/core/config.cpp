@@ -306,6 +306,10 @@ DaemonConfig parse_config(std::string_view json_text) {
                                              "train; name a partition of service nodes of its own");
     }
   }
+  if (root.isMember("satellite_reservation")) {
+    config.satellite_reservation = require_string(
+        root, "satellite_reservation", "the reservation satellites are made in (\"\" for none)");
+  }
   if (root.isMember("log_level")) {
     const std::string level =
         require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");

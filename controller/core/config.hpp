@@ -54,6 +54,10 @@ struct DaemonConfig {
   // loses them all is paused rather than requeued. "": today's mode, the batch script on the
   // first node the job trains on.
   std::string home_partition;
+  // The reservation satellites are made in: one of licences only with ANY_NODES (docs/admin.md,
+  // "Grows Slurm refuses for priority"), so that slurmctld 22.05-24.05, which ranks an immediate
+  // allocation by priority alone, does not refuse a satellite while a regular job pends. "": none.
+  std::string satellite_reservation;
   LogLevel log_level = LogLevel::info;
   double horizon_s = kHorizonS.default_value;  // the allocator's look-ahead
   // How far ahead of now elastic jobs' time limits are kept: the longest a node stays with an

@@ -33,6 +33,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config) {
   settings.satellite_qos = config.satellite_qos;
   settings.satellite_partition = config.satellite_partition;
   settings.home_partition = config.home_partition;
+  settings.satellite_reservation = config.satellite_reservation;
   return settings;
 }
 

@@ -106,7 +106,8 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
       .qos = settings_.satellite_qos.empty() ? job->qos : settings_.satellite_qos,
       .tres_per_node = typed ? satellite_tres(job->tres_per_node, first->type, first->type_source)
                              : job->tres_per_node,
-      .constraint = typed && first->type_source == NodeTypeSource::feature ? first->type : ""});
+      .constraint = typed && first->type_source == NodeTypeSource::feature ? first->type : "",
+      .reservation = settings_.satellite_reservation});
   if (!result.ok) {
     failed(action.job_id, action.kind, "grow", result.error, action.nodes, now);
     return false;

@@ -55,6 +55,7 @@ struct ResizerSettings {
   // The home mode (home.hpp): admissions move a job's batch script to this partition, and the
   // job trains on satellites only. "": today's mode.
   std::string home_partition;
+  std::string satellite_reservation;  // the reservation satellites are made in; "": none
 };
 
 // Both clocks: CLOCK_MONOTONIC seconds for deadlines, epoch seconds for Slurm's times.

@@ -13,9 +13,9 @@ constexpr Setting number(const NumberSetting& n, SettingType type, std::string_v
 
 }  // namespace
 
-const std::array<Setting, 30>& daemon_settings() {
+const std::array<Setting, 31>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 30> kSettings{{
+  static constexpr std::array<Setting, 31> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
@@ -36,6 +36,9 @@ const std::array<Setting, 30>& daemon_settings() {
       {"home_partition", text, "\"\"", 0, 0,
        "the partition of shared home nodes elastic jobs' batch scripts run in, every training "
        "node a satellite; \"\": batch scripts on a training node"},
+      {"satellite_reservation", text, "\"\"", 0, 0,
+       "a licences-only ANY_NODES reservation satellites are made in, so that Slurm before 24.11 "
+       "does not refuse them while a regular job pends; \"\": none"},
       {"log_level", text, "\"info\"", 0, 0, "\"debug\", \"info\" or \"warning\""},
       {"resize", flag, "true", 0, 0, "whether jobs are resized (false: watch and plan only)"},
       number(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),

@@ -70,7 +70,7 @@ inline constexpr std::string_view kDefaultElasticPartition = "elastic";
 inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
 
 // Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
-const std::array<Setting, 30>& daemon_settings();
+const std::array<Setting, 31>& daemon_settings();
 
 // The record of `key`, or nullptr for a key gaptraind does not know.
 const Setting* find_setting(std::string_view key);

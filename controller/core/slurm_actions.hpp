@@ -46,6 +46,9 @@ struct GrowRequest {
   // The node type the satellites are of (issue 33), asked for as a constraint when it is a
   // feature ("" none); a GRES type is in tres_per_node instead (satellite_tres).
   std::string constraint;
+  // The reservation the satellites are made in (satellite_reservation; "" none): one of licences
+  // only with ANY_NODES, so that slurmctld does not refuse them for a pending job's priority.
+  std::string reservation = {};
 };
 
 // What a satellite on a node of `type` asks as its per-node GRES: the job's, its untyped GPUs

@@ -98,12 +98,14 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
   std::string qos = r.qos;
   std::string tres_per_node = r.tres_per_node;
   std::string constraint = r.constraint;
+  std::string reservation = r.reservation;
   job_desc_msg_t desc = blank_desc(NO_VAL);
   desc.partition = partition.data();
   if (!account.empty()) desc.account = account.data();
   if (!qos.empty()) desc.qos = qos.data();
   if (!tres_per_node.empty()) desc.tres_per_node = tres_per_node.data();
   if (!constraint.empty()) desc.features = constraint.data();
+  if (!reservation.empty()) desc.reservation = reservation.data();
   desc.req_nodes = nodes.data();
   desc.name = name.data();
   desc.alloc_node = host.data();

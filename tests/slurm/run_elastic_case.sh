@@ -1590,17 +1590,26 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   cp "$json" "$work/gaptraind.json.orig"
   cleanup_steps+=("preempt_satellites_restore")
   printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
+  # Before 24.11 the partition's tier does not count for an immediate allocation: satellites
+  # there are made in a reservation of a licence only (docs/admin.md, "Grows Slurm refuses for
+  # priority"), created once slurmctld runs again.
+  tiers_rank_satellites || echo 'Licenses=gaptrain_satellite:1' >>"$conf"
   # The satellite partition (issue 31), as scripts/local-cluster --satellite-partition makes it.
   # Over the elastic partition's nodes (not ALL: the cluster's home node never trains).
   echo "PartitionName=satellites Nodes=$(scontrol -o show partition elastic | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p') Default=NO MaxTime=INFINITE State=UP PriorityTier=11 Hidden=YES" >>"$conf"
   sacctmgr -i add qos satellite >/dev/null
   sacctmgr -i modify qos normal set preempt=satellite >/dev/null
-  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["satellite_partition"] = "satellites"; json.dump(c, open(sys.argv[1], "w"))' "$json"
+  python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["satellite_partition"] = "satellites"; c["satellite_reservation"] = sys.argv[2]; json.dump(c, open(sys.argv[1], "w"))' \
+    "$json" "$(tiers_rank_satellites || echo gaptrain-satellites)"
   # PreemptType and the partition take a restart of slurmctld; satellite_qos one of gaptraind.
   "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
   "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
     fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
   poll 120 "every node known to slurmctld again" every_node_known
+  tiers_rank_satellites ||
+    scontrol create reservation ReservationName=gaptrain-satellites Licenses=gaptrain_satellite:1 \
+      StartTime=now Duration=infinite Users=-nobody Flags=ANY_NODES >/dev/null ||
+    fail "the satellites' reservation could not be made"
   lines=$(wc -l <"$1")
   "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
   "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1 ||
@@ -1627,6 +1636,7 @@ preempt_satellites_restore() {
   local cluster=$here/../../scripts/local-cluster
   cp "$work/slurm.conf.orig" "$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf"
   cp "$work/gaptraind.json.orig" "$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json"
+  scontrol delete reservation=gaptrain-satellites >/dev/null 2>&1
   sacctmgr -i modify qos normal set preempt= >/dev/null 2>&1
   sacctmgr -i delete qos satellite >/dev/null 2>&1
   "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
@@ -1636,10 +1646,11 @@ preempt_satellites_restore() {
   local deadline=$((SECONDS + 120))
   until every_node_known || ((SECONDS >= deadline)); do sleep 0.2; done
 }
-# Satellites in the satellite partition (above regular's PriorityTier) are granted in holes
-# while a regular job of higher priority pends: an 8-node job waits for a 1-node regular job,
-# the elastic job grows into the 6 nodes another regular job leaves, and Slurm refuses none
-# ("insufficient priority", which every grow got in the elastic partition). Sets `job`.
+# Satellites in the satellite partition (above regular's PriorityTier; from 24.11) or in the
+# satellites' reservation (before 24.11) are granted in holes while a regular job of higher
+# priority pends: an 8-node job waits for a 1-node regular job, the elastic job grows into the 6
+# nodes another regular job leaves, and Slurm refuses none ("insufficient priority", which
+# every grow got in the elastic partition). Sets `job`.
 grown_past_a_pending_job() {
   local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log lines one six big
   one=$(submit -p regular -N 1 -t 10 --wrap 'sleep 600')
@@ -1664,11 +1675,7 @@ case_satellites_preempted() {
   local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log job batch_host pid regular satellites
   local preempted lines
   preempt_satellites_setup "$log"
-  if tiers_rank_satellites; then
-    grown_past_a_pending_job
-  else
-    elastic_grown_into_satellites "$idle_loop"
-  fi
+  grown_past_a_pending_job
   batch_host=$(job_field "$job" BatchHost)
   satellites=$(satellites_of "$job" | sort | tr '\n' ',')
   for s in ${satellites//,/ }; do
