@@ -64,10 +64,10 @@ enum class Placement {
 struct ElasticSetup {
   // The partition of the home node where admitted jobs' batch scripts run; "": none (today's
   // mode, the batch script on the job's first node).
-  std::string home_partition;
+  std::string home_partition = {};
   // A QOS the regular workload's QOS preempts (PreemptMode=CANCEL, GraceTime 0): a satellite in
   // it is cancelled the moment a regular job needs its node. "": satellites wait for gaptraind.
-  std::string preemptable_qos;
+  std::string preemptable_qos = {};
 };
 
 class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {

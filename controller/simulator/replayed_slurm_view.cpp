@@ -121,22 +121,10 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
   snapshot.partitions.push_back(all);
   all.name = elastic_partition_;
   snapshot.partitions.push_back(std::move(all));
-  if (!home_node_.empty()) {
-    snapshot.partitions.push_back({setup_.home_partition, {home_node_}});
-    daemon::Node home;
-    home.name = home_node_;
-    home.state = std::any_of(jobs_.begin(), jobs_.end(),
-                             [](const auto& job) {
-                               return job.second.at_home && job.second.phase == Phase::running;
-                             })
-                     ? NodeState::allocated
-                     : NodeState::idle;
-    snapshot.nodes.push_back(std::move(home));
-  }
 
   // The plan: one pending job per predicted end, on the nodes whose hole ends then.
   std::map<std::int64_t, std::vector<std::string>> planned;
-  snapshot.nodes.reserve(nodes_.size());
+  snapshot.nodes.reserve(nodes_.size() + 1);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
     daemon::Node node;
@@ -156,6 +144,19 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
       planned[wall_at(n.predicted_end_s)].push_back(node.name);
     }
     snapshot.nodes.push_back(std::move(node));
+  }
+  // The home node, after the trace's: shared by the jobs at home, never a hole.
+  if (!home_node_.empty()) {
+    snapshot.partitions.push_back({setup_.home_partition, {home_node_}});
+    daemon::Node home;
+    home.name = home_node_;
+    home.state = std::any_of(jobs_.begin(), jobs_.end(),
+                             [](const auto& job) {
+                               return job.second.at_home && job.second.phase == Phase::running;
+                             })
+                     ? NodeState::allocated
+                     : NodeState::idle;
+    snapshot.nodes.push_back(std::move(home));
   }
   for (auto& [start, nodes] : planned) {
     Job job =
