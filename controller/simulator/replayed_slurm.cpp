@@ -10,9 +10,6 @@ namespace gaptrain::sim {
 namespace {
 
 using daemon::ActionResult;
-using daemon::Job;
-using daemon::JobState;
-using daemon::NodeState;
 
 // How long slurmctld lists an ended job (MinJobAge's default).
 constexpr std::int64_t kMinJobAgeS = 300;
