@@ -94,13 +94,15 @@ Policies:
 
 Output (stdout): a table for people: the policy, nodes, window, useful samples and efficiency,
   node-hours of the regular workload, the elastic jobs and the idle nodes, utilization, jobs
-  submitted and completed, resizes by kind, reclaims and regular jobs' waits, the solver.
+  submitted and completed, resizes by kind, reclaims and regular jobs' waits, requeues and
+  pauses, the solver.
   --json [FILE]: instead of the table, one JSON object for scripts (stdout, or FILE), the
   summary of docs/simulator.md, "Outputs" (hole_node_seconds, allocated_node_seconds,
   utilization, usable_node_seconds, usable_utilization, useful_samples, ideal_samples,
   efficiency, waited_node_seconds, oracle_samples, fraction_of_oracle, oracle_bound,
   jobs_submitted, jobs_completed, mean_jct_s, progress (with --models: samples at the tuned
-  batches, each worth its statistical efficiency), rescales, reclaims, solves, solver_ms_p50/p99/max,
+  batches, each worth its statistical efficiency), rescales, reclaims, preemptions, requeues,
+  pauses, solves, solver_ms_p50/p99/max,
   simulated_s, wall_s) and "parameters", the run's inputs. The oracle fields are null unless
   --oracle was given. --pretty indents it (and implies --json).
   --log FILE: CSV, one line per event: time_s (from the window start), idle_nodes (left free by
@@ -135,6 +137,7 @@ struct SimulateArgs {
   double duration_s = sim::kDurationOption.default_value;
   std::string config_path;          // gaptraind.json: the daemon's settings
   std::optional<double> horizon_s;  // overrides the configuration's horizon_s
+  bool home = false;                // --home: the home mode, as docs/admin.md sets it up
   double time_limit_s = sim::kTimeLimitOption.default_value;
   // Not the allocator's default: see docs/simulator.md, "Which objective".
   std::string objective = "speedup";
@@ -310,6 +313,16 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
     }
   }
   if (args.horizon_s) options.config.horizon_s = *args.horizon_s;
+  if (args.home) {
+    // docs/admin.md's set-up: a home partition and a satellite QOS the regular QOS preempts;
+    // names the configuration gives are kept.
+    daemon::DaemonConfig& config = options.config;
+    if (config.home_partition.empty()) config.home_partition = "elastic-home";
+    if (config.satellite_qos.empty()) config.satellite_qos = "satellite";
+    if (config.elastic_partitions.contains(config.home_partition))
+      throw InputError("--home", "the elastic partition is named \"" + config.home_partition +
+                                     "\"; set home_partition to another name in --config");
+  }
   options.objective = *objective_from_string(args.objective);
   options.placement = args.placement == "trace" ? sim::Placement::trace : sim::Placement::slurm;
   options.solver.time_limit_s = args.time_limit_s;
@@ -410,6 +423,9 @@ Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
   add_completion_times(json, s);
   json["rescales"] = Json::Int64(s.rescales);
   json["reclaims"] = Json::Int64(s.reclaims);
+  json["preemptions"] = Json::Int64(s.preemptions);
+  json["requeues"] = Json::Int64(s.requeues);
+  json["pauses"] = Json::Int64(s.pauses);
   json["solves"] = Json::Int64(s.solves);
   json["solver_ms_p50"] = s.solver_ms_p50;
   json["solver_ms_p99"] = s.solver_ms_p99;
@@ -466,6 +482,8 @@ Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
   p["duration_s"] = args.duration_s > 0.0 ? Json::Value(args.duration_s) : Json::Value();
   p["config"] = args.config_path.empty() ? Json::Value() : Json::Value(args.config_path);
   p["horizon_s"] = options.config.horizon_s;
+  p["home_partition"] = options.config.home_partition;
+  p["satellite_qos"] = options.config.satellite_qos;
   p["objective"] = std::string(to_string(options.objective));
   p["placement"] = options.placement == sim::Placement::trace ? "trace" : "slurm";
   p["time_limit_s"] = options.solver.time_limit_s;
@@ -801,6 +819,11 @@ Command add_simulate_command(CLI::App& parent) {
                   "gaptraind's configuration (gaptraind.json): the replay runs the daemon's "
                   "core with its settings (default: the daemon's defaults)")
       ->type_name("FILE");
+  app->add_flag("--home", args->home,
+                "The home mode (docs/admin.md): batch scripts on a shared home node, every "
+                "training node a satellite Slurm preempts for a regular job at once; a job left "
+                "with no node is paused, never requeued. Sets home_partition and satellite_qos "
+                "where --config leaves them empty");
   app->add_option("--horizon", args->horizon_s,
                   "The allocator's planning horizon (default: the configuration's horizon_s, " +
                       std::to_string(static_cast<int>(daemon::kHorizonS.default_value)) +

@@ -10,51 +10,17 @@ namespace gaptrain::sim {
 namespace {
 
 using daemon::ActionResult;
-using daemon::Job;
-using daemon::JobState;
-using daemon::NodeState;
 
-constexpr std::uint32_t kRegularUid = 1000;
-constexpr std::uint32_t kTrainerUid = 2000;
-constexpr const char* kRegularPartition = "regular";
-// The regular workload's pending jobs keep their ids from one poll to the next, as Slurm's do
-// (gaptraind remembers which jobs it serves by id): the plan's job for the hole end at second
-// t of the replay is kPlanIds + t, the job waiting for node i is kWaitingIds + i. The elastic
-// jobs and satellites count up from 1.
 // How long slurmctld lists an ended job (MinJobAge's default).
 constexpr std::int64_t kMinJobAgeS = 300;
-
-constexpr std::uint32_t kPlanIds = 2'000'000'000U;
-constexpr std::uint32_t kWaitingIds = 4'000'000'000U;
-
-Job regular_pending(std::uint32_t id, std::string partition) {
-  Job job;
-  job.id = id;
-  job.name = "regular";
-  job.user_id = kRegularUid;
-  job.group_id = kRegularUid;
-  job.user = "regular";
-  job.partition = std::move(partition);
-  job.state = JobState::pending;
-  job.reason = daemon::PendingReason::resources;
-  return job;
-}
-
-// The partition of a regular job that can run only on `node`.
-std::string only_partition(const std::string& node) {
-  return "only:" + node;
-}
-
-// The partition of a regular job that can run on any node of `type` ("" untyped).
-std::string type_partition(const std::string& type) {
-  return "type:" + type;
-}
 
 }  // namespace
 
 ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
-                             std::int64_t epoch, Placement placement, bool report_types)
+                             std::int64_t epoch, Placement placement, bool report_types,
+                             ElasticSetup setup)
     : elastic_partition_(std::move(elastic_partition)),
+      setup_(std::move(setup)),
       epoch_(epoch),
       placement_(placement),
       report_types_(report_types) {
@@ -71,6 +37,10 @@ ReplayedSlurm::ReplayedSlurm(const HoleTrace& trace, int node_count, std::string
   for (int i = 0; i < count; ++i) {
     index_.emplace(names_[static_cast<std::size_t>(i)], i);
     placed_[static_cast<std::size_t>(i)] = trace_of_[static_cast<std::size_t>(i)] = i;
+  }
+  if (!setup_.home_partition.empty()) {
+    home_node_ = "home";
+    while (index_.contains(home_node_)) home_node_ += "-";  // not a name the trace uses
   }
 }
 
@@ -173,11 +143,15 @@ double ReplayedSlurm::free_node(int trace_node, double predicted_end_s) {
 bool ReplayedSlurm::take_node(int trace_node) {
   int node = placed(trace_node);
   if (placement_ == Placement::slurm && at(node).hole && at(node).holder != 0) {
-    for (int other = 0; other < node_count(); ++other) {
-      if (!idle(other) || node_type(other) != node_type(node)) continue;
-      swap_places(node, other);  // Slurm starts the job on the first idle node of its type
+    int other = 0;
+    while (other < node_count() && !(idle(other) && node_type(other) == node_type(node))) ++other;
+    // Slurm starts the job on the first idle node of its type; with none, it preempts a
+    // satellite of that type rather than wait (it tries without preemption first).
+    if (other == node_count() && !preemptable(node))
+      other = preemptable_of_type(node_type(node));
+    if (other >= 0 && other < node_count()) {
+      swap_places(node, other);
       node = other;
-      break;
     }
   }
   Node& n = at(node);
@@ -187,11 +161,45 @@ bool ReplayedSlurm::take_node(int trace_node) {
   --hole_nodes_;
   if (n.holder != 0) {
     --held_hole_nodes_;
-    n.wanted = true;
-    n.wanted_since_s = now_s_;
-    ++waiting_;
+    ++reclaims_;
+    if (preemptable(node)) {
+      preempt(node);
+    } else {
+      n.wanted = true;
+      n.wanted_since_s = now_s_;
+      ++waiting_;
+    }
   }
   return true;
+}
+
+bool ReplayedSlurm::preemptable(int node) const {
+  if (setup_.preemptable_qos.empty()) return false;
+  const auto it = satellites_.find(nodes_[static_cast<std::size_t>(node)].holder);
+  return it != satellites_.end() && it->second.qos == setup_.preemptable_qos;
+}
+
+int ReplayedSlurm::preemptable_of_type(const std::string& type) const {
+  for (int i = 0; i < node_count(); ++i) {
+    if (is_hole(i) && node_type(i) == type && preemptable(i)) return i;
+  }
+  return -1;
+}
+
+void ReplayedSlurm::preempt(int node) {
+  Node& n = at(node);
+  Satellite& satellite = satellites_.at(n.holder);
+  satellite.preempted = true;
+  satellite.end_time = wall();
+  n.holder = 0;  // the regular job runs there now: it waited for nothing
+  ++preemptions_;
+  count_pause_of(satellite.owner);
+}
+
+void ReplayedSlurm::count_pause_of(std::uint32_t owner) {
+  const auto it = jobs_.find(owner);
+  if (it == jobs_.end() || !it->second.at_home || it->second.phase != Phase::running) return;
+  if (nodes_of(owner).empty()) ++pauses_;
 }
 
 std::uint32_t ReplayedSlurm::submit_elastic(const std::string& name, int min_nodes, int max_nodes) {
@@ -219,6 +227,10 @@ void ReplayedSlurm::expire() {
   });
   for (auto it = satellites_.begin(); it != satellites_.end();) {
     const Satellite& satellite = it->second;
+    if (satellite.preempted) {
+      it = satellite.end_time + kMinJobAgeS <= wall() ? satellites_.erase(it) : std::next(it);
+      continue;
+    }
     const bool limit_passed =
         satellite.time_limit_minutes != 0 &&
         satellite.start_time + std::int64_t{60} * satellite.time_limit_minutes <= wall();
@@ -235,164 +247,6 @@ std::optional<int> ReplayedSlurm::index_of(const std::string& name) const {
   const auto it = index_.find(name);
   if (it == index_.end()) return std::nullopt;
   return it->second;
-}
-
-Job ReplayedSlurm::job_view(std::uint32_t id, const ElasticJob& elastic) const {
-  Job job;
-  job.id = id;
-  job.name = elastic.name;
-  job.user_id = kTrainerUid;
-  job.group_id = kTrainerUid;
-  job.user = "trainer";
-  job.partition = elastic_partition_;
-  job.min_nodes = static_cast<std::uint32_t>(elastic.min_nodes);
-  job.max_nodes = static_cast<std::uint32_t>(elastic.max_nodes);
-  job.admin_comment = elastic.admin_comment;
-  job.priority = 1;
-  if (elastic.phase == Phase::ended) {
-    job.state = JobState::finished;
-    job.start_time = elastic.start_time;
-    job.end_time = elastic.end_time;
-    return job;
-  }
-  if (elastic.phase == Phase::held) {
-    job.state = JobState::pending;
-    job.held = true;
-    job.priority = 0;
-    job.requeued = elastic.requeued;
-    job.reason = daemon::PendingReason::other;
-    return job;
-  }
-  job.state = JobState::running;
-  for (const int node : elastic.nodes) job.nodes.push_back(node_name(node));
-  job.batch_host = job.nodes.empty() ? std::string() : job.nodes.front();
-  job.start_time = elastic.start_time;
-  job.time_limit_minutes = elastic.time_limit_minutes;
-  job.end_time = elastic.time_limit_minutes == 0
-                     ? 0
-                     : elastic.start_time + std::int64_t{60} * elastic.time_limit_minutes;
-  return job;
-}
-
-std::optional<Job> ReplayedSlurm::job(std::uint32_t job_id) const {
-  const auto it = jobs_.find(job_id);
-  if (it == jobs_.end() || it->second.phase == Phase::ended) return std::nullopt;
-  return job_view(job_id, it->second);
-}
-
-bool ReplayedSlurm::running(std::uint32_t job_id) const {
-  const auto it = jobs_.find(job_id);
-  return it != jobs_.end() && it->second.phase == Phase::running;
-}
-
-std::vector<int> ReplayedSlurm::nodes_of(std::uint32_t job_id) const {
-  const auto it = jobs_.find(job_id);
-  if (it == jobs_.end() || it->second.phase != Phase::running) return {};
-  std::vector<int> nodes = it->second.nodes;
-  for (const auto& [id, satellite] : satellites_)
-    if (satellite.owner == job_id) nodes.push_back(satellite.node);
-  return nodes;
-}
-
-daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std::int64_t now,
-                                                 bool /*full*/) {
-  expire();
-  snapshot.taken_at = now;
-  snapshot.nodes.clear();
-  snapshot.jobs.clear();
-  snapshot.reservations.clear();
-  snapshot.partitions.clear();
-  daemon::Partition all{kRegularPartition, names_};
-  snapshot.partitions.push_back(all);
-  all.name = elastic_partition_;
-  snapshot.partitions.push_back(std::move(all));
-
-  // The plan: one pending job per predicted end, on the nodes whose hole ends then.
-  std::map<std::int64_t, std::vector<std::string>> planned;
-  snapshot.nodes.reserve(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = nodes_[i];
-    daemon::Node node;
-    node.name = names_[i];
-    if (report_types_ && !types_[i].empty()) {
-      node.type = types_[i];
-      node.type_source = daemon::NodeTypeSource::feature;
-    }
-    const bool plan_known = n.hole && n.predicted_end_s != kUnknownEnd;
-    if (!n.hole || n.holder != 0 || n.wanted) {
-      node.state = NodeState::allocated;
-    } else {
-      node.state = plan_known ? NodeState::planned : NodeState::idle;
-    }
-    if (n.hole) node.last_busy = wall_at(n.idle_since_s);
-    if (plan_known) {
-      planned[wall_at(n.predicted_end_s)].push_back(node.name);
-    }
-    snapshot.nodes.push_back(std::move(node));
-  }
-  for (auto& [start, nodes] : planned) {
-    Job job =
-        regular_pending(kPlanIds + static_cast<std::uint32_t>(start - epoch_), kRegularPartition);
-    job.start_time = start;
-    job.sched_nodes = std::move(nodes);
-    // It also waits for nodes the regular workload holds until then: more nodes than are
-    // free or elastic now, so nothing gaptrain gives back would start it sooner.
-    job.min_nodes = static_cast<std::uint32_t>(nodes_.size()) + 1;
-    job.priority = 1;
-    snapshot.jobs.push_back(std::move(job));
-  }
-  std::set<std::string> typed_partitions;  // added to the snapshot already
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (!nodes_[i].wanted) continue;
-    // Placement::slurm: any node of its type will do (no idle one is left, or it would run
-    // there): on a cluster with types, a partition of that type's nodes says so, as its
-    // --constraint would.
-    const bool pinned = placement_ == Placement::trace;
-    std::string partition = kRegularPartition;
-    if (pinned) {
-      partition = only_partition(names_[i]);
-      snapshot.partitions.push_back({partition, {names_[i]}});
-    } else if (!nodes_of_type_.empty()) {
-      partition = type_partition(types_[i]);
-      if (typed_partitions.insert(partition).second)
-        snapshot.partitions.push_back({partition, nodes_of_type_.at(types_[i])});
-    }
-    Job job = regular_pending(kWaitingIds + static_cast<std::uint32_t>(i), partition);
-    job.start_time = now;
-    if (pinned) job.sched_nodes = {names_[i]};
-    job.min_nodes = 1;
-    job.priority = 2;  // it was due first
-    snapshot.jobs.push_back(std::move(job));
-  }
-  for (const auto& [id, elastic] : jobs_) snapshot.jobs.push_back(job_view(id, elastic));
-  for (const auto& [id, satellite] : satellites_) {
-    Job job;
-    job.id = id;
-    job.name = daemon::satellite_name(satellite.owner);
-    job.user_id = kTrainerUid;
-    job.group_id = kTrainerUid;
-    job.user = "trainer";
-    job.partition = elastic_partition_;
-    job.state = JobState::running;
-    job.nodes = {node_name(satellite.node)};
-    job.batch_host = job.nodes.front();
-    job.start_time = satellite.start_time;
-    job.time_limit_minutes = satellite.time_limit_minutes;
-    job.end_time = satellite.time_limit_minutes == 0
-                       ? 0
-                       : satellite.start_time + std::int64_t{60} * satellite.time_limit_minutes;
-    job.min_nodes = job.max_nodes = 1;
-    snapshot.jobs.push_back(std::move(job));
-  }
-  return {true, {}};
-}
-
-daemon::SlurmQueries::Result ReplayedSlurm::load_config(Config& config) {
-  config = Config{};
-  config.private_data = daemon::PrivateData{};
-  config.controller.slurmctld_release = "replay";
-  config.controller.built_release = "replay";
-  return {true, {}};
 }
 
 ActionResult ReplayedSlurm::refuse(const std::string& what) const {
@@ -441,7 +295,11 @@ daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
   }
   for (const int node : nodes) {
     const std::uint32_t id = next_id_++;
-    satellites_.emplace(id, Satellite{request.job_id, node, wall(), request.time_limit_minutes});
+    satellites_.emplace(id, Satellite{.owner = request.job_id,
+                                      .node = node,
+                                      .start_time = wall(),
+                                      .time_limit_minutes = request.time_limit_minutes,
+                                      .qos = request.qos});
     hold(node, id);
     result.satellites.emplace(node_name(node), id);
   }
@@ -450,12 +308,16 @@ daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
 }
 
 ActionResult ReplayedSlurm::release(const std::vector<std::uint32_t>& satellite_ids) {
+  std::set<std::uint32_t> owners;
   for (const std::uint32_t id : satellite_ids) {
     const auto it = satellites_.find(id);
-    if (it == satellites_.end()) continue;  // ended already, as scancel of an ended job
+    // Ended already (gone, or preempted and listed until MinJobAge), as scancel of an ended job.
+    if (it == satellites_.end() || it->second.preempted) continue;
+    owners.insert(it->second.owner);
     let_go(it->second.node);
     satellites_.erase(it);
   }
+  for (const std::uint32_t owner : owners) count_pause_of(owner);
   return {true, {}};
 }
 
@@ -475,8 +337,7 @@ ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
   const auto it = jobs_.find(request.job_id);
   if (it == jobs_.end() || it->second.phase != Phase::held)
     return refuse("admit: job " + std::to_string(request.job_id) + " is not held");
-  if (!request.home_partition.empty())
-    return refuse("admit: the replay does not model the home mode (home_partition) yet");
+  if (!request.home_partition.empty()) return admit_home(it->second, request);
   std::vector<int> nodes;
   for (const std::string& name : request.nodes) {
     const std::optional<int> node = index_of(name);
@@ -491,6 +352,23 @@ ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
   it->second.start_time = wall();
   it->second.time_limit_minutes = request.time_limit_minutes;
   it->second.admin_comment = request.admin_comment;
+  it->second.at_home = false;
+  return {true, {}};
+}
+
+ActionResult ReplayedSlurm::admit_home(ElasticJob& job, const daemon::AdmitRequest& request) {
+  if (request.home_partition != setup_.home_partition)
+    return refuse("admit: partition " + request.home_partition + " does not exist" +
+                  (setup_.home_partition.empty() ? "" : " (home: " + setup_.home_partition + ")"));
+  // As slurmctld (libslurm_actions.cpp admit_home): one task on the home node, shared, at the
+  // job's own limit; the nodes the request names are the holes it grows into once it runs.
+  job.min_nodes = job.max_nodes = 1;
+  job.phase = Phase::running;
+  job.at_home = true;
+  job.nodes.clear();
+  job.start_time = wall();
+  job.time_limit_minutes = request.time_limit_minutes;
+  job.admin_comment = request.admin_comment;
   return {true, {}};
 }
 
@@ -502,6 +380,7 @@ ActionResult ReplayedSlurm::requeue(std::uint32_t job_id) {
   it->second.nodes.clear();
   it->second.phase = Phase::held;
   it->second.requeued = true;
+  ++requeues_;
   it->second.start_time = 0;
   it->second.time_limit_minutes = 0;
   return {true, {}};

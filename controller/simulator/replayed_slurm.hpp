@@ -19,7 +19,12 @@
 // their constraint asks for, if any), shrinks and releases let nodes go, admissions start a
 // held job on its nodes, requeues put a job back in the queue, held, keeping its progress (its
 // checkpoint). A node that is not idle is refused,
-// as slurmctld refuses it. Time limits are recorded, not enforced: gaptraind renews leases at
+// as slurmctld refuses it.
+// The home mode (ElasticSetup::home_partition, core/home.hpp): an admission moves the job to a
+// home node of unbounded capacity, outside the trace, where it holds no training node; it trains
+// on satellites only, and with none left it is paused (running at home, holding nothing).
+// Satellites in a preemptable QOS (ElasticSetup::preemptable_qos) are Slurm's to cancel: a
+// regular job that needs one's node gets it at once, and the satellite is listed PREEMPTED. Time limits are recorded, not enforced: gaptraind renews leases at
 // every poll and the replay polls only when something happens (docs/simulator.md).
 //
 // Times: the replay's seconds `t` are Slurm's epoch seconds epoch + t (kEpoch unless given: a
@@ -54,6 +59,17 @@ enum class Placement {
   slurm,
 };
 
+// What the site set up for elastic jobs besides their partition (docs/admin.md): gaptraind.json's
+// home_partition and satellite_qos.
+struct ElasticSetup {
+  // The partition of the home node where admitted jobs' batch scripts run; "": none (today's
+  // mode, the batch script on the job's first node).
+  std::string home_partition = {};
+  // A QOS the regular workload's QOS preempts (PreemptMode=CANCEL, GraceTime 0): a satellite in
+  // it is cancelled the moment a regular job needs its node. "": satellites wait for gaptraind.
+  std::string preemptable_qos = {};
+};
+
 class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {
  public:
   static constexpr std::int64_t kEpoch = 1'000'000'000;
@@ -62,9 +78,11 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // "regular" and in `elastic_partition`, where the elastic jobs run. Each node has the trace's
   // type, which a poll reports (as a feature, Node::type_source) unless `report_types` is false
   // (a site that told gaptraind no types); placement keeps to the types either way.
+  // With `setup.home_partition`, that partition holds one more node (not the trace's, never a
+  // hole), shared by every job at home.
   ReplayedSlurm(const HoleTrace& trace, int node_count, std::string elastic_partition,
                 std::int64_t epoch = kEpoch, Placement placement = Placement::trace,
-                bool report_types = true);
+                bool report_types = true, ElasticSetup setup = {});
 
   std::int64_t epoch() const { return epoch_; }
   // Slurm's time (epoch seconds) at replay second `t`.
@@ -121,8 +139,19 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   int regular_waiting() const { return waiting_; }
   // The waits that ended so far (s each): a regular job started late on a node given back.
   const std::vector<double>& regular_waits() const { return regular_waits_; }
+  // Nodes the regular workload took from elastic jobs so far: each a wait begun or a satellite
+  // preempted.
+  long long reclaims() const { return reclaims_; }
+  // Of those, the satellites Slurm preempted (the regular job started at once).
+  long long preemptions() const { return preemptions_; }
+  // Jobs requeued so far (each requeue: a job that lost its batch host or fell below its
+  // minimum, back in the queue), and jobs at home left with no node (paused) so far.
+  long long requeues() const { return requeues_; }
+  long long pauses() const { return pauses_; }
+  // The home node's name ("" without the home mode).
+  const std::string& home_node() const { return home_node_; }
   // The nodes a job (own nodes, batch host first, then its satellites') holds; empty when it
-  // does not run.
+  // does not run. A job at home: its satellites' (the home node trains nothing).
   std::vector<int> nodes_of(std::uint32_t job_id) const;
   bool running(std::uint32_t job_id) const;
   // Whether the regular workload leaves the node free (a hole; held by an elastic job or not).
@@ -146,7 +175,8 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
     int max_nodes = 1;
     Phase phase = Phase::held;
     bool requeued = false;
-    std::vector<int> nodes;  // own nodes, batch host first
+    bool at_home = false;    // admitted to the home partition: its batch script on the home node
+    std::vector<int> nodes;  // own nodes, batch host first (none at home)
     std::int64_t start_time = 0;
     std::int64_t end_time = 0;  // ended: when
     std::uint32_t time_limit_minutes = 0;
@@ -157,6 +187,11 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
     int node = 0;
     std::int64_t start_time = 0;
     std::uint32_t time_limit_minutes = 0;
+    std::string qos;
+    // Slurm cancelled it for a regular job (preemptable_qos): listed as ended PREEMPTED for
+    // MinJobAge, holding nothing.
+    bool preempted = false;
+    std::int64_t end_time = 0;
   };
 
   std::int64_t wall() const;
@@ -180,10 +215,23 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // Placement::slurm: a hole `node` just became free to: the regular job that waits longest
   // starts there instead.
   void serve_waiting(int node);
+  // Whether the node's holder is a satellite Slurm may preempt for a regular job.
+  bool preemptable(int node) const;
+  // Placement::slurm: a node of `type` held by a preemptable satellite; -1 when none.
+  int preemptable_of_type(const std::string& type) const;
+  // Slurm cancels the preemptable satellite on `node`, which the regular workload takes.
+  void preempt(int node);
+  // Counts a pause when `owner` is a job at home that holds no node any more.
+  void count_pause_of(std::uint32_t owner);
+  daemon::Job satellite_view(std::uint32_t id, const Satellite& satellite) const;
   daemon::Job job_view(std::uint32_t id, const ElasticJob& job) const;
   daemon::ActionResult refuse(const std::string& what) const;
+  // admit() with AdmitRequest::home_partition: the job starts on the home node.
+  daemon::ActionResult admit_home(ElasticJob& job, const daemon::AdmitRequest& request);
 
   std::string elastic_partition_;
+  ElasticSetup setup_;
+  std::string home_node_;  // in setup_.home_partition; "" without the home mode
   std::int64_t epoch_ = kEpoch;
   Placement placement_ = Placement::trace;
   std::vector<int> placed_;    // trace node -> the node it is on
@@ -203,6 +251,10 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   int held_hole_nodes_ = 0;
   int waiting_ = 0;
   std::vector<double> regular_waits_;
+  long long reclaims_ = 0;
+  long long preemptions_ = 0;
+  long long requeues_ = 0;
+  long long pauses_ = 0;
 };
 
 }  // namespace gaptrain::sim

@@ -103,7 +103,8 @@ class Replay {
             trace,
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
             options.config.elastic_partitions.first(), ReplayedSlurm::kEpoch, options.placement,
-            options.tell_node_types),
+            options.tell_node_types,
+            {options.config.home_partition, options.config.satellite_qos}),
         gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
@@ -173,6 +174,10 @@ class Replay {
     summary_.solver_ms_p99 = percentile(solve_ms_, 0.99);
     summary_.solver_ms_max =
         solve_ms_.empty() ? 0.0 : *std::max_element(solve_ms_.begin(), solve_ms_.end());
+    summary_.reclaims = slurm_.reclaims();
+    summary_.preemptions = slurm_.preemptions();
+    summary_.requeues = slurm_.requeues();
+    summary_.pauses = slurm_.pauses();
     const std::vector<double>& waits = slurm_.regular_waits();
     summary_.regular_waits = static_cast<long long>(waits.size());
     summary_.regular_wait_s_p50 = percentile(waits, 0.50);
@@ -207,9 +212,7 @@ class Replay {
         changed_ |= !was_hole ||
                     (before != u.predicted_end_s && std::min(before, u.predicted_end_s) < near);
       } else {
-        const int waiting = slurm_.regular_waiting();
         changed_ |= slurm_.take_node(u.node);
-        if (slurm_.regular_waiting() > waiting) ++summary_.reclaims;
       }
     }
   }
@@ -266,10 +269,10 @@ class Replay {
   void step(double now) {
     slurm_.set_time(now);
     solver_ms_this_step_ = 0.0;
-    const long long reclaims_before = summary_.reclaims;
+    const long long reclaims_before = slurm_.reclaims();
     if (next_step_ < trace_.steps.size() && trace_.steps[next_step_].time_s <= now)
       apply_trace_step(trace_.steps[next_step_++]);
-    reclaims_this_step_ = static_cast<int>(summary_.reclaims - reclaims_before);
+    reclaims_this_step_ = static_cast<int>(slurm_.reclaims() - reclaims_before);
     complete_jobs(now);
     submit(now);
     if (options_.models && now >= next_tick_s_) {

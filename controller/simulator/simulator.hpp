@@ -124,6 +124,12 @@ struct SimSummary {
   long long rescale_grows = 0;
   long long rescale_shrinks = 0;
   long long reclaims = 0;  // nodes taken back from elastic jobs by the regular workload
+  // Of those, satellites Slurm preempted (satellite_qos): the regular job started at once.
+  long long preemptions = 0;
+  // Jobs put back in the queue (a batch host or the minimum lost), and jobs at home left with no
+  // node (paused, running on the home node): the two ways a job stops training in Slurm.
+  long long requeues = 0;
+  long long pauses = 0;
   long long solves = 0;
   double solver_ms_p50 = 0.0;
   double solver_ms_p99 = 0.0;

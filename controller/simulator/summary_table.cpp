@@ -46,7 +46,10 @@ std::string node_hours_line(const SimSummary& s, int nodes) {
 }
 
 std::string waits_line(const SimSummary& s) {
-  std::string line = counted(s.reclaims, "node") + " taken back; ";
+  std::string line = counted(s.reclaims, "node") + " taken back";
+  // A satellite Slurm preempted (satellite_qos) held no regular job up.
+  if (s.preemptions > 0) line += " (" + count_text(s.preemptions) + " preempted by Slurm at once)";
+  line += "; ";
   if (s.regular_waits == 0) return line + "no regular job waited for a node";
   return line + "regular jobs waited " + counted(s.regular_waits, "time") + " (p50 " +
          duration_text(s.regular_wait_s_p50) + ", p99 " + duration_text(s.regular_wait_s_p99) +
@@ -126,6 +129,9 @@ std::string summary_table(const SimSummary& s, const RunFacts& facts,
                                    ", " + counted(s.rescale_grows, "grow") + ", " +
                                    counted(s.rescale_shrinks, "shrink"));
   rows.emplace_back("reclaims", waits_line(s));
+  rows.emplace_back("requeues", count_text(s.requeues) + " (jobs back in the queue); " +
+                                    counted(s.pauses, "pause") +
+                                    " (jobs at home left with no node)");
   rows.emplace_back("solver", solver_line(s));
   rows.emplace_back("wall time", duration_text(facts.wall_s));
 

@@ -77,7 +77,7 @@ keys = ["hole_node_seconds", "allocated_node_seconds", "utilization", "usable_no
         "ideal_samples", "efficiency", "oracle_samples", "jobs_submitted", "jobs_completed",
         "rescales", "solver_ms_p50", "solver_ms_p99", "solver_ms_max", "cycles", "regular_waits",
         "regular_wait_s_p50", "regular_wait_s_p99", "regular_wait_s_max", "mean_jct_s",
-        "p90_jct_s", "makespan_s", "parameters"]
+        "p90_jct_s", "makespan_s", "reclaims", "preemptions", "requeues", "pauses", "parameters"]
 missing = [k for k in keys if k not in s]
 assert not missing, f"summary lacks {missing}"
 eps = 1e-6
@@ -105,6 +105,10 @@ if "EXPECT_HORIZON_S" in os.environ:  # what --config set
 if "EXPECT_PARAMETERS" in os.environ:  # a JSON object: these parameters, with these values
     for key, value in json.loads(os.environ["EXPECT_PARAMETERS"]).items():
         assert s["parameters"].get(key) == value, (key, s["parameters"].get(key), value)
+if "EXPECT_SUMMARY" in os.environ:  # a JSON object: these summary values
+    for key, value in json.loads(os.environ["EXPECT_SUMMARY"]).items():
+        assert s.get(key) == value, (key, s.get(key), value)
+assert s["preemptions"] <= s["reclaims"], (s["preemptions"], s["reclaims"])
 rows = list(csv.DictReader(open(f"{tmp}/log.csv")))
 assert rows, "empty log"
 assert list(rows[0]) == ["time_s", "idle_nodes", "allocated_nodes", "jobs_running",
@@ -320,7 +324,7 @@ PY
     "$gaptrain" simulate --help >"$tmp/stdout" 2>"$tmp/stderr" || fail "--help failed"
     for text in --swf --node-events --jobs --curves --policy --learn --nodes --max-running \
       --start --duration --json --log --plot --plot-jobs --max-input-mb bftrainer equal-share \
-      --oracle --compare --pretty --node-types --ignore-node-types "node-hours" \
+      --oracle --compare --pretty --node-types --ignore-node-types --home "node-hours" \
       "Exit status"; do
       grep -q -- "$text" "$tmp/stdout" || fail "simulate --help does not mention $text"
     done

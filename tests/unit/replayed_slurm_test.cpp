@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/holes.hpp"
+#include "core/home.hpp"
+
 namespace gaptrain::sim {
 namespace {
 
@@ -270,6 +273,172 @@ TEST(ReplayedSlurm, AnEndedJobStaysListedForMinJobAgeAndItsOrphanSatelliteEndsAt
   const Snapshot aged = poll(r.slurm);
   EXPECT_TRUE(
       std::none_of(aged.jobs.begin(), aged.jobs.end(), [&](const Job& j) { return j.id == r.id; }));
+}
+
+// The home mode (core/home.hpp) as docs/admin.md sets it up: home partition "elastic-home",
+// satellites in QOS "satellite", which the regular workload's QOS preempts.
+const ElasticSetup kHome{.home_partition = "elastic-home", .preemptable_qos = "satellite"};
+
+daemon::GrowRequest preemptable_onto(std::uint32_t id, const std::string& node) {
+  daemon::GrowRequest request = grow_onto(id, node);
+  request.qos = "satellite";
+  return request;
+}
+
+// A job admitted to the home partition, on n0..n2 all free.
+struct AtHome {
+  ReplayedSlurm slurm;
+  std::uint32_t id = 0;
+  explicit AtHome(Placement placement = Placement::trace)
+      : slurm(nodes(3), 3, "elastic", kEpoch, placement, true, kHome) {
+    for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
+    id = slurm.submit_elastic("a", 1, 3);
+    // The nodes named are the holes it grows into once it runs; the limit is its own.
+    EXPECT_TRUE(slurm.admit({.job_id = id,
+                             .nodes = {"n0"},
+                             .time_limit_minutes = 0,
+                             .admin_comment = "gaptrain:nodes=1-3,trains_in=elastic",
+                             .home_partition = "elastic-home"})
+                    .ok);
+  }
+};
+
+TEST(ReplayedSlurmHome, AnAdmissionStartsTheJobOnTheHomeNodeHoldingNoTrainingNode) {
+  AtHome h;
+  EXPECT_TRUE(h.slurm.running(h.id));
+  EXPECT_TRUE(h.slurm.nodes_of(h.id).empty());
+  EXPECT_EQ(h.slurm.held_hole_nodes(), 0);
+  EXPECT_EQ(h.slurm.hole_nodes(), 3);  // the home node is none of the trace's
+  const Job job = *h.slurm.job(h.id);
+  EXPECT_EQ(job.partition, "elastic-home");
+  EXPECT_EQ(job.nodes, (std::vector<std::string>{h.slurm.home_node()}));
+  EXPECT_EQ(job.batch_host, h.slurm.home_node());
+  EXPECT_EQ(job.admin_comment, "gaptrain:nodes=1-3,trains_in=elastic");
+
+  // As the core sees it: in the partition it trains in, holding nothing, the home node no hole.
+  Snapshot s = poll(h.slurm);
+  const auto home = std::find_if(s.partitions.begin(), s.partitions.end(),
+                                 [](const auto& p) { return p.name == "elastic-home"; });
+  ASSERT_NE(home, s.partitions.end());
+  EXPECT_EQ(home->nodes, (std::vector<std::string>{h.slurm.home_node()}));
+  daemon::see_home(s, "elastic-home");
+  const Job* seen = daemon::find_job(s, h.id);
+  ASSERT_NE(seen, nullptr);
+  EXPECT_TRUE(seen->at_home);
+  EXPECT_EQ(seen->partition, "elastic");
+  EXPECT_TRUE(seen->nodes.empty());
+  EXPECT_EQ(daemon::find_holes(s).size(), 3U);
+
+  // It grows through satellites as usual.
+  ASSERT_TRUE(h.slurm.grow(preemptable_onto(h.id, "n0")).ok);
+  EXPECT_EQ(h.slurm.nodes_of(h.id), (std::vector<int>{0}));
+  EXPECT_EQ(h.slurm.held_hole_nodes(), 1);
+}
+
+TEST(ReplayedSlurmHome, AnAdmissionToAPartitionTheClusterLacksIsRefused) {
+  ReplayedSlurm slurm(nodes(1), 1, "elastic");  // no home partition
+  slurm.free_node(0, kUnknownEnd);
+  const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
+  const daemon::ActionResult refused =
+      slurm.admit({.job_id = id,
+                   .nodes = {"n0"},
+                   .time_limit_minutes = 0,
+                   .admin_comment = "",
+                   .home_partition = "elastic-home"});
+  EXPECT_FALSE(refused.ok);
+  EXPECT_NE(refused.error.find("elastic-home"), std::string::npos) << refused.error;
+  EXPECT_FALSE(slurm.running(id));
+}
+
+// Slurm preempts a satellite in the preemptable QOS: the regular job starts at once, the
+// satellite is listed PREEMPTED for MinJobAge, and the job at home, with no node left, is paused
+// (it runs on, holding nothing); it grows back through a new satellite.
+TEST(ReplayedSlurmHome, ARegularJobPreemptsTheSatelliteAtOnceAndTheJobAtHomeIsPaused) {
+  AtHome h;
+  const daemon::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n1"));
+  ASSERT_TRUE(grown.ok) << grown.error;
+  const std::uint32_t satellite = grown.satellites.at("n1");
+  h.slurm.set_time(50.0);
+  EXPECT_TRUE(h.slurm.take_node(1));
+  EXPECT_EQ(h.slurm.regular_waiting(), 0);
+  EXPECT_TRUE(h.slurm.regular_waits().empty());
+  EXPECT_EQ(h.slurm.reclaims(), 1);
+  EXPECT_EQ(h.slurm.preemptions(), 1);
+  EXPECT_EQ(h.slurm.pauses(), 1);
+  EXPECT_EQ(h.slurm.requeues(), 0);
+  EXPECT_EQ(h.slurm.held_hole_nodes(), 0);
+  EXPECT_EQ(h.slurm.hole_nodes(), 2);
+  EXPECT_TRUE(h.slurm.running(h.id));
+  EXPECT_TRUE(h.slurm.nodes_of(h.id).empty());
+  const Snapshot s = poll(h.slurm);
+  const Job* preempted = daemon::find_job(s, satellite);
+  ASSERT_NE(preempted, nullptr) << "the preempted satellite is not listed";
+  EXPECT_EQ(preempted->state, JobState::finished);
+  EXPECT_TRUE(preempted->preempted);
+  EXPECT_EQ(s.nodes[1].state, NodeState::allocated);  // the regular job's
+
+  // gaptraind's release of it comes too late and changes nothing: n1 stays the regular job's.
+  EXPECT_TRUE(h.slurm.release({satellite}).ok);
+  EXPECT_EQ(h.slurm.pauses(), 1);
+  EXPECT_FALSE(h.slurm.grow(preemptable_onto(h.id, "n1")).ok);
+  EXPECT_TRUE(h.slurm.free_node(1, kUnknownEnd) == kUnknownEnd);
+  EXPECT_EQ(h.slurm.held_hole_nodes(), 0);
+
+  h.slurm.set_time(50.0 + 300.0);
+  EXPECT_EQ(daemon::find_job(poll(h.slurm), satellite), nullptr);  // MinJobAge passed
+  ASSERT_TRUE(h.slurm.grow(preemptable_onto(h.id, "n2")).ok);
+  EXPECT_EQ(h.slurm.nodes_of(h.id), (std::vector<int>{2}));
+}
+
+TEST(ReplayedSlurmHome, ReleasingEverySatelliteOfAJobAtHomePausesIt) {
+  AtHome h;
+  const daemon::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n0"));
+  ASSERT_TRUE(grown.ok) << grown.error;
+  const daemon::GrowResult more = h.slurm.grow(preemptable_onto(h.id, "n1"));
+  ASSERT_TRUE(more.ok) << more.error;
+  EXPECT_TRUE(h.slurm.release({grown.satellites.at("n0")}).ok);
+  EXPECT_EQ(h.slurm.pauses(), 0);  // it still trains on n1
+  EXPECT_TRUE(h.slurm.release({more.satellites.at("n1")}).ok);
+  EXPECT_EQ(h.slurm.pauses(), 1);
+  EXPECT_TRUE(h.slurm.running(h.id));
+}
+
+// Only a satellite in the preemptable QOS is Slurm's to take: one in another QOS, a job's own
+// node, and any satellite where no QOS is preemptable (today's replay) wait for gaptraind.
+TEST(ReplayedSlurmHome, WhatIsNotInThePreemptableQosWaitsForGaptraind) {
+  AtHome h;
+  ASSERT_TRUE(h.slurm.grow(grow_onto(h.id, "n1")).ok);  // the user's QOS
+  EXPECT_TRUE(h.slurm.take_node(1));
+  EXPECT_EQ(h.slurm.regular_waiting(), 1);
+  EXPECT_EQ(h.slurm.preemptions(), 0);
+  EXPECT_EQ(h.slurm.reclaims(), 1);
+
+  ReplayedSlurm today(nodes(2), 2, "elastic");
+  for (int n = 0; n < 2; ++n) today.free_node(n, kUnknownEnd);
+  const std::uint32_t id = today.submit_elastic("a", 1, 2);
+  ASSERT_TRUE(today.admit({id, {"n0"}, 5, ""}).ok);
+  ASSERT_TRUE(today.grow(preemptable_onto(id, "n1")).ok);
+  EXPECT_TRUE(today.take_node(1));
+  EXPECT_TRUE(today.take_node(0));
+  EXPECT_EQ(today.regular_waiting(), 2);
+  EXPECT_EQ(today.preemptions(), 0);
+}
+
+// Where Slurm places regular jobs, one the trace starts on a job's own node, with no idle node
+// left, preempts a satellite rather than wait (Slurm tries without preemption first).
+TEST(ReplayedSlurmHome, WhereSlurmPlacesWithNoIdleNodeARegularJobPreemptsASatellite) {
+  ReplayedSlurm slurm(nodes(2), 2, "elastic", kEpoch, Placement::slurm, true,
+                      {.preemptable_qos = "satellite"});
+  for (int n = 0; n < 2; ++n) slurm.free_node(n, kUnknownEnd);
+  const std::uint32_t id = slurm.submit_elastic("a", 1, 2);
+  ASSERT_TRUE(slurm.admit({id, {"n0"}, 5, ""}).ok);  // today's mode: n0 is its own
+  ASSERT_TRUE(slurm.grow(preemptable_onto(id, "n1")).ok);
+  EXPECT_TRUE(slurm.take_node(0));
+  EXPECT_EQ(slurm.regular_waiting(), 0);
+  EXPECT_EQ(slurm.preemptions(), 1);
+  EXPECT_EQ(slurm.placed(0), 1);  // the regular job runs on n1
+  EXPECT_EQ(slurm.nodes_of(id), (std::vector<int>{0}));
+  EXPECT_EQ(slurm.pauses(), 0);  // not at home
 }
 
 }  // namespace

@@ -131,5 +131,43 @@ TEST(SimulatorRealTrace, EveryPolicyKeepsTheBooksAndRegularJobsWaitNoLongerThanA
   for (const SimSummary& run : runs) EXPECT_LE(run.useful_samples, bound.samples);
 }
 
+// The home mode (batch scripts on the home node, satellites Slurm preempts) on the same window:
+// the same holes, every reclaim a preemption (no regular job waits, no job is requeued), the
+// books kept step by step, and no more trained than the bound allows without waits.
+TEST(SimulatorRealTrace, TheHomeModeKeepsTheBooksAndNeitherRequeuesNorMakesARegularJobWait) {
+  const Scenario& s = kth();
+  SimOptions options = window(Policy::gaptrain);
+  options.config.home_partition = "elastic-home";
+  options.config.satellite_qos = "satellite";
+  double allocated = 0.0;
+  double last_time = options.start_s;
+  int last_allocated = 0;
+  const SimSummary home = simulate(s.trace, s.jobs, s.curves, options, [&](const StepRecord& r) {
+    allocated += last_allocated * (r.time_s - last_time);
+    last_time = r.time_s;
+    last_allocated = r.allocated_nodes;
+    int held = 0;
+    for (const JobNodes& jn : r.allocation) held += jn.nodes;
+    EXPECT_EQ(held, r.allocated_nodes) << "at t=" << r.time_s;
+    EXPECT_LE(r.allocated_nodes, r.hole_nodes) << "at t=" << r.time_s;
+  });
+  allocated += last_allocated * (options.start_s + options.duration_s - last_time);
+  const SimSummary today = simulate(s.trace, s.jobs, s.curves, window(Policy::gaptrain));
+
+  EXPECT_DOUBLE_EQ(home.hole_node_seconds, today.hole_node_seconds);
+  EXPECT_NEAR(home.allocated_node_seconds, allocated, 1e-6 * allocated);
+  EXPECT_GT(home.utilization, 0.5);
+  EXPECT_GT(home.reclaims, 0);
+  EXPECT_EQ(home.preemptions, home.reclaims);
+  EXPECT_EQ(home.regular_waits, 0);
+  EXPECT_DOUBLE_EQ(home.waited_node_seconds, 0.0);
+  EXPECT_EQ(home.requeues, 0);
+  EXPECT_GT(today.requeues, 0);  // the window does take batch hosts back
+  EXPECT_EQ(today.pauses, 0);
+  EXPECT_LE(home.useful_samples, home.ideal_samples);
+  const UpperBound bound = useful_samples_bound(s.trace, s.jobs, s.curves, options, {0.0});
+  EXPECT_LE(home.useful_samples, bound.samples);
+}
+
 }  // namespace
 }  // namespace gaptrain::sim

@@ -134,6 +134,24 @@ TEST(SummaryTable, LearnedCurvesAndAQuietRunSaySo) {
   EXPECT_EQ(row(table, "solver"), "solver          0 solves in 50 decisions");
 }
 
+// The home mode's books: preempted satellites held no regular job up, jobs paused at home.
+TEST(SummaryTable, PreemptionsRequeuesAndPausesAreSaid) {
+  SimSummary s = an_hour();
+  s.reclaims = 5;
+  s.preemptions = 5;
+  s.regular_waits = 0;
+  s.requeues = 0;
+  s.pauses = 2;
+  const std::string table = summary_table(s, facts(), std::nullopt);
+  EXPECT_EQ(row(table, "reclaims"),
+            "reclaims        5 nodes taken back (5 preempted by Slurm at once); no regular job "
+            "waited for a node");
+  EXPECT_EQ(row(table, "requeues"),
+            "requeues        0 (jobs back in the queue); 2 pauses (jobs at home left with no node)");
+  EXPECT_EQ(row(summary_table(an_hour(), facts(), std::nullopt), "requeues"),
+            "requeues        0 (jobs back in the queue); 0 pauses (jobs at home left with no node)");
+}
+
 TEST(SummaryTable, ARegularWorkloadBeyondTheHolesIsNeverNegative) {
   SimSummary s = an_hour();
   s.hole_node_seconds = 50000.0;  // more than 10 nodes for an hour: only possible by rounding
