@@ -81,7 +81,8 @@ def main() -> None:
                            for p in model.parameters())
             log.write(json.dumps({"epoch": epoch, "indices": indices,
                                   "stream_counts": counted.tolist() if counts is not None else [],
-                                  "rank": job.rank, "world": job.world_size,
+                                  "node": os.environ["SLURMD_NODENAME"], "rank": job.rank,
+                                  "world": job.world_size,
                                   "step": job.position.step + 1, "checksum": checksum,
                                   "scheduler_steps": scheduler.last_epoch, "stats_steps": stats["steps"],
                                   "global_batch": job._global_batch(),

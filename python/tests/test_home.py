@@ -1,0 +1,131 @@
+"""The home mode (GAPTRAIN_HOME_MODE=1) with real processes and torch.distributed (gloo) on this
+machine: the store served by gaptrain.store_host on the "home" node, which never trains; every
+training node may leave, rank 0's too; a job with no node left pauses with a checkpoint and
+resumes from it when nodes come back, as if it had never stopped."""
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from fake_launch import HERE, FakeJob
+from test_regroup import (EPOCHS, SAMPLES, assert_every_sample_once_per_epoch, assert_same_model_on_every_rank,
+                          final_model)
+
+
+def home_job(tmp_path: Path, *extra: str) -> FakeJob:
+    """No checkpoint but the pause's and the end's: a resume finds only what the pause saved."""
+    return FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                              "--samples", str(SAMPLES), "--epochs", str(EPOCHS),
+                              "--checkpoint-every-s", "100000", *extra], home=True)
+
+
+def rank_zero_at(job: FakeJob, world: int) -> str:
+    """The node of rank 0 at the newest step logged at world size ``world``."""
+    lines = [line for line in job.steps_logged() if line["world"] == world and line["rank"] == 0]
+    return max(lines, key=lambda line: line["step"])["node"]
+
+
+def last_checksum(job: FakeJob) -> float:
+    return max(job.steps_logged(), key=lambda line: line["step"])["checksum"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> float:
+    """The model after the same training on one worker in today's mode, never stopped."""
+    return final_model(tmp_path_factory.mktemp("uninterrupted") / "run", ["n1"])
+
+
+def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: float) -> None:
+    """Started, grown, rank 0's node drained (the others regroup in-process under a new rank 0),
+    every node drained (one member saves the checkpoint and posts the pause), nodes given again
+    (one resumes from the checkpoint, the other is taken in): every sample once per epoch, the
+    same model on every rank, and the model of an uninterrupted run."""
+    job = home_job(tmp_path)
+    try:
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        job.wait_for_world(2)
+        job.write_job_file(["n1", "n2", "n3"])
+        job.start("n3")
+        job.wait_for_world(3)
+        job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
+        first = rank_zero_at(job, 3)
+        others = [node for node in ("n1", "n2", "n3") if node != first]
+        job.write_job_file(others, leaving=[first])  # rank 0's node given back: the job file alone
+        job.wait_for(lambda: job.live(first) is None, what=f"{first}'s worker to leave")
+        assert job.procs[first][0].returncode == 0, job.outputs()
+        job.write_job_file(others)  # its step ended: the launcher drops it from leaving
+        job.wait_for_world(2)
+        assert rank_zero_at(job, 2) in others
+        job.write_job_file([], leaving=others)  # every node given back: the job pauses
+        job.wait_for(lambda: all(job.live(node) is None for node in others), what="every worker to leave")
+        assert {job.procs[node][-1].returncode for node in others} == {0}, job.outputs()
+        job.write_job_file([])
+        paused = job.outputs()
+        assert paused.count("the job pauses") == 1, paused  # one member saved the checkpoint
+        assert "the next nodes resume from the checkpoint" in paused, paused
+        job.write_job_file(["n4", first])  # nodes again: a new one, and one given before
+        job.full_speed()
+        job.start("n4")
+        job.start(first)
+        statuses = job.finish()
+        assert statuses == {"n1": 0, "n2": 0, "n3": 0, "n4": 0}, job.outputs()
+        assert job.stop_store_host() == 0
+    finally:
+        job.kill()
+    out = job.outputs()
+    for node in others:
+        assert len(job.procs[node]) == 1, out  # nobody restarted: rank 0's leave was regrouped in-process
+    assert "resumed from the checkpoint" in out, out
+    assert "did not form" not in out and "Traceback" not in out and "did not answer" not in out, out
+    assert_every_sample_once_per_epoch(job)
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+    assert last_checksum(job) == pytest.approx(uninterrupted, rel=1e-5, abs=1e-5)
+
+
+def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_step_before(tmp_path: Path,
+                                                                         uninterrupted: float) -> None:
+    """Slurm preempts every training node at once (GraceTime: SIGTERM to every worker in the
+    middle of a step of 3 s, the job file unchanged): each worker abandons the step and ends
+    with status 0; exactly one saves the state of the step before and posts the pause. The
+    next workers resume from it: nothing lost, repeated or counted twice."""
+    job = home_job(tmp_path, "--step-sleep", "3")
+    try:
+        job.write_job_file(["n1", "n2", "n3"])
+        for node in ("n1", "n2", "n3"):
+            job.start(node)
+        job.wait_for_world(3)
+        job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
+        for node in ("n1", "n2", "n3"):
+            job.live(node).send_signal(signal.SIGTERM)
+        job.wait_for(lambda: all(job.live(node) is None for node in ("n1", "n2", "n3")),
+                     timeout_s=20.0, what="every worker to leave")
+        assert {job.procs[node][0].returncode for node in ("n1", "n2", "n3")} == {0}, job.outputs()
+        paused = job.outputs()
+        assert paused.count("left the job during step") == 3, paused
+        assert paused.count("the job pauses") == 1, paused
+        job.write_job_file([])  # the launcher saw the steps end
+        job.full_speed()
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        statuses = job.finish()
+        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+    finally:
+        job.kill()
+    out = job.outputs()
+    saved = [line for line in out.splitlines() if "the job pauses" in line]
+    resumed = [line for line in out.splitlines() if "resumed from the checkpoint" in line]
+    assert len(resumed) == 1, out
+    # The checkpoint holds the last completed step: the one logged before the signal.
+    step = int(saved[0].split("checkpoint saved at step ")[1].split()[0])
+    assert f"resumed from the checkpoint: step {step}," in resumed[0], out
+    assert "Traceback" not in out, out
+    assert_every_sample_once_per_epoch(job)
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
+    assert last_checksum(job) == pytest.approx(uninterrupted, rel=1e-5, abs=1e-5)
