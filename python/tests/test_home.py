@@ -129,3 +129,71 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_step_before(tmp_pat
     assert_same_model_on_every_rank(job)
     assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
     assert last_checksum(job) == pytest.approx(uninterrupted, rel=1e-5, abs=1e-5)
+
+
+def test_home_torchrun_agents_follow_a_leave_of_the_first_node_and_a_pause(tmp_path: Path) -> None:
+    """`gaptrain submit --torchrun` in the home mode: every agent is a client of the store host's
+    rendezvous. The first node leaves (today's batch host never does), then the last one (the
+    job pauses), then a new node resumes from the script's own checkpoint; the progress never
+    goes back and every epoch is trained."""
+    pytest.importorskip("sklearn")
+    epochs, digits = 4, 1797
+    examples = HERE.parents[1] / "examples" / "pytorch-elastic"
+    job = FakeJob(tmp_path, ["-m", "gaptrain.torchrun", str(examples / "train_digits.py"),
+                             "--checkpoint", str(tmp_path / "ckpt"), "--epochs", str(epochs),
+                             "--checkpoint-every-steps", "10", "--step-sleep", "0.05"],
+                  min_nodes=1, max_nodes=2, home=True)
+    try:
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        job.wait_for_world(2, timeout_s=120)
+        job.wait_for(lambda: "checkpoint saved" in (tmp_path / "out.n1").read_text(), what="n1's checkpoint")
+        job.write_job_file(["n2"], leaving=["n1"])
+        job.live("n1").send_signal(signal.SIGTERM)  # as gaptrain-launch stops a node given back
+        job.wait_for_world(1, timeout_s=120)
+        job.wait_for(lambda: "checkpoint saved" in (tmp_path / "out.n2").read_text(), what="n2's checkpoint")
+        job.write_job_file([], leaving=["n2"])
+        job.live("n2").send_signal(signal.SIGTERM)
+        job.wait_for(lambda: job.live("n2") is None, what="n2's agent to stop")
+        job.write_job_file(["n3"])
+        job.start("n3")
+        statuses = job.finish(timeout_s=300)
+        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+    finally:
+        job.kill()
+    done_series = [line["samples_done"] for line in job.progress_lines()]
+    assert done_series == sorted(done_series), "progress went back after a restart"
+    assert done_series[-1] == epochs * digits
+    assert "started under torchrun: 2 worker(s)" in job.outputs()
+    for node in ("n2", "n3"):  # each resumed from the checkpoint before it
+        assert "resumed from the checkpoint" in (tmp_path / f"out.{node}").read_text(), job.outputs()
+
+
+def test_home_a_store_host_started_again_resumes_from_the_checkpoint(tmp_path: Path) -> None:
+    """The store host dies (its contents with it) and gaptrain-launch starts it again: the
+    workers, whose connections broke, exit 75; started again, they find no plan, and one
+    resumes from the checkpoint."""
+    job = home_job(tmp_path, "--checkpoint-every-s", "0.5")
+    try:
+        job.write_job_file(["n1", "n2"])
+        job.start("n1")
+        job.start("n2")
+        job.wait_for_world(2)
+        job.wait_for(lambda: "checkpoint saved" in job.outputs(), what="a first checkpoint")
+        job.store_hosts[-1].kill()
+        job.wait_for(lambda: job.live("n1") is None and job.live("n2") is None, what="the workers to give up")
+        assert [job.procs[node][0].returncode for node in ("n1", "n2")] == [75, 75], job.outputs()
+        job.start_store_host()
+        job.full_speed()
+        job.start("n1")
+        job.start("n2")
+        statuses = job.finish()
+        assert statuses == {"n1": 0, "n2": 0}, job.outputs()
+    finally:
+        job.kill()
+    out = job.outputs()
+    assert out.count("restarting from the checkpoint") == 2, out
+    assert "resumed from the checkpoint" in out, out
+    assert_same_model_on_every_rank(job)
+    assert job.progress_lines()[-1]["samples_done"] == SAMPLES * EPOCHS
