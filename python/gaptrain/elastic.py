@@ -351,11 +351,15 @@ class ElasticJob(Membership):
         job = self
 
         def step(opt: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
-            # The lock: a pause's checkpoint, saved by the leaving thread, sees the optimizer
-            # and the model before this step or after it, never half-way (group.py).
+            # A pause's checkpoint, saved by the leaving thread, must see the optimizer and the
+            # model as the step found them: it sets _abandoning unless a step is under way
+            # (group.py), and no step starts after that. Not held during the step: an L-BFGS
+            # step runs closures, and a worker must be able to leave in the middle of one.
             with job._state_lock:
                 if job._step_broken or job._abandoning:
                     return None
+                job._optimizer_stepping += 1
+            try:
                 factor = job.batching.lr_factor
                 if factor == 1.0:
                     return original(*args, **kwargs)
@@ -367,6 +371,9 @@ class ElasticJob(Membership):
                 finally:
                     for group, lr in zip(opt.param_groups, lrs):
                         group["lr"] = lr
+            finally:
+                with job._state_lock:
+                    job._optimizer_stepping -= 1
 
         optimizer.step = types.MethodType(step, optimizer)  # type: ignore[method-assign]
 

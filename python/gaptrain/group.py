@@ -71,10 +71,12 @@ class Membership:
         # The leaving thread and the main thread may both end the process; the first to start
         # leaving finishes (a pause's checkpoint and plan included) before the other may exit.
         self._leave_lock = threading.RLock()
-        # Home mode: an optimizer step and a pause's checkpoint from the leaving thread never
-        # overlap; once _abandoning is set no carried optimizer steps in this process.
+        # Home mode: a pause's checkpoint from the leaving thread sees no carried optimizer
+        # step half-way: once _abandoning is set (under the lock, while none is under way) no
+        # carried optimizer steps in this process.
         self._state_lock = threading.Lock()
         self._abandoning = False
+        self._optimizer_stepping = 0  # carried optimizers' steps under way (elastic.py)
         self._generation_seen = -1
         self._generation_since = 0.0
         self._last_membership_check = 0.0
@@ -165,12 +167,14 @@ class Membership:
         for the step's end, where the main thread leaves with the step counted."""
         node = self.context.node
         before_step = None
-        with self._state_lock:  # an optimizer step under way ends first
+        with self._state_lock:
             contributed = self._step_contributed()
-            if self.home_mode and not contributed:
+            # An optimizer step under way: the step's gradients were averaged before it.
+            past_its_collectives = contributed or self._optimizer_stepping > 0
+            if self.home_mode and not past_its_collectives:
                 self._abandoning = True
                 before_step = self._state_before_step()
-        if self.home_mode and contributed and waited_s < 2 * self.leave_within_s:
+        if self.home_mode and past_its_collectives and waited_s < 2 * self.leave_within_s:
             return  # only local work is left of the step: its end is near
         with self._leave_lock:
             try:
