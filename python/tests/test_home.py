@@ -48,12 +48,14 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         job.start("n1")
         job.start("n2")
         job.wait_for_world(2)
-        job.write_job_file(["n1", "n2", "n3"])
+        # The newcomer first in the job file: rank 0 stays one that holds the training's state.
+        job.write_job_file(["n3", "n1", "n2"])
         job.start("n3")
         job.wait_for_world(3)
         job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
         first = rank_zero_at(job, 3)
-        others = [node for node in ("n1", "n2", "n3") if node != first]
+        assert first != "n3"
+        others = [node for node in ("n3", "n1", "n2") if node != first]
         job.write_job_file(others, leaving=[first])  # rank 0's node given back: the job file alone
         job.wait_for(lambda: job.live(first) is None, what=f"{first}'s worker to leave")
         assert job.procs[first][0].returncode == 0, job.outputs()
