@@ -60,7 +60,9 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         job.wait_for(lambda: job.live(first) is None, what=f"{first}'s worker to leave")
         assert job.procs[first][0].returncode == 0, job.outputs()
         job.write_job_file(others)  # its step ended: the launcher drops it from leaving
-        job.wait_for_world(2)
+        grown = max(line["step"] for line in job.steps_logged() if line["world"] == 3)
+        job.wait_for(lambda: any(line["world"] == 2 and line["step"] > grown for line in job.steps_logged()),
+                     what="a step at world size 2 after the drain")
         assert rank_zero_at(job, 2) in others
         job.write_job_file([], leaving=others)  # every node given back: the job pauses
         job.wait_for(lambda: all(job.live(node) is None for node in others), what="every worker to leave")
