@@ -91,26 +91,35 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
     assert last_checksum(job) == pytest.approx(uninterrupted, rel=1e-5, abs=1e-5)
 
 
-def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_step_before(tmp_path: Path,
-                                                                         uninterrupted: float) -> None:
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step(
+        tmp_path: Path, uninterrupted: float, when: str) -> None:
     """Slurm preempts every training node at once (GraceTime: SIGTERM to every worker in the
-    middle of a step of 3 s, the job file unchanged): each worker abandons the step and ends
-    with status 0; exactly one saves the state of the step before and posts the pause. The
-    next workers resume from it: nothing lost, repeated or counted twice."""
-    job = home_job(tmp_path, "--step-sleep", "3")
+    middle of a step, the job file unchanged), "before" the step's all-reduce (a step of 3 s,
+    longer than the worker may take to leave: it is abandoned) or "after" it (the step's
+    collectives are behind it: the worker waits for the step's end, and it counts). Each worker
+    ends with status 0; exactly one saves the state of the last completed step and posts the
+    pause. The next workers resume from it: nothing lost, repeated or counted twice."""
+    timing = (["--step-sleep", "3"] if when == "before" else
+              ["--step-sleep", "0", "--after-step-sleep", "2", "--leave-within-s", "1.5"])
+    job = home_job(tmp_path, *timing)
     try:
         job.write_job_file(["n1", "n2", "n3"])
         for node in ("n1", "n2", "n3"):
             job.start(node)
         job.wait_for_world(3)
         job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
+        if when == "after":  # every worker logged the step: it sleeps past its all-reduce now
+            step = max(line["step"] for line in job.steps_logged())
+            job.wait_for(lambda: sum(line["step"] == step for line in job.steps_logged()) == 3,
+                         what=f"step {step} logged by every worker")
         for node in ("n1", "n2", "n3"):
             job.live(node).send_signal(signal.SIGTERM)
         job.wait_for(lambda: all(job.live(node) is None for node in ("n1", "n2", "n3")),
                      timeout_s=20.0, what="every worker to leave")
         assert {job.procs[node][0].returncode for node in ("n1", "n2", "n3")} == {0}, job.outputs()
+        completed = max(line["step"] for line in job.steps_logged())
         paused = job.outputs()
-        assert paused.count("left the job during step") == 3, paused
         assert paused.count("the job pauses") == 1, paused
         job.write_job_file([])  # the launcher saw the steps end
         job.full_speed()
@@ -122,12 +131,8 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_step_before(tmp_pat
     finally:
         job.kill()
     out = job.outputs()
-    saved = [line for line in out.splitlines() if "the job pauses" in line]
-    resumed = [line for line in out.splitlines() if "resumed from the checkpoint" in line]
-    assert len(resumed) == 1, out
-    # The checkpoint holds the last completed step: the one logged before the signal.
-    step = int(saved[0].split("checkpoint saved at step ")[1].split()[0])
-    assert f"resumed from the checkpoint: step {step}," in resumed[0], out
+    assert f"checkpoint saved at step {completed} (every node leaves: the job pauses)" in out, out
+    assert f"resumed from the checkpoint: step {completed}," in out, out
     assert "Traceback" not in out, out
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
