@@ -336,7 +336,9 @@ class Membership:
                     self._wait_for_survivors(old)
                 self.plan = old  # the leaving/ keys _next_members reads are those of `old`
                 members = self._next_members(force=True) or []
-                if not members:  # this worker's node is leaving too: nobody stays
+                # Nobody stays (this worker's node is leaving too): newcomers, if any, hold no
+                # state to send as rank 0; they resume from the pause's checkpoint instead.
+                if not any(member in old.members for member in members):
                     with self._leave_lock:
                         self._save_checkpoint("every node leaves: the job pauses")
                         self._post(Plan(old.number + 1, (), paused=True))
