@@ -151,9 +151,9 @@ class Membership:
                 self._start_leaving()
             since = self._leaving_since
             if since is not None and self._in_step and time.monotonic() - since >= self.leave_within_s:
-                self._abandon_and_leave(time.monotonic() - since)
+                self._abandon_and_leave()
 
-    def _abandon_and_leave(self, waited_s: float) -> None:
+    def _abandon_and_leave(self) -> None:
         """Leaves in the middle of a step. The mark in the store tells rank 0 that this worker
         is gone, so it does not wait for it. Whether the step counts is for the others to find,
         not for this worker to guess: when every collective of the step is behind them they
@@ -174,6 +174,8 @@ class Membership:
             if self.home_mode and not past_its_collectives:
                 self._abandoning = True
                 before_step = self._state_before_step()
+        since = self._leaving_since
+        waited_s = time.monotonic() - since if since is not None else 0.0
         if self.home_mode and past_its_collectives and waited_s < 2 * self.leave_within_s:
             return  # only local work is left of the step: its end is near
         with self._leave_lock:
