@@ -183,8 +183,8 @@ class Membership:
                 if self._store is not None and self.plan is not None:
                     self._publish_streams(in_flight=contributed)
                     self._store.count(self._leaving_key(node), 1)
-                    if before_step is not None:
-                        self._pause_if_last(self.plan, before_step)
+                    if self.home_mode:
+                        self._pause_if_last(self.plan, before_step, fresh=before_step is not None)
             except StoreLost:
                 pass
             except Exception as e:  # noqa: B902: the node is wanted back whatever failed; said, not raised
@@ -194,17 +194,24 @@ class Membership:
                        "again" if contributed else "the others redo that step")
             self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
 
-    def _pause_if_last(self, plan: Plan, before_step: Any = None) -> None:
+    def _pause_if_last(self, plan: Plan, before_step: Any = None, fresh: bool = True) -> None:
         """Home mode, a member of ``plan`` that leaves (it marked so): when every member leaves
         and this one wins the claim, it saves the checkpoint (``before_step``: the state the
-        step under way started from) and posts the pause."""
+        step under way started from) and posts the pause. Not ``fresh``: a step past its
+        gradients' all-reduce that did not end within the wait, whose state may be neither the
+        one before it nor the one after (an optimizer step taken, a scheduler's not yet): no
+        checkpoint, the next nodes resume from the one before."""
         assert self._store is not None
         view = self.job_file.read()
         if not everyone_leaves(self._store, view, plan):
             return
         if not claim_next(self._store, plan.number, self.context.node, self._token, view):
             return
-        self._save_checkpoint("every node leaves: the job pauses", before_step)
+        if fresh:
+            self._save_checkpoint("every node leaves: the job pauses", before_step)
+        else:
+            say(f"every node leaves in the middle of step {self.position.step + 1}, past its gradients' "
+                "all-reduce: the job pauses without a checkpoint of it (the next nodes resume from the one before)")
         self._store.post(Plan(plan.number + 1, (), paused=True))
         say("paused: the next nodes resume from the checkpoint")
 

@@ -91,7 +91,7 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
     assert last_checksum(job) == pytest.approx(uninterrupted, rel=1e-5, abs=1e-5)
 
 
-@pytest.mark.parametrize("when", ["before", "after"])
+@pytest.mark.parametrize("when", ["before", "after", "long after"])
 def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step(
         tmp_path: Path, uninterrupted: float, when: str) -> None:
     """Slurm preempts every training node at once (GraceTime: SIGTERM to every worker in the
@@ -99,9 +99,13 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
     longer than the worker may take to leave: it is abandoned) or "after" it (the step's
     collectives are behind it: the worker waits for the step's end, and it counts). Each worker
     ends with status 0; exactly one saves the state of the last completed step and posts the
-    pause. The next workers resume from it: nothing lost, repeated or counted twice."""
-    timing = (["--step-sleep", "3"] if when == "before" else
-              ["--step-sleep", "0", "--after-step-sleep", "2", "--leave-within-s", "1.5"])
+    pause. The next workers resume from it: nothing lost, repeated or counted twice. "long
+    after": the step's end is too far (its optimizer stepped, its state half-way): the pause is
+    posted without a checkpoint, and the next workers train from the one before (here, from the
+    start: the samples of the steps before the pause are trained again)."""
+    timing = {"before": ["--step-sleep", "3"],
+              "after": ["--step-sleep", "0", "--after-step-sleep", "2", "--leave-within-s", "1.5"],
+              "long after": ["--step-sleep", "0", "--after-step-sleep", "3"]}[when]
     job = home_job(tmp_path, *timing)
     try:
         job.write_job_file(["n1", "n2", "n3"])
@@ -109,7 +113,7 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
             job.start(node)
         job.wait_for_world(3)
         job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
-        if when == "after":  # every worker logged the step: it sleeps past its all-reduce now
+        if when != "before":  # every worker logged the step: it sleeps past its all-reduce now
             step = max(line["step"] for line in job.steps_logged())
             job.wait_for(lambda: sum(line["step"] == step for line in job.steps_logged()) == 3,
                          what=f"step {step} logged by every worker")
@@ -121,6 +125,10 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
         completed = max(line["step"] for line in job.steps_logged())
         paused = job.outputs()
         assert paused.count("the job pauses") == 1, paused
+        if when == "long after":
+            assert "the job pauses without a checkpoint" in paused, paused
+            for log in tmp_path.glob("log.*"):  # the steps trained again are logged again
+                log.unlink()
         job.write_job_file([])  # the launcher saw the steps end
         job.full_speed()
         job.write_job_file(["n1", "n2"])
@@ -131,8 +139,11 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
     finally:
         job.kill()
     out = job.outputs()
-    assert f"checkpoint saved at step {completed} (every node leaves: the job pauses)" in out, out
-    assert f"resumed from the checkpoint: step {completed}," in out, out
+    if when == "long after":
+        assert out.count("no checkpoint: training from the start") == 2, out  # at the start, and after
+    else:
+        assert f"checkpoint saved at step {completed} (every node leaves: the job pauses)" in out, out
+        assert f"resumed from the checkpoint: step {completed}," in out, out
     assert "Traceback" not in out, out
     assert_every_sample_once_per_epoch(job)
     assert_same_model_on_every_rank(job)
