@@ -23,7 +23,7 @@ import torch.distributed as dist
 
 from . import compat
 from .home import claim_next, everyone_leaves, group_is_live
-from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
+from .jobfile import EXIT_LEFT, JobFile, JobView, LaunchContext, LaunchContextError
 from .positions import DataPosition
 from .progress import ProgressWriter
 from .say import say
@@ -192,7 +192,8 @@ class Membership:
                     "resume from the one before")
             outcome = ("its gradients are in: the others finish that step, or redo it if it needed this worker "
                        "again" if contributed else "the others redo that step")
-            self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
+            self._exit(self._left_status(),
+                       f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
 
     def _pause_if_last(self, plan: Plan, before_step: Any = None, fresh: bool = True) -> None:
         """Home mode, a member of ``plan`` that leaves (it marked so): when every member leaves
@@ -339,7 +340,7 @@ class Membership:
             if self._leaving:
                 with self._leave_lock:
                     self._pause_if_last(old)
-                    self._exit(0, f"{node} left the job after step {self.position.step}: given back")
+                    self._exit(self._left_status(), f"{node} left the job after step {self.position.step}: given back")
             if claim_next(self._store, old.number, node, self._token, self.job_file.read()):
                 if after_error:
                     self._wait_for_survivors(old)
@@ -351,8 +352,8 @@ class Membership:
                     with self._leave_lock:
                         self._save_checkpoint("every node leaves: the job pauses")
                         self._post(Plan(old.number + 1, (), paused=True))
-                        self._exit(0, f"paused after step {self.position.step}: {node} given back, "
-                                      "the next nodes resume from the checkpoint")
+                        self._exit(self._left_status(), f"paused after step {self.position.step}: {node} given "
+                                   "back, the next nodes resume from the checkpoint")
                 self._post(Plan(old.number + 1, tuple(members)))
                 return self._store.plan(old.number + 1)
             if time.monotonic() > deadline:
@@ -396,7 +397,7 @@ class Membership:
         if rank is None:
             node = self.context.node
             if self._leaving or node not in self.job_file.read().nodes:
-                self._exit(0, f"{node} left the job after step {self.position.step}: given back")
+                self._exit(self._left_status(), f"{node} left the job after step {self.position.step}: given back")
             self._exit(EXIT_START_AGAIN, f"{node} was left out of the group while still the job's: rejoining")
         began = time.monotonic()
         if dist.is_initialized():
@@ -462,7 +463,7 @@ class Membership:
         node = self.context.node
         while True:
             if self._leaving:
-                self._exit(0, f"{node} given back before it joined")
+                self._exit(self._left_status(), f"{node} given back before it joined")
             latest = self._store.latest_plan_number()
             plan = self._store.plan(latest) if latest else None
             if plan is not None and (plan.done or plan.rank_of(node, self._token) is not None):
@@ -497,7 +498,7 @@ class Membership:
         seen = 0
         while True:
             if self._leaving:
-                self._exit(0, f"{self.context.node} given back before it joined")
+                self._exit(self._left_status(), f"{self.context.node} given back before it joined")
             plan = self._store.wait_for_plan(seen, patience_s=24 * 3600)
             if plan.done or plan.rank_of(self.context.node, self._token) is not None:
                 return plan
@@ -562,10 +563,14 @@ class Membership:
         if self._leaving:
             # Told to leave (SIGTERM) and the store gone with the batch host: the whole job is
             # being stopped, and rank 0 saved the checkpoint it resumes from.
-            self._exit(0, "stopped with the job")
+            self._exit(self._left_status(), "stopped with the job")
         say(f"cannot regroup in-process ({error}): restarting from the checkpoint")
         sys.stderr.flush()
         os._exit(EXIT_START_AGAIN)
+
+    def _left_status(self) -> int:
+        """The exit status of a worker that leaves because its node goes."""
+        return EXIT_LEFT if self.home_mode else 0
 
     def _exit(self, status: int, why: str) -> None:
         """Ends the process at once: the interpreter's teardown (torch's) takes a while, and a

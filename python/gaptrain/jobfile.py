@@ -25,6 +25,14 @@ from typing import Mapping
 from .batching import BatchInstruction
 
 
+# Home mode: a step ends with this status when its worker left the job because its node goes
+# (the job file, or SIGTERM: gaptrain-launch's, or Slurm's when it preempts the satellite), the
+# helper's and gaptrain.torchrun's agent alike. gaptrain-launch drops the node at once and does
+# not take the end for the training's (status 0): in the home mode a node may be taken without
+# the launcher asking. Today's mode keeps status 0 for a leave.
+EXIT_LEFT = 77
+
+
 class LaunchContextError(RuntimeError):
     """The worker was not started the way gaptrain-launch starts it."""
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fake_launch import HERE, FakeJob
+from gaptrain.jobfile import EXIT_LEFT as LEFT
 from test_regroup import (EPOCHS, SAMPLES, assert_every_sample_once_per_epoch, assert_same_model_on_every_rank,
                           final_model)
 
@@ -41,7 +42,8 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
     """Started, grown, rank 0's node drained (the others regroup in-process under a new rank 0),
     every node drained (one member saves the checkpoint and posts the pause), nodes given again
     (one resumes from the checkpoint, the other is taken in): every sample once per epoch, the
-    same model on every rank, and the model of an uninterrupted run."""
+    same model on every rank, and the model of an uninterrupted run. A worker that leaves ends
+    with 77 (its node goes; gaptrain-launch drops it), never 0 (the training's end)."""
     job = home_job(tmp_path)
     try:
         job.write_job_file(["n1", "n2"])
@@ -58,7 +60,7 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         others = [node for node in ("n3", "n1", "n2") if node != first]
         job.write_job_file(others, leaving=[first])  # rank 0's node given back: the job file alone
         job.wait_for(lambda: job.live(first) is None, what=f"{first}'s worker to leave")
-        assert job.procs[first][0].returncode == 0, job.outputs()
+        assert job.procs[first][0].returncode == LEFT, job.outputs()
         job.write_job_file(others)  # its step ended: the launcher drops it from leaving
         grown = max(line["step"] for line in job.steps_logged() if line["world"] == 3)
         job.wait_for(lambda: any(line["world"] == 2 and line["step"] > grown for line in job.steps_logged()),
@@ -66,7 +68,7 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         assert rank_zero_at(job, 2) in others
         job.write_job_file([], leaving=others)  # every node given back: the job pauses
         job.wait_for(lambda: all(job.live(node) is None for node in others), what="every worker to leave")
-        assert {job.procs[node][-1].returncode for node in others} == {0}, job.outputs()
+        assert {job.procs[node][-1].returncode for node in others} == {LEFT}, job.outputs()
         job.write_job_file([])
         paused = job.outputs()
         assert paused.count("the job pauses") == 1, paused  # one member saved the checkpoint
@@ -76,7 +78,7 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         job.start("n4")
         job.start(first)
         statuses = job.finish()
-        assert statuses == {"n1": 0, "n2": 0, "n3": 0, "n4": 0}, job.outputs()
+        assert statuses == {first: 0, "n4": 0, **{node: LEFT for node in others}}, job.outputs()
         assert job.stop_store_host() == 0
     finally:
         job.kill()
@@ -98,7 +100,7 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
     middle of a step, the job file unchanged), "before" the step's all-reduce (a step of 3 s,
     longer than the worker may take to leave: it is abandoned) or "after" it (the step's
     collectives are behind it: the worker waits for the step's end, and it counts). Each worker
-    ends with status 0; exactly one saves the state of the last completed step and posts the
+    ends with status 77; exactly one saves the state of the last completed step and posts the
     pause. The next workers resume from it: nothing lost, repeated or counted twice. "long
     after": the step's end is too far (its optimizer stepped, its state half-way): the pause is
     posted without a checkpoint, and the next workers train from the one before (here, from the
@@ -121,7 +123,7 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
             job.live(node).send_signal(signal.SIGTERM)
         job.wait_for(lambda: all(job.live(node) is None for node in ("n1", "n2", "n3")),
                      timeout_s=20.0, what="every worker to leave")
-        assert {job.procs[node][0].returncode for node in ("n1", "n2", "n3")} == {0}, job.outputs()
+        assert {job.procs[node][0].returncode for node in ("n1", "n2", "n3")} == {LEFT}, job.outputs()
         completed = max(line["step"] for line in job.steps_logged())
         paused = job.outputs()
         assert paused.count("the job pauses") == 1, paused
@@ -135,7 +137,7 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
         job.start("n1")
         job.start("n2")
         statuses = job.finish()
-        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+        assert statuses == {"n1": 0, "n2": 0, "n3": LEFT}, job.outputs()
     finally:
         job.kill()
     out = job.outputs()
@@ -179,7 +181,7 @@ def test_home_torchrun_agents_follow_a_leave_of_the_first_node_and_a_pause(tmp_p
         job.write_job_file(["n3"])
         job.start("n3")
         statuses = job.finish(timeout_s=300)
-        assert statuses == {"n1": 0, "n2": 0, "n3": 0}, job.outputs()
+        assert statuses == {"n1": LEFT, "n2": LEFT, "n3": 0}, job.outputs()
     finally:
         job.kill()
     done_series = [line["samples_done"] for line in job.progress_lines()]
