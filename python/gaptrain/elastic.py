@@ -258,6 +258,10 @@ class ElasticJob(Membership):
 
     def _between_steps(self) -> None:
         self._end_step()
+        if self.home_mode and self._leaving and self._pending_regroup is None and self.plan is not None:
+            # Told after the step's all-reduce (which carries the regroup flag): leave now, not a
+            # step later. The others' next all-reduce breaks, and they redo that step without it.
+            self._pending_regroup = False
         if self._pending_regroup is not None:
             after_error, self._pending_regroup = self._pending_regroup, None
             self._regroup(after_error)
@@ -347,19 +351,29 @@ class ElasticJob(Membership):
         job = self
 
         def step(opt: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
-            if job._step_broken:
-                return None
-            factor = job.batching.lr_factor
-            if factor == 1.0:
-                return original(*args, **kwargs)
-            lrs = [group["lr"] for group in opt.param_groups]
-            for group, lr in zip(opt.param_groups, lrs):
-                group["lr"] = lr * factor
+            # A pause's checkpoint, saved by the leaving thread, must see the optimizer and the
+            # model as the step found them: it sets _abandoning unless a step is under way
+            # (group.py), and no step starts after that. Not held during the step: an L-BFGS
+            # step runs closures, and a worker must be able to leave in the middle of one.
+            with job._state_lock:
+                if job._step_broken or job._abandoning:
+                    return None
+                job._optimizer_stepping += 1
             try:
-                return original(*args, **kwargs)
-            finally:
+                factor = job.batching.lr_factor
+                if factor == 1.0:
+                    return original(*args, **kwargs)
+                lrs = [group["lr"] for group in opt.param_groups]
                 for group, lr in zip(opt.param_groups, lrs):
-                    group["lr"] = lr
+                    group["lr"] = lr * factor
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    for group, lr in zip(opt.param_groups, lrs):
+                        group["lr"] = lr
+            finally:
+                with job._state_lock:
+                    job._optimizer_stepping -= 1
 
         optimizer.step = types.MethodType(step, optimizer)  # type: ignore[method-assign]
 
@@ -433,13 +447,28 @@ class ElasticJob(Membership):
         say(f"resumed from the checkpoint: step {self.position.step}, epoch {self.position.epoch}, "
             f"{self.position.samples_done} samples done")
 
-    def _save_checkpoint(self, why: str) -> None:
+    def _state_before_step(self) -> tuple[DataPosition, dict[str, Any]]:
+        """In the middle of a step, once no carried optimizer steps any more (the models and
+        optimizers stay as the step found them): the data position and the other carried state
+        the step started from."""
+        if self._in_step:
+            return DataPosition.from_dict(self.position.as_dict()), self._small_state
+        return DataPosition.from_dict(self.position.as_dict()), {
+            name: state_of(obj) for name, obj in self._carried.items()
+            if not isinstance(obj, (torch.nn.Module, torch.optim.Optimizer))}
+
+    def _save_checkpoint(self, why: str, before_step: tuple[DataPosition, dict[str, Any]] | None = None) -> None:
+        """``before_step``: the state a step under way started from (:meth:`_state_before_step`)."""
         carried = {name: obj.state_dict() if hasattr(obj, "state_dict") else state_of(obj)
                    for name, obj in self._carried.items()}
-        save_checkpoint(self.checkpoint_path, {"carried": carried, "position": self.position.as_dict(),
+        position = self.position
+        if before_step is not None:
+            position = before_step[0]
+            carried.update(before_step[1])
+        save_checkpoint(self.checkpoint_path, {"carried": carried, "position": position.as_dict(),
                                                "format": 2})
         self._last_checkpoint = time.monotonic()
-        say(f"checkpoint saved at step {self.position.step} ({why})")
+        say(f"checkpoint saved at step {position.step} ({why})")
 
     def _checkpoint_if_due(self) -> None:
         every = self.checkpoint_every_steps

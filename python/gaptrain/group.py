@@ -2,11 +2,12 @@
 
 When gaptrain grows or shrinks the job, the workers that stay keep their processes and their
 state: at a step boundary they leave their process group and form the next one with the new
-members, and rank 0 sends its state to everyone (elastic.py says what). Only when rank 0's
-process is gone (it serves the job's store) do the others restart from the checkpoint.
-A worker whose node is leaving finishes its step, or abandons it when it would outlast
-``leave_within_s``, and ends with status 0; the others then redo that one step without it.
-docs/job-side.md has the design.
+members, and rank 0 sends its state to everyone (elastic.py says what). Only when the job's
+store is gone (today's mode: rank 0's process serves it) do the others restart from the
+checkpoint. A worker whose node is leaving finishes its step, or abandons it when it would
+outlast ``leave_within_s``, and ends with status 0; the others then redo that one step without
+it. In the home mode (GAPTRAIN_HOME_MODE=1) no worker is rank 0 for good and a job may pause
+with no node at all: home.py has who posts each plan. docs/job-side.md has the design.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from typing import Any
 import torch.distributed as dist
 
 from . import compat
-from .jobfile import JobFile, JobView, LaunchContext, LaunchContextError
+from .home import claim_next, everyone_leaves, group_is_live
+from .jobfile import EXIT_LEFT, JobFile, JobView, LaunchContext, LaunchContextError
 from .positions import DataPosition
 from .progress import ProgressWriter
 from .say import say
@@ -65,7 +67,16 @@ class Membership:
         self._notice_signalled = False
         self._noticed: dict[str, float] = {}
         self._last_notice_checkpoint = -1e9
-        self._tokens_taken: dict[str, int] = {}  # rank 0: the newest token of each node planned
+        self.home_mode = self.context.home_mode
+        # The leaving thread and the main thread may both end the process; the first to start
+        # leaving finishes (a pause's checkpoint and plan included) before the other may exit.
+        self._leave_lock = threading.RLock()
+        # Home mode: a pause's checkpoint from the leaving thread sees no carried optimizer
+        # step half-way: once _abandoning is set (under the lock, while none is under way) no
+        # carried optimizer steps in this process.
+        self._state_lock = threading.Lock()
+        self._abandoning = False
+        self._optimizer_stepping = 0  # carried optimizers' steps under way (elastic.py)
         self._generation_seen = -1
         self._generation_since = 0.0
         self._last_membership_check = 0.0
@@ -85,7 +96,10 @@ class Membership:
     def _restore(self) -> None:
         raise NotImplementedError
 
-    def _save_checkpoint(self, why: str) -> None:
+    def _save_checkpoint(self, why: str, before_step: Any = None) -> None:
+        raise NotImplementedError
+
+    def _state_before_step(self) -> Any:
         raise NotImplementedError
 
     def _batch_wanted(self) -> tuple[int, int, float]:
@@ -125,7 +139,7 @@ class Membership:
         when it does not end within ``leave_within_s``: the node is wanted back within about a
         second. The others see the group break at once and redo the step without this worker."""
         node = self.context.node
-        if node == self.context.batch_host:
+        if self.context.is_batch_host:
             return  # never taken from a running job: it leaves only with the whole job, after a checkpoint
         while True:
             time.sleep(0.02)
@@ -145,18 +159,62 @@ class Membership:
         not for this worker to guess: when every collective of the step is behind them they
         finish it with this worker's samples (its gradients were averaged in), when one is still
         ahead (an L-BFGS step's next closure, a loss averaged after the backward pass) it breaks
-        for them and they redo the step. Its stream states are published for both cases."""
+        for them and they redo the step. Its stream states are published for both cases.
+
+        Home mode: when every member leaves, the last to mark saves the checkpoint (the state
+        the step started from: no carried optimizer steps in this process any more) and posts
+        the pause. A worker past its gradients' all-reduce waits up to ``leave_within_s`` more
+        for the step's end, where the main thread leaves with the step counted."""
         node = self.context.node
-        contributed = self._step_contributed()
-        try:
-            if self._store is not None and self.plan is not None:
-                self._publish_streams(in_flight=contributed)
-                self._store.count(self._leaving_key(node), 1)
-        except StoreLost:
-            pass
-        outcome = ("its gradients are in: the others finish that step, or redo it if it needed this worker "
-                   "again" if contributed else "the others redo that step")
-        self._exit(0, f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
+        before_step = None
+        with self._state_lock:
+            contributed = self._step_contributed()
+            # An optimizer step under way: the step's gradients were averaged before it.
+            past_its_collectives = contributed or self._optimizer_stepping > 0
+            if self.home_mode and not past_its_collectives:
+                self._abandoning = True
+                before_step = self._state_before_step()
+        since = self._leaving_since
+        waited_s = time.monotonic() - since if since is not None else 0.0
+        if self.home_mode and past_its_collectives and waited_s < 2 * self.leave_within_s:
+            return  # only local work is left of the step: its end is near
+        with self._leave_lock:
+            try:
+                if self._store is not None and self.plan is not None:
+                    self._publish_streams(in_flight=contributed)
+                    self._store.count(self._leaving_key(node), 1)
+                    if self.home_mode:
+                        self._pause_if_last(self.plan, before_step, fresh=before_step is not None)
+            except StoreLost:
+                pass
+            except Exception as e:  # noqa: B902: the node is wanted back whatever failed; said, not raised
+                say(f"{node} could not save the pause's checkpoint ({first_line(e)}): the next nodes "
+                    "resume from the one before")
+            outcome = ("its gradients are in: the others finish that step, or redo it if it needed this worker "
+                       "again" if contributed else "the others redo that step")
+            self._exit(self._left_status(),
+                       f"{node} left the job during step {self.position.step + 1}: given back ({outcome})")
+
+    def _pause_if_last(self, plan: Plan, before_step: Any = None, fresh: bool = True) -> None:
+        """Home mode, a member of ``plan`` that leaves (it marked so): when every member leaves
+        and this one wins the claim, it saves the checkpoint (``before_step``: the state the
+        step under way started from) and posts the pause. Not ``fresh``: a step past its
+        gradients' all-reduce that did not end within the wait, whose state may be neither the
+        one before it nor the one after (an optimizer step taken, a scheduler's not yet): no
+        checkpoint, the next nodes resume from the one before."""
+        assert self._store is not None
+        view = self.job_file.read()
+        if not everyone_leaves(self._store, view, plan):
+            return
+        if not claim_next(self._store, plan.number, self.context.node, self._token, view):
+            return
+        if fresh:
+            self._save_checkpoint("every node leaves: the job pauses", before_step)
+        else:
+            say(f"every node leaves in the middle of step {self.position.step + 1}, past its gradients' "
+                "all-reduce: the job pauses without a checkpoint of it (the next nodes resume from the one before)")
+        self._store.post(Plan(plan.number + 1, (), paused=True))
+        say("paused: the next nodes resume from the checkpoint")
 
     # ----- membership -------------------------------------------------------------------------
 
@@ -164,7 +222,7 @@ class Membership:
         """Whether this worker wants a regroup after the current step (it rides on the step's
         all-reduce, so all agree at the same step)."""
         if self.under_torchrun:
-            if self.context.is_batch_host and self.rank == 0 and self.context.job_file:
+            if (self.context.is_batch_host or self.home_mode) and self.rank == 0 and self.context.job_file:
                 self._handle_notice()
             return False
         if self._leaving:
@@ -173,22 +231,28 @@ class Membership:
             # plan it posts after the step leaves this worker out.
             self._store.count(self._leaving_key(self.context.node), 1)
             return True
-        if not self.context.is_batch_host:
+        if not self._watches_membership():
             return False
         self._handle_notice()
         return self._next_members() is not None
 
+    def _watches_membership(self) -> bool:
+        """Whether this worker looks for new and leaving nodes at each step: the batch host's
+        (today's mode), rank 0 of the current plan (home mode)."""
+        return self.rank == 0 if self.home_mode else self.context.is_batch_host
+
     def _next_members(self, force: bool = False) -> list[tuple[str, int]] | None:
-        """Rank 0: the members of the next plan when the job's nodes changed enough to regroup
-        now, else None. New nodes are taken in once their workers have announced themselves
-        (a worker needs seconds to start: the others train on meanwhile), all of them, or those
-        ready after 15 s."""
+        """The members of the next plan when the job's nodes changed enough to regroup now,
+        else None (rank 0 at a step; with ``force``, the poster of the next plan). New nodes are
+        taken in once their workers have announced themselves (a worker needs seconds to start:
+        the others train on meanwhile), all of them, or those ready after 15 s. Home mode: the
+        survivors first (rank 0 sends its state), then the newcomers; none at all: a pause."""
         now = time.monotonic()
         if not force and now - self._last_membership_check < 0.05:
             return None
         self._last_membership_check = now
         view = self.job_file.read()
-        if not view.nodes:  # the whole job is being stopped: SIGTERM follows, no regroup
+        if not view.nodes and not self.home_mode:  # the whole job is being stopped: SIGTERM follows
             return None
         if view.generation != self._generation_seen:
             self._generation_seen, self._generation_since = view.generation, now
@@ -198,12 +262,14 @@ class Membership:
         leaving = [n for n in current if n not in wanted or self._store.count(self._leaving_key(n)) > 0]
         added = [n for n in wanted if n not in current]
         # A node that was a member before has an old token: only a newer process is ready.
-        ready = {n: t for n in added if (t := self._store.token_of(n)) > self._tokens_taken.get(n, 0)}
+        ready = {n: t for n in added if (t := self._store.token_of(n)) > self._store.taken(n)}
         waited = now - self._generation_since > 15.0
         if not force and not leaving and not (added and (len(ready) == len(added) or (ready and waited))):
             return None
         members = [(n, current[n]) for n in wanted if n in current and n not in leaving]
         members += [(n, ready[n]) for n in wanted if n in ready]
+        if self.home_mode:
+            return members
         members.sort(key=lambda m: wanted.index(m[0]))
         if not members or members[0][0] != self.context.batch_host:
             members = [(self.context.node, self._token)] + [m for m in members if m[0] != self.context.node]
@@ -240,6 +306,8 @@ class Membership:
 
     def _next_plan(self, old: Plan, after_error: bool) -> Plan:
         assert self._store is not None
+        if self.home_mode:
+            return self._next_plan_home(old, after_error)
         if after_error and not self.context.is_batch_host:
             self._store.count(f"alive/{old.number}/{self.context.node}", 1)
         if self.context.is_batch_host:
@@ -255,6 +323,43 @@ class Membership:
         # Rank 0 may first sit out a collective's timeout before it sees the failure.
         return self._store.wait_for_plan(old.number, patience_s=2 * self.timeout_s + 10)
 
+    def _next_plan_home(self, old: Plan, after_error: bool) -> Plan:
+        """Home mode, every member of ``old`` at the same boundary (or after the same broken
+        step): each says whether it stays or leaves; a leaver is done then (the last of all
+        saves the checkpoint and posts the pause); of those that stay, the one that wins the
+        claim posts the next plan (home.py)."""
+        assert self._store is not None
+        node = self.context.node
+        self._store.count(f"{'leaving' if self._leaving else 'alive'}/{old.number}/{node}", 1)
+        # The others may first sit out a collective's timeout before they see the failure.
+        deadline = time.monotonic() + 2 * self.timeout_s + 10
+        while True:
+            latest = self._store.latest_plan_number()
+            if latest > old.number:
+                return self._store.plan(latest)
+            if self._leaving:
+                with self._leave_lock:
+                    self._pause_if_last(old)
+                    self._exit(self._left_status(), f"{node} left the job after step {self.position.step}: given back")
+            if claim_next(self._store, old.number, node, self._token, self.job_file.read()):
+                if after_error:
+                    self._wait_for_survivors(old)
+                self.plan = old  # the leaving/ keys _next_members reads are those of `old`
+                members = self._next_members(force=True) or []
+                # Nobody stays (this worker's node is leaving too): newcomers, if any, hold no
+                # state to send as rank 0; they resume from the pause's checkpoint instead.
+                if not any(member in old.members for member in members):
+                    with self._leave_lock:
+                        self._save_checkpoint("every node leaves: the job pauses")
+                        self._post(Plan(old.number + 1, (), paused=True))
+                        self._exit(self._left_status(), f"paused after step {self.position.step}: {node} given "
+                                   "back, the next nodes resume from the checkpoint")
+                self._post(Plan(old.number + 1, tuple(members)))
+                return self._store.plan(old.number + 1)
+            if time.monotonic() > deadline:
+                raise StoreLost(f"no plan after plan {old.number} within {2 * self.timeout_s + 10:.0f} s")
+            time.sleep(0.02)
+
     def _wait_for_survivors(self, old: Plan) -> None:
         """Rank 0 after a broken step: each other member says it is still there (alive/K/NODE)
         as soon as the step broke for it too, or that it left (leaving/K/NODE), or its node is no
@@ -262,7 +367,7 @@ class Membership:
         for, up to 5 s, and then left out."""
         assert self._store is not None
         deadline = time.monotonic() + 5.0
-        others = [n for n, _ in old.members[1:]]
+        others = [n for n, _ in old.members if n != self.context.node]
 
         def accounted(node: str, view: JobView) -> bool:
             return (self._store.count(f"alive/{old.number}/{node}") > 0
@@ -283,8 +388,6 @@ class Membership:
     def _post(self, plan: Plan) -> None:
         assert self._store is not None
         self._store.post(plan)
-        for node, token in plan.members:
-            self._tokens_taken[node] = max(token, self._tokens_taken.get(node, 0))
 
     def _join(self, plan: Plan, previous: Plan | None) -> None:
         """Leaves the current group and becomes a member of ``plan``'s, or ends the process."""
@@ -294,7 +397,7 @@ class Membership:
         if rank is None:
             node = self.context.node
             if self._leaving or node not in self.job_file.read().nodes:
-                self._exit(0, f"{node} left the job after step {self.position.step}: given back")
+                self._exit(self._left_status(), f"{node} left the job after step {self.position.step}: given back")
             self._exit(EXIT_START_AGAIN, f"{node} was left out of the group while still the job's: rejoining")
         began = time.monotonic()
         if dist.is_initialized():
@@ -330,6 +433,8 @@ class Membership:
                 members = self._first_members()
                 self._post(Plan(1, tuple(members)))
                 plan = self._store.plan(1)
+            elif self.home_mode:
+                plan = self._start_or_wait()
             else:
                 plan = self._wait_to_be_taken_in()
         except StoreLost as e:
@@ -349,6 +454,29 @@ class Membership:
             f"({time.monotonic() - began:.2f} s)", self.rank)
         self._report()
 
+    def _start_or_wait(self) -> Plan:
+        """Home mode, a worker that just started: the first plan that names it. When no group
+        is live (no plan yet, the job paused, or every member of the newest plan gone), one
+        worker wins the claim to start: it restores from the checkpoint and posts the first plan
+        with itself as rank 0 (home.py); the others wait to be taken in."""
+        assert self._store is not None
+        node = self.context.node
+        while True:
+            if self._leaving:
+                self._exit(self._left_status(), f"{node} given back before it joined")
+            latest = self._store.latest_plan_number()
+            plan = self._store.plan(latest) if latest else None
+            if plan is not None and (plan.done or plan.rank_of(node, self._token) is not None):
+                return plan
+            view = self.job_file.read()
+            if (plan is None or not group_is_live(self._store, view, plan)) and claim_next(
+                    self._store, latest, node, self._token, view):
+                self._restore()
+                self.plan = Plan(latest, ((node, self._token),))
+                self._post(Plan(latest + 1, tuple(self._first_members())))
+                return self._store.plan(latest + 1)
+            time.sleep(0.02)
+
     def _first_members(self) -> list[tuple[str, int]]:
         """Rank 0 at start: itself and the nodes whose workers are up within a few seconds (at
         least the job's minimum; the others join at a later step)."""
@@ -357,7 +485,7 @@ class Membership:
         while True:
             view = self.job_file.read()
             ready = [(n, t) for n in view.nodes if n != self.context.node and n not in view.leaving
-                     and (t := self._store.token_of(n)) > 0]
+                     and (t := self._store.token_of(n)) > self._store.taken(n)]
             members = [(self.context.node, self._token)] + ready
             if len(members) >= len(view.nodes) - len(view.leaving) or (
                     time.monotonic() > deadline and len(members) >= view.min_nodes):
@@ -370,7 +498,7 @@ class Membership:
         seen = 0
         while True:
             if self._leaving:
-                self._exit(0, f"{self.context.node} given back before it joined")
+                self._exit(self._left_status(), f"{self.context.node} given back before it joined")
             plan = self._store.wait_for_plan(seen, patience_s=24 * 3600)
             if plan.done or plan.rank_of(self.context.node, self._token) is not None:
                 return plan
@@ -410,9 +538,14 @@ class Membership:
         if self.rank == 0:
             self._save_checkpoint("training finished")
             try:
-                self._post(Plan(self.plan.number + 1, (), done=True))
+                # Home mode: the store host serves the store, nobody need stay for it.
+                if not self.home_mode:
+                    self._post(Plan(self.plan.number + 1, (), done=True))
+                elif claim_next(self._store, self.plan.number, self.context.node, self._token,
+                                self.job_file.read()):
+                    self._post(Plan(self.plan.number + 1, (), done=True))
                 # Stay (serving the store) until the others have read that it is over.
-                deadline = time.monotonic() + 10.0
+                deadline = time.monotonic() + (0.0 if self.home_mode else 10.0)
                 while self._store.count("finished") < self.world_size - 1 and time.monotonic() < deadline:
                     time.sleep(0.02)
             except StoreLost:
@@ -430,18 +563,23 @@ class Membership:
         if self._leaving:
             # Told to leave (SIGTERM) and the store gone with the batch host: the whole job is
             # being stopped, and rank 0 saved the checkpoint it resumes from.
-            self._exit(0, "stopped with the job")
+            self._exit(self._left_status(), "stopped with the job")
         say(f"cannot regroup in-process ({error}): restarting from the checkpoint")
         sys.stderr.flush()
         os._exit(EXIT_START_AGAIN)
 
+    def _left_status(self) -> int:
+        """The exit status of a worker that leaves because its node goes."""
+        return EXIT_LEFT if self.home_mode else 0
+
     def _exit(self, status: int, why: str) -> None:
         """Ends the process at once: the interpreter's teardown (torch's) takes a while, and a
         node given back is wanted within a second."""
-        say(why)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
+        with self._leave_lock:  # another thread that is leaving finishes first
+            say(why)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
 
 
 def first_line(error: BaseException) -> str:

@@ -7,7 +7,8 @@ The job file is JSON, e.g.::
      "notice": {"n2": 1764300060.5}, "min_nodes": 1, "max_nodes": 4,
      "batch": {"tuned": 128, "global": 256, "per_node": 128, "accumulation": 1, "lr_gain": 1.8}}
 
-``nodes`` are the nodes the training should use now (batch host first), ``leaving`` those being
+``nodes`` are the nodes the training should use now (batch host first; in the home mode only
+training nodes, and none while the job is paused), ``leaving`` those being
 given back (their workers end their step and leave), ``notice`` nodes that will be taken at
 about the given Unix time, ``batch`` (only for a job with a batch range) the global batch
 gaptraind chose for the job's nodes (batching.py). ``generation`` grows by one with every
@@ -22,6 +23,14 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from .batching import BatchInstruction
+
+
+# Home mode: a step ends with this status when its worker left the job because its node goes
+# (the job file, or SIGTERM: gaptrain-launch's, or Slurm's when it preempts the satellite), the
+# helper's and gaptrain.torchrun's agent alike. gaptrain-launch drops the node at once and does
+# not take the end for the training's (status 0): in the home mode a node may be taken without
+# the launcher asking. Today's mode keeps status 0 for a leave.
+EXIT_LEFT = 77
 
 
 class LaunchContextError(RuntimeError):
@@ -89,7 +98,7 @@ class LaunchContext:
 
     job_id: int
     node: str  # this worker's node
-    batch_host: str  # rank 0's node, for the job's whole life
+    batch_host: str  # today's mode: rank 0's node, for the job's whole life; home mode: the home node
     rdzv_host: str  # the address the batch host is reached at
     rdzv_port: int
     store_secret: str  # the prefix of the job's keys in the store (store.py)
@@ -97,10 +106,15 @@ class LaunchContext:
     progress_file: str | None
     min_nodes: int
     max_nodes: int
+    # The home mode (GAPTRAIN_HOME_MODE=1): the batch script runs on a home node that never
+    # trains, and serves the store there (gaptrain.store_host); every worker may be taken.
+    home_mode: bool = False
 
     @property
     def is_batch_host(self) -> bool:
-        return self.node == self.batch_host
+        """Whether this worker serves the store and is rank 0 for the job's life (today's mode
+        only: in the home mode no worker runs on the batch script's node)."""
+        return not self.home_mode and self.node == self.batch_host
 
     def require_store_secret(self) -> str:
         """The secret the helper's store keys live under (store.py); torchrun's agent needs none."""
@@ -125,6 +139,10 @@ class LaunchContext:
             return value
 
         batch_host = need("GAPTRAIN_MASTER_ADDR")
+        home_mode = env.get("GAPTRAIN_HOME_MODE") or "0"
+        if home_mode not in ("0", "1"):
+            raise LaunchContextError(f"GAPTRAIN_HOME_MODE is {home_mode!r}: 1 (the batch script on a home node) "
+                                     "or 0 (on the first training node); gaptrain-launch sets it")
         return LaunchContext(
             job_id=int(need("GAPTRAIN_JOB_ID")),
             node=env.get("SLURMD_NODENAME") or socket.gethostname(),
@@ -136,4 +154,5 @@ class LaunchContext:
             progress_file=env.get("GAPTRAIN_PROGRESS_FILE") or None,
             min_nodes=int(env.get("GAPTRAIN_MIN_NODES") or 1),
             max_nodes=int(env.get("GAPTRAIN_MAX_NODES") or 1),
+            home_mode=home_mode == "1",
         )

@@ -41,7 +41,7 @@ import traceback
 from typing import Callable, Mapping, Sequence
 
 from . import compat
-from .jobfile import LaunchContext, LaunchContextError
+from .jobfile import EXIT_LEFT, LaunchContext, LaunchContextError
 
 # Exit status of a step that failed for good: gaptrain-launch does not start it again and ends
 # the job FAILED (launcher/node_loss.hpp's kExitFailedForGood).
@@ -310,23 +310,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED_FOR_GOOD
     except SignalException as e:
         # The agent stopped its workers on a signal; its traceback would read like a crash.
-        return stopped_by_signal(int(e.sigval), node, os.environ.get("GAPTRAIN_JOB_FILE"))
+        return stopped_by_signal(int(e.sigval), node, os.environ.get("GAPTRAIN_JOB_FILE"), ctx.home_mode)
     return 0
 
 
-def stopped_by_signal(signum: int, node: str, job_file: str | None) -> int:
+def stopped_by_signal(signum: int, node: str, job_file: str | None, home_mode: bool = False) -> int:
     """The exit of an agent stopped by a signal: 0 when its node leaves the job (the launcher
-    asked it to: a clean leave), else 128 + the signal, each said in one line."""
+    asked it to: a clean leave), else 128 + the signal, each said in one line. In the home mode
+    SIGTERM always means the node goes (the launcher's, or Slurm's preemption, which the job file
+    may not know yet): EXIT_LEFT, as the helper's workers."""
     nodes = job_nodes(job_file)
     leaving = nodes is not None and (node in nodes[1] or node not in nodes[0])
     try:
         name = signal.Signals(signum).name
     except ValueError:
         name = f"signal {signum}"
-    if leaving:
+    if leaving or (home_mode and signum == signal.SIGTERM):
         print(f"gaptrain.torchrun: {node} leaves the job ({name}): its workers stopped",
               file=sys.stderr, flush=True)
-        return 0
+        return EXIT_LEFT if home_mode else 0
     print(f"gaptrain.torchrun: stopped by {name}: its workers stopped", file=sys.stderr, flush=True)
     return 128 + signum
 

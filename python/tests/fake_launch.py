@@ -1,5 +1,7 @@
 """What gaptrain-launch does for a job, played by the tests without Slurm: one process per
-"node" on this machine, the job file rewritten on every change, SIGTERM to a node given back."""
+"node" on this machine, the job file rewritten on every change, SIGTERM to a node given back.
+In the home mode (``home=True``) the batch script's node is "home", which never trains: the job's
+store host runs there before any worker, and every worker is told GAPTRAIN_HOME_MODE=1."""
 from __future__ import annotations
 
 import json
@@ -23,8 +25,9 @@ def free_port() -> int:
 
 
 class FakeJob:
-    def __init__(self, tmp: Path, argv: list[str], min_nodes: int = 1, max_nodes: int = 4) -> None:
-        self.tmp, self.argv = tmp, argv
+    def __init__(self, tmp: Path, argv: list[str], min_nodes: int = 1, max_nodes: int = 4,
+                 home: bool = False) -> None:
+        self.tmp, self.argv, self.home = tmp, argv, home
         self.job_file = tmp / "job.json"
         self.progress = tmp / "progress.jsonl"
         self.port = free_port()
@@ -35,6 +38,9 @@ class FakeJob:
         self.nodes: list[str] = []
         self.notice: dict[str, float] = {}
         self.batch: dict | None = None  # the job file's batch (gaptraind's choice), if any
+        self.store_hosts: list[subprocess.Popen] = []  # home mode: the store host, and each restart
+        if home:
+            self.start_store_host()
 
     def write_job_file(self, nodes: list[str], leaving: list[str] = ()) -> None:
         self.generation += 1
@@ -47,15 +53,39 @@ class FakeJob:
         tmp.write_text(json.dumps(doc))
         os.replace(tmp, self.job_file)
 
-    def start(self, node: str) -> subprocess.Popen:
-        env = dict(os.environ, SLURMD_NODENAME=node, GAPTRAIN_MASTER_ADDR="n1", GAPTRAIN_JOB_ID="7",
-                   GAPTRAIN_RDZV_HOST="127.0.0.1", GAPTRAIN_RDZV_PORT=str(self.port),
+    def environment(self, node: str) -> dict[str, str]:
+        env = dict(os.environ, SLURMD_NODENAME=node, GAPTRAIN_MASTER_ADDR="home" if self.home else "n1",
+                   GAPTRAIN_JOB_ID="7", GAPTRAIN_RDZV_HOST="127.0.0.1", GAPTRAIN_RDZV_PORT=str(self.port),
                    GAPTRAIN_STORE_SECRET=self.store_secret,
                    GAPTRAIN_JOB_FILE=str(self.job_file), GAPTRAIN_PROGRESS_FILE=str(self.progress),
                    GAPTRAIN_MIN_NODES=str(self.min_nodes), GAPTRAIN_MAX_NODES=str(self.max_nodes),
                    TOY_LOG=str(self.tmp / "log"), TOY_PACE=str(self.tmp / "pace"), OMP_NUM_THREADS="1",
                    PYTHONFAULTHANDLER="1",  # a worker that hangs prints its threads' stacks on SIGABRT
                    PYTHONPATH=str(PACKAGE_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        if self.home:
+            env["GAPTRAIN_HOME_MODE"] = "1"
+        return env
+
+    def start_store_host(self) -> subprocess.Popen:
+        """As gaptrain-launch does on the home node: the store host, before any worker; it
+        says once that it serves."""
+        out = open(self.tmp / "store_host.out", "a")
+        proc = subprocess.Popen([sys.executable, "-m", "gaptrain.store_host"], env=self.environment("home"),
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.store_hosts.append(proc)
+        self.wait_for(lambda: "serving" in (self.tmp / "store_host.out").read_text() or proc.poll() is not None,
+                      30.0, "the store host to serve")
+        assert proc.poll() is None, (self.tmp / "store_host.out").read_text()
+        return proc
+
+    def stop_store_host(self) -> int:
+        """SIGTERM to the store host, as gaptrain-launch at the job's end: its exit status."""
+        proc = self.store_hosts[-1]
+        proc.send_signal(signal.SIGTERM)
+        return proc.wait(30)
+
+    def start(self, node: str) -> subprocess.Popen:
+        env = self.environment(node)
         out = open(self.tmp / f"out.{node}", "a")
         # A session of its own: kill() ends what the worker started too (a DataLoader's
         # forkserver outlives a worker killed alone), as Slurm ends a whole step.
@@ -89,7 +119,8 @@ class FakeJob:
                       timeout_s, f"world size {size}")
 
     def outputs(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text()}" for p in sorted(self.tmp.glob("out.*")))
+        paths = sorted(self.tmp.glob("out.*")) + sorted(self.tmp.glob("store_host.out"))
+        return "\n".join(f"--- {p.name}\n{p.read_text()}" for p in paths)
 
     def finish(self, timeout_s: float = 120.0) -> dict[str, int]:
         """Waits for every process; their exit statuses by node (the last process of each)."""
@@ -117,8 +148,9 @@ class FakeJob:
                 pass
 
     def kill(self) -> None:
-        """Ends every worker and whatever each started (its process group), ended or not."""
-        for procs in self.procs.values():
+        """Ends every worker and whatever each started (its process group), ended or not, and
+        the store host."""
+        for procs in [*self.procs.values(), self.store_hosts]:
             for proc in procs:
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)

@@ -13,6 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from gaptrain.jobfile import EXIT_LEFT
 from gaptrain.torchrun import (EXIT_FAILED_FOR_GOOD, GroupWatch, RestartBudget, job_nodes,
                                stopped_by_signal, torchrun_arguments)
 from gaptrain.jobfile import LaunchContext
@@ -63,6 +64,16 @@ def test_an_agent_stopped_on_a_leaving_node_left_cleanly(tmp_path: Path, capsys)
     # Stopped while its node stays (the job cancelled, a signal by hand): not a clean leave.
     assert stopped_by_signal(15, "n1", str(path)) == 128 + 15
     assert "stopped by SIGTERM" in capsys.readouterr().err
+
+
+def test_in_the_home_mode_an_agent_stopped_by_sigterm_left_because_its_node_goes(tmp_path: Path, capsys) -> None:
+    """Slurm's preemption sends SIGTERM before the job file knows: 77, the helper's "left"."""
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps({"job_id": 1, "generation": 3, "nodes": ["n1"], "leaving": ["n2"]}))
+    assert stopped_by_signal(15, "n1", str(path), home_mode=True) == EXIT_LEFT == 77
+    assert stopped_by_signal(15, "n2", str(path), home_mode=True) == EXIT_LEFT
+    assert "n1 leaves the job (SIGTERM)" in capsys.readouterr().err
+    assert stopped_by_signal(2, "n1", str(path), home_mode=True) == 128 + 2  # SIGINT: by hand
 
 
 def test_the_group_watch_names_copies_and_a_short_group() -> None:

@@ -26,6 +26,10 @@ def main() -> None:
                    help="order streams: a state per stream counting its windows, logged beside the indices")
     p.add_argument("--checkpoint-every-s", type=float, default=2.0)
     p.add_argument("--step-sleep", type=float, default=0.2)
+    p.add_argument("--after-step-sleep", type=float, default=0.0,
+                   help="until $TOY_PACE exists: a sleep after the step is logged, its collectives behind it "
+                        "(a prediction, a plot)")
+    p.add_argument("--leave-within-s", type=float, default=0.5)
     p.add_argument("--lr-rule", default="adascale")
     p.add_argument("--amp", action="store_true",
                    help="bfloat16 autocast and a GradScaler (disabled on a CPU, carried all the same)")
@@ -41,7 +45,7 @@ def main() -> None:
     scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=50, gamma=0.9)
     stats = {"steps": 0}
     job = gaptrain.ElasticJob(args.checkpoint, timeout_s=20, checkpoint_every_s=args.checkpoint_every_s,
-                              lr_rule=args.lr_rule)
+                              lr_rule=args.lr_rule, leave_within_s=args.leave_within_s)
     scaler = torch.cuda.amp.GradScaler(enabled=torch.cuda.is_available())
     job.carry(model=model, optimizer=opt, scheduler=scheduler, stats=stats, scaler=scaler)
     loader = job.loader(data, batch_size=args.batch_size, order=args.order, num_workers=args.loader_workers)
@@ -81,12 +85,15 @@ def main() -> None:
                            for p in model.parameters())
             log.write(json.dumps({"epoch": epoch, "indices": indices,
                                   "stream_counts": counted.tolist() if counts is not None else [],
-                                  "rank": job.rank, "world": job.world_size,
+                                  "node": os.environ["SLURMD_NODENAME"], "rank": job.rank,
+                                  "world": job.world_size,
                                   "step": job.position.step + 1, "checksum": checksum,
                                   "scheduler_steps": scheduler.last_epoch, "stats_steps": stats["steps"],
                                   "global_batch": job._global_batch(),
                                   "lr_factor": job.batching.lr_factor}) + "\n")
             log.flush()
+            if args.after_step_sleep and not os.path.exists(os.environ["TOY_PACE"]):
+                time.sleep(args.after_step_sleep)
 
 
 if __name__ == "__main__":
