@@ -535,6 +535,7 @@ Holding Launcher::holding_of(std::uint32_t allocation, const std::string& node) 
 
 void Launcher::drop_node_taken(const std::string& node, std::uint32_t allocation, int status) {
   taken_back_[node] = allocation;
+  ++nodes_taken_back_;
   desired_ = without_taken_back(desired_, taken_back_, job_.job_id);
   say(node + " was taken back from the job (" +
       (allocation == job_.job_id ? std::string("the job")

@@ -129,6 +129,8 @@ class Launcher {
   int grows_ = 0;                          // resizes seen, for the summary
   int shrinks_ = 0;
   int regroups_ = 0;  // steps started again on the helper's request
+  // Nodes Slurm took (taken_back_ keeps only those instructions still name), for the summary.
+  int nodes_taken_back_ = 0;
   Clock::time_point started_{};
   std::optional<Progress> first_progress_;  // for the summary's throughput
   std::optional<Progress> last_progress_;

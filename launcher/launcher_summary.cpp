@@ -23,7 +23,7 @@ void Launcher::summarize() const {
   } else {
     line << grows_ << " grow(s), " << shrinks_ << " reclaim(s) or shrink(s)";
   }
-  line << ", " << taken_back_.size() << " node(s) taken back, " << regroups_
+  line << ", " << nodes_taken_back_ << " node(s) taken back, " << regroups_
        << " worker restart(s) on request";
   if (first_progress_ && last_progress_) {
     const double samples = last_progress_->samples_done;

@@ -422,6 +422,11 @@ void ElasticJobs::resized(std::uint32_t job_id, std::vector<std::string> nodes,
   job.satellites = std::move(satellites);
 }
 
+std::string anchor_of(const ElasticJob& job) {
+  if (!job.at_home) return job.batch_host;
+  return job.nodes.empty() ? std::string() : job.nodes.front();
+}
+
 Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
                                std::string_view satellite_partition) {
   Refreshed refreshed;

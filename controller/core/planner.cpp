@@ -392,7 +392,10 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
       if (settings.use_hole_ends) node.hole_end_s = seconds_left(name);
       problem.nodes.push_back(std::move(node));
     }
-    if (!job.nodes.empty() && contains(job.nodes, job.batch_host)) e->batch_host = job.batch_host;
+    // A job at home is kept on its first node as any job on its batch host (anchor_of): only a
+    // regular job (a reclaim, Slurm's preemption) pauses it.
+    if (const std::string anchor = anchor_of(job); !anchor.empty() && contains(job.nodes, anchor))
+      e->batch_host = anchor;
     problem.jobs.push_back(std::move(*e));
     planned.push_back(std::move(job));
   }

@@ -35,12 +35,17 @@ paused() { at_home "$1" && [ -z "$(satellites_of "$1")" ]; }  # paused JOB
 on_all_eight() { [ $(($(satellites_of "$1" | wc -l) + $(satellites_of "$2" | wc -l))) -eq 8 ]; }
 started() { [ "$(job_field "$1" StartTime)" != Unknown ] && ! job_state_is "$1" PENDING; }
 
-# Seconds from JOB's submission to its start, as slurmctld recorded them.
-start_delay() {  # start_delay JOB
-  local submit start
-  submit=$(date -d "$(job_field "$1" SubmitTime)" +%s)
+# Seconds from JOB's submission (or the end of job AFTER, when later: it needed that job's
+# node) to its start, as slurmctld recorded them.
+start_delay() {  # start_delay JOB [AFTER]
+  local ready start end
+  ready=$(date -d "$(job_field "$1" SubmitTime)" +%s)
+  if [ -n "${2:-}" ]; then
+    end=$(date -d "$(job_field "$2" EndTime)" +%s)
+    ((end <= ready)) || ready=$end
+  fi
   start=$(date -d "$(job_field "$1" StartTime)" +%s)
-  echo $((start - submit))
+  echo $((start - ready))
 }
 
 # A regular job NODES nodes wide (sbatch ARGS...) that must start while gaptraind is stopped;
@@ -90,14 +95,17 @@ case_home_zero_impact() {
     poll 60 "elastic job $job paused at home" paused "$job"
     [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
   done
-  note "with gaptraind stopped: pinned job $pinned started $(start_delay "$pinned") s, 8-node job $wide $(start_delay "$wide") s after submission (on the empty cluster: $(start_delay "$baseline") s); jobs $a and $b paused at home"
+  # The 8-node job also needs the pinned job's node: it waits for that job's end as it would
+  # without elastic jobs; its delay is counted from then.
+  poll 60 "pinned job $pinned COMPLETED" job_state_is "$pinned" COMPLETED
+  note "with gaptraind stopped: pinned job $pinned started $(start_delay "$pinned") s after submission, 8-node job $wide $(start_delay "$wide" "$pinned") s after its submission or the pinned job's end (on the empty cluster: $(start_delay "$baseline") s); jobs $a and $b paused at home"
   while ((SECONDS - stopped_at < 180)); do sleep 1; done
   for job in "$a" "$b"; do
     paused "$job" || fail "job $job not paused while gaptraind was stopped: $(satellites_of "$job" | tr '\n' ' ')"
   done
   kill -CONT "$pid"
   note "gaptraind continued after $((SECONDS - stopped_at)) s"
-  for job in "$pinned" "$wide"; do poll 60 "regular job $job COMPLETED" job_state_is "$job" COMPLETED; done
+  poll 60 "regular job $wide COMPLETED" job_state_is "$wide" COMPLETED
   for job in "$a" "$b"; do
     poll 120 "job $job grown back" bash -c "[ -n \"\$(squeue -h -o '%j' | grep -x gaptrain:$job)\" ]"
   done
