@@ -65,7 +65,7 @@ regular_starts_alone() {  # regular_starts_alone ARGS...
 # every sample trained once an epoch.
 case_home_zero_impact() {
   local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log
-  local epochs=150 a b baseline pinned wide pid stopped_at node job progress
+  local epochs=40 a b baseline pinned wide pid stopped_at node job progress
   torch_or_skip "torch, sklearn"
   home_mode_setup "$log" 3
   baseline=$(submit -o /dev/null -N 8 --wrap 'sleep 1') || fail "sbatch of the baseline failed"
