@@ -128,9 +128,8 @@ struct ElasticJob {
 // Empty for a job without a batch range.
 std::optional<NoiseScale> noise_scale_of(const ElasticJob& job);
 
-// The node a job keeps to the last: its batch host (losing it is a requeue), or at home its first
-// node (losing it, with the rest, a pause). The allocator never takes it; a reclaim takes it
-// only when nothing else will do. Empty for a job at home with no node.
+// The node the allocator never takes from a job: its batch host (losing it is a requeue), or at
+// home its first node (so that only a regular job pauses it). Empty for a job at home with none.
 std::string anchor_of(const ElasticJob& job);
 
 class ElasticJobs {

@@ -64,17 +64,18 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       holder[node] = {&job, end};
     }
   }
-  // A job's batch host, or at home (home.hpp) its first node, which the allocator keeps it on
-  // too: given last, as losing it is a requeue, or at home a pause.
+  // A job at home has none: every node of it is a satellite (home.hpp). Giving its first node
+  // last, as a batch host, paused jobs half as often again in the replay (10 days of KTH: 6,514
+  // pauses against 4,347) for no more samples.
   const auto is_batch_host = [&](const std::string& node) {
-    return anchor_of(*holder.at(node).job) == node;
+    return holder.at(node).job->batch_host == node;
   };
   // The elastic nodes in the order they are given up: those the allocator drains already
   // first (they are leaving anyway), then satellites (giving one back is an ordinary job end),
   // then the jobs' own nodes, batch hosts last (that is a requeue).
   const auto giving_rank = [&](const ElasticJob& job, const std::string& node) {
     if (draining.contains(node)) return 0;
-    if (node == anchor_of(job)) return 3;
+    if (node == job.batch_host) return 3;
     return job.satellites.contains(node) ? 1 : 2;
   };
   std::vector<std::string> giving_order;
