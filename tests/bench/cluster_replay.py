@@ -304,6 +304,7 @@ def cmd_replay(args):
         plan = sorted(({**job, "submit_s": job["submit_s"] + rng.uniform(0.0, args.jitter_s)}
                        for job in plan), key=lambda job: job["submit_s"])
     t0 = time.time()
+    load_at_start = os.getloadavg()
     submitted = []
     for job in plan:
         delay = t0 + job["submit_s"] - time.time()
@@ -342,7 +343,11 @@ def cmd_replay(args):
     result = {"pass": args.name, "t0": t0, "end": time.time(), "jobs": jobs,
               "elastic_jobs": [{"job_id": i, "sacct": accounting.get(i, {})} for i in elastic_ids],
               "node_seconds": sampler.node_seconds(), "sample_errors": sampler.errors,
-              "samples": sampler.samples}
+              "samples": sampler.samples,
+              # The machine's load average (1, 5, 15 min) as the pass began and ended: other
+              # work beside a pass makes its schedule noisier.
+              "load": {"start": [round(x, 2) for x in load_at_start],
+                       "end": [round(x, 2) for x in os.getloadavg()]}}
     with open(args.out, "w") as f:
         json.dump(result, f)
     print(f"replay: pass {args.name} done in {result['end'] - t0:.0f} s", file=sys.stderr)

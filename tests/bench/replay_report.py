@@ -122,6 +122,12 @@ def zero_impact_goals(values, setup):
 # ---------------------------------------------------------------------------------------------
 # One elastic pass (and its noise pass) against the baseline.
 
+def pass_load(pass_result):
+    """The 5-minute load average at the end of a pass (None for passes without it)."""
+    load = pass_result.get("load")
+    return load["end"][1] if load else None
+
+
 def pass_metrics(baseline, elastic, noise=None, log=None):
     """What one elastic pass (and the noise pass after it) measured, one number a metric."""
     delays, never = start_delays(baseline, elastic)
@@ -138,13 +144,15 @@ def pass_metrics(baseline, elastic, noise=None, log=None):
         "grows_done": actions.get("grow done", 0),
         "preempted": actions.get("preempted", 0),
         "wall_s": round(elastic["end"] - elastic["t0"], 1),
+        "load_5min": pass_load(elastic),
     }
     if noise:
         noise_delays, noise_never = start_delays(baseline, noise)
         result |= {"noise_p50_s": stats(list(noise_delays.values()))["p50"],
                    "noise_p99_s": stats(list(noise_delays.values()))["p99"],
                    "noise_never_started": len(noise_never),
-                   "noise_wall_s": round(noise["end"] - noise["t0"], 1)}
+                   "noise_wall_s": round(noise["end"] - noise["t0"], 1),
+                   "noise_load_5min": pass_load(noise)}
     return result, delays, (noise_delays if noise else None)
 
 
@@ -208,8 +216,9 @@ def over_passes(per_pass, elastic_delays, noise_delays):
                    "p50_over_noise_s": delay["p50"]["over_noise"],
                    "p99_over_noise_s": delay["p99"]["over_noise"]}
     for key in ("hole_share", "requeues", "grows_refused", "grows_done", "preempted",
-                "never_started", "failed"):
-        result[key] = pass_mean_interval([p[key] for p in per_pass])
+                "never_started", "failed", "load_5min", "noise_load_5min"):
+        if key in per_pass[0]:
+            result[key] = pass_mean_interval([p[key] for p in per_pass])
     return result
 
 
@@ -278,7 +287,9 @@ def format_over_passes(r):
                 ("requeues", "elastic jobs requeued"), ("grows_refused", "grows refused"),
                 ("grows_done", "grows done"), ("preempted", "satellites preempted"),
                 ("hole_share", "elastic share of hole node-s"),
-                ("never_started", "never started"), ("failed", "failed")]
+                ("never_started", "never started"), ("failed", "failed"),
+                ("load_5min", "load average (5 min) at the elastic pass's end"),
+                ("noise_load_5min", "load average (5 min) at the noise pass's end")]
     for key, label in labelled:
         if key in o:
             per = ", ".join(fmt(v) for v in o[key]["per_pass"])
