@@ -8,7 +8,11 @@ uses `log-summary`, `log-tail` and `nodes`. Python 3 standard library only. Subc
   replay      one pass on the cluster of the current SLURM_CONF: optional elastic jobs
               first, then the plan's jobs at their times, sampling the nodes every second,
               until every job ended (or a deadline); writes the pass's raw results
-  report      baseline pass + elastic pass + gaptraind log -> the metrics (JSON + table)
+  report      baseline pass + elastic passes (+ noise passes) + their gaptraind logs -> the
+              metrics, each over the passes with a 95% interval (JSON + table;
+              replay_report.py, replay_stats.py)
+  compare     two passes of the same plan job by job: which jobs moved and whether backfill
+              ordered them differently
   log-summary the actions and latencies in one gaptraind log
   log-tail    the last decisions in a gaptraind log, one short line each
   nodes       one sample: idle, elastic-held and regular-held node counts
@@ -23,15 +27,19 @@ import json
 import math
 import os
 import random
-import re
 import subprocess
 import sys
 import threading
 import time
 
+from gaptraind_log import log_summary, parse_log
+from replay_report import cmd_compare, cmd_report, fmt
+
 # States Slurm reports for a node no job is running on; `plnd` is an idle node that
 # backfill has planned for a pending job: still a hole until that job starts.
 IDLE_STATES = {"idle", "plnd"}
+# scripts/local-cluster's home node's partition (home1): never a hole, never regular work.
+HOME_PARTITION = "home"
 # Job states after which nothing more will happen to a job.
 FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
                 "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
@@ -127,12 +135,14 @@ def node_counts():
 
     Held = nodes of running or completing jobs, counted per partition with squeue's %D (jobs
     are exclusive, so no node is counted twice); elastic: the elastic partition's jobs and the
-    satellites, wherever allocated (named gaptrain:ID). Idle = nodes sinfo calls idle or
-    planned.
+    satellites, wherever allocated (named gaptrain:ID); the home node is not counted (the home
+    mode's batch scripts run there). Idle = nodes sinfo calls idle or planned.
     """
     held = {"elastic": 0, "regular": 0}
     for line in slurm("squeue", "-a", "-h", "-t", "R,CG", "-o", "%P|%D|%j").splitlines():
         partition, count, name = line.split("|", 2)
+        if partition == HOME_PARTITION:
+            continue  # batch scripts at home hold no node that could train or run a regular job
         elastic = partition == "elastic" or name.startswith("gaptrain:")
         held["elastic" if elastic else "regular"] += int(count)
     idle = 0
@@ -245,18 +255,27 @@ def submit_elastic(args, workdir):
     for k in range(args.elastic_jobs):
         out = os.path.join(workdir, f"elastic-{k + 1}.out")
         # The training stand-in: one `sleep` per node, which dies at once on the launcher's
-        # SIGTERM, so a drain costs no more than the launcher's own handshake.
+        # SIGTERM, so a drain costs no more than the launcher's own handshake. In the home mode
+        # the launcher also serves the job's store at home (GAPTRAIN_PYTHON, PYTHONPATH from
+        # scripts/bench-cluster); `sleep` never uses it.
         command = f"exec {args.launch} --grace-s {args.grace_s} -- sleep 1000000"
         ids.append(sbatch([*hold, "-p", "elastic", "-N", args.elastic_nodes, "--exclusive",
                            f"--elastic={args.elastic_nodes}", "-J", f"elastic{k + 1}",
                            "-D", workdir, "-o", out, "--wrap", command]))
     deadline = time.time() + 30
-    while ids and time.time() < deadline:
-        running = slurm("squeue", "-h", "-t", "R", "-p", "elastic", "-o", "%A").split()
-        if running:
-            break
+    while ids and time.time() < deadline and not elastic_training():
         time.sleep(0.5)
     return ids
+
+
+def elastic_training():
+    """Whether an elastic job trains on a node: runs in the elastic partition (its batch host
+    a compute node) or has a satellite running (in the home mode, its batch script at home)."""
+    for line in slurm("squeue", "-a", "-h", "-t", "R", "-o", "%P|%j").splitlines():
+        partition, name = line.split("|", 1)
+        if partition == "elastic" or name.startswith("gaptrain:"):
+            return True
+    return False
 
 
 def submit_regular(job, workdir):
@@ -285,6 +304,7 @@ def cmd_replay(args):
         plan = sorted(({**job, "submit_s": job["submit_s"] + rng.uniform(0.0, args.jitter_s)}
                        for job in plan), key=lambda job: job["submit_s"])
     t0 = time.time()
+    load_at_start = os.getloadavg()
     submitted = []
     for job in plan:
         delay = t0 + job["submit_s"] - time.time()
@@ -323,7 +343,11 @@ def cmd_replay(args):
     result = {"pass": args.name, "t0": t0, "end": time.time(), "jobs": jobs,
               "elastic_jobs": [{"job_id": i, "sacct": accounting.get(i, {})} for i in elastic_ids],
               "node_seconds": sampler.node_seconds(), "sample_errors": sampler.errors,
-              "samples": sampler.samples}
+              "samples": sampler.samples,
+              # The machine's load average (1, 5, 15 min) as the pass began and ended: other
+              # work beside a pass makes its schedule noisier.
+              "load": {"start": [round(x, 2) for x in load_at_start],
+                       "end": [round(x, 2) for x in os.getloadavg()]}}
     with open(args.out, "w") as f:
         json.dump(result, f)
     print(f"replay: pass {args.name} done in {result['end'] - t0:.0f} s", file=sys.stderr)
@@ -338,363 +362,6 @@ def wait_for_accounting(ids, timeout=30):
         if done or time.time() > deadline:
             return acct
         time.sleep(1.0)
-
-
-# --------------------------------------------------------------------------------------
-# The gaptraind log.
-
-LINE_RE = re.compile(r"^gaptraind: time=(?P<time>[0-9.]+) level=\S+ (?P<rest>.*)$")
-FIELD_RE = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S*)')
-
-
-def parse_log(path):
-    """gaptraind's lines as dicts: `time` (float epoch), `msg`, and every KEY=value field."""
-    events = []
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = LINE_RE.match(line.rstrip("\n"))
-            if not m:
-                continue
-            event = {"time": float(m.group("time"))}
-            for key, value in FIELD_RE.findall(m.group("rest")):
-                if value.startswith('"'):
-                    value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-                event[key] = value
-            events.append(event)
-    return events
-
-
-def node_list(value):
-    return [n for n in value.split(",") if n]
-
-
-def grow_latencies(events):
-    """For each node a grow added: seconds from the node's latest preceding "hole opened"
-    to the "action done ACTION=grow" (admissions count as grows: they fill holes too)."""
-    opened = {}
-    latencies = []
-    for e in events:
-        if e.get("msg") == "hole opened":
-            opened[e.get("NODE")] = e["time"]
-        elif e.get("msg") == "action done" and e.get("ACTION") in ("grow", "admit"):
-            for node in node_list(e.get("NODES", "")):
-                if node in opened:
-                    latencies.append(e["time"] - opened[node])
-    return latencies
-
-
-def reclaim_latencies(events):
-    """For each reclaimed node: seconds from the first "reclaim needed" for it (per elastic
-    job) to the "action done" shrink or requeue of that job that released it. Reclaims never
-    released (the job ended first, or the log ended) are counted apart."""
-    pending = {}  # (job, node) -> time of the first "reclaim needed"
-    latencies = []
-    for e in events:
-        if e.get("msg") == "reclaim needed":
-            pending.setdefault((e.get("JOB_ID"), e.get("NODE")), e["time"])
-        elif e.get("msg") == "action done" and e.get("ACTION") in ("shrink", "requeue"):
-            for node in node_list(e.get("NODES", "")):
-                since = pending.pop((e.get("JOB_ID"), node), None)
-                if since is not None:
-                    latencies.append(e["time"] - since)
-    return latencies, len(pending)
-
-
-def notice_lead_times(events):
-    """For each reclaimed node (a "reclaim needed" for it): seconds from the first "notice
-    given" for it (per elastic job, since the last "notice withdrawn") to the "drain requested"
-    that named it and to the "action done" that released it; a node released without a notice
-    counts 0 and as unnoticed (max_notice_s 0, or a gaptraind without notices)."""
-    noticed, drained, reclaimed = {}, {}, set()
-    before_drain, before_taking, unnoticed = [], [], 0
-    for e in events:
-        msg, job = e.get("msg"), e.get("JOB_ID")
-        if msg == "notice given":
-            noticed.setdefault((job, e.get("NODE")), e["time"])
-        elif msg == "notice withdrawn":
-            noticed.pop((job, e.get("NODE")), None)
-        elif msg == "reclaim needed":
-            reclaimed.add((job, e.get("NODE")))
-        elif msg == "drain requested":
-            for node in node_list(e.get("NODES", "")):
-                drained.setdefault((job, node), e["time"])
-        elif msg == "action done" and e.get("ACTION") in ("shrink", "requeue"):
-            for node in node_list(e.get("NODES", "")):
-                key = (job, node)
-                since = noticed.pop(key, None)
-                drain_at = drained.pop(key, e["time"])
-                if key not in reclaimed:
-                    continue
-                reclaimed.discard(key)
-                if since is None:
-                    unnoticed += 1
-                    since = e["time"]
-                before_drain.append(max(0.0, drain_at - since))
-                before_taking.append(e["time"] - since)
-    return {"before_drain_s": stats(before_drain), "before_taking_s": stats(before_taking),
-            "unnoticed": unnoticed}
-
-
-def action_counts(events):
-    """"ACTION done" and "ACTION failed" per action, and "preempted": the satellites Slurm
-    freed itself for regular jobs (satellite_qos), one per job and time gaptraind saw it."""
-    counts = {}
-    for e in events:
-        if e.get("msg") in ("action done", "action failed"):
-            key = f"{e.get('ACTION', '?')} {e['msg'].split()[1]}"
-        elif e.get("ACTION") == "preempted":
-            key = "preempted"
-        else:
-            continue
-        counts[key] = counts.get(key, 0) + 1
-    return dict(sorted(counts.items()))
-
-
-def log_summary(path):
-    events = parse_log(path)
-    grows = grow_latencies(events)
-    reclaims, unreleased = reclaim_latencies(events)
-    return {"actions": action_counts(events),
-            "reclaims_needed": sum(1 for e in events if e.get("msg") == "reclaim needed"),
-            "grow_latency_s": stats(grows),
-            "reclaim_release_latency_s": stats(reclaims) | {"unreleased": unreleased},
-            "notice": notice_lead_times(events)}
-
-
-# --------------------------------------------------------------------------------------
-# Statistics and the report.
-
-def percentile(values, q):
-    """Linear interpolation between closest ranks (numpy's default); with n values, p99 is
-    within the top two, so on a few dozen jobs p99 is close to the maximum."""
-    ordered = sorted(values)
-    if not ordered:
-        return None
-    pos = (len(ordered) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def stats(values):
-    def r(x):
-        return None if x is None else round(x, 3)
-    return {"count": len(values), "p50": r(percentile(values, 50)),
-            "p99": r(percentile(values, 99)), "max": r(max(values) if values else None),
-            "min": r(min(values) if values else None),
-            "mean": r(sum(values) / len(values) if values else None)}
-
-
-def failed_jobs(pass_result):
-    """Regular jobs that ended other than COMPLETED; jobs we cut at the deadline are not
-    failures of the system under test and are counted apart."""
-    return [j["name"] for j in pass_result["jobs"]
-            if not j["cut"] and j["sacct"].get("state") != "COMPLETED"]
-
-
-def hole_usage(node_seconds):
-    used = node_seconds["elastic"]
-    holes = node_seconds["elastic"] + node_seconds["idle"]
-    return {"elastic_node_s": used, "idle_node_s": node_seconds["idle"],
-            "hole_node_s": round(holes, 1),
-            "elastic_fraction": round(used / holes, 4) if holes > 0 else None}
-
-
-def start_delays(baseline, elastic):
-    """Per regular job started in the baseline pass: wait(elastic) - wait(baseline), and the
-    names of the jobs that never started in the elastic pass. Those must not drop out of the
-    statistics (they are the worst delays): their delay is the lower bound their pending time
-    gives, so the percentiles are then lower bounds too."""
-    base_wait = {j["name"]: j["wait_s"] for j in baseline["jobs"] if j["wait_s"] is not None}
-    delays, never_started = {}, []
-    for j in elastic["jobs"]:
-        if j["name"] not in base_wait:
-            continue
-        wait = j["wait_s"]
-        if wait is None and "wait_at_least_s" in j:
-            wait = j["wait_at_least_s"]
-            never_started.append(j["name"])
-        if wait is not None:
-            delays[j["name"]] = round(wait - base_wait[j["name"]], 3)
-    return delays, never_started
-
-
-# Issue 31's goals for the elastic pass, against this run's noise pass: the regular jobs' start
-# delay at most the noise's plus these, no elastic job requeued, no grow refused by Slurm, and
-# the elastic jobs holding this share of the hole node-seconds.
-GOAL_P50_OVER_NOISE_S = 0.1
-GOAL_P99_OVER_NOISE_S = 1.0
-GOAL_HOLE_SHARE = 0.95
-
-
-def zero_impact_goals(report):
-    """Each goal with its measured value and whether it is met; None without a noise pass."""
-    noise, d = report.get("noise_delay_s"), report["start_delay_s"]
-    if not noise or not report["daemon"] or d["p50"] is None or noise["p50"] is None:
-        return None
-    actions = report["daemon"]["actions"]
-    share = report["holes"]["elastic"]["elastic_fraction"]
-    over_p50 = round(d["p50"] - noise["p50"], 3)
-    over_p99 = round(d["p99"] - noise["p99"], 3)
-    requeues = actions.get("requeue done", 0) + actions.get("requeue failed", 0)
-    refused = actions.get("grow failed", 0)
-    return {
-        "p50_over_noise_s": {"value": over_p50, "goal": GOAL_P50_OVER_NOISE_S,
-                             "met": over_p50 <= GOAL_P50_OVER_NOISE_S},
-        "p99_over_noise_s": {"value": over_p99, "goal": GOAL_P99_OVER_NOISE_S,
-                             "met": over_p99 <= GOAL_P99_OVER_NOISE_S},
-        "elastic_jobs_requeued": {"value": requeues, "goal": 0, "met": requeues == 0},
-        "grows_refused": {"value": refused, "goal": 0, "met": refused == 0},
-        "hole_share": {"value": share, "goal": GOAL_HOLE_SHARE,
-                       "met": share is not None and share >= GOAL_HOLE_SHARE},
-    }
-
-
-def cmd_report(args):
-    with open(args.baseline) as f:
-        baseline = json.load(f)
-    with open(args.elastic) as f:
-        elastic = json.load(f)
-    noise = None
-    if args.noise:
-        with open(args.noise) as f:
-            noise = json.load(f)
-    delays, never_started = start_delays(baseline, elastic)
-    waits_b = [j["wait_s"] for j in baseline["jobs"] if j["wait_s"] is not None]
-    waits_e = [j["wait_s"] for j in elastic["jobs"] if j["wait_s"] is not None]
-    report = {
-        "setup": args.setup and json.loads(args.setup),
-        "regular_jobs": len(baseline["jobs"]),
-        "start_delay_s": stats(list(delays.values())) | {
-            "delayed_more_than_lease": sum(1 for d in delays.values() if d > args.lease_s),
-            "lease_s": args.lease_s, "target_p99_s": 5.0,
-            "compared": len(delays),
-            # Jobs that never started in the elastic pass (cancelled at the deadline): their
-            # delays are lower bounds, and so are the percentiles when this is not 0.
-            "never_started": len(never_started)},
-        "never_started": {"baseline": [j["name"] for j in baseline["jobs"] if j["wait_s"] is None],
-                          "elastic": never_started},
-        "worst_delays": sorted(delays.items(), key=lambda kv: -kv[1])[:5],
-        "wait_s": {"baseline": stats(waits_b), "elastic": stats(waits_e)},
-        "failed": {"baseline": failed_jobs(baseline), "elastic": failed_jobs(elastic)},
-        "cut_at_deadline": {"baseline": sum(j["cut"] for j in baseline["jobs"]),
-                            "elastic": sum(j["cut"] for j in elastic["jobs"])},
-        "holes": {"baseline": hole_usage(baseline["node_seconds"]),
-                  "elastic": hole_usage(elastic["node_seconds"])},
-        # The elastic node-seconds against the holes the same workload left without elastic
-        # jobs: near 1 means the holes were filled; above 1, elastic jobs held nodes that
-        # regular jobs would have used (the start delays say whether that cost anything).
-        "elastic_vs_baseline_idle": (
-            round(elastic["node_seconds"]["elastic"] / baseline["node_seconds"]["idle"], 4)
-            if baseline["node_seconds"]["idle"] > 0 else None),
-        "node_seconds": {"baseline": baseline["node_seconds"],
-                         "elastic": elastic["node_seconds"]},
-        "daemon": log_summary(args.log) if args.log else None,
-        "pass_wall_s": {"baseline": round(baseline["end"] - baseline["t0"], 1),
-                        "elastic": round(elastic["end"] - elastic["t0"], 1)},
-    }
-    # Two passes without elastic jobs (--elastic-jobs 0): the "delays" are the cluster's own
-    # run-to-run noise, the floor any elastic-pass delay must be read against.
-    report["a_a"] = not elastic["elastic_jobs"]
-    report["daemon_resized"] = bool(report["daemon"] and any(
-        k.endswith(" done") and not k.startswith("lease") for k in report["daemon"]["actions"]))
-    if noise:
-        # A third pass without elastic jobs, after the elastic one: its "delays" against the
-        # baseline are this run's own noise, read beside the elastic pass's.
-        noise_delays, noise_never = start_delays(baseline, noise)
-        report["noise_delay_s"] = stats(list(noise_delays.values())) | {
-            "never_started": len(noise_never)}
-        report["holes"]["noise"] = hole_usage(noise["node_seconds"])
-        report["pass_wall_s"]["noise"] = round(noise["end"] - noise["t0"], 1)
-    report["goals"] = zero_impact_goals(report)
-    with open(args.json, "w") as f:
-        json.dump(report, f, indent=1)
-    print(format_table(report))
-
-
-def fmt(x, unit=""):
-    return "-" if x is None else f"{x:.2f}{unit}" if isinstance(x, float) else f"{x}{unit}"
-
-
-def format_table(r):
-    d = r["start_delay_s"]
-    he, hb = r["holes"]["elastic"], r["holes"]["baseline"]
-    lines = [
-        f"regular jobs: {r['regular_jobs']} (compared {d['compared']}); "
-        f"pass wall time: baseline {r['pass_wall_s']['baseline']} s, "
-        f"elastic {r['pass_wall_s']['elastic']} s",
-        "",
-        "| metric | p50 | p99 | max | n |",
-        "|---|---:|---:|---:|---:|",
-        f"| start delay (elastic - baseline wait), s | {fmt(d['p50'])} | {fmt(d['p99'])} "
-        f"| {fmt(d['max'])} | {d['count']} |",
-    ]
-    if r.get("noise_delay_s"):
-        n = r["noise_delay_s"]
-        lines.append(f"| noise: start delay without elastic jobs (noise - baseline wait), s "
-                     f"| {fmt(n['p50'])} | {fmt(n['p99'])} | {fmt(n['max'])} | {n['count']} |")
-    lines += [
-        f"| wait, baseline pass, s | {fmt(r['wait_s']['baseline']['p50'])} "
-        f"| {fmt(r['wait_s']['baseline']['p99'])} | {fmt(r['wait_s']['baseline']['max'])} "
-        f"| {r['wait_s']['baseline']['count']} |",
-        f"| wait, elastic pass, s | {fmt(r['wait_s']['elastic']['p50'])} "
-        f"| {fmt(r['wait_s']['elastic']['p99'])} | {fmt(r['wait_s']['elastic']['max'])} "
-        f"| {r['wait_s']['elastic']['count']} |",
-    ]
-    if r["daemon"]:
-        g, c = r["daemon"]["grow_latency_s"], r["daemon"]["reclaim_release_latency_s"]
-        lines += [
-            f"| hole opened -> grow done, s | {fmt(g['p50'])} | {fmt(g['p99'])} "
-            f"| {fmt(g['max'])} | {g['count']} |",
-            f"| reclaim needed -> released, s | {fmt(c['p50'])} | {fmt(c['p99'])} "
-            f"| {fmt(c['max'])} | {c['count']} |",
-        ]
-        for key, label in (("before_taking_s", "notice -> reclaimed node released, s"),
-                           ("before_drain_s", "notice -> its drain requested, s")):
-            n = r["daemon"].get("notice", {}).get(key)
-            if n:
-                lines.append(f"| {label} (min {fmt(n['min'])}) | {fmt(n['p50'])} "
-                             f"| {fmt(n['p99'])} | {fmt(n['max'])} | {n['count']} |")
-    if d["p99"] is None:
-        verdict = "no data"
-    elif d["p99"] <= d["target_p99_s"] and d["never_started"] == 0:
-        verdict = "met"
-    else:
-        verdict = "NOT met"
-    lines += [
-        "",
-        f"start delay min {fmt(d['min'])} s (run-to-run noise shows as negative delays); "
-        f"target p99 <= {d['target_p99_s']} s: {verdict}",
-        f"delayed by more than one lease ({d['lease_s']:.0f} s): {d['delayed_more_than_lease']}",
-        f"failed (not COMPLETED): baseline {len(r['failed']['baseline'])}, "
-        f"elastic {len(r['failed']['elastic'])}; cut at the deadline: baseline "
-        f"{r['cut_at_deadline']['baseline']}, elastic {r['cut_at_deadline']['elastic']}; "
-        f"never started: baseline {len(r['never_started']['baseline'])}, elastic "
-        f"{d['never_started']} (their delays count as lower bounds)",
-        f"holes, elastic pass: elastic {he['elastic_node_s']} node-s, idle {he['idle_node_s']} "
-        f"node-s, elastic share of hole node-s {fmt(he['elastic_fraction'])}",
-        f"holes, baseline pass: idle {hb['idle_node_s']} node-s; elastic node-s / baseline "
-        f"idle node-s: {fmt(r['elastic_vs_baseline_idle'])}",
-    ]
-    if r["daemon"]:
-        lines.append(f"gaptraind actions: {r['daemon']['actions'] or 'none'}; reclaims needed: "
-                     f"{r['daemon']['reclaims_needed']}, never released: "
-                     f"{r['daemon']['reclaim_release_latency_s']['unreleased']}")
-        jitter = float((r.get("setup") or {}).get("jitter_s", 0) or 0)
-        if r.get("a_a") and jitter > 0:
-            lines.append(f"NOTE: no elastic jobs in the second pass, its submissions up to "
-                         f"{jitter:g} s later: the delays above are how much the schedule "
-                         "amplifies that perturbation")
-        elif r.get("a_a"):
-            lines.append("NOTE: no elastic jobs in the second pass: the delays above are the "
-                         "run-to-run noise of the cluster")
-        elif not r["daemon_resized"]:
-            lines.append("NOTE: gaptraind did no resize in the elastic pass")
-    if r.get("goals"):
-        lines.append("zero impact (issue 31), against this run's noise pass: " + "; ".join(
-            f"{name.replace('_', ' ')} {fmt(g['value'])} (goal {g['goal']}): "
-            f"{'met' if g['met'] else 'NOT met'}" for name, g in r["goals"].items()))
-    return "\n".join(lines)
 
 
 def cmd_log_summary(args):
@@ -785,16 +452,24 @@ def main(argv=None):
     s.add_argument("--seed", type=int, default=1)
     s.set_defaults(func=cmd_replay)
 
-    s = sub.add_parser("report", help="metrics of a baseline and an elastic pass")
+    s = sub.add_parser("report", help="metrics of a baseline and elastic passes")
     s.add_argument("--baseline", required=True)
-    s.add_argument("--elastic", required=True)
-    s.add_argument("--log", help="the elastic pass's gaptraind.log")
-    s.add_argument("--noise", help="a pass without elastic jobs after the elastic one: "
-                   "this run's own noise")
+    s.add_argument("--elastic", required=True, nargs="+", help="the elastic passes")
+    s.add_argument("--log", nargs="+", help="each elastic pass's gaptraind.log, in order")
+    s.add_argument("--noise", nargs="+", help="one pass without elastic jobs after each "
+                   "elastic one, in order: this run's own noise")
     s.add_argument("--lease-s", type=float, default=300.0)
     s.add_argument("--setup", help="JSON object copied into the report")
     s.add_argument("--json", required=True)
     s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("compare", help="two passes of the same plan, job by job")
+    s.add_argument("a", help="a pass's JSON (e.g. baseline.json)")
+    s.add_argument("b", help="another pass's JSON of the same plan (e.g. noise.json)")
+    s.add_argument("--threshold-s", type=float, default=1.0,
+                   help="list the jobs whose wait differs by more than this")
+    s.add_argument("--json", help="write the comparison here too")
+    s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("log-summary", help="actions and latencies of a gaptraind log")
     s.add_argument("log")
