@@ -451,7 +451,7 @@ void Launcher::reap_steps(Clock::time_point now) {
       continue;
     }
     step.pid = -1;
-    const StepExit exit = step_exit_of(*status);
+    const StepExit exit = exit_on(step.job_id == job_.job_id, *status);
     const bool success = exit == StepExit::success || exit == StepExit::left;
     if (step.phase == StepPhase::stopping) {
       const double took = std::chrono::duration<double>(now - step.stop_since).count();

@@ -1,5 +1,6 @@
 #include "node_loss.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -38,6 +39,12 @@ StepExit step_exit_of(int wait_status) {
     case kExitLeft: return StepExit::left;
     default: return StepExit::failure;
   }
+}
+
+StepExit exit_on(bool own, int wait_status) {
+  const bool terminated = (WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGTERM) ||
+                          (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 128 + SIGTERM);
+  return !own && terminated ? StepExit::left : step_exit_of(wait_status);
 }
 
 StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failures_in_a_row,

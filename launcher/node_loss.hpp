@@ -57,6 +57,12 @@ inline constexpr int kExitLeft = 77;
 
 StepExit step_exit_of(int wait_status);
 
+// As step_exit_of, for a step on the job's own node (`own`) or in a satellite. A command that
+// is not the helper (it exits 77 itself) and that SIGTERM ended in a satellite the launcher did
+// not ask to stop was ended by Slurm: a preemption's GraceTime, or the satellite's end. It left,
+// as the helper would have: restarting it there only fails again.
+StepExit exit_on(bool own, int wait_status);
+
 // What a step that ended by itself (not asked to stop) means.
 enum class StepEnd {
   finished,            // exit 0: the training is over

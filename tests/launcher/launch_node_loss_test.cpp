@@ -38,6 +38,18 @@ TEST(LaunchNodeLoss, AWorkerThatLeftByItselfLostItsNodeEvenWhileSlurmStillListsI
   EXPECT_EQ(judge_step_end(StepExit::left, false, Holding::unknown, 0, 3), StepEnd::taken_back);
 }
 
+// A plain command (not the helper) that Slurm's SIGTERM ended in a satellite left too; on the
+// job's own node, or ended by another signal or status, it is what it was.
+TEST(LaunchNodeLoss, AStepSigtermEndedInASatelliteLeft) {
+  const int srun_saw_sigterm = (128 + 15) << 8;  // srun exits 143 for a task SIGTERM ended
+  const int killed_by_sigterm = 15;              // the wait status of a process SIGTERM killed
+  EXPECT_EQ(exit_on(false, srun_saw_sigterm), StepExit::left);
+  EXPECT_EQ(exit_on(false, killed_by_sigterm), StepExit::left);
+  EXPECT_EQ(exit_on(true, srun_saw_sigterm), StepExit::failure);
+  EXPECT_EQ(exit_on(false, 1 << 8), StepExit::failure);
+  EXPECT_EQ(exit_on(false, 0), StepExit::success);
+}
+
 TEST(LaunchNodeLoss, OnlyRepeatedFailuresOnANodeStillTheJobsGiveUp) {
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 3, 3), StepEnd::restart);
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 4, 3), StepEnd::give_up);
