@@ -87,8 +87,8 @@ struct Job {
   // An elastic job whose batch script runs on a home node (home.hpp): `partition` is then the
   // one it trains in and `nodes` holds no home node; it trains on satellites only.
   bool at_home = false;
-  std::int64_t start_time = 0;     // actual, or expected for a pending job planned by backfill
-  std::int64_t end_time = 0;       // actual or expected
+  std::int64_t start_time = 0;  // actual, or expected for a pending job planned by backfill
+  std::int64_t end_time = 0;    // actual or expected
   std::vector<std::string> sched_nodes;  // pending: the nodes backfill plans to start it on
   std::uint32_t time_limit_minutes = 0;  // 0: none (Slurm's INFINITE or NO_VAL)
   std::uint32_t min_nodes = 0;           // as requested (-N MIN-MAX); 0 when not known

@@ -160,14 +160,13 @@ bool Resizer::admit(const Action& action, const Snapshot& snapshot, const Now& n
     held = job->held;
   }
   notes_.push_back(started(action, action.nodes));
-  const ActionResult result =
-      slurm_.admit(AdmitRequest{.job_id = action.job_id,
-                                .nodes = action.nodes,
-                                .time_limit_minutes =
-                                    home ? limit : first_lease_minutes(action.hole_end, now),
-                                .admin_comment = std::move(admin_comment),
-                                .held = held,
-                                .home_partition = settings_.home_partition});
+  const ActionResult result = slurm_.admit(
+      AdmitRequest{.job_id = action.job_id,
+                   .nodes = action.nodes,
+                   .time_limit_minutes = home ? limit : first_lease_minutes(action.hole_end, now),
+                   .admin_comment = std::move(admin_comment),
+                   .held = held,
+                   .home_partition = settings_.home_partition});
   if (!result.ok) {
     failed(action.job_id, action.kind, "admit", result.error, action.nodes, now);
     return false;

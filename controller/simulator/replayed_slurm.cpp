@@ -147,8 +147,7 @@ bool ReplayedSlurm::take_node(int trace_node) {
     while (other < node_count() && !(idle(other) && node_type(other) == node_type(node))) ++other;
     // Slurm starts the job on the first idle node of its type; with none, it preempts a
     // satellite of that type rather than wait (it tries without preemption first).
-    if (other == node_count() && !preemptable(node))
-      other = preemptable_of_type(node_type(node));
+    if (other == node_count() && !preemptable(node)) other = preemptable_of_type(node_type(node));
     if (other >= 0 && other < node_count()) {
       swap_places(node, other);
       node = other;

@@ -24,8 +24,9 @@
 // home node of unbounded capacity, outside the trace, where it holds no training node; it trains
 // on satellites only, and with none left it is paused (running at home, holding nothing).
 // Satellites in a preemptable QOS (ElasticSetup::preemptable_qos) are Slurm's to cancel: a
-// regular job that needs one's node gets it at once, and the satellite is listed PREEMPTED. Time limits are recorded, not enforced: gaptraind renews leases at
-// every poll and the replay polls only when something happens (docs/simulator.md).
+// regular job that needs one's node gets it at once, and the satellite is listed PREEMPTED. Time
+// limits are recorded, not enforced: gaptraind renews leases at every poll and the replay polls
+// only when something happens (docs/simulator.md).
 //
 // Times: the replay's seconds `t` are Slurm's epoch seconds epoch + t (kEpoch unless given: a
 // test that runs the real daemon against it gives the wall clock's start).

@@ -1,12 +1,12 @@
 // What the replayed Slurm shows (replayed_slurm.hpp): its poll's snapshot, the jobs in it, and the
 // configuration it reports.
-#include "simulator/replayed_slurm.hpp"
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+
+#include "simulator/replayed_slurm.hpp"
 
 namespace gaptrain::sim {
 

@@ -103,8 +103,7 @@ class Replay {
             trace,
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
             options.config.elastic_partitions.first(), ReplayedSlurm::kEpoch, options.placement,
-            options.tell_node_types,
-            {options.config.home_partition, options.config.satellite_qos}),
+            options.tell_node_types, {options.config.home_partition, options.config.satellite_qos}),
         gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);

@@ -294,11 +294,12 @@ struct AtHome {
     for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
     // The nodes named are the holes it grows into once it runs; the limit is its own.
-    EXPECT_TRUE(slurm.admit({.job_id = id,
-                             .nodes = {"n0"},
-                             .time_limit_minutes = 0,
-                             .admin_comment = "gaptrain:nodes=1-3,trains_in=elastic",
-                             .home_partition = "elastic-home"})
+    EXPECT_TRUE(slurm
+                    .admit({.job_id = id,
+                            .nodes = {"n0"},
+                            .time_limit_minutes = 0,
+                            .admin_comment = "gaptrain:nodes=1-3,trains_in=elastic",
+                            .home_partition = "elastic-home"})
                     .ok);
   }
 };
@@ -339,12 +340,11 @@ TEST(ReplayedSlurmHome, AnAdmissionToAPartitionTheClusterLacksIsRefused) {
   ReplayedSlurm slurm(nodes(1), 1, "elastic");  // no home partition
   slurm.free_node(0, kUnknownEnd);
   const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
-  const daemon::ActionResult refused =
-      slurm.admit({.job_id = id,
-                   .nodes = {"n0"},
-                   .time_limit_minutes = 0,
-                   .admin_comment = "",
-                   .home_partition = "elastic-home"});
+  const daemon::ActionResult refused = slurm.admit({.job_id = id,
+                                                    .nodes = {"n0"},
+                                                    .time_limit_minutes = 0,
+                                                    .admin_comment = "",
+                                                    .home_partition = "elastic-home"});
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.error.find("elastic-home"), std::string::npos) << refused.error;
   EXPECT_FALSE(slurm.running(id));

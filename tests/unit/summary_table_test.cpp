@@ -146,10 +146,12 @@ TEST(SummaryTable, PreemptionsRequeuesAndPausesAreSaid) {
   EXPECT_EQ(row(table, "reclaims"),
             "reclaims        5 nodes taken back (5 preempted by Slurm at once); no regular job "
             "waited for a node");
-  EXPECT_EQ(row(table, "requeues"),
-            "requeues        0 (jobs back in the queue); 2 pauses (jobs at home left with no node)");
-  EXPECT_EQ(row(summary_table(an_hour(), facts(), std::nullopt), "requeues"),
-            "requeues        0 (jobs back in the queue); 0 pauses (jobs at home left with no node)");
+  EXPECT_EQ(
+      row(table, "requeues"),
+      "requeues        0 (jobs back in the queue); 2 pauses (jobs at home left with no node)");
+  EXPECT_EQ(
+      row(summary_table(an_hour(), facts(), std::nullopt), "requeues"),
+      "requeues        0 (jobs back in the queue); 0 pauses (jobs at home left with no node)");
 }
 
 TEST(SummaryTable, ARegularWorkloadBeyondTheHolesIsNeverNegative) {
