@@ -7,25 +7,14 @@
 # The cluster in the home mode until the case ends: preemption by QOS (satellite, GraceTime
 # GRACE s), gaptraind's home_partition and satellite_qos; undone by preempt_satellites_restore.
 home_mode_setup() {  # home_mode_setup LOG GRACE
-  local conf=$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf json=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
-  local cluster=$here/../../scripts/local-cluster lines
-  cp "$conf" "$work/slurm.conf.orig"
-  cp "$json" "$work/gaptraind.json.orig"
-  cleanup_steps+=("preempt_satellites_restore")
-  printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
+  local json=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
+  reconfigure_for_preemption
   sacctmgr -i add qos satellite >/dev/null
   sacctmgr -i modify qos satellite set GraceTime="$2" >/dev/null
   sacctmgr -i modify qos normal set preempt=satellite >/dev/null
   python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["home_partition"] = "home"; json.dump(c, open(sys.argv[1], "w"))' "$json"
-  "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
-  "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
-    fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
-  poll 120 "every node known to slurmctld again" every_node_known
-  lines=$(wc -l <"$1")
-  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
-  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1 ||
-    fail "gaptraind did not start again in the home mode"
-  poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
+  restart_slurmctld
+  restart_gaptraind "$1"
 }
 
 at_home() {  # at_home JOB: running, its batch script on home1

@@ -1583,13 +1583,36 @@ case_torchrun_copies() {
 # elastic job still running on its batch host, never requeued. gaptraind, continued, reports it
 # as a reclaim it did not make (journal ACTION=preempted, `gaptrain job`'s resizes) and grows
 # the job back once the regular job ends. The cluster is configured back as it was at exit.
+# The start of a case that reconfigures the cluster: slurm.conf and gaptraind.json kept as they
+# are, put back at exit (preempt_satellites_restore), and preemption by QOS in slurm.conf.
+reconfigure_for_preemption() {
+  cp "$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf" "$work/slurm.conf.orig"
+  cp "$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json" "$work/gaptraind.json.orig"
+  cleanup_steps+=("preempt_satellites_restore")
+  printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf"
+}
+# slurmctld started again on the changed slurm.conf (PreemptType and partitions take a restart).
+restart_slurmctld() {
+  local cluster=$here/../../scripts/local-cluster
+  "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
+    fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
+  poll 120 "every node known to slurmctld again" every_node_known
+}
+# gaptraind started again on the changed gaptraind.json; returns once it read Slurm's settings.
+# Sets `lines`: LOG's line count before the restart.
+restart_gaptraind() {  # restart_gaptraind LOG
+  local cluster=$here/../../scripts/local-cluster
+  lines=$(wc -l <"$1")
+  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
+  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1 ||
+    fail "gaptraind did not start again on $(cat "$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json")"
+  poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
+}
 preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS and gaptraind
   local conf=$GAPTRAIN_CLUSTER_DIR/etc/slurm.conf json=$GAPTRAIN_CLUSTER_DIR/etc/gaptraind.json
-  local cluster=$here/../../scripts/local-cluster lines
-  cp "$conf" "$work/slurm.conf.orig"
-  cp "$json" "$work/gaptraind.json.orig"
-  cleanup_steps+=("preempt_satellites_restore")
-  printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$conf"
+  local lines
+  reconfigure_for_preemption
   # Before 24.11 the partition's tier does not count for an immediate allocation: satellites
   # there are made in a reservation of a licence only (docs/admin.md, "Grows Slurm refuses for
   # priority"), created once slurmctld runs again.
@@ -1601,20 +1624,12 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   sacctmgr -i modify qos normal set preempt=satellite >/dev/null
   python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["satellite_qos"] = "satellite"; c["satellite_partition"] = "satellites"; c["satellite_reservation"] = sys.argv[2]; json.dump(c, open(sys.argv[1], "w"))' \
     "$json" "$(tiers_rank_satellites || echo gaptrain-satellites)"
-  # PreemptType and the partition take a restart of slurmctld; satellite_qos one of gaptraind.
-  "$cluster" stop-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
-  "$cluster" start-slurmctld --dir "$GAPTRAIN_CLUSTER_DIR" 2>"$work/start.log" ||
-    fail "slurmctld did not start again: $(tail -n 5 "$work/start.log")"
-  poll 120 "every node known to slurmctld again" every_node_known
+  restart_slurmctld
   tiers_rank_satellites ||
     scontrol create reservation ReservationName=gaptrain-satellites Licenses=gaptrain_satellite:1 \
       StartTime=now Duration=infinite Users=-nobody Flags=ANY_NODES >/dev/null ||
     fail "the satellites' reservation could not be made"
-  lines=$(wc -l <"$1")
-  "$cluster" stop-controller --dir "$GAPTRAIN_CLUSTER_DIR" 2>/dev/null
-  "$cluster" start-controller --dir "$GAPTRAIN_CLUSTER_DIR" >/dev/null 2>&1 ||
-    fail "gaptraind did not start again with satellite_qos"
-  poll 60 "gaptraind reading Slurm's settings" logged_after "$1" "$lines" 'msg="slurm release"'
+  restart_gaptraind "$1"
   ! logged_after "$1" "$lines" 'satellite_qos is' ||
     fail "gaptraind says Slurm lacks what satellite_qos needs: $(grep 'satellite_qos is' "$1" | tail -n 2)"
   if tiers_rank_satellites; then
