@@ -477,7 +477,8 @@ void Launcher::reap_steps(Clock::time_point now) {
         const std::string lost = node;
         const std::uint32_t allocation = step.job_id;
         it = steps_.erase(it);
-        drop_node_taken(lost, allocation, *status);
+        drop_node_taken(lost, allocation,
+                        why_taken_back(exit, *status, allocation == job_.job_id, allocation));
         // Its worker is gone: Slurm's preemption need not wait out its GraceTime for the node.
         if (exit == StepExit::left && allocation != job_.job_id) {
           (void)run_command({"scancel", std::to_string(allocation)}, kCommandTimeout);
@@ -533,14 +534,12 @@ Holding Launcher::holding_of(std::uint32_t allocation, const std::string& node) 
   return holding_from_answer(answer.ok, answer.out, allocation);
 }
 
-void Launcher::drop_node_taken(const std::string& node, std::uint32_t allocation, int status) {
+void Launcher::drop_node_taken(const std::string& node, std::uint32_t allocation,
+                               const std::string& why) {
   taken_back_[node] = allocation;
   ++nodes_taken_back_;
   desired_ = without_taken_back(desired_, taken_back_, job_.job_id);
-  say(node + " was taken back from the job (" +
-      (allocation == job_.job_id ? std::string("the job")
-                                 : "its satellite " + std::to_string(allocation)) +
-      " no longer holds it; its step ended with " + describe_status(status) + "): " +
+  say(node + " was taken back from the job (" + why + "): " +
       (wanted_nodes(desired_).empty() && home_
            ? std::string("no node left, the job pauses until gaptraind gives it nodes")
            : "training goes on with " + join(wanted_nodes(desired_))));

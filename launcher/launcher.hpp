@@ -85,7 +85,7 @@ class Launcher {
   // Asks Slurm whether `allocation` still holds `node` (node_loss.hpp).
   Holding holding_of(std::uint32_t allocation, const std::string& node) const;
   // The step on `node` ended because Slurm took the node: drop it, say so, train on.
-  void drop_node_taken(const std::string& node, std::uint32_t allocation, int status);
+  void drop_node_taken(const std::string& node, std::uint32_t allocation, const std::string& why);
   void advance_stops(Clock::time_point now);
   void start_step(const std::string& node);
   // What every worker's environment adds to the launcher's (and the store host's, at home).

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "process.hpp"
+
 namespace gaptrain::launch {
 
 std::vector<std::string> holding_query(const std::string& node) {
@@ -62,6 +64,17 @@ StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failu
   if (exit == StepExit::start_again) return StepEnd::start_again;
   if (exit == StepExit::failed_for_good) return StepEnd::give_up;
   return failures_in_a_row > max_restarts ? StepEnd::give_up : StepEnd::restart;
+}
+
+std::string why_taken_back(StepExit exit, int wait_status, bool own, std::uint32_t allocation) {
+  const std::string holder =
+      own ? std::string("the job") : "its satellite " + std::to_string(allocation);
+  if (exit == StepExit::left && !own) {
+    return holder +
+           " was ended by Slurm (preempted for a regular job, or cancelled) and its worker left "
+           "cleanly; Slurm's CANCELLED or \"exit code 77\" lines about it are that, not a failure";
+  }
+  return holder + " no longer holds it; its step ended with " + describe_status(wait_status);
 }
 
 protocol::LaunchInstruction without_taken_back(const protocol::LaunchInstruction& instruction,

@@ -79,6 +79,12 @@ enum class StepEnd {
 StepEnd judge_step_end(StepExit exit, bool finishing, Holding holding, int failures_in_a_row,
                        int max_restarts);
 
+// Why a node was taken back, in the words of the launcher's line about it: a step that left
+// cleanly because Slurm preempted its satellite prints Slurm's own "CANCELLED" or "Exited with
+// exit code 77" lines just before, which read like a failure to a researcher; this says they
+// are not. `allocation` is the satellite's id, or the job's own when `own`.
+std::string why_taken_back(StepExit exit, int wait_status, bool own, std::uint32_t allocation);
+
 // Nodes taken back, with the allocation that lost each.
 using TakenBack = std::map<std::string, std::uint32_t>;
 

@@ -50,6 +50,19 @@ TEST(LaunchNodeLoss, AStepSigtermEndedInASatelliteLeft) {
   EXPECT_EQ(exit_on(false, 0), StepExit::success);
 }
 
+// The launcher's line about a node taken back says when Slurm's preemption lines before it are
+// a clean leave, and only then: a satellite merely gone still shows its step's status.
+TEST(LaunchNodeLoss, ALeaveForAPreemptionIsSaidToBeNoFailure) {
+  const std::string left = why_taken_back(StepExit::left, kExitLeft << 8, false, 57);
+  EXPECT_NE(left.find("satellite 57 was ended by Slurm"), std::string::npos) << left;
+  EXPECT_NE(left.find("not a failure"), std::string::npos) << left;
+  const std::string gone = why_taken_back(StepExit::failure, 1 << 8, false, 57);
+  EXPECT_NE(gone.find("satellite 57 no longer holds it"), std::string::npos) << gone;
+  EXPECT_EQ(gone.find("not a failure"), std::string::npos) << gone;
+  const std::string own = why_taken_back(StepExit::left, kExitLeft << 8, true, 12);
+  EXPECT_NE(own.find("the job no longer holds it"), std::string::npos) << own;
+}
+
 TEST(LaunchNodeLoss, OnlyRepeatedFailuresOnANodeStillTheJobsGiveUp) {
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 3, 3), StepEnd::restart);
   EXPECT_EQ(judge_step_end(StepExit::failure, false, Holding::held, 4, 3), StepEnd::give_up);
