@@ -18,7 +18,7 @@ echo "+0" >"$spec"
 chmod 0644 "$spec"
 export LD_PRELOAD=$lib FAKETIME_TIMESTAMP_FILE=$spec FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1
 trap '"$repo/tests/slurm/cluster_fixture.sh" stop "$dir" >/dev/null 2>&1 || true' EXIT
-"$repo/tests/slurm/cluster_fixture.sh" start "$dir" --nodes 8 --plugin "$build/plugin/spank_gaptrain.so" \
+"$repo/tests/slurm/cluster_fixture.sh" start "$dir" --nodes 8 --no-home-mode --plugin "$build/plugin/spank_gaptrain.so" \
   --gaptraind "$build/controller/daemon/gaptraind"
 # The case and the jobs it submits run without libfaketime (Python's time.sleep fails under it):
 # the clock that jumps is that of the Slurm daemons' and gaptraind's host.

@@ -41,7 +41,7 @@ done
 results=$(mktemp -d /tmp/gaptrain-stall-results.XXXXXX)
 dir=$(mktemp -d /tmp/gaptrain-stalls.XXXXXX)
 rmdir "$dir"  # local-cluster makes it
-eval "$("$repo/scripts/local-cluster" start --dir "$dir" --nodes 8 \
+eval "$("$repo/scripts/local-cluster" start --dir "$dir" --nodes 8 --no-home-mode \
   --plugin "$build/plugin/spank_gaptrain.so" --gaptraind "$build/controller/daemon/gaptraind" \
   --gaptraind-config "$config")"
 trap '"$repo/scripts/local-cluster" stop --dir "$dir" >/dev/null' EXIT

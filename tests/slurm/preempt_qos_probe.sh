@@ -15,7 +15,7 @@ set -uo pipefail
 dir=${1:?usage: preempt_qos_probe.sh DIR}
 lc=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/local-cluster
 trap '"$lc" stop --dir "$dir" >/dev/null 2>&1' EXIT
-eval "$("$lc" start --dir "$dir" --nodes 4 --no-controller 2>"$dir.start.log")" ||
+eval "$("$lc" start --dir "$dir" --nodes 4 --no-controller --no-home-mode 2>"$dir.start.log")" ||
   { tail "$dir.start.log" >&2; exit 1; }
 echo "FACT release: $(scontrol version)"
 printf 'PreemptType=preempt/qos\nPreemptMode=CANCEL\n' >>"$SLURM_CONF"
