@@ -259,8 +259,11 @@ def submit_elastic(args, workdir):
         # the launcher also serves the job's store at home (GAPTRAIN_PYTHON, PYTHONPATH from
         # scripts/bench-cluster); `sleep` never uses it.
         command = f"exec {args.launch} --grace-s {args.grace_s} -- sleep 1000000"
+        # Without a declared cost gaptraind assumes 30 s a resize and `sleep`, which reports no
+        # progress, never corrects it: --elastic-cost declares what the stand-in really costs.
+        cost = [f"--elastic-cost={args.elastic_cost}"] if args.elastic_cost else []
         ids.append(sbatch([*hold, "-p", "elastic", "-N", args.elastic_nodes, "--exclusive",
-                           f"--elastic={args.elastic_nodes}", "-J", f"elastic{k + 1}",
+                           f"--elastic={args.elastic_nodes}", *cost, "-J", f"elastic{k + 1}",
                            "-D", workdir, "-o", out, "--wrap", command]))
     deadline = time.time() + 30
     while ids and time.time() < deadline and not elastic_training():
@@ -445,6 +448,9 @@ def main(argv=None):
     s.add_argument("--elastic-nodes", default="1-8")
     s.add_argument("--launch", help="gaptrain-launch binary (with --elastic-jobs)")
     s.add_argument("--grace-s", type=float, default=2.0)
+    s.add_argument("--elastic-cost", default="",
+                   help="UP:DOWN seconds a resize costs the elastic jobs (sbatch --elastic-cost); "
+                        "default: none declared (gaptraind assumes 30 s)")
     s.add_argument("--hold", action=argparse.BooleanOptionalAction, default=True,
                    help="submit the elastic jobs held, for gaptraind to admit (default)")
     s.add_argument("--jitter-s", type=float, default=0.0,
