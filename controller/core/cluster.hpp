@@ -47,6 +47,9 @@ struct Node {
   // ("gpu:a100:4(S:0-1)").
   std::string features = {};
   std::string gres = {};
+  // Slurm's scheduling weight (slurm.conf Weight=): Slurm offers lower weights first
+  // (slurm_node_order.hpp).
+  std::uint32_t weight = 1;
 };
 
 enum class JobState { pending, running, suspended, finished };

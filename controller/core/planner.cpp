@@ -10,6 +10,7 @@
 #include "allocator/allocator.hpp"
 #include "allocator/equal_share.hpp"
 #include "core/parking.hpp"
+#include "core/slurm_node_order.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/node_sizes.hpp"
@@ -356,8 +357,18 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   problem.objective = settings.objective;
   problem.solver = settings.solver;
   const NodeTypes types(snapshot);
+  // The allocator takes the first free nodes of a class first and a job keeps its first own
+  // nodes: both in the order Slurm offers regular jobs nodes last (slurm_node_order.hpp).
+  const SlurmNodeOrder slurm_order(snapshot);
+  std::map<std::string, const Hole*> free_holes;
   for (const Hole& hole : holes) {
-    if (reclaimed.contains(hole.node) || reserved.contains(hole.node)) continue;
+    if (!reclaimed.contains(hole.node) && !reserved.contains(hole.node))
+      free_holes.emplace(hole.node, &hole);
+  }
+  std::vector<std::string> free_names;
+  for (const auto& [name, hole] : free_holes) free_names.push_back(name);
+  for (const std::string& name : slurm_order.last_offered_first(std::move(free_names))) {
+    const Hole& hole = *free_holes.at(name);
     gaptrain::NodeState node;
     node.name = hole.node;
     node.type = types.of(hole.node);
@@ -384,7 +395,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     if (const Job* slurm_job = jobs.find(job.job_id); slurm_job != nullptr) {
       e->weight = settings.queue.weight_of(slurm_job->account);
     }
-    for (const std::string& name : job.nodes) {
+    for (const std::string& name : slurm_order.last_offered_first(job.nodes)) {
       gaptrain::NodeState node;
       node.name = name;
       node.type = types.of(name);

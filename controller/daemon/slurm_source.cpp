@@ -147,6 +147,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       node.last_busy = epoch(n.last_busy);
       node.features = text(n.features_act != nullptr ? n.features_act : n.features);
       node.gres = text(n.gres);
+      node.weight = n.weight;
       fresh.nodes.push_back(std::move(node));
     }
     const job_info_msg_t& jobs = *c.jobs.msg;

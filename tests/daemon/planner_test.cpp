@@ -49,7 +49,7 @@ TEST(Planner, AJobGrowsIntoLongHoles) {
   const Action* grow = action_for(p, 7);
   ASSERT_NE(grow, nullptr);
   EXPECT_EQ(grow->kind, ActionKind::grow);
-  EXPECT_EQ(grow->nodes, (Nodes{"n2", "n3", "n4"}));
+  EXPECT_EQ(grow->nodes, (Nodes{"n4", "n3", "n2"}));  // Slurm offers n4 last
   EXPECT_EQ(grow->reason, "allocator");
 }
 
@@ -514,7 +514,7 @@ TEST(Planner, ElasticJobsNeverStartOnTheIdleReserve) {
   const Plan grown = plan(s, find_holes(s), {job}, kNow, settings);
   const Action* grow = action_for(grown, 7);
   ASSERT_NE(grow, nullptr);
-  EXPECT_EQ(grow->nodes, (Nodes{"n3", "n4"}));  // n2 (first among equal ends) stays idle
+  EXPECT_EQ(grow->nodes, (Nodes{"n4", "n3"}));  // n2 (first among equal ends) stays idle
 
   // With one idle node left, a held job is not admitted on it.
   Snapshot full = cluster(4, {"n1", "n2", "n3"});
@@ -636,11 +636,11 @@ TEST(Planner, EachElasticPartitionsJobsGrowIntoItsOwnHolesOnly) {
   const Action* cpu_grow = action_for(p, 8);
   ASSERT_NE(gpu_grow, nullptr);
   ASSERT_NE(cpu_grow, nullptr);
-  EXPECT_EQ(gpu_grow->nodes, (Nodes{"n2", "n3"}));
+  EXPECT_EQ(gpu_grow->nodes, (Nodes{"n3", "n2"}));
   EXPECT_EQ(cpu_grow->nodes, (Nodes{"n5"}));
   // One allocation over both: each job's nodes as its partition's allocator chose them.
   ASSERT_TRUE(p.allocation.has_value());
-  EXPECT_EQ(p.allocation->allocation.at("7"), (Nodes{"n1", "n2", "n3"}));
+  EXPECT_EQ(p.allocation->allocation.at("7"), (Nodes{"n1", "n3", "n2"}));
   EXPECT_EQ(p.allocation->allocation.at("8"), (Nodes{"n4", "n5"}));
 }
 

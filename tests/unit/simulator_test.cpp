@@ -162,9 +162,10 @@ TEST(SimulatorSemantics, WhereSlurmPlacesTheRegularJobTheJobGivesASatelliteInste
 }
 
 // Where Slurm places regular jobs, one the trace starts on a node an elastic job holds runs on
-// an idle hole node instead, and nobody waits: node 1 is idle (the job runs on at most one).
+// an idle hole node instead, and nobody waits: the job runs on at most one node, node 1 (the one
+// Slurm offers last), and node 0 is idle.
 TEST(SimulatorSemantics, WhereSlurmPlacesTheRegularJobItRunsOnAnIdleNode) {
-  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}, {500.0, {busy(0)}}});
+  const HoleTrace trace = make_trace(2, 1000.0, {{0.0, {idle(0), idle(1)}}, {500.0, {busy(1)}}});
   const SimSummary placed =
       simulate(trace, {linear_job("a", 0, 1, 1)}, kCurves, with_policy(Policy::gaptrain));
   EXPECT_DOUBLE_EQ(placed.useful_samples, 980.0 * 100.0);
@@ -172,7 +173,7 @@ TEST(SimulatorSemantics, WhereSlurmPlacesTheRegularJobItRunsOnAnIdleNode) {
   EXPECT_EQ(placed.regular_waits, 0);
   EXPECT_DOUBLE_EQ(placed.hole_node_seconds, 2.0 * 500.0 + 500.0);
   SimOptions options = with_policy(Policy::gaptrain);
-  options.placement = Placement::trace;  // the job's node 0 is taken back: requeued, restarts
+  options.placement = Placement::trace;  // the job's node 1 is taken back: requeued, restarts
   const SimSummary pinned = simulate(trace, {linear_job("a", 0, 1, 1)}, kCurves, options);
   EXPECT_EQ(pinned.reclaims, 1);
   EXPECT_LT(pinned.useful_samples, placed.useful_samples);
