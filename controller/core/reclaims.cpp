@@ -9,6 +9,7 @@
 
 #include "core/node_needs.hpp"
 #include "core/planner.hpp"
+#include "core/slurm_node_order.hpp"
 
 namespace gaptrain::daemon {
 
@@ -72,19 +73,25 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
   };
   // The elastic nodes in the order they are given up: those the allocator drains already
   // first (they are leaving anyway), then satellites (giving one back is an ordinary job end),
-  // then the jobs' own nodes, batch hosts last (that is a requeue).
+  // then the jobs' own nodes, batch hosts last (that is a requeue). Within each, in the order
+  // Slurm offers nodes (slurm_node_order.hpp): the regular job gets the nodes it would have got
+  // without elastic jobs.
   const auto giving_rank = [&](const ElasticJob& job, const std::string& node) {
     if (draining.contains(node)) return 0;
     if (node == job.batch_host) return 3;
     return job.satellites.contains(node) ? 1 : 2;
   };
+  const SlurmNodeOrder slurm_order(snapshot);
   std::vector<std::string> giving_order;
   for (const int rank : {0, 1, 2, 3}) {
+    std::vector<std::string> of_rank;
     for (const ElasticJob& job : elastic) {
       for (const std::string& node : job.nodes) {
-        if (holder.contains(node) && giving_rank(job, node) == rank) giving_order.push_back(node);
+        if (holder.contains(node) && giving_rank(job, node) == rank) of_rank.push_back(node);
       }
     }
+    for (std::string& node : slurm_order.first_offered_first(std::move(of_rank)))
+      giving_order.push_back(std::move(node));
   }
   std::vector<std::string> idle;  // idle nodes nobody holds, in Slurm's order
   for (const Node& node : snapshot.nodes) {

@@ -19,4 +19,13 @@ std::vector<std::string> SlurmNodeOrder::last_offered_first(std::vector<std::str
   return nodes;
 }
 
+std::vector<std::string> SlurmNodeOrder::first_offered_first(std::vector<std::string> nodes) const {
+  const auto known = [&](const std::string& node) { return rank_.contains(node); };
+  const auto unknown = std::stable_partition(nodes.begin(), nodes.end(), known);
+  std::stable_sort(nodes.begin(), unknown, [&](const std::string& a, const std::string& b) {
+    return rank_.at(a) < rank_.at(b);
+  });
+  return nodes;
+}
+
 }  // namespace gaptrain::daemon

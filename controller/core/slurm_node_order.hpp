@@ -5,8 +5,8 @@
 // Slurm would have offered first moves the next regular job onto other nodes; from there
 // backfill plans around a different layout and some regular job waits tens of seconds longer
 // (docs/benchmarks.md, "Zero impact": a 1-node job backfilled 70 s early, an 8-node job 39 s
-// late). So elastic jobs grow into the nodes Slurm offers last and, shrinking, give back the ones
-// it offers first.
+// late). So elastic jobs grow into the nodes Slurm offers last and, shrinking or reclaimed for a
+// regular job, give back the ones it offers first.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,8 @@ class SlurmNodeOrder {
   // `nodes`, the ones Slurm offers a regular job last first: highest weight, then latest in
   // slurm.conf. A node the snapshot does not know goes last, in its given order.
   [[nodiscard]] std::vector<std::string> last_offered_first(std::vector<std::string> nodes) const;
+  // `nodes` in the order Slurm offers them (a reclaim gives those first); unknown ones last.
+  [[nodiscard]] std::vector<std::string> first_offered_first(std::vector<std::string> nodes) const;
 
  private:
   // (weight, position in the snapshot) of every node: the order Slurm offers them in.

@@ -438,7 +438,10 @@ void Daemon::load_state() {
     log::info("elastic job restored", {{"JOB_ID", id},
                                        {"USER", elastic.user},
                                        {"NODES", join_nodes(elastic.nodes)},
-                                       {"CURVE", to_string(elastic.curve_source)}});
+                                       {"CURVE", to_string(elastic.curve_source)},
+                                       {"COSTS", to_string(elastic.costs_source)},
+                                       {"UP_COST_S", seconds_text(elastic.up_cost_s)},
+                                       {"DOWN_COST_S", seconds_text(elastic.down_cost_s)}});
   }
   // A pause or drain asked for before this first poll is the admin's latest word: it stands.
   if (!operation_asked_ && state.operation != operation_) {

@@ -69,5 +69,30 @@ TEST(SlurmNodeOrder, AShrinkingJobGivesBackTheNodesSlurmOffersFirst) {
   EXPECT_EQ(shrink->nodes, (Nodes{"n1", "n4"}));  // the batch host stays, then the last offered
 }
 
+// Two jobs at home (every node a satellite) fill the cluster; a 2-node regular job arrives. It
+// gets n1 and n2, where Slurm would have placed it on the empty cluster, although job 8 (the
+// second listed) holds them.
+TEST(SlurmNodeOrder, AReclaimGivesTheNodesSlurmOffersFirst) {
+  Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
+  ElasticJob first = elastic_job(s, 7, {"n3", "n4"}, 1, 4);
+  ElasticJob second = elastic_job(s, 8, {"n2", "n1"}, 1, 4);
+  std::uint32_t satellite = 70;
+  for (ElasticJob* job : {&first, &second}) {
+    job->batch_host.clear();  // at home: the batch script runs on the home node
+    job->at_home = true;
+    for (const std::string& node : job->nodes) job->satellites[node] = satellite++;
+  }
+  Job regular;
+  regular.id = 42;
+  regular.state = JobState::pending;
+  regular.partition = "regular";
+  regular.min_nodes = 2;
+  regular.reason = PendingReason::resources;
+  s.jobs.push_back(regular);
+  const Reclaim reclaim = nodes_to_reclaim(s, {first, second}, ElasticPartitions("elastic"));
+  EXPECT_EQ(reclaim.nodes,
+            (std::vector<std::pair<std::string, std::uint32_t>>{{"n1", 42}, {"n2", 42}}));
+}
+
 }  // namespace
 }  // namespace gaptrain::daemon
