@@ -12,6 +12,7 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   CycleSettings settings;
   settings.planner.horizon_s = config.horizon_s;
   settings.planner.elastic_partitions = config.elastic_partitions;
+  settings.planner.satellite_qos = config.satellite_qos;
   settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
   settings.planner.objective = config.objective;
   settings.planner.queue = config.queue;
@@ -55,8 +56,8 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   const std::int64_t lease_horizon =
       settings.lease_s > 0 ? now.wall + static_cast<std::int64_t>(std::ceil(settings.lease_s)) + 60
                            : 0;
-  const Reclaim reclaim =
-      nodes_to_reclaim(snapshot, held, partitions, served, draining, lease_horizon);
+  const Reclaim reclaim = nodes_to_reclaim(snapshot, held, partitions, served, draining,
+                                           lease_horizon, settings.planner.satellite_qos);
 
   std::vector<Hole> growable = holes;
   const std::set<std::string> promised = resizer.promised(snapshot, now);
@@ -99,7 +100,9 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   const auto takeovers = planned_takeovers(snapshot, held, partitions);
   resizer.keep_leases(snapshot, elastic, reclaimed, now, takeovers);
   // The nodes the reclaim will take when each plan comes due, not those the plans name.
-  resizer.give_notices(elastic, reclaim_takeovers(snapshot, held, partitions, served, draining),
+  resizer.give_notices(elastic,
+                       reclaim_takeovers(snapshot, held, partitions, served, draining,
+                                         settings.planner.satellite_qos),
                        now);
   outcome.notes = resizer.take_notes();
   outcome.resizes = resizer.take_resizes();

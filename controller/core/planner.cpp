@@ -227,7 +227,8 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& running, std::int64_t now, const PlannerSettings& settings,
           const std::set<std::uint32_t>& served) {
   return plan(snapshot, holes, running, now, settings,
-              nodes_to_reclaim(snapshot, running, settings.elastic_partitions, served));
+              nodes_to_reclaim(snapshot, running, settings.elastic_partitions, served, {}, 0,
+                               settings.satellite_qos));
 }
 
 std::vector<PartitionScope> partition_scopes(const Snapshot& snapshot,

@@ -30,6 +30,10 @@ struct PlannerSettings {
   // Pending jobs of these partitions wait for the allocator to admit them (ActionKind::admit);
   // each partition is planned on its own (partition_scopes).
   ElasticPartitions elastic_partitions;
+  // The QOS satellites run in (gaptraind.json satellite_qos), one the regular QOS preempts: its
+  // satellites never delay backfill's plans, so a reclaim takes them only as a plan's start nears
+  // (nodes_to_reclaim). "": satellites in their job's QOS.
+  std::string satellite_qos;
   // Idle nodes elastic work never starts on, kept for regular jobs still to come: each one a
   // small job submitted then starts on at once, without waiting for a reclaim.
   int idle_reserve_nodes = 0;
@@ -134,12 +138,15 @@ struct Reclaim {
 // is when the longest lease gaptraind gives now would end: a time limit beyond it (a job Slurm
 // started itself, with its own limit, not leased yet) counts as ending there, for gaptraind cuts it
 // to a lease this poll. A job that backfill plans at such a limit waits for what the limit was, not
-// for the lease: taking nodes for it then requeued an elastic job half an hour early.
+// for the lease: taking nodes for it then requeued an elastic job half an hour early. A satellite
+// in `satellite_qos` (one Slurm preempts for regular jobs) never delays a plan: backfill counts
+// preemptable jobs' nodes as free (its _bf_reserve_running), so a job planned on one is due only
+// once its start is near, whatever the satellite's limit.
 Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
                          const ElasticPartitions& elastic_partitions,
                          const std::set<std::uint32_t>& served = {},
                          const std::map<std::string, std::uint32_t>& draining = {},
-                         std::int64_t lease_horizon = 0);
+                         std::int64_t lease_horizon = 0, const std::string& satellite_qos = {});
 
 // When the regular workload plans to take each node back: the earliest start_time of a pending
 // regular job whose backfill plan (sched_nodes) names it. Leases never run past it.
@@ -156,7 +163,8 @@ std::map<std::string, std::int64_t> planned_takeovers(const Snapshot& snapshot,
 std::map<std::string, std::int64_t> reclaim_takeovers(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
     const ElasticPartitions& elastic_partitions, const std::set<std::uint32_t>& served = {},
-    const std::map<std::string, std::uint32_t>& draining = {});
+    const std::map<std::string, std::uint32_t>& draining = {},
+    const std::string& satellite_qos = {});
 
 // Pending jobs of the elastic partition that wait for gaptrain to start them (parking.hpp:
 // parked by a begin time far ahead, as `gaptrain submit` does, or held with --hold), as the

@@ -42,13 +42,14 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
                         const ElasticPartitions& elastic_partitions,
                         const std::set<std::uint32_t>& served,
                         const std::map<std::string, std::uint32_t>& draining,
-                        std::int64_t lease_horizon, bool ahead,
+                        std::int64_t lease_horizon, const std::string& satellite_qos, bool ahead,
                         std::map<std::string, std::int64_t>& planned_at) {
   std::set<std::uint32_t> elastic_ids;
   for (const ElasticJob& job : elastic) elastic_ids.insert(job.job_id);
   struct Holder {
     const ElasticJob* job;
     std::int64_t end;  // the elastic job's time limit as Slurm sees it; 0 unknown
+    bool preemptable;  // a satellite in satellite_qos: Slurm preempts it for a regular job
   };
   const JobIndex jobs(snapshot);  // a job grown into hundreds of holes has as many satellites
   std::map<std::string, Holder> holder;  // node -> the elastic job holding it
@@ -62,7 +63,9 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
           satellite == job.satellites.end() ? slurm_job : jobs.find(satellite->second);
       std::int64_t end = allocation != nullptr ? allocation->end_time : slurm_job->end_time;
       if (lease_horizon > 0 && end > lease_horizon) end = lease_horizon;
-      holder[node] = {&job, end};
+      const bool preemptable = satellite != job.satellites.end() && allocation != nullptr &&
+                               !satellite_qos.empty() && allocation->qos == satellite_qos;
+      holder[node] = {&job, end, preemptable};
     }
   }
   // A job at home has none: every node of it is a satellite (home.hpp). Giving its first node
@@ -214,18 +217,30 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
 
     // 2. Backfill planned it on elastic nodes, and their leases are what it waits for: it
     // starts no later than the last of them ends. (A job planned after that waits for
-    // something else; taking nodes now would waste them.)
+    // something else; taking nodes now would waste them.) Preemptable satellites are no lease
+    // to wait for (backfill plans past them): those are due once the start is near enough for
+    // their job to leave in time.
     std::vector<std::string> planned;
     std::int64_t last_end = 0;
     bool unknown_end = false;
+    bool leased = false;            // some planned node is not a preemptable satellite
+    double leave_s = kStartSlackS;  // how long before the start the preemptable ones go
     for (const std::string& node : job->sched_nodes) {
       const auto it = holder.find(node);
       if (it == holder.end() || taken.contains(node)) continue;
       planned.push_back(node);
+      if (it->second.preemptable) {
+        leave_s = std::max(leave_s, kStartSlackS + it->second.job->down_cost_s);
+        continue;
+      }
+      leased = true;
       last_end = std::max(last_end, it->second.end);
       unknown_end = unknown_end || it->second.end <= 0;
     }
-    const bool due = ahead || unknown_end || job->start_time <= last_end + kLeaseSlackS;
+    const bool lease_due = leased && (unknown_end || job->start_time <= last_end + kLeaseSlackS);
+    const bool start_near =
+        static_cast<double>(job->start_time) <= static_cast<double>(snapshot.taken_at) + leave_s;
+    const bool due = ahead || lease_due || start_near;
     if (planned.empty() || !due) continue;
     const auto take_planned = [&](const std::string& node) {
       take(node, job->id);
@@ -282,18 +297,19 @@ Reclaim nodes_to_reclaim(const Snapshot& snapshot, const std::vector<ElasticJob>
                          const ElasticPartitions& elastic_partitions,
                          const std::set<std::uint32_t>& served,
                          const std::map<std::string, std::uint32_t>& draining,
-                         std::int64_t lease_horizon) {
+                         std::int64_t lease_horizon, const std::string& satellite_qos) {
   std::map<std::string, std::int64_t> unused;
   return choose_reclaims(snapshot, elastic, elastic_partitions, served, draining, lease_horizon,
-                         false, unused);
+                         satellite_qos, false, unused);
 }
 
 std::map<std::string, std::int64_t> reclaim_takeovers(
     const Snapshot& snapshot, const std::vector<ElasticJob>& elastic,
     const ElasticPartitions& elastic_partitions, const std::set<std::uint32_t>& served,
-    const std::map<std::string, std::uint32_t>& draining) {
+    const std::map<std::string, std::uint32_t>& draining, const std::string& satellite_qos) {
   std::map<std::string, std::int64_t> planned_at;
-  choose_reclaims(snapshot, elastic, elastic_partitions, served, draining, 0, true, planned_at);
+  choose_reclaims(snapshot, elastic, elastic_partitions, served, draining, 0, satellite_qos, true,
+                  planned_at);
   return planned_at;
 }
 

@@ -1003,7 +1003,10 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
                                        {"BATCH_HOST", elastic.batch_host},
                                        {"MIN_NODES", elastic.min_nodes},
                                        {"MAX_NODES", elastic.max_nodes},
-                                       {"CURVE", to_string(elastic.curve_source)}});
+                                       {"CURVE", to_string(elastic.curve_source)},
+                                       {"COSTS", to_string(elastic.costs_source)},
+                                       {"UP_COST_S", seconds_text(elastic.up_cost_s)},
+                                       {"DOWN_COST_S", seconds_text(elastic.down_cost_s)}});
   save_state();
   server_->reply(id, R"({"ok":true})");
 }

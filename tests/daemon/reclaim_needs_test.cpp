@@ -234,3 +234,68 @@ TEST(ReclaimNeeds, ConstraintsReadAsSlurmWritesThem) {
 
 }  // namespace
 }  // namespace gaptrain::daemon
+
+namespace gaptrain::daemon {
+namespace {
+
+using namespace planner_world;
+
+// The congested replay: a job at home holds n1-n4 as satellites of the satellite QOS, each with
+// a 2-minute limit (the whole minutes before its hole ends); a 5-node regular job waits for n5,
+// a regular job's, and backfill plans it at kNow + 150 on all five. Backfill plans past
+// preemptable satellites, so their limits are not what it waits for: before, they were taken at
+// once (the plan's start within a minute of their limits), the job grew back into the holes at
+// the next poll, and so on every 15 s, leaving the holes empty.
+struct PlannedPastSatellites {
+  Snapshot s = cluster(5, {"n1", "n2", "n3", "n4", "n5"});
+  ElasticJob job;
+
+  explicit PlannedPastSatellites(std::int64_t start_in_s) {
+    job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 1, 8);
+    job.batch_host.clear();
+    job.at_home = true;
+    job.down_cost_s = 1.0;
+    std::uint32_t id = 70;
+    for (const std::string& node : job.nodes) {
+      Job satellite;
+      satellite.id = id;
+      satellite.state = JobState::running;
+      satellite.partition = "elastic";
+      satellite.qos = "satellite";
+      satellite.nodes = {node};
+      satellite.end_time = kNow + 120;
+      s.jobs.push_back(satellite);
+      job.satellites[node] = id++;
+    }
+    Job regular;
+    regular.id = 42;
+    regular.state = JobState::pending;
+    regular.partition = "regular";
+    regular.min_nodes = 5;
+    regular.priority = 100;
+    regular.reason = PendingReason::resources;
+    regular.sched_nodes = {"n1", "n2", "n3", "n4", "n5"};
+    regular.start_time = kNow + start_in_s;
+    s.jobs.push_back(regular);
+  }
+
+  std::size_t reclaimed(const std::string& satellite_qos) const {
+    return nodes_to_reclaim(s, {job}, ElasticPartitions("elastic"), {}, {}, 0, satellite_qos)
+        .nodes.size();
+  }
+};
+
+TEST(ReclaimNeeds, PreemptableSatellitesStayUntilThePlannedStartNears) {
+  const PlannedPastSatellites far(150);
+  EXPECT_EQ(far.reclaimed("satellite"), 0U);
+  // Satellites in their job's QOS are leases backfill plans around: taken as before.
+  EXPECT_EQ(far.reclaimed(""), 4U);
+  // Within the slack and the job's down cost of the start: taken, in time to leave.
+  const PlannedPastSatellites near(10);
+  EXPECT_EQ(near.reclaimed("satellite"), 4U);
+  const PlannedPastSatellites beyond(12);
+  EXPECT_EQ(beyond.reclaimed("satellite"), 0U);
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
