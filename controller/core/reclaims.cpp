@@ -2,6 +2,7 @@
 // wait for, in Slurm's order, each job served by the nodes it can start on (node_needs.hpp).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -122,6 +123,9 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
   std::set<std::string> taken;         // elastic nodes reclaimed, or going to a regular job
   std::set<std::string> blocked;       // partitions where a waiting job would not start now
   std::set<std::string> withheld;      // nodes a job ahead, pinned to them, waits for
+  // Per partition, the jobs that block it: backfill starts a job behind them only where it
+  // delays none of their planned starts.
+  std::map<std::string, std::vector<const Job*>> blockers;
   for (const auto& [node, regular_job] : draining) {
     if (regular_job != 0) taken.insert(node);
   }
@@ -211,7 +215,35 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
           idle_counted.insert(need.required.begin(), need.required.end());
         } else {
           blocked.insert(job->partition);
+          blockers[job->partition].push_back(job);
         }
+      }
+    } else if (waits_for_nodes(*job) && need.required.empty() &&
+               job->start_time <= snapshot.taken_at + kStartSlackS) {
+      // Behind a blocked job: Slurm's backfill starts it at its next pass on idle nodes where it
+      // ends before every blocked job planned there starts. Those are kept idle for it: an
+      // elastic job grown there is preempted for it seconds later, and each such start then
+      // waits out the satellite's GraceTime and a scheduling pass (the congested replay: a burst
+      // of 1-node jobs through one node, +20 s by the last).
+      const std::int64_t ends = job->time_limit_minutes > 0
+                                    ? snapshot.taken_at + 60LL * job->time_limit_minutes
+                                    : std::numeric_limits<std::int64_t>::max();
+      const auto planned_before_end = [&](const std::string& node) {
+        return std::ranges::any_of(blockers[job->partition], [&](const Job* blocker) {
+          return blocker->start_time > 0 && blocker->start_time < ends &&
+                 std::ranges::find(blocker->sched_nodes, node) != blocker->sched_nodes.end();
+        });
+      };
+      std::vector<std::string> backfill_nodes;
+      for (const std::string& node : idle) {
+        if (backfill_nodes.size() == need.count) break;
+        if (!idle_counted.contains(node) && need.allows(node) && !planned_before_end(node)) {
+          backfill_nodes.push_back(node);
+        }
+      }
+      if (backfill_nodes.size() == need.count) {
+        keep_idle(backfill_nodes);
+        continue;
       }
     }
 

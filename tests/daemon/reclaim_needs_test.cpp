@@ -299,3 +299,44 @@ TEST(ReclaimNeeds, PreemptableSatellitesStayUntilThePlannedStartNears) {
 
 }  // namespace
 }  // namespace gaptrain::daemon
+
+namespace gaptrain::daemon {
+namespace {
+
+using namespace planner_world;
+
+// A 6-node job (40) blocks the partition, planned at kNow + 300 on n1-n6 (regular jobs hold
+// n1-n4, an elastic job n7); n5 and n6 are idle.
+// Behind it a 1-node job backfill starts at its next pass: its 1-minute limit ends before that
+// plan. Its idle node is kept for it (no elastic job grows there only to be preempted for it).
+// One with a 10-minute limit would delay the plan: backfill does not start it, nothing is kept.
+Reclaim behind_a_blocked_job(std::uint32_t limit_minutes) {
+  Snapshot s = cluster(7, {"n1", "n2", "n3", "n4", "n7"});
+  const ElasticJob job = elastic_job(s, 7, {"n7"}, 1, 8);
+  for (const auto& [id, nodes, priority] : {std::tuple{40U, 6U, 200U}, std::tuple{42U, 1U, 100U}}) {
+    Job pending;
+    pending.id = id;
+    pending.state = JobState::pending;
+    pending.partition = "regular";
+    pending.min_nodes = nodes;
+    pending.priority = priority;
+    pending.reason = PendingReason::resources;
+    s.jobs.push_back(pending);
+  }
+  s.jobs[s.jobs.size() - 2].start_time = kNow + 300;
+  s.jobs[s.jobs.size() - 2].sched_nodes = {"n1", "n2", "n3", "n4", "n5", "n6"};
+  s.jobs.back().time_limit_minutes = limit_minutes;
+  return nodes_to_reclaim(s, {job}, ElasticPartitions("elastic"));
+}
+
+TEST(ReclaimNeeds, IdleNodesBackfillStartsAJobOnAreKeptForIt) {
+  const Reclaim short_job = behind_a_blocked_job(1);
+  EXPECT_TRUE(short_job.nodes.empty());
+  EXPECT_EQ(short_job.kept_idle, (std::set<std::string>{"n5"}));
+  const Reclaim long_job = behind_a_blocked_job(10);
+  EXPECT_TRUE(long_job.nodes.empty());
+  EXPECT_TRUE(long_job.kept_idle.empty());
+}
+
+}  // namespace
+}  // namespace gaptrain::daemon
