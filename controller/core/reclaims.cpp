@@ -218,13 +218,13 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
           blockers[job->partition].push_back(job);
         }
       }
-    } else if (waits_for_nodes(*job) && need.required.empty() &&
-               job->start_time <= snapshot.taken_at + kStartSlackS) {
+    } else if (waits_for_nodes(*job) && need.required.empty()) {
       // Behind a blocked job: Slurm's backfill starts it at its next pass on idle nodes where it
       // ends before every blocked job planned there starts. Those are kept idle for it: an
       // elastic job grown there is preempted for it seconds later, and each such start then
       // waits out the satellite's GraceTime and a scheduling pass (the congested replay: a burst
-      // of 1-node jobs through one node, +20 s by the last).
+      // of 1-node jobs through one node, +20 s by the last). Its own start_time says nothing
+      // here: backfill set it while the node was still busy.
       const std::int64_t ends = job->time_limit_minutes > 0
                                     ? snapshot.taken_at + 60LL * job->time_limit_minutes
                                     : std::numeric_limits<std::int64_t>::max();
