@@ -228,8 +228,9 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       const std::int64_t ends = job->time_limit_minutes > 0
                                     ? snapshot.taken_at + 60LL * job->time_limit_minutes
                                     : std::numeric_limits<std::int64_t>::max();
+      const std::vector<const Job*>& ahead_of_it = blockers[job->partition];
       const auto planned_before_end = [&](const std::string& node) {
-        return std::ranges::any_of(blockers[job->partition], [&](const Job* blocker) {
+        return std::ranges::any_of(ahead_of_it, [&](const Job* blocker) {
           return blocker->start_time > 0 && blocker->start_time < ends &&
                  std::ranges::find(blocker->sched_nodes, node) != blocker->sched_nodes.end();
         });

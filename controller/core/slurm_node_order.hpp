@@ -31,6 +31,9 @@ class SlurmNodeOrder {
   [[nodiscard]] std::vector<std::string> first_offered_first(std::vector<std::string> nodes) const;
 
  private:
+  // The known nodes by rank (descending with `last_first`), then the unknown ones as given.
+  [[nodiscard]] std::vector<std::string> in_order(std::vector<std::string> nodes,
+                                                  bool last_first) const;
   // (weight, position in the snapshot) of every node: the order Slurm offers them in.
   std::map<std::string, std::pair<std::uint32_t, std::size_t>> rank_;
 };

@@ -232,14 +232,6 @@ TEST(ReclaimNeeds, ConstraintsReadAsSlurmWritesThem) {
   EXPECT_EQ(meets_constraint("((((a100))))", "a100"), true);
 }
 
-}  // namespace
-}  // namespace gaptrain::daemon
-
-namespace gaptrain::daemon {
-namespace {
-
-using namespace planner_world;
-
 // The congested replay: a job at home holds n1-n4 as satellites of the satellite QOS, each with
 // a 2-minute limit (the whole minutes before its hole ends); a 5-node regular job waits for n5,
 // a regular job's, and backfill plans it at kNow + 150 on all five. Backfill plans past
@@ -267,16 +259,9 @@ struct PlannedPastSatellites {
       s.jobs.push_back(satellite);
       job.satellites[node] = id++;
     }
-    Job regular;
-    regular.id = 42;
-    regular.state = JobState::pending;
-    regular.partition = "regular";
+    Job& regular = waiting_regular(s, {"n1", "n2", "n3", "n4", "n5"});
     regular.min_nodes = 5;
-    regular.priority = 100;
-    regular.reason = PendingReason::resources;
-    regular.sched_nodes = {"n1", "n2", "n3", "n4", "n5"};
     regular.start_time = kNow + start_in_s;
-    s.jobs.push_back(regular);
   }
 
   std::size_t reclaimed(const std::string& satellite_qos) const {
@@ -297,14 +282,6 @@ TEST(ReclaimNeeds, PreemptableSatellitesStayUntilThePlannedStartNears) {
   EXPECT_EQ(beyond.reclaimed("satellite"), 0U);
 }
 
-}  // namespace
-}  // namespace gaptrain::daemon
-
-namespace gaptrain::daemon {
-namespace {
-
-using namespace planner_world;
-
 // A 6-node job (40) blocks the partition, planned at kNow + 300 on n1-n6 (regular jobs hold
 // n1-n4, an elastic job n7); n5 and n6 are idle.
 // Behind it a 1-node job backfill starts at its next pass: its 1-minute limit ends before that
@@ -313,19 +290,12 @@ using namespace planner_world;
 Reclaim behind_a_blocked_job(std::uint32_t limit_minutes) {
   Snapshot s = cluster(7, {"n1", "n2", "n3", "n4", "n7"});
   const ElasticJob job = elastic_job(s, 7, {"n7"}, 1, 8);
-  for (const auto& [id, nodes, priority] : {std::tuple{40U, 6U, 200U}, std::tuple{42U, 1U, 100U}}) {
-    Job pending;
-    pending.id = id;
-    pending.state = JobState::pending;
-    pending.partition = "regular";
-    pending.min_nodes = nodes;
-    pending.priority = priority;
-    pending.reason = PendingReason::resources;
-    s.jobs.push_back(pending);
-  }
-  s.jobs[s.jobs.size() - 2].start_time = kNow + 300;
-  s.jobs[s.jobs.size() - 2].sched_nodes = {"n1", "n2", "n3", "n4", "n5", "n6"};
-  s.jobs.back().time_limit_minutes = limit_minutes;
+  Job& blocker = waiting_regular(s, {"n1", "n2", "n3", "n4", "n5", "n6"});
+  blocker.id = 40;
+  blocker.min_nodes = 6;
+  blocker.priority = 200;
+  blocker.start_time = kNow + 300;
+  waiting_regular(s).time_limit_minutes = limit_minutes;
   return nodes_to_reclaim(s, {job}, ElasticPartitions("elastic"));
 }
 
