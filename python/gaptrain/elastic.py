@@ -256,8 +256,8 @@ class ElasticJob(Membership):
     def _step_contributed(self) -> bool:
         return self._in_step and self._step_synced and not self._step_broken
 
-    def _between_steps(self) -> None:
-        self._end_step()
+    def _regroup_if_due(self) -> None:
+        """Before a step: the regroup the last step's all-reduce asked for, or a leave."""
         if self.home_mode and self._leaving and self._pending_regroup is None and self.plan is not None:
             # Told after the step's all-reduce (which carries the regroup flag): leave now, not a
             # step later. The others' next all-reduce breaks, and they redo that step without it.
@@ -539,9 +539,13 @@ class ElasticLoader:
         plan: Iterator[MicroBatch] = iter(())
         data: Iterator[Any] = iter(())
         while True:
-            job._between_steps()
+            job._end_step()
             if job.position.epoch != epoch:
+                # A regroup waits for the next epoch's first step: the code after the loop (an
+                # evaluation) may hold collectives every member of this group must join, and a
+                # newcomer starts at the next step.
                 return
+            job._regroup_if_due()
             global_batch = job._global_batch() if self.order != "streams" else self.batch_size
             holds = job.batching.worker_holds(self.worker_holds)
             planner = StepPlanner(self.order, len(self.dataset), global_batch, job.seed, epoch, holds)

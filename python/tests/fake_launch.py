@@ -158,8 +158,14 @@ class FakeJob:
                     pass  # the worker and all it started are gone
                 proc.wait()
 
-    def steps_logged(self) -> list[dict]:
+    def logged(self) -> list[dict]:
         lines = []
         for path in self.tmp.glob("log.*"):
             lines += [json.loads(entry) for entry in path.read_text().splitlines() if entry.strip()]
         return lines
+
+    def steps_logged(self) -> list[dict]:
+        return [line for line in self.logged() if "step" in line]
+
+    def evaluations_logged(self) -> list[dict]:
+        return [line for line in self.logged() if "evaluated" in line]

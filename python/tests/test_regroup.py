@@ -88,6 +88,40 @@ def test_grow_and_shrink_in_process(job: FakeJob) -> None:
     assert {1, 2, 3} & set(worlds) >= {2, 3}
 
 
+@pytest.mark.parametrize("home", [False, True], ids=["today", "home"])
+def test_a_regroup_at_an_epochs_end_waits_for_the_code_after_the_loop(tmp_path: Path, home: bool) -> None:
+    """Epochs of one step each, so every resize lands on an epoch's end, followed by an
+    evaluation's collective: the group that trained the epoch evaluates it (a newcomer joins at
+    the next epoch's first step, a leaver leaves after it), and nobody's collectives mismatch."""
+    job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
+                             "--samples", "8", "--batch-size", "8", "--epochs", "60", "--evaluate"], home=home)
+    try:
+        job.write_job_file(["n1"])
+        job.start("n1")
+        job.wait_for_world(1)
+        job.write_job_file(["n1", "n2", "n3"])
+        job.start("n2")
+        job.start("n3")
+        job.wait_for_world(3)
+        job.write_job_file(["n1", "n2"], leaving=["n3"])
+        job.wait_for_world(2)
+        job.full_speed()
+        statuses = job.finish()
+        # Home mode: a leaver's 77 tells gaptrain-launch its node goes (not the training's end).
+        assert statuses == {"n1": 0, "n2": 0, "n3": 77 if home else 0}, job.outputs()
+    finally:
+        job.kill()
+    out = job.outputs()
+    assert "Traceback" not in out and "restarting from the checkpoint" not in out, out
+    evaluations = job.evaluations_logged()
+    assert {line["world"] for line in evaluations} == {1, 2, 3}, evaluations
+    for epoch in range(60):  # each epoch evaluated by the group that trained it, once per member
+        trained = {line["world"] for line in job.steps_logged() if line["epoch"] == epoch}
+        by = [line for line in evaluations if line["evaluated"] == epoch]
+        assert len(trained) == 1 and len(by) == trained.pop(), (epoch, by)
+        assert all(line["workers"] == len(by) for line in by), (epoch, by)
+
+
 def test_a_killed_worker_is_regrouped_around(job: FakeJob) -> None:
     job.write_job_file(["n1", "n2", "n3"])
     for node in ("n1", "n2", "n3"):

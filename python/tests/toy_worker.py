@@ -3,7 +3,7 @@ gaptrain.ElasticJob, with a StepLR scheduler and a carried dict. Its steps are s
 (--step-sleep) until the file $TOY_PACE exists, so the training outlasts the test's resizes
 whatever the machine's load. Each step appends one JSON line to $TOY_LOG.NODE.PID: the indices
 it trained, its rank, world size, step, the scheduler's count and a checksum of the model after
-the step."""
+the step; with --evaluate, each epoch's evaluation one more (the workers it summed over)."""
 import argparse
 import json
 import os
@@ -35,6 +35,8 @@ def main() -> None:
                    help="bfloat16 autocast and a GradScaler (disabled on a CPU, carried all the same)")
     p.add_argument("--extra-backward", action="store_true",
                    help="a second backward pass a step, of the loss times 0 (averages the gradients again)")
+    p.add_argument("--evaluate", action="store_true",
+                   help="after each epoch's loop, an evaluation: a collective of the group (logged)")
     args = p.parse_args()
     torch.manual_seed(0)
     x = torch.randn(args.samples, 8)
@@ -94,6 +96,11 @@ def main() -> None:
             log.flush()
             if args.after_step_sleep and not os.path.exists(os.environ["TOY_PACE"]):
                 time.sleep(args.after_step_sleep)
+        if args.evaluate:  # every member of the group joins it, newcomers of the last step included
+            workers = job.all_reduce(1.0)
+            log.write(json.dumps({"evaluated": epoch, "node": os.environ["SLURMD_NODENAME"],
+                                  "world": job.world_size, "workers": workers}) + "\n")
+            log.flush()
 
 
 if __name__ == "__main__":
