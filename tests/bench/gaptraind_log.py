@@ -112,11 +112,21 @@ def action_counts(events):
     return dict(sorted(counts.items()))
 
 
+def grows_refused_for_priority(events):
+    """The grows Slurm refused because a regular job of higher priority pends ("Immediate
+    execution impossible, insufficient priority": 22.05-24.05 outside a satellites' partition or
+    reservation). Not the other failures: "Requested nodes are busy" is a race with a regular
+    job that took the node between the poll and the grow."""
+    return sum(1 for e in events if e.get("msg") == "action failed" and e.get("ACTION") == "grow"
+               and "insufficient priority" in e.get("REASON", ""))
+
+
 def log_summary(path):
     events = parse_log(path)
     grows = grow_latencies(events)
     reclaims, unreleased = reclaim_latencies(events)
     return {"actions": action_counts(events),
+            "grows_refused_for_priority": grows_refused_for_priority(events),
             "reclaims_needed": sum(1 for e in events if e.get("msg") == "reclaim needed"),
             "grow_latency_s": stats(grows),
             "reclaim_release_latency_s": stats(reclaims) | {"unreleased": unreleased},

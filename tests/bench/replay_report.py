@@ -54,7 +54,7 @@ def start_delays(baseline, elastic):
 
 # ---------------------------------------------------------------------------------------------
 # Goals: the regular jobs' start delay at most the noise's plus these, no elastic job requeued,
-# no grow refused by Slurm, the elastic jobs holding this share of the hole node-seconds.
+# no grow refused by Slurm for priority, the elastic jobs holding this share of the hole node-seconds.
 # Today's mode (batch scripts on compute nodes): the first targets. The home mode (batch scripts
 # on a home node, every training node a preemptable satellite): what Slurm's grace costs a
 # regular job is allowed for; the congested slice's share at least twice today's 0.46; grows
@@ -140,7 +140,8 @@ def pass_metrics(baseline, elastic, noise=None, log=None):
         "failed": len(failed_jobs(elastic)),
         "hole_share": hole_usage(elastic["node_seconds"])["elastic_fraction"],
         "requeues": actions.get("requeue done", 0) + actions.get("requeue failed", 0),
-        "grows_refused": actions.get("grow failed", 0),
+        "grows_refused": daemon["grows_refused_for_priority"] if daemon else 0,
+        "grows_failed": actions.get("grow failed", 0),
         "grows_done": actions.get("grow done", 0),
         "preempted": actions.get("preempted", 0),
         "wall_s": round(elastic["end"] - elastic["t0"], 1),
@@ -215,7 +216,7 @@ def over_passes(per_pass, elastic_delays, noise_delays):
         result |= {"noise_p50_s": delay["p50"]["noise"], "noise_p99_s": delay["p99"]["noise"],
                    "p50_over_noise_s": delay["p50"]["over_noise"],
                    "p99_over_noise_s": delay["p99"]["over_noise"]}
-    for key in ("hole_share", "requeues", "grows_refused", "grows_done", "preempted",
+    for key in ("hole_share", "requeues", "grows_refused", "grows_failed", "grows_done", "preempted",
                 "never_started", "failed", "load_5min", "noise_load_5min"):
         if key in per_pass[0]:
             result[key] = pass_mean_interval([p[key] for p in per_pass])
@@ -284,7 +285,9 @@ def format_over_passes(r):
                 ("noise_p50_s", "noise p50, s"), ("noise_p99_s", "noise p99, s"),
                 ("p50_over_noise_s", "p50 over the noise, s"),
                 ("p99_over_noise_s", "p99 over the noise, s"),
-                ("requeues", "elastic jobs requeued"), ("grows_refused", "grows refused"),
+                ("requeues", "elastic jobs requeued"),
+                ("grows_refused", "grows refused for priority"),
+                ("grows_failed", "grows failed (any reason: a race for the node too)"),
                 ("grows_done", "grows done"), ("preempted", "satellites preempted"),
                 ("hole_share", "elastic share of hole node-s"),
                 ("never_started", "never started"), ("failed", "failed"),

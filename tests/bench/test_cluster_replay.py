@@ -123,7 +123,11 @@ def test_report_over_two_passes_keeps_the_one_pass_fields_and_adds_each_pass(tmp
         log.write_text('gaptraind: time=1001.0 level=info msg="action done" ACTION=grow '
                        'JOB_ID=1 NODES=n1\n'
                        'gaptraind: time=1002.0 level=info msg="action failed" ACTION=grow '
-                       'JOB_ID=1 NODES=n2\n')
+                       'JOB_ID=1 NODES=n2 REASON="satellite allocation of n2 for job 1: Immediate '
+                       'execution impossible, insufficient priority (2032)"\n'
+                       'gaptraind: time=1003.0 level=info msg="action failed" ACTION=grow '
+                       'JOB_ID=1 NODES=n3 REASON="satellite allocation of n3 for job 1: Requested '
+                       'nodes are busy (2016)"\n')
         logs.append(str(log))
     out = tmp_path / "results.json"
     args = type("Args", (), {"baseline": baseline, "elastic": elastic, "noise": noise,
@@ -140,8 +144,10 @@ def test_report_over_two_passes_keeps_the_one_pass_fields_and_adds_each_pass(tmp
     assert over["passes"] == 2
     assert over["p50_over_noise_s"]["mean"] == pytest.approx(0.75)
     assert over["hole_share"]["mean"] == pytest.approx(0.9)
+    # A refusal for priority misses the goal; a race for a node taken meanwhile is no refusal.
     assert report["goals"]["grows_refused"]["value"] == 1 and \
         report["goals"]["grows_refused"]["met"] is False
+    assert over["grows_failed"]["mean"] == pytest.approx(2)
     assert report["goals"]["p50_over_noise_s"]["met"] is False  # 0.75 > 0.5
 
 
