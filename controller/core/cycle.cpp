@@ -76,6 +76,7 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
       plan(snapshot, growable, resizer.planning_view(elastic), now.wall, planner, reclaim);
 
   CycleOutcome outcome;
+  outcome.kept_idle = reclaim.kept_idle;
   outcome.allocation = next.allocation;
   outcome.set_aside = next.set_aside;
   outcome.waiting = next.waiting;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -56,6 +57,8 @@ struct CycleOutcome {
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
   // Held jobs the queue policy does not admit yet, with why (Plan::waiting).
   std::vector<std::pair<std::uint32_t, std::string>> waiting;
+  // Idle nodes kept for waiting regular jobs (Reclaim::kept_idle): not grown into.
+  std::map<std::string, KeptIdle> kept_idle;
   bool changed = false;  // Slurm was changed: the caller polls soon
   Notes notes;           // what was done and why, for the journal
   // The resizes carried out, for the jobs' histories (job_history.hpp).

@@ -257,7 +257,8 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
                     const PlannerSettings& settings, const Reclaim& reclaim,
                     const PartitionScope& scope) {
   Plan result;
-  std::set<std::string> reclaimed = reclaim.kept_idle;  // not holes to grow into either
+  std::set<std::string> reclaimed;  // and the nodes kept idle: not holes to grow into either
+  for (const auto& [node, kept] : reclaim.kept_idle) reclaimed.insert(node);
   for (const auto& [node, regular_job] : reclaim.nodes) reclaimed.insert(node);
   const std::set<std::string> reserved =
       reserved_holes(holes, reclaimed, settings.idle_reserve_nodes);

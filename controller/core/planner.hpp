@@ -107,12 +107,20 @@ struct Plan {
 bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids,
                         const ElasticPartitions& elastic_partitions);
 
+// An idle node kept for a waiting regular job: the job, and the rule that counts it there
+// (gaptraind journals both: an idle node nobody grows into says why).
+struct KeptIdle {
+  std::uint32_t job_id = 0;
+  std::string why;
+  bool operator==(const KeptIdle&) const = default;
+};
+
 // What the regular workload waits for (docs/design.md, "Holes and reclaims").
 struct Reclaim {
   // Elastic nodes to give back at once, each with the regular job waiting for it.
   std::vector<std::pair<std::string, std::uint32_t>> nodes;
   // Idle nodes a waiting regular job is counted on: not holes to grow into.
-  std::set<std::string> kept_idle;
+  std::map<std::string, KeptIdle> kept_idle;
 };
 
 // The nodes pending regular jobs wait for, visiting them in Slurm's order (priority, then job

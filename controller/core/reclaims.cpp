@@ -133,9 +133,12 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
     taken.insert(node);
     result.nodes.emplace_back(node, job_id);
   };
-  const auto keep_idle = [&](const std::vector<std::string>& nodes) {
-    idle_counted.insert(nodes.begin(), nodes.end());
-    result.kept_idle.insert(nodes.begin(), nodes.end());
+  const auto keep_idle = [&](const std::vector<std::string>& nodes, const Job& job,
+                             const char* why) {
+    for (const std::string& node : nodes) {
+      idle_counted.insert(node);
+      result.kept_idle.try_emplace(node, KeptIdle{job.id, why});
+    }
   };
   // Where each waiting job may start (node_needs.hpp), worked out once for the jobs that ask the
   // same: on a 10,000-node machine that is 10,000 inserts for each of hundreds of jobs, at every
@@ -162,7 +165,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       }
     }
     if (served.contains(job->id)) {  // its elastic nodes are on their way already
-      keep_idle(from_idle);
+      keep_idle(from_idle, *job, "its elastic nodes are on their way");
       continue;
     }
 
@@ -178,7 +181,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
         // something the node model does not see: memory, licences), Slurm starts it there at its
         // next pass. One planned later on elastic nodes is what case 2 is for.
         if (job->start_time <= snapshot.taken_at + kStartSlackS) {
-          keep_idle(from_idle);
+          keep_idle(from_idle, *job, "it fits in idle nodes and starts at the next pass");
           continue;
         }
         fits_in_idle = true;
@@ -202,7 +205,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
           }
         }
         if (named_free && from_idle.size() + from_elastic.size() == need.count) {
-          keep_idle(from_idle);
+          keep_idle(from_idle, *job, "it starts here with the elastic nodes it gets");
           for (const std::string& node : from_elastic) take(node, job->id);
           continue;
         }
@@ -243,7 +246,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
         }
       }
       if (backfill_nodes.size() == need.count) {
-        keep_idle(backfill_nodes);
+        keep_idle(backfill_nodes, *job, "backfill starts it here, behind a blocked job");
         continue;
       }
     }
@@ -295,7 +298,7 @@ Reclaim choose_reclaims(const Snapshot& snapshot, const std::vector<ElasticJob>&
       });
     }
     from_idle.resize(std::min(from_idle.size(), job->sched_nodes.size()));
-    keep_idle(from_idle);
+    keep_idle(from_idle, *job, "backfill planned it on these and elastic nodes");
     std::size_t wanted = std::min(planned.size(), job->sched_nodes.size() - from_idle.size());
     std::size_t deficit = 0;
     for (const std::string& node : planned) {

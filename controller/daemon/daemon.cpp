@@ -623,6 +623,14 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   set_aside_ = std::move(set_aside);
+  // An idle node nobody grows into says why, once: the regular job it is kept for.
+  for (const auto& [node, kept] : outcome.cycle.kept_idle) {
+    const auto before = kept_idle_.find(node);
+    if (before == kept_idle_.end() || before->second != kept) {
+      log::info("idle node kept", {{"NODE", node}, {"FOR_JOB", kept.job_id}, {"WHY", kept.why}});
+    }
+  }
+  kept_idle_ = std::move(outcome.cycle.kept_idle);
   queue_waiting_ = std::move(outcome.cycle.waiting);
   history_.tick(static_cast<double>(outcome.decided_at.wall), outcome.decided_at.mono);
   for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -192,6 +193,8 @@ class Daemon {
   std::optional<double> last_solve_ms_;   // the allocator's time in the last act()
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
+  // Idle nodes the last plan kept for waiting regular jobs: each logged when kept anew.
+  std::map<std::string, KeptIdle> kept_idle_;
   // Held jobs the queue policy holds back, with why (CycleOutcome::waiting), for status.
   std::vector<std::pair<std::uint32_t, std::string>> queue_waiting_;
   // What an admin lets gaptraind do (gaptrain pause, resume, drain), kept in the state file.

@@ -225,7 +225,7 @@ TEST(Planner, IdleNodesServeAWaitingJobBeforeElasticOnes) {
   add_pending_regular(s, 42, kNow + 240, {"n1", "n2", "n3"});
   const Reclaim reclaim = nodes_to_reclaim(s, {seven}, "elastic");
   EXPECT_EQ(reclaim.nodes, (std::vector<std::pair<std::string, std::uint32_t>>{{"n2", 42}}));
-  EXPECT_EQ(reclaim.kept_idle, (std::set<std::string>{"n5", "n6"}));
+  EXPECT_EQ(kept_nodes(reclaim), (std::set<std::string>{"n5", "n6"}));
 }
 
 TEST(Planner, AJobPlannedAfterTheLeaseWaitsForSomethingElse) {

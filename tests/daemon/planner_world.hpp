@@ -3,16 +3,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
+#include "core/planner.hpp"
 
 namespace gaptrain::daemon::planner_world {
 
 inline constexpr std::int64_t kNow = 1'700'000'000;
 using Nodes = std::vector<std::string>;
+
+// The idle nodes a reclaim keeps, whoever for.
+inline std::set<std::string> kept_nodes(const Reclaim& reclaim) {
+  std::set<std::string> nodes;
+  for (const auto& [node, kept] : reclaim.kept_idle) nodes.insert(node);
+  return nodes;
+}
 
 // n1..n`count`, the ones in `busy` allocated (to elastic or regular jobs), the rest idle.
 inline Snapshot cluster(int count, const Nodes& busy) {

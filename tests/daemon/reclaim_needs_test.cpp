@@ -5,6 +5,8 @@
 // host needed"), never left to end at its lease.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/node_needs.hpp"
 #include "core/planner.hpp"
 #include "planner_world.hpp"
@@ -106,7 +108,7 @@ TEST(ReclaimNeeds, AJobPinnedToASatelliteTakesThatOne) {
   two.min_nodes = 2;
   const Reclaim both = nodes_to_reclaim(wider, {same}, ElasticPartitions("elastic"));
   EXPECT_EQ(both.nodes, (Taken{{"n4", 42}}));
-  EXPECT_EQ(both.kept_idle, (std::set<std::string>{"n5"}));
+  EXPECT_EQ(kept_nodes(both), (std::set<std::string>{"n5"}));
 }
 
 // A named node that is idle serves it: nothing is taken, and the node is no hole to grow into.
@@ -116,7 +118,7 @@ TEST(ReclaimNeeds, AnIdleNamedNodeIsKeptForItsJob) {
   waiting_regular(s).required_nodes = {"n4"};
   const Reclaim r = nodes_to_reclaim(s, {job}, ElasticPartitions("elastic"));
   EXPECT_TRUE(r.nodes.empty());
-  EXPECT_EQ(r.kept_idle, (std::set<std::string>{"n4"}));
+  EXPECT_EQ(kept_nodes(r), (std::set<std::string>{"n4"}));
 }
 
 // A named node a regular job holds: the elastic nodes would not start it, none is taken.
@@ -210,7 +212,7 @@ TEST(ReclaimNeeds, ACountOnlyJobTakesSatellitesBeforeABatchHost) {
   waiting_regular(s).min_nodes = 3;
   const Reclaim r = nodes_to_reclaim(s, {job}, ElasticPartitions("elastic"));
   EXPECT_EQ(r.nodes, (Taken{{"n2", 42}, {"n3", 42}}));
-  EXPECT_EQ(r.kept_idle, (std::set<std::string>{"n5"}));
+  EXPECT_EQ(kept_nodes(r), (std::set<std::string>{"n5"}));
 }
 
 TEST(ReclaimNeeds, ConstraintsReadAsSlurmWritesThem) {
@@ -302,7 +304,9 @@ Reclaim behind_a_blocked_job(std::uint32_t limit_minutes) {
 TEST(ReclaimNeeds, IdleNodesBackfillStartsAJobOnAreKeptForIt) {
   const Reclaim short_job = behind_a_blocked_job(1);
   EXPECT_TRUE(short_job.nodes.empty());
-  EXPECT_EQ(short_job.kept_idle, (std::set<std::string>{"n5"}));
+  EXPECT_EQ(short_job.kept_idle,
+            (std::map<std::string, KeptIdle>{
+                {"n5", {42, "backfill starts it here, behind a blocked job"}}}));
   const Reclaim long_job = behind_a_blocked_job(10);
   EXPECT_TRUE(long_job.nodes.empty());
   EXPECT_TRUE(long_job.kept_idle.empty());
