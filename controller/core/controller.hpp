@@ -1,8 +1,11 @@
-// gaptraind's model between polls and its decision after each, as one object: the sequence
-// the daemon runs (controller/daemon/daemon.cpp, polled() then act()) for the simulator, which
-// runs it against a replayed cluster, and for the test that checks the daemon decides what the
-// simulator decides on the same snapshots (tests/daemon/equivalence_test.cpp). The daemon keeps
-// its own copy of these steps because it runs the decision on a worker thread, on copies.
+// gaptraind's model between polls and its decision after each, as one object, for the
+// simulator, which runs it against a replayed cluster, and for the test that checks the daemon
+// decides what the simulator decides on the same snapshots (tests/daemon/equivalence_test.cpp).
+// Each step is a core function the daemon calls too (controller/daemon/daemon.cpp, polled()
+// then act()): observe_cluster(), ElasticJobs::refresh and add with the settings' satellite
+// partition, cycle(). The daemon calls them on its own members because it journals between
+// them, restores its state file before the first refresh and decides on a worker thread, on
+// copies.
 //
 // After each poll: observe() (holes and elastic jobs follow the snapshot), then the
 // registrations and launcher reports that came in, then decide().
@@ -17,7 +20,6 @@
 #include "core/cycle.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
-#include "core/home.hpp"
 #include "core/resizer.hpp"
 #include "gaptrain/protocol.hpp"
 
@@ -33,15 +35,15 @@ class Controller {
   // elastic jobs follow Slurm. Returns the jobs that ended and the satellites Slurm preempted.
   Refreshed observe(Snapshot snapshot, double mono_s) {
     snapshot_ = std::move(snapshot);
-    see_home(snapshot_, settings_.home_partition);
-    holes_ = find_holes(snapshot_, holes_);
-    return elastic_.refresh(snapshot_, mono_s);
+    (void)observe_cluster(snapshot_, holes_, settings_);
+    return elastic_.refresh(snapshot_, mono_s, settings_.satellite_partition);
   }
 
   // A job's registration, as the daemon takes it once the job is seen running: empty on
   // success, otherwise why it is refused.
   std::optional<std::string> add(const protocol::JobRegistration& request, std::int64_t now) {
-    return elastic_.add(request, snapshot_, settings_.planner.elastic_partitions, now);
+    return elastic_.add(request, snapshot_, settings_.planner.elastic_partitions, now,
+                        settings_.satellite_partition);
   }
 
   // A launcher's report; false when its job is not registered.

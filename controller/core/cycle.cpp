@@ -4,6 +4,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+
+#include "core/home.hpp"
+#include "core/node_type.hpp"
 
 namespace gaptrain::daemon {
 
@@ -21,7 +25,35 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   settings.resize = config.resize;
   settings.lease_s = config.lease_s;
   settings.home_partition = config.home_partition;
+  settings.node_types = config.node_types;
+  settings.satellite_partition = config.satellite_partition;
   return settings;
+}
+
+HoleChanges observe_cluster(Snapshot& snapshot, std::vector<Hole>& holes,
+                            const CycleSettings& settings) {
+  assign_node_types(snapshot, settings.node_types);
+  see_home(snapshot, settings.home_partition);
+  std::vector<Hole> found = find_holes(snapshot, holes);
+  // Indexed by node, not searched: thousands of holes on each side after a burst of job ends.
+  std::map<std::string_view, const Hole*> before;
+  for (const Hole& hole : holes) before.emplace(hole.node, &hole);
+  std::set<std::string_view> after;
+  HoleChanges changes;
+  for (const Hole& hole : found) {
+    after.insert(hole.node);
+    const auto old = before.find(hole.node);
+    if (old == before.end()) {
+      changes.opened.push_back(hole);
+    } else if (old->second->predicted_end != hole.predicted_end) {
+      changes.end_changed.push_back(hole);
+    }
+  }
+  for (const Hole& hole : holes) {
+    if (!after.contains(hole.node)) changes.closed.push_back(hole);
+  }
+  holes = std::move(found);
+  return changes;
 }
 
 ResizerSettings resizer_settings(const DaemonConfig& config) {

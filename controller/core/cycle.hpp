@@ -40,7 +40,24 @@ struct CycleSettings {
   double lease_s = 0.0;  // the lease gaptraind gives (0: none known)
   // The home mode (home.hpp): each snapshot is seen through see_home() before anything else.
   std::string home_partition;
+  // How a poll's snapshot is read (observe_cluster(), ElasticJobs): the node types gaptraind.json
+  // names, and the partition satellites are allocated in ("": their job's).
+  std::vector<std::string> node_types;
+  std::string satellite_partition;
 };
+
+// What a poll changed in the holes, for the journal.
+struct HoleChanges {
+  std::vector<Hole> opened;
+  std::vector<Hole> closed;       // as they were last seen
+  std::vector<Hole> end_changed;  // with the new predicted end
+};
+
+// A poll's snapshot as every decision sees it: the node types assigned and the home nodes set
+// apart (see_home), then the holes found again, keeping when each opened. The daemon and the
+// Controller both start from here.
+HoleChanges observe_cluster(Snapshot& snapshot, std::vector<Hole>& holes,
+                            const CycleSettings& settings);
 
 // What gaptraind.json sets of the cycle and of the resizer: the daemon and the simulator take
 // them from here, so that both run the core with the same settings. `behaviour`: what slurmctld's

@@ -333,31 +333,19 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   poll_failing_ = false;
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
-  assign_node_types(snapshot, config_.node_types);
-  see_home(snapshot, config_.home_partition);
   snapshot_ = std::move(snapshot);
-
-  std::vector<Hole> holes = find_holes(snapshot_, holes_);
-  // Indexed by node, not searched: thousands of holes on each side after a burst of job ends.
-  std::map<std::string_view, const Hole*> before;
-  for (const Hole& hole : holes_) before.emplace(hole.node, &hole);
-  std::set<std::string_view> after;
-  for (const Hole& hole : holes) {
-    after.insert(hole.node);
-    const auto old = before.find(hole.node);
-    if (old == before.end()) {
-      log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-    } else if (old->second->predicted_end != hole.predicted_end) {
-      log::debug("hole end changed",
-                 {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-    }
+  const CycleSettings settings = cycle_settings(config_, slurm_behaviour_, operation_);
+  const HoleChanges changed = observe_cluster(snapshot_, holes_, settings);
+  for (const Hole& hole : changed.opened) {
+    log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
   }
-  for (const Hole& hole : holes_) {
-    if (!after.contains(hole.node)) {
-      log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-    }
+  for (const Hole& hole : changed.end_changed) {
+    log::debug("hole end changed",
+               {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
   }
-  holes_ = std::move(holes);
+  for (const Hole& hole : changed.closed) {
+    log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
+  }
   // With slurmctld's configuration: at the first poll and every full one (a reconfigure that
   // changes the partitions shows there), not at every watch poll.
   if (slurm_config) note_satellite_partition();
@@ -366,7 +354,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
                 static_cast<double>(mono) / static_cast<double>(kUsecPerS));
   const Refreshed refreshed =
       elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
-                       config_.satellite_partition);
+                       settings.satellite_partition);
   for (const std::uint32_t job_id : refreshed.forgotten) {
     log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
     history_.ended(job_id, static_cast<double>(now));

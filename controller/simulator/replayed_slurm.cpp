@@ -298,7 +298,9 @@ daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
                                       .node = node,
                                       .start_time = wall(),
                                       .time_limit_minutes = request.time_limit_minutes,
-                                      .qos = request.qos});
+                                      .qos = request.qos,
+                                      .partition = request.partition.empty() ? elastic_partition_
+                                                                             : request.partition});
     hold(node, id);
     result.satellites.emplace(node_name(node), id);
   }

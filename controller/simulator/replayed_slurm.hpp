@@ -189,6 +189,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
     std::int64_t start_time = 0;
     std::uint32_t time_limit_minutes = 0;
     std::string qos;
+    std::string partition;  // as the grow asked (satellite_partition), else the elastic one
     // Slurm cancelled it for a regular job (preemptable_qos): listed as ended PREEMPTED for
     // MinJobAge, holding nothing.
     bool preempted = false;

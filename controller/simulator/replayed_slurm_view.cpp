@@ -130,6 +130,9 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
     daemon::Node node;
     node.name = names_[i];
     if (report_types_ && !types_[i].empty()) {
+      // As a feature, as Slurm reports it (assign_node_types reads it when gaptraind.json names
+      // the types), and as the type, as a gaptraind told the types sees it.
+      node.features = types_[i];
       node.type = types_[i];
       node.type_source = daemon::NodeTypeSource::feature;
     }
@@ -205,7 +208,7 @@ Job ReplayedSlurm::satellite_view(std::uint32_t id, const Satellite& satellite) 
   job.user_id = kTrainerUid;
   job.group_id = kTrainerUid;
   job.user = "trainer";
-  job.partition = elastic_partition_;
+  job.partition = satellite.partition;
   job.qos = satellite.qos;
   job.state = satellite.preempted ? JobState::finished : JobState::running;
   job.preempted = satellite.preempted;

@@ -66,8 +66,9 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
     std::vector<Call> calls;
   };
 
-  RecordedSlurm(const sim::HoleTrace& nodes, std::int64_t epoch)
-      : slurm_(nodes, static_cast<int>(nodes.node_names.size()), "elastic", epoch) {}
+  RecordedSlurm(const sim::HoleTrace& nodes, const std::string& elastic_partition,
+                std::int64_t epoch)
+      : slurm_(nodes, static_cast<int>(nodes.node_names.size()), elastic_partition, epoch) {}
 
   // The test's side: `change` runs on the cluster at the wall clock's time.
   template <typename Change>
@@ -198,16 +199,19 @@ protocol::JobRegistration registration_of(std::uint32_t id, const Job& job, int 
   return r;
 }
 
-TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
-  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+// The daemon runs a scenario on six nodes with `config` (two elastic jobs admitted, grown into
+// every hole but the `config.idle_reserve_nodes` kept idle, a satellite and a batch host taken by
+// regular jobs, the nodes back), then the simulator's Controller is fed what the daemon polled
+// and must make the same calls, decision by decision.
+void expect_the_same_decisions(DaemonConfig config) {
   sim::HoleTrace nodes;
   for (int n = 1; n <= 6; ++n) nodes.node_names.push_back("n" + std::to_string(n));
   const auto epoch = static_cast<std::int64_t>(std::time(nullptr)) - 1;
-  RecordedSlurm slurm(nodes, epoch);
+  RecordedSlurm slurm(nodes, config.elastic_partitions.first(), epoch);
+  const std::size_t grown = 6 - static_cast<std::size_t>(config.idle_reserve_nodes);
 
   std::mutex reports_mutex;
   std::vector<PollReport> reports;
-  DaemonConfig config;
   config.poll_interval_s = 0.5;
   config.log_level = LogLevel::warning;
   std::map<std::uint32_t, protocol::JobRegistration> registrations;
@@ -241,7 +245,7 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
     reg(a, 1);
     reg(b, 2);
     // Registered, they grow into the other holes.
-    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == 6; }))
+    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == grown; }))
         << "the jobs did not grow into every hole";
     // The regular workload takes one of a's satellites, then b's batch host: a shrinks, b is
     // requeued and admitted again on what is left.
@@ -265,7 +269,7 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
       s.free_node(batch_host, sim::kUnknownEnd);
       return 0;
     });
-    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == 6; }))
+    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == grown; }))
         << "the jobs did not grow back";
   }  // gaptraind stops
 
@@ -293,6 +297,43 @@ TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
   }
   // Admissions, grows, a shrink, a requeue, releases and leases were compared, not nothing.
   EXPECT_GE(calls, 8U);
+}
+
+TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
+  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+  expect_the_same_decisions(DaemonConfig{});
+}
+
+// Every key of gaptraind.json that reaches a decision set to another value than its default
+// (those of transport, logging and the state file do not reach one), but home_partition, whose
+// scenario differs (no batch host on a training node, no requeue) and whose replayed Slurm needs
+// a home node, and resize (false: no call at all).
+DaemonConfig every_decision_key_changed() {
+  DaemonConfig config;
+  config.elastic_partitions = ElasticPartitions("gpu");
+  config.node_types = {"a100", "v100"};
+  config.satellite_qos = "satellite";
+  config.satellite_partition = "satellites";
+  config.satellite_reservation = "gaptrain-satellites";
+  config.horizon_s = 7200.0;
+  config.lease_s = 600.0;
+  config.drain_grace_s = 5.0;
+  config.reclaim_grace_s = 3.0;
+  config.max_notice_s = 60.0;
+  config.idle_reserve_nodes = 1;
+  config.objective = Objective::fair;
+  config.queue.max_running_per_user = 5;
+  config.queue.max_nodes_per_user = 6;
+  config.queue.max_running_per_account = 5;
+  config.queue.max_nodes_per_account = 6;
+  config.queue.max_elastic_percent = 90;
+  config.queue.account_weights = {{"physics", 2.0}};
+  return config;
+}
+
+TEST(Equivalence, EveryDecisionKeyOfTheConfigurationIsTheSimulatorsToo) {
+  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+  expect_the_same_decisions(every_decision_key_changed());
 }
 
 }  // namespace
