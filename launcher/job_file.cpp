@@ -2,6 +2,8 @@
 
 #include <json/json.h>
 
+#include "gaptrain/json_text.hpp"
+
 namespace gaptrain::launch {
 
 namespace {
@@ -32,10 +34,7 @@ std::string job_file_text(const JobFileView& view) {
     batch["accumulation"] = view.batch->accumulation;
     batch["lr_gain"] = view.batch->lr_gain;
   }
-  Json::StreamWriterBuilder builder;
-  builder["indentation"] = "";
-  builder["precision"] = 17;
-  return Json::writeString(builder, document) + "\n";
+  return one_line_json(document) + "\n";
 }
 
 }  // namespace gaptrain::launch

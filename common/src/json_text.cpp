@@ -84,6 +84,15 @@ std::string describe_json(const Json::Value& value) {
   return "a value";
 }
 
+std::string one_line_json(const Json::Value& value) {
+  Json::StreamWriterBuilder builder;
+  builder["indentation"] = "";
+  builder["commentStyle"] = "None";
+  builder["precision"] = 17;
+  builder["emitUTF8"] = true;
+  return Json::writeString(builder, value);
+}
+
 void throw_json_type_error(const std::string& field, std::string_view expected,
                            const Json::Value& got) {
   throw InputError(field, "expected " + std::string(expected) + ", got " + describe_json(got));

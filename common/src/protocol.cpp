@@ -463,15 +463,6 @@ Json::Value to_json(const LauncherReport& m) {
   return v;
 }
 
-std::string one_line(const Json::Value& document) {
-  Json::StreamWriterBuilder builder;
-  builder["indentation"] = "";  // one line: the transport is line-framed
-  builder["commentStyle"] = "None";
-  builder["precision"] = 17;  // doubles survive the round trip bit for bit
-  builder["emitUTF8"] = true;
-  return Json::writeString(builder, document);
-}
-
 // The instruction's batch: global = per_node * accumulation * some node count, lr_gain > 0.
 InstructedBatch instructed_batch_value(const Json::Value& value) {
   if (!value.isObject()) {
@@ -556,7 +547,7 @@ std::optional<std::string> noise_scale_problem(double phi) {
 std::string encode(const Request& request) {
   Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
   document["v"] = kVersion;
-  return one_line(document);
+  return one_line_json(document);
 }
 
 std::string encode_reply(const LaunchInstruction& instruction) {
@@ -580,7 +571,7 @@ std::string encode_reply(const LaunchInstruction& instruction) {
     batch["accumulation"] = instruction.batch->accumulation;
     batch["lr_gain"] = number_or_null(instruction.batch->lr_gain);
   }
-  return one_line(document);
+  return one_line_json(document);
 }
 
 LaunchInstruction decode_launch_reply(std::string_view json) {

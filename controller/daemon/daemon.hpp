@@ -111,6 +111,9 @@ class Daemon {
   void poll_soon();
   // The same, not before `not_before` (CLOCK_MONOTONIC usec).
   void poll_no_sooner_than(std::uint64_t not_before);
+  // A poll for a registration of a job the last poll did not see running: such polls are spaced
+  // so that registrations of unknown jobs, however many, cost slurmctld one poll a second.
+  void poll_for_registration();
   void arm_poll_timer(std::uint64_t delay_usec);
   void reload();
   void drain();

@@ -1,7 +1,6 @@
 #include "line_server.hpp"
 
 #include <arpa/inet.h>
-#include <json/writer.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "gaptrain/json_text.hpp"
 #include "line_framing.hpp"
 #include "rejection_limiter.hpp"
 
@@ -84,9 +84,7 @@ std::string error_reply(std::string_view error) {
   Json::Value reply(Json::objectValue);
   reply["ok"] = false;
   reply["error"] = std::string(error);
-  Json::StreamWriterBuilder writer;
-  writer["indentation"] = "";
-  return Json::writeString(writer, reply);
+  return one_line_json(reply);
 }
 
 LineServer::LineServer(sd_event* event, Handler handler, Refusal refusal, Limits limits)

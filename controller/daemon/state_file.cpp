@@ -32,13 +32,6 @@ constexpr std::uint64_t kMaxCurveNodes = 1000000;
 
 using protocol::Request;
 
-std::string one_line(const Json::Value& value) {
-  Json::StreamWriterBuilder builder;
-  builder["indentation"] = "";
-  builder["precision"] = 17;  // rates and costs survive a round trip exactly
-  return Json::writeString(builder, value);
-}
-
 // `field` by value: a reference parameter bound to a temporary ("" at the top level) makes GCC 14
 // suspect the returned reference (-Wdangling-reference), although it refers into `object`.
 const Json::Value& member(const Json::Value& object, const char* key, std::string_view field) {
@@ -108,7 +101,7 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
   const Json::Value& saved_registration = member(entry, "registration", field + ".");
   Request request;
   try {
-    request = protocol::decode(one_line(saved_registration));
+    request = protocol::decode(one_line_json(saved_registration));
   } catch (const InputError& e) {
     throw e.under(field + ".registration");
   }
@@ -222,7 +215,7 @@ std::string encode_state(const DaemonState& state) {
   }
   root["user_limits"] = limits;
   root["operation"] = std::string(to_string(state.operation));
-  return one_line(root) + "\n";
+  return one_line_json(root) + "\n";
 }
 
 DecodedState decode_state(std::string_view json) {

@@ -59,4 +59,39 @@ inline ElasticJob elastic_job(Snapshot& s, std::uint32_t id, const Nodes& nodes,
   return e;
 }
 
+// A pending job of `partition`, added to the snapshot.
+inline Job& add_pending(Snapshot& s, std::uint32_t id, const std::string& partition) {
+  Job job;
+  job.id = id;
+  job.state = JobState::pending;
+  job.partition = partition;
+  s.jobs.push_back(job);
+  return s.jobs.back();
+}
+
+// A regular job backfill planned to start at `start` on `planned`.
+inline void add_pending_regular(Snapshot& s, std::uint32_t id, std::int64_t start,
+                                const Nodes& planned) {
+  Job& job = add_pending(s, id, "regular");
+  job.start_time = start;
+  job.sched_nodes = planned;
+}
+
+// A regular job that waits for nodes (Slurm's reason Resources), with no backfill plan yet.
+inline Job& add_waiting_regular(Snapshot& s, std::uint32_t id, std::uint32_t nodes,
+                                std::uint32_t priority = 100) {
+  Job& job = add_pending(s, id, "regular");
+  job.min_nodes = nodes;
+  job.priority = priority;
+  job.reason = PendingReason::resources;
+  return job;
+}
+
+// The plan's action for `job_id`, or null.
+inline const Action* action_for(const Plan& p, std::uint32_t job_id) {
+  for (const Action& a : p.actions)
+    if (a.job_id == job_id) return &a;
+  return nullptr;
+}
+
 }  // namespace gaptrain::daemon::planner_world

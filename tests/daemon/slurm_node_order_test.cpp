@@ -12,12 +12,6 @@ namespace {
 
 using namespace planner_world;
 
-const Action* action_for(const Plan& p, std::uint32_t job_id) {
-  for (const Action& a : p.actions)
-    if (a.job_id == job_id) return &a;
-  return nullptr;
-}
-
 TEST(SlurmNodeOrder, LastInSlurmConfFirst) {
   const SlurmNodeOrder order(cluster(4, {}));
   EXPECT_EQ(order.last_offered_first({"n2", "n4", "n1", "n3"}), (Nodes{"n4", "n3", "n2", "n1"}));

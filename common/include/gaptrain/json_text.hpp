@@ -30,6 +30,11 @@ std::string describe_json(const Json::Value& value);
 // bytes is cut there (then "...").
 std::string json_key_in_path(const std::string& key);
 
+// `value` as one line of JSON (no newline inside: the protocol is line-framed, the state file
+// and the job file are read whole), doubles to 17 significant digits so that they survive a
+// round trip bit for bit, strings in UTF-8. Every one-line writer of gaptrain uses it.
+std::string one_line_json(const Json::Value& value);
+
 // Throws InputError("<prefix><key>", "unknown key (allowed: a, b, c)") for the first member of
 // `object` that is not in `allowed`.
 void reject_unknown_json_keys(const Json::Value& object, std::span<const std::string_view> allowed,
