@@ -3,15 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -28,13 +23,13 @@
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
 #include "one_line.hpp"
+#include "simulate_args.hpp"
+#include "simulate_output.hpp"
 #include "simulator/csv_record.hpp"
-#include "simulator/easy_backfill.hpp"
-#include "simulator/node_event_trace.hpp"
 #include "simulator/node_types.hpp"
 #include "simulator/options.hpp"
+#include "simulator/scenario.hpp"
 #include "simulator/simulator.hpp"
-#include "simulator/summary_table.hpp"
 #include "simulator/timeline_plot.hpp"
 #include "simulator/upper_bound.hpp"
 #include "simulator/workload_io.hpp"
@@ -118,173 +113,29 @@ Exit status:
   1  an output could not be written
   2  an input or option is wrong (one line on stderr naming the file and line); nothing ran)";
 
-struct SimulateArgs {
-  std::string swf;
-  std::string node_events;
-  std::string jobs;
-  std::string curves;
-  std::string models;  // --models DIR
-  std::string batch = "adaptive";
-  bool batch_given = false;
-  std::string policy = "gaptrain";
-  bool learn = false;
-  bool ignore_allowed_sizes = false;
-  std::string node_types;  // --node-types: TYPE=COUNT,... or a CSV file
-  bool ignore_node_types = false;
-  int nodes = 0;
-  int max_running = static_cast<int>(sim::kMaxRunningOption.default_value);
-  double start_s = sim::kStartOption.default_value;
-  double duration_s = sim::kDurationOption.default_value;
-  std::string config_path;          // gaptraind.json: the daemon's settings
-  std::optional<double> horizon_s;  // overrides the configuration's horizon_s
-  bool home = false;                // --home: the home mode, as docs/admin.md sets it up
-  double time_limit_s = sim::kTimeLimitOption.default_value;
-  // Not the allocator's default: see docs/simulator.md, "Which objective".
-  std::string objective = "speedup";
-  std::string placement = "slurm";
-  std::optional<double> repeat_s;
-  std::size_t max_input_mb = static_cast<std::size_t>(sim::kMaxInputMbOption.default_value);
-  bool with_oracle = false;
-  bool compare = false;
-  bool json = false;      // --json (with or without FILE) or --pretty: JSON instead of the table
-  std::string json_path;  // "-" (stdout) when --json came without FILE
-  std::string log_path;
-  std::string plot_path;
-  bool plot_jobs = false;
-  bool pretty = false;
-};
-
 void report(std::string_view message) {
   std::cerr << "gaptrain simulate: " << one_line(message) << '\n';
 }
 
-// The trace, jobs and curves the replay runs on, with the names messages and the summary use.
-struct Inputs {
-  sim::HoleTrace trace;
-  std::string trace_name;
-  std::string trace_kind;       // "swf" | "node-events"
-  std::string node_types_name;  // --node-types' file, or its counts
-  int swf_skipped = 0;
-  std::vector<sim::JobSpec> jobs;
-  std::string jobs_name;
-  sim::CurveTable curves;
-  std::string curves_name;
-  std::shared_ptr<const sim::ModelTable> models;  // --models
-  double repeat_s = 0.0;
-};
-
-// The MODEL-validation-BATCH.csv of `model` in `dir` with the smallest BATCH (the batch Pollux
-// tuned it at): its path and BATCH; empty when there is none.
-std::optional<std::pair<std::filesystem::path, int>> validation_file(
-    const std::filesystem::path& dir, const std::string& model) {
-  std::optional<std::pair<std::filesystem::path, int>> best;
-  const std::string prefix = model + "-validation-";
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with(prefix) || !name.ends_with(".csv")) continue;
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-    int batch = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), batch);
-    if (ec != std::errc() || end != digits.data() + digits.size() || batch < 1) continue;
-    if (!best || batch < best->second) best = {entry.path(), batch};
-  }
-  return best;
-}
-
-// --models DIR: the Pollux model of every model the job mix names.
-sim::ModelTable load_models(const std::string& dir, const std::vector<sim::JobSpec>& jobs,
-                            const std::function<std::string(const std::string&)>& read) {
-  if (!std::filesystem::is_directory(dir)) {
-    throw InputError("--models",
-                     sim::quote_input(dir) + " is not a directory (Pollux's model files)");
-  }
-  sim::ModelTable models;
-  for (const sim::JobSpec& job : jobs) {
-    if (models.contains(job.model)) continue;
-    const std::filesystem::path scalability =
-        std::filesystem::path(dir) / (job.model + "-scalability.csv");
-    const auto validation = validation_file(dir, job.model);
-    if (!std::filesystem::exists(scalability) || !validation) {
-      throw InputError("--models", sim::quote_input(dir) + " has no " + job.model +
-                                       "-scalability.csv or " + job.model +
-                                       "-validation-BATCH.csv for the job mix's model " +
-                                       sim::quote_input(job.model));
-    }
-    models[job.model] = sim::pollux_model(read(scalability.string()), scalability.string(),
-                                          read(validation->first.string()),
-                                          validation->first.string(), validation->second);
-  }
-  return models;
-}
-
-Inputs load_inputs(const SimulateArgs& args) {
-  Inputs in;
-  const std::size_t max_bytes = args.max_input_mb << 20;
-  const auto read = [max_bytes](const std::string& path) {
-    return sim::read_input_file(path, max_bytes);
-  };
-  if (!args.node_events.empty()) {
-    in.trace_name = args.node_events;
-    in.trace_kind = "node-events";
-    in.trace = sim::trace_from_node_events(
-        sim::parse_node_events(read(args.node_events), args.node_events));
-  } else {
-    const bool built_in = args.swf.empty();
-    in.trace_name = built_in ? std::string(kDefaultTraceName) : args.swf;
-    in.trace_kind = "swf";
-    const sim::SwfLog log =
-        sim::parse_swf(built_in ? default_swf_text() : read(args.swf), in.trace_name);
-    in.swf_skipped = log.skipped;
-    // The replay makes a node for each the header claims: a size no cluster has is a mistake.
-    if (log.max_nodes > bounds::kMaxNodes) {
-      throw InputError(in.trace_name, "the header's machine size " + std::to_string(log.max_nodes) +
-                                          " is more nodes than any cluster has (at most " +
-                                          std::to_string(bounds::kMaxNodes) + ")");
-    }
-    if (log.jobs.empty()) {
-      throw InputError(in.trace_name,
-                       "no record can be replayed: " + std::to_string(log.skipped) +
-                           " skipped (run time or processors unknown or <= 0, or more processors "
-                           "than the machine's " +
-                           std::to_string(log.max_nodes) + ")");
-    }
-    in.trace = sim::replay_easy_backfill(log);
-  }
-  if (in.trace.node_names.empty()) throw InputError(in.trace_name, "the trace has no nodes");
-  // Else --start would be refused, saying the trace lasts 0 s, which is no help.
-  if (!(in.trace.end_s > 0.0)) {
-    throw InputError(in.trace_name,
-                     "the trace spans no time: every event is at the same moment, so there is "
-                     "no hole to replay");
-  }
-
-  if (!args.node_types.empty()) {
-    in.node_types_name = args.node_types;
-    if (sim::is_node_type_counts(args.node_types)) {
-      sim::assign_node_types(in.trace, sim::parse_node_type_counts(args.node_types));
-    } else {
-      sim::assign_node_types(
-          in.trace, sim::parse_node_types(read(args.node_types), args.node_types), args.node_types);
-    }
-  }
-
-  const bool default_mix = args.jobs.empty();
-  in.jobs_name = default_mix ? std::string(kDefaultJobsName) : args.jobs;
-  in.curves_name = default_mix ? std::string(kDefaultCurvesName) : args.curves;
-  in.jobs = sim::parse_jobs(default_mix ? std::string(default_jobs_csv()) : read(args.jobs),
-                            in.jobs_name);
-  if (!args.models.empty()) {
-    in.curves_name.clear();
-    in.models = std::make_shared<const sim::ModelTable>(load_models(args.models, in.jobs, read));
-    sim::check_jobs_have_models(in.jobs, *in.models, in.jobs_name);
-  } else {
-    in.curves = sim::parse_curves(
-        default_mix ? std::string(default_curves_csv()) : read(args.curves), in.curves_name);
-    sim::check_models_known(in.jobs, in.curves, in.jobs_name);
-  }
-  in.repeat_s = args.repeat_s.value_or(default_mix ? kDefaultRepeatS : 0.0);
-  return in;
+// The replay's inputs: the files named, else the built-in scenario (default_scenario.hpp).
+sim::Scenario load_inputs(const SimulateArgs& args) {
+  sim::ScenarioFiles files;
+  files.swf = args.swf;
+  files.node_events = args.node_events;
+  files.node_types = args.node_types;
+  files.jobs = args.jobs;
+  files.curves = args.curves;
+  files.models = args.models;
+  files.repeat_s = args.repeat_s;
+  files.max_input_bytes = args.max_input_mb << 20;
+  const sim::BuiltInScenario built_in{.trace_name = kDefaultTraceName,
+                                      .swf_text = default_swf_text,
+                                      .jobs_name = kDefaultJobsName,
+                                      .jobs_csv = default_jobs_csv(),
+                                      .curves_name = kDefaultCurvesName,
+                                      .curves_csv = default_curves_csv(),
+                                      .repeat_s = kDefaultRepeatS};
+  return sim::load_scenario(files, built_in);
 }
 
 std::optional<BatchRule> batch_rule_from_string(std::string_view name) {
@@ -393,144 +244,6 @@ class ProgressBar {
   int shown_ = -1;
 };
 
-void write_log_header(std::ostream& log) {
-  log << "time_s,idle_nodes,allocated_nodes,jobs_running,useful_samples,rescale_loss_samples,"
-         "solver_ms\n";
-}
-
-void write_log_line(std::ostream& log, const sim::StepRecord& r, double start_s) {
-  char line[192];
-  std::snprintf(line, sizeof line, "%.3f,%d,%d,%d,%.6g,%.6g,%.3f\n", r.time_s - start_s,
-                r.hole_nodes, r.allocated_nodes, r.jobs_running, r.useful_samples,
-                r.rescale_loss_samples, r.solver_ms);
-  log << line;
-}
-
-Json::Value summary_json(const sim::SimSummary& s, double wall_s) {
-  Json::Value json(Json::objectValue);
-  json["hole_node_seconds"] = s.hole_node_seconds;
-  json["allocated_node_seconds"] = s.allocated_node_seconds;
-  json["utilization"] = s.utilization;
-  json["usable_node_seconds"] = s.usable_node_seconds;
-  json["usable_utilization"] = s.usable_utilization;
-  json["useful_samples"] = s.useful_samples;
-  json["ideal_samples"] = s.ideal_samples;
-  json["efficiency"] = s.efficiency;
-  json["waited_node_seconds"] = s.waited_node_seconds;
-  json["jobs_submitted"] = s.jobs_submitted;
-  json["jobs_completed"] = s.jobs_completed;
-  json["progress"] = s.progress;
-  add_completion_times(json, s);
-  json["rescales"] = Json::Int64(s.rescales);
-  json["reclaims"] = Json::Int64(s.reclaims);
-  json["preemptions"] = Json::Int64(s.preemptions);
-  json["requeues"] = Json::Int64(s.requeues);
-  json["pauses"] = Json::Int64(s.pauses);
-  json["solves"] = Json::Int64(s.solves);
-  json["solver_ms_p50"] = s.solver_ms_p50;
-  json["solver_ms_p99"] = s.solver_ms_p99;
-  json["solver_ms_max"] = s.solver_ms_max;
-  json["simulated_s"] = s.simulated_s;
-  json["cycles"] = Json::Int64(s.cycles);
-  json["regular_waits"] = Json::Int64(s.regular_waits);
-  json["regular_wait_s_p50"] = s.regular_wait_s_p50;
-  json["regular_wait_s_p99"] = s.regular_wait_s_p99;
-  json["regular_wait_s_max"] = s.regular_wait_s_max;
-  json["wall_s"] = wall_s;
-  return json;
-}
-
-// The nodes the replay runs: --nodes where it is fewer than the trace has.
-int replayed_nodes(const Inputs& in, const sim::SimOptions& options) {
-  const int trace_nodes = static_cast<int>(in.trace.node_names.size());
-  return options.node_limit > 0 ? std::min(options.node_limit, trace_nodes) : trace_nodes;
-}
-
-// How many replayed nodes each type has ("" for untyped ones); null when none has a type.
-Json::Value node_type_counts_json(const Inputs& in, const sim::SimOptions& options) {
-  if (in.trace.node_types.empty()) return {};
-  std::map<std::string, int> counts;
-  const auto nodes = static_cast<std::size_t>(replayed_nodes(in, options));
-  for (std::size_t i = 0; i < nodes; ++i) ++counts[in.trace.node_types[i]];
-  if (counts.size() == 1 && counts.contains("")) return {};
-  Json::Value json(Json::objectValue);
-  for (const auto& [type, count] : counts) json[type] = count;
-  return json;
-}
-
-Json::Value parameters_json(const SimulateArgs& args, const Inputs& in,
-                            const sim::SimOptions& options) {
-  Json::Value p(Json::objectValue);
-  p["trace"] = in.trace_name;
-  p["trace_kind"] = in.trace_kind;
-  p["trace_nodes"] = static_cast<int>(in.trace.node_names.size());
-  if (in.trace_kind == "swf") p["swf_records_skipped"] = in.swf_skipped;
-  p["jobs"] = in.jobs_name;
-  p["curves"] = in.models ? Json::Value() : Json::Value(in.curves_name);
-  p["models"] = in.models ? Json::Value(args.models) : Json::Value();
-  p["batch"] = in.models ? Json::Value(args.batch) : Json::Value();
-  p["repeat_jobs_s"] = in.repeat_s;
-  p["policy"] = std::string(sim::to_string(options.policy));
-  p["learn"] = options.learn;
-  p["tell_allowed_sizes"] = options.tell_allowed_sizes;
-  p["node_types"] = in.node_types_name.empty() ? Json::Value() : Json::Value(in.node_types_name);
-  p["node_type_counts"] = node_type_counts_json(in, options);
-  p["tell_node_types"] = options.tell_node_types;
-  p["nodes"] = options.node_limit > 0 ? Json::Value(options.node_limit) : Json::Value();
-  p["max_running"] = options.max_running;
-  p["start_s"] = options.start_s;
-  p["duration_s"] = args.duration_s > 0.0 ? Json::Value(args.duration_s) : Json::Value();
-  p["config"] = args.config_path.empty() ? Json::Value() : Json::Value(args.config_path);
-  p["horizon_s"] = options.config.horizon_s;
-  p["home_partition"] = options.config.home_partition;
-  p["satellite_qos"] = options.config.satellite_qos;
-  p["objective"] = std::string(to_string(options.objective));
-  p["placement"] = options.placement == sim::Placement::trace ? "trace" : "slurm";
-  p["time_limit_s"] = options.solver.time_limit_s;
-  return p;
-}
-
-// --json: the summary, the oracle's fields (always there, null without --oracle) and the
-// run's parameters.
-std::string run_json(const SimulateArgs& args, const Inputs& in, const sim::SimOptions& options,
-                     const sim::SimSummary& summary, double wall_s,
-                     const std::optional<sim::UpperBound>& bound, double bound_wall_s) {
-  Json::Value json = summary_json(summary, wall_s);
-  for (const char* key :
-       {"oracle_samples", "fraction_of_oracle", "oracle_bound", "oracle_buckets", "oracle_wall_s"})
-    json[key] = Json::Value();
-  if (bound) {
-    json["oracle_samples"] = bound->samples;
-    json["fraction_of_oracle"] =
-        bound->samples > 0.0 ? summary.useful_samples / bound->samples : 0.0;
-    json["oracle_bound"] = bound->method;
-    json["oracle_buckets"] = bound->buckets;
-    json["oracle_wall_s"] = bound_wall_s;
-  }
-  json["parameters"] = parameters_json(args, in, options);
-  return to_json_text(json, args.pretty);
-}
-
-// The default: the table for people.
-std::string run_table(const SimulateArgs& args, const Inputs& in, const sim::SimOptions& options,
-                      const sim::SimSummary& summary, double wall_s,
-                      const std::optional<sim::UpperBound>& bound) {
-  sim::RunFacts facts;
-  facts.trace = in.trace_name;
-  facts.policy = args.policy;
-  facts.settings = settings_text(options) +
-                   (options.placement == sim::Placement::trace ? ", beside the scheduler" : "") +
-                   (options.tell_node_types ? "" : ", node types not told");
-  facts.learn = options.learn;
-  if (in.models) facts.batch = args.batch;
-  facts.nodes = replayed_nodes(in, options);
-  facts.start_s = options.start_s;
-  facts.wall_s = wall_s;
-  std::optional<sim::OracleFacts> oracle;
-  if (bound) oracle = sim::OracleFacts{bound->samples, bound->method};
-  return sim::summary_table(summary, facts, oracle);
-}
-
 // More submissions than a replay can hold (a year of KTH submits 60,000 regular jobs): a period
 // of --repeat-jobs this short is a typo. Why, when it is.
 constexpr double kMostSubmittedJobs = 1e6;
@@ -548,8 +261,9 @@ std::optional<std::string> too_many_repeats(std::size_t mix, double period_s, do
 // --compare: every policy on the input, then the table on stdout and, with --json, the same as
 // JSON there (`json_out`, opened before the runs like the summary's; "-" puts it on stdout
 // instead of the table).
-int run_compare(const SimulateArgs& args, const Inputs& in, const std::vector<sim::JobSpec>& jobs,
-                const sim::SimOptions& options, std::optional<OutputFile>& json_out) {
+int run_compare(const SimulateArgs& args, const sim::Scenario& in,
+                const std::vector<sim::JobSpec>& jobs, const sim::SimOptions& options,
+                std::optional<OutputFile>& json_out) {
   const bool show_progress = isatty(STDERR_FILENO) == 1;
   Comparison comparison;
   try {
@@ -605,7 +319,7 @@ void check_model_options(const SimulateArgs& args) {
 }
 
 int run_simulate(const SimulateArgs& args) {
-  Inputs in;
+  sim::Scenario in;
   sim::SimOptions options;
   std::optional<OutputFile> json_out, log_out, plot_out;  // json_out: with --json only
   try {
