@@ -224,14 +224,15 @@ PY
 # Issue 30: the example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
 # global batch for its nodes and trains at it: at 2 nodes beside a regular job, then, that job
 # ended and the example grown to 4, at the batch for 4 with its learning-rate factor; every sample
-# once; the noise scale it reports (tuned * grad_var / grad_sqr) within 3x of the one computed
-# offline from every sample's gradient at its last checkpoint (tests/slurm/digits_noise_scale.py;
-# --lr 0.01 and the square-root rule keep the model's change over the estimator's ~20 steps of
-# memory small: AdaScale's gain of 9-10 at the batches gaptraind chose, near convergence, left
-# the last estimate 9x the offline one). 3x, not 2x: twice in full ctest runs on a loaded machine
-# the last estimate was 2.1x the offline one (resizes at other steps, another batch sequence);
-# the bugs this catches are at least 4x here: a trace or norm scaled by the 4 workers or by the
-# local batch instead of the global one.
+# once; the noise scale it reports (tuned * grad_var / grad_sqr) within 2x of the one computed
+# offline from every sample's gradient at its last checkpoint (tests/slurm/digits_noise_scale.py).
+# --lr 0.002 keeps the model far from convergence through the 15 epochs: there |G|^2 (grad_sqr,
+# 0.06-0.15) is well above the estimator's noise over its ~20 steps of memory (about 0.02 at a
+# global batch of 80), and the reported and offline scales agreed within 4% in three runs (75-78
+# against 78.5). At --lr 0.01 the model converged, |G|^2 fell to about 0.001 by the end, below
+# that noise, and the last estimate ranged 0.5-10x the offline one (9,979 against 1,057 in a CI
+# run): the comparison measured the noise, not the estimator. The bugs this catches are at least
+# 2x: a trace or norm scaled by the workers or by the local batch instead of the global one.
 noise_scale_source_is() {  # noise_scale_source_is JOB SOURCE
   [ "$(query_status "job($1)['noise_scale_source'] if job($1) else 'gone'")" = "$2" ]
 }
@@ -243,7 +244,7 @@ case_goodput() {
   blocker=$(submit -p regular -N 6 -t 10 --wrap 'sleep 600')
   poll 60 "regular job $blocker RUNNING" job_state_is "$blocker" RUNNING
   job=$(gaptrain_submit -N 1-4 --cost 1:1 --batch 64:1024 -- /usr/bin/python3 \
-    "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs $epochs --lr 0.01 --lr-rule sqrt \
+    "$example/train_digits.py" --checkpoint "$work/ckpt" --epochs $epochs --lr 0.002 --lr-rule sqrt \
     --step-sleep 0.05)
   out=$work/$job.out
   progress=$work/.gaptrain/$job/progress.jsonl
@@ -264,8 +265,8 @@ last = [d for d in map(json.loads, open(sys.argv[1])) if "grad_sqr" in d][-1]
 print(64 * last["grad_var"] / last["grad_sqr"])' "$progress") || fail "no noise measurement in $progress"
   offline=$(/usr/bin/python3 "$here/digits_noise_scale.py" "$work/ckpt") || fail "the offline noise scale failed"
   note "noise scale: reported $reported, offline $offline"
-  (($(echo "$reported <= 3 * $offline && $offline <= 3 * $reported" | bc))) ||
-    fail "the reported noise scale $reported is not within 3x of the offline $offline"
+  (($(echo "$reported <= 2 * $offline && $offline <= 2 * $reported" | bc))) ||
+    fail "the reported noise scale $reported is not within 2x of the offline $offline"
 }
 
 # Issue 28 (c): a regular job planned (by backfill) on a node of the example's job: the launcher
