@@ -68,7 +68,7 @@ Launcher::Launcher(LaunchOptions options, JobContext job)
 }
 
 int Launcher::run() {
-  // "2-8", or the only counts it runs on as it was submitted ("2-8:2", issue 33).
+  // "2-8", or the only counts it runs on as it was submitted ("2-8:2").
   NodeSizes sizes{job_.min_nodes, job_.max_nodes, {}};
   if (job_.registration) sizes.allowed = job_.registration->allowed_sizes;
   std::string range = to_text(sizes);

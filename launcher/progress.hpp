@@ -1,7 +1,7 @@
 // The training's progress as the launcher reports it: the training appends JSON lines with a
 // cumulative "samples_done" to a file (--progress-file, GAPTRAIN_PROGRESS_FILE); the launcher
 // reads the last one. The helper (python/gaptrain) also writes "time" (Unix seconds) and
-// "world_size", and with a batch range (issue 30) "grad_sqr" and "grad_var" (its smoothed
+// "world_size", and with a batch range "grad_sqr" and "grad_var" (its smoothed
 // gradient statistics, normalised to the tuned batch), which the launcher passes on.
 #pragma once
 

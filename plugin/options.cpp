@@ -162,7 +162,7 @@ TypedCurves parse_curve_csv(std::string_view text, std::string_view origin) {
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
-    // "type,nodes,samples_per_s" (issue 33: a curve per node type) or "nodes,samples_per_s".
+    // "type,nodes,samples_per_s" (a curve per node type) or "nodes,samples_per_s".
     const bool three = fields.size() == 3 && is_type_name(fields[0]);
     int nodes = 0;
     double rate = 0.0;

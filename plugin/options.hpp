@@ -46,7 +46,7 @@ double parse_noise_scale(std::string_view text);
 // those counts (gaptrain/node_sizes.hpp, sbatch --array's spelling).
 NodeSizes parse_node_range(std::string_view text);
 
-// Per node type the curve a job gave (issue 33); the key "" is one curve for every type.
+// Per node type the curve a job gave; the key "" is one curve for every type.
 using TypedCurves = std::map<std::string, Curve>;
 
 // The contents of an --elastic-curve file: CSV lines "nodes,samples_per_s" (one curve, key "")

@@ -113,7 +113,7 @@ int register_job(spank_t sp) {
         if (type.empty()) {
           r.curve = ScalingCurve(points);
         } else {
-          r.curves[type] = ScalingCurve(points);  // issue 33: runs only on the types named
+          r.curves[type] = ScalingCurve(points);  // runs only on the types named
         }
       }
     } catch (const OptionError& e) {

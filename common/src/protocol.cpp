@@ -192,7 +192,7 @@ std::optional<ScalingCurve> curve_value(const Json::Value& object) {
 }
 
 // The registration's "curves": {"TYPE": [[nodes, samples_per_s], ...]}, the job's curve on each
-// node type it runs on (issue 33); a type with an empty array is one it runs on, curve learned.
+// node type it runs on; a type with an empty array is one it runs on, curve learned.
 std::map<std::string, std::optional<ScalingCurve>> curves_value(const Json::Value& value) {
   if (!value.isObject() || value.empty() || value.size() > kMaxCurveTypes) {
     throw_json_type_error("curves",

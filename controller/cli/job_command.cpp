@@ -130,7 +130,7 @@ std::string format_job(const Json::Value& view) {
     }
     out << (std::string_view(part) == "measured" ? ';' : '\n');
   }
-  // A job with a batch range (issue 30): what it may train at and the noise scale it is valued at.
+  // A job with a batch range: what it may train at and the noise scale it is valued at.
   if (const Json::Value& batch = view["batch"]; batch.isObject()) {
     out << "  batch: " << batch["tuned"].asInt() << " tuned, up to " << batch["max"].asInt();
     if (batch["max_per_node"].asInt() > 0) {

@@ -39,7 +39,7 @@ struct Node {
   std::string name;
   NodeState state = NodeState::unknown;
   std::int64_t last_busy = 0;  // when the node last had a job (Slurm's last_busy), 0 unknown
-  // Its node type (issue 33): one of the configured node_types it has, "" for none (or none
+  // Its node type: one of the configured node_types it has, "" for none (or none
   // configured). The allocator runs a job on one type at a time.
   std::string type = {};
   NodeTypeSource type_source = NodeTypeSource::none;

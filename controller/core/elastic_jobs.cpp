@@ -64,7 +64,7 @@ void apply_learned(ElasticJob& job) {
 }
 
 // A job that gave no curve and asked Slurm for node types (--constraint="[a100|v100]") learns a
-// curve on each of them (issue 33), from when it first runs on a typed node: its progress there
+// curve on each of them, from when it first runs on a typed node: its progress there
 // is that type's, and the allocator weighs the types by what was learned.
 void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapshot) {
   if (!elastic.curves.empty() || elastic.curve_source == Source::given || !elastic.learner ||
@@ -85,7 +85,7 @@ void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapsho
 // The nodes the progress was made on: the training's own world size when it says (the launcher
 // may run steps on nodes the training does not use yet, or no longer), else the job's nodes.
 // Progress at 1 node's rate counted as 4 nodes' once made the 4-node rate look better than it
-// was, and the 1-node rate was never learned (issue 28, 6c).
+// was, and the 1-node rate was never learned.
 std::size_t training_nodes(const ElasticJob& job, std::optional<int> world_size) {
   if (world_size && *world_size >= 1 && static_cast<std::size_t>(*world_size) <= job.nodes.size()) {
     return static_cast<std::size_t>(*world_size);
@@ -123,7 +123,7 @@ void learn(ElasticJob& job, double samples, std::optional<int> world_size, doubl
     return;
   }
   job.learner->observe_progress(static_cast<int>(nodes_used), done, seconds);
-  // On a node type whose curve is not given, the rate is that type's (issue 33).
+  // On a node type whose curve is not given, the rate is that type's.
   if (const auto typed = job.curves.find(job.held_type);
       typed != job.curves.end() && typed->second.learner) {
     typed->second.learner->observe_progress(static_cast<int>(nodes_used), done, seconds);

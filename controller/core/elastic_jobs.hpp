@@ -50,7 +50,7 @@ struct Refreshed {
   std::map<std::uint32_t, std::vector<std::string>> preempted;
 };
 
-// A job's curve on one node type (issue 33): given at registration, or learned there.
+// A job's curve on one node type: given at registration, or learned there.
 struct TypeCurve {
   Source source = Source::assumed;
   ScalingCurve curve = assumed_curve(1);
@@ -77,10 +77,10 @@ struct ElasticJob {
   Source curve_source = Source::assumed;
   // Assumed curves are relative: samples/s per one-node rate.
   ScalingCurve curve = assumed_curve(1);
-  // Node types (issue 33): the types it runs on, each with its curve (`curve` is then unused).
+  // Node types: the types it runs on, each with its curve (`curve` is then unused).
   // Empty: it runs on every type, with `curve` on each.
   std::map<std::string, TypeCurve> curves;
-  // It may hold nodes of several types at once, at `curve` (--elastic-mix-types, issue 33).
+  // It may hold nodes of several types at once, at `curve` (--elastic-mix-types).
   bool mix_types = false;
   // The type of the nodes it holds (cluster.hpp Node::type), from the last poll; "" untyped.
   std::string held_type;
@@ -91,7 +91,7 @@ struct ElasticJob {
   // How long before a node is taken the job wants to know (--elastic-notice); empty: the
   // default (settings.hpp kDefaultNoticeS). Capped by max_notice_s where it is used (notice.hpp).
   std::optional<double> notice_s;
-  // The batch sizes it may train at (--elastic-batch; issue 30): the allocator values it at its
+  // The batch sizes it may train at (--elastic-batch): the allocator values it at its
   // goodput, and its launcher is told the batch to train at. Empty: valued by throughput.
   std::optional<BatchRange> batch;
   std::optional<double> given_noise_scale;  // --elastic-noise-scale

@@ -1,4 +1,4 @@
-// What elastic jobs are charged for (issue 32, "a site can adopt it"): node-seconds by
+// What elastic jobs are charged for ("a site can adopt it"): node-seconds by
 // partition, user and account, the time each managed elastic job held its nodes, satellites
 // included (they are charged to the job's account: cluster.hpp). Pure: the caller reads the
 // clock; gaptraind adds the result to gaptrain_elastic_node_seconds_total (metrics.hpp).

@@ -1,4 +1,4 @@
-// What happened to each elastic job, for `gaptrain job ID` (issue 28): its node count over time,
+// What happened to each elastic job, for `gaptrain job ID`: its node count over time,
 // every resize with its time, kind and reason, its progress as its launcher reported it, its
 // learned curve, node-hours and the time lost to resizes. Kept while the job runs and, for the
 // last `jobs_kept` ended jobs, after it ended; each job's points are bounded (older progress is
@@ -64,7 +64,7 @@ struct JobRecord {
   std::map<int, double> measured;
   std::vector<ScalingCurve::Point> assumed;
   std::string curve_source = "assumed";
-  // A job with a batch range (issue 30): the range, and the noise scale it is valued at.
+  // A job with a batch range: the range, and the noise scale it is valued at.
   std::optional<BatchRange> batch;
   std::optional<double> noise_scale;
   std::string noise_scale_source;

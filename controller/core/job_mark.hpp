@@ -3,7 +3,7 @@
 // leases) and the node range it was submitted with (admission sets the count it starts at).
 // Kept in the job's AdminComment, which only an admin (gaptraind: root or SlurmUser) may
 // write and slurmctld keeps across restarts, so that a lost or corrupt state file costs no job
-// its limit (issue 27: a job submitted without --time ended TIMEOUT at its lease). The mark is
+// its limit (a job submitted without --time ended TIMEOUT at its lease). The mark is
 // one word, "gaptrain:limit=MIN,nodes=A-B", beside whatever else the site keeps there; in the
 // home mode (home.hpp) also ",trains_in=PARTITION" and ",tres=GRES": the elastic partition a job
 // whose batch script moved to the home partition trains in, and the per-node GRES its satellites

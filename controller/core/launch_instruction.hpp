@@ -1,5 +1,5 @@
 // The daemon's answer to a job's launcher (protocol::LaunchInstruction): the job's nodes, those
-// to drain, its satellites, its notices and, for a job with a batch range (issue 30), the batch
+// to drain, its satellites, its notices and, for a job with a batch range, the batch
 // to train at on the nodes it keeps. Pure.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A node's type (issue 33) from what Slurm says of it: a site names its types in gaptraind.json
+// A node's type from what Slurm says of it: a site names its types in gaptraind.json
 // ("node_types": ["a100", "v100"]) and a node is of the first of them it has as an active
 // feature (slurm.conf Feature=) or, failing that, as the type of one of its GRES
 // (Gres=gpu:a100:4). Features first: they are what a site already marks node generations with,

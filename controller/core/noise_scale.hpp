@@ -1,4 +1,4 @@
-// A job's gradient noise scale phi (Pollux, AdaptDL: issue 30), learned from the gradient
+// A job's gradient noise scale phi (Pollux, AdaptDL), learned from the gradient
 // statistics its launcher reports (protocol::LauncherReport grad_sqr, grad_var, normalised to
 // the tuned batch M0): phi = M0 * var / sqr. Pure.
 #pragma once

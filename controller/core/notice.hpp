@@ -1,4 +1,4 @@
-// Notice of a node an elastic job will lose (docs/resizing.md, "Notice"; issue 28): gaptraind
+// Notice of a node an elastic job will lose (docs/resizing.md, "Notice"): gaptraind
 // tells the job's launcher, in its LaunchInstruction, each of its nodes it knows will be taken
 // and when, so that the training can checkpoint or regroup before the drain request comes. Pure:
 // what gaptraind knows in, the notices due now out; the Resizer keeps them and journals changes.

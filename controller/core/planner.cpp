@@ -133,7 +133,7 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
   return e;
 }
 
-// Why the allocator could not plan a job on the nodes it holds (issue 33): nodes of two types
+// Why the allocator could not plan a job on the nodes it holds: nodes of two types
 // (Slurm started it so: its submission named no one type), or of a type it has no curve for. Set
 // aside rather than handed to the allocator, which would refuse the whole problem.
 std::optional<std::string> held_types_problem(const gaptrain::ElasticJob& job,

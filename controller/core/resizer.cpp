@@ -89,7 +89,7 @@ bool Resizer::grow(const Action& action, const Snapshot& snapshot, ElasticJobs& 
   const auto managed = jobs.jobs().find(action.job_id);
   if (job == nullptr || managed == jobs.jobs().end()) return false;
   notes_.push_back(started(action, action.nodes));
-  // The satellites ask for the node type they are of (issue 33): Slurm keeps its own account.
+  // The satellites ask for the node type they are of: Slurm keeps its own account.
   const auto first = action.nodes.empty()
                          ? snapshot.nodes.end()
                          : std::ranges::find(snapshot.nodes, action.nodes.front(), &Node::name);

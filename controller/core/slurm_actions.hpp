@@ -43,7 +43,7 @@ struct GrowRequest {
   std::string account;
   std::string qos;
   std::string tres_per_node;  // the job's per-node GRES, which each satellite asks for too
-  // The node type the satellites are of (issue 33), asked for as a constraint when it is a
+  // The node type the satellites are of, asked for as a constraint when it is a
   // feature ("" none); a GRES type is in tres_per_node instead (satellite_tres).
   std::string constraint;
   // The reservation the satellites are made in (satellite_reservation; "" none): one of licences

@@ -22,8 +22,8 @@
 //   gaptrain_requests_total{result}          protocol requests: accepted|rejected
 //   gaptrain_solve_seconds                   the allocator's solve time per plan (histogram)
 //   gaptrain_reclaim_seconds                 a reclaim's drain requested -> nodes released
-// The node gauges gained their partition label in issue 32: a query by name alone still
-// selects them, now one series per partition.
+// The node gauges gained their partition label with several elastic partitions: a query by name
+// alone still selects them, now one series per partition.
 #pragma once
 
 #include <prometheus/counter.h>

@@ -128,7 +128,7 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
       dropped.push_back({field + ".learned_costs", e.what()});
     }
   }
-  // Absent from files written before goodput (issue 30).
+  // Absent from files written before goodput.
   if (entry.isMember("learned_noise_scale")) {
     const std::string at = field + ".learned_noise_scale";
     const Json::Value& phi = entry["learned_noise_scale"];
@@ -270,7 +270,7 @@ DecodedState decode_state(std::string_view json) {
       decoded.dropped.push_back({field, e.what()});
     }
   }
-  // Absent from files written before pause and drain were kept (issue 32): running.
+  // Absent from files written before pause and drain were kept: running.
   if (root.isMember("operation")) {
     const Json::Value& operation = root["operation"];
     const std::optional<Operation> parsed =

@@ -110,7 +110,7 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
       for (const int nodes : job.allowed_sizes) allowed.append(nodes);
     }
     j["curve"] = curve_json(job.curve_source, job.curve);
-    if (!job.curves.empty()) {  // node types (issue 33): the types it runs on, a curve each
+    if (!job.curves.empty()) {  // node types: the types it runs on, a curve each
       Json::Value& curves = j["curves"] = Json::Value(Json::objectValue);
       for (const auto& [type, typed] : job.curves)
         curves[type] = curve_json(typed.source, typed.curve);

@@ -1,4 +1,4 @@
-// How a job with a batch range trains in the replay (`gaptrain simulate --models`, issue 30):
+// How a job with a batch range trains in the replay (`gaptrain simulate --models`):
 // its Pollux model says how fast it steps at a given batch and how much a sample at that batch
 // is worth at its progress so far. Under the adaptive rule it trains at the batch gaptraind tells
 // it (core/launch_instruction.hpp), under a fixed rule at its own. Pure.

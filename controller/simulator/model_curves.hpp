@@ -1,5 +1,5 @@
 // A model's true scaling curves in the replay (the curves file, workload_io.hpp), per node type
-// when the file gives types (issue 33), and the ground truth of a job's rate on the nodes it
+// when the file gives types, and the ground truth of a job's rate on the nodes it
 // holds (docs/simulator.md, "Node types"). Pure.
 #pragma once
 

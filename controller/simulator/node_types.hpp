@@ -1,4 +1,4 @@
-// `gaptrain simulate --node-types`: the replayed nodes' types (issue 33), given as counts in
+// `gaptrain simulate --node-types`: the replayed nodes' types, given as counts in
 // node order (`a100=64,v100=64`) or as a file naming each node's type (workload_io.hpp,
 // parse_node_types), onto the trace the replay runs. Pure.
 #pragma once

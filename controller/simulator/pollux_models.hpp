@@ -1,4 +1,4 @@
-// Pollux-format model data (../shared/data/models/pollux, issue 30): a step-time model fitted to
+// Pollux-format model data (../shared/data/models/pollux): a step-time model fitted to
 // MODEL-scalability.csv and the gradient noise scale over training from MODEL-validation-BATCH.csv.
 // Pure: text in, plain structs out; the CLI reads the files.
 #pragma once

@@ -56,7 +56,7 @@ enum class Placement {
   // without gaptrain, and with elastic jobs allocated there, Slurm starts a regular job on idle
   // nodes. So it runs on an idle hole node when there is one (the two nodes swap their places
   // in the trace from then on), else it waits for the first node an elastic job lets go. Either
-  // way on a node of the type the trace ran it on, as a job asking for that kind (issue 33).
+  // way on a node of the type the trace ran it on, as a job asking for that kind.
   slurm,
 };
 
@@ -131,7 +131,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // --- What the replay measures --------------------------------------------------------------
   int node_count() const { return static_cast<int>(nodes_.size()); }
   const std::string& node_name(int node) const { return names_[static_cast<std::size_t>(node)]; }
-  // The node's type (issue 33); "" untyped.
+  // The node's type; "" untyped.
   const std::string& node_type(int node) const { return types_[static_cast<std::size_t>(node)]; }
   // Nodes the regular workload leaves free (holes), and of those, held by elastic jobs.
   int hole_nodes() const { return hole_nodes_; }

@@ -35,11 +35,11 @@ struct SimOptions {
   Policy policy = Policy::gaptrain;
   // The allocator is not told curves or costs; it learns them from the progress the jobs report.
   bool learn = false;
-  // False: the jobs' allowed sizes (the mix's allowed_sizes column) are not told to gaptraind,
-  // as before issue 33; a job given a count between them still trains on the largest it can
-  // use. The comparison that says what telling them gains.
+  // False: the jobs' allowed sizes (the mix's allowed_sizes column) are not told to gaptraind; a
+  // job given a count between them still trains on the largest it can use. The comparison that
+  // says what telling them gains.
   bool tell_allowed_sizes = true;
-  // False (--ignore-node-types, issue 33): gaptraind is told no node types, as a site that
+  // False (--ignore-node-types): gaptraind is told no node types, as a site that
   // configured none; each job registers one curve (its model's slowest type's, ModelCurves) and
   // may be placed on any nodes, mixing types. The jobs still train at their true curves on the
   // types they hold, and Slurm still places regular jobs by type.
@@ -58,7 +58,7 @@ struct SimOptions {
   // The planner's objective and solver, as gaptraind's (PlannerSettings).
   Objective objective = daemon::PlannerSettings{}.objective;
   SolverOptions solver = daemon::PlannerSettings{}.solver;
-  // Pollux models (`--models`, issue 30): with them every job has a batch range and trains by
+  // Pollux models (`--models`): with them every job has a batch range and trains by
   // its model (batch_training.hpp); the curves table is not used. Shared: the options are copied
   // per policy.
   std::shared_ptr<const ModelTable> models;

@@ -33,7 +33,7 @@ struct TraceStep {
 // Every node is busy (not offered) until its first update.
 struct HoleTrace {
   std::vector<std::string> node_names;
-  // Each node's type (issue 33), by node; "" untyped. Empty when no node has a type.
+  // Each node's type, by node; "" untyped. Empty when no node has a type.
   std::vector<std::string> node_types;
   std::vector<TraceStep> steps;  // time strictly increasing
   double end_s = 0.0;            // the end of the trace (>= the last step's time)

@@ -21,7 +21,7 @@ using namespace lexing;
 // ---- Node events ----------------------------------------------------------------------------
 
 constexpr std::array<std::string_view, 3> kNodeEventsColumns = {"time", "node", "state"};
-// With the nodes' types (issue 33) as a fourth column.
+// With the nodes' types as a fourth column.
 constexpr std::array<std::string_view, 4> kTypedNodeEventsColumns = {"time", "node", "state",
                                                                      "type"};
 
@@ -64,11 +64,11 @@ NodeEventRow parse_node_event(std::string_view line, const Where& where) {
 constexpr std::array<std::string_view, 8> kJobsColumns = {"id",        "submit_s",   "model",
                                                           "min_nodes", "max_nodes",  "work_samples",
                                                           "up_cost_s", "down_cost_s"};
-// The job mix with a batch range per job (issue 30).
+// The job mix with a batch range per job.
 constexpr std::array<std::string_view, 10> kBatchJobsColumns = {
     "id",           "submit_s",  "model",       "min_nodes",  "max_nodes",
     "work_samples", "up_cost_s", "down_cost_s", "batch_size", "max_batch_size"};
-// Either, with the counts each job runs at (issue 33) as one more column: "2-16:2", "1,2,4,8"
+// Either, with the counts each job runs at as one more column: "2-16:2", "1,2,4,8"
 // (quoted: it holds commas) or empty for every count (gaptrain/node_sizes.hpp).
 constexpr std::array<std::string_view, 9> kSizedJobsColumns = {
     "id",           "submit_s",  "model",       "min_nodes",    "max_nodes",
@@ -78,7 +78,7 @@ constexpr std::array<std::string_view, 11> kSizedBatchJobsColumns = {
     "up_cost_s", "down_cost_s", "batch_size", "max_batch_size", "allowed_sizes"};
 constexpr std::array<std::string_view, 3> kCurvesColumns = {"model", "nodes", "samples_per_s"};
 constexpr std::array<std::string_view, 2> kNodeTypesColumns = {"node", "type"};
-// Curves per node type (issue 33): a row's type, empty for a model's curve on every type.
+// Curves per node type: a row's type, empty for a model's curve on every type.
 constexpr std::array<std::string_view, 4> kTypedCurvesColumns = {"model", "nodes", "samples_per_s",
                                                                  "type"};
 

@@ -64,7 +64,7 @@ struct SwfLog {
 SwfLog parse_swf(std::string_view text, const std::string& name);
 
 // A node-event log row: `time,node,state` (epoch seconds, node name, idle|busy), optionally
-// with a fourth column `type`, the node's type (issue 33; empty: not said on this row). An
+// with a fourth column `type`, the node's type (empty: not said on this row). An
 // optional first line `time,node,state` or `time,node,state,type` is a header. Rows must be in
 // non-decreasing time order, and a node's rows give it at most one type.
 struct NodeEventRow {
@@ -78,7 +78,7 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
 // The elastic job mix: header `id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,
 // down_cost_s`, then one job per line. Ids unique; 1 <= min <= max; work > 0; costs >= 0.
 // Two more columns, `batch_size,max_batch_size`, give a job the batch it was tuned at (M0) and
-// the largest it may train at (issue 30; `simulate --models`); an empty batch_size leaves that
+// the largest it may train at (`simulate --models`); an empty batch_size leaves that
 // job without a batch range. With a batch range, work_samples is the progress to make: samples
 // at M0, each sample at a larger batch counting for its statistical efficiency.
 struct JobSpec {
@@ -91,7 +91,7 @@ struct JobSpec {
   double up_cost_s = 0.0;
   double down_cost_s = 0.0;
   std::optional<BatchRange> batch;  // max_per_node 0: what the job's model says fits
-  // The only counts it runs on (the allowed_sizes column, issue 33); empty: every count.
+  // The only counts it runs on (the allowed_sizes column); empty: every count.
   std::vector<int> allowed_sizes;
   int line = 0;  // line of the jobs file it came from, for messages
 };
@@ -99,13 +99,13 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);
 
 // Scaling curves: header `model,nodes,samples_per_s`, rows in any order; per model the node
 // counts must be distinct (they are sorted). Model name -> curves. A fourth column `type`
-// (header `model,nodes,samples_per_s,type`, issue 33) gives a model a curve per node type, the
+// (header `model,nodes,samples_per_s,type`) gives a model a curve per node type, the
 // types it runs on (model_curves.hpp); a model's rows all have a type or none does (the same
 // curve on every type), and per model and type the node counts are distinct.
 using CurveTable = std::map<std::string, ModelCurves>;
 CurveTable parse_curves(std::string_view text, const std::string& name);
 
-// The nodes' types (`--node-types FILE`, issue 33): header `node,type`, one row per node named
+// The nodes' types (`--node-types FILE`): header `node,type`, one row per node named
 // as the replay names it; each node at most once. `line` is the row's, for messages.
 struct NodeTypeRow {
   std::string node;

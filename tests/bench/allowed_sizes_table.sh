@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What telling gaptraind the node counts jobs run at gains (issue 33, allowed sizes):
+# What telling gaptraind the node counts jobs run at gains (allowed sizes):
 # `gaptrain simulate` on each trace with the example job mix made sized (resnet18 jobs a
 # pipeline of 4-node stages, 4-MAX:4; the others data parallel at powers of two), once with the
 # counts told (gaptraind grows and shrinks between them) and once with --ignore-allowed-sizes

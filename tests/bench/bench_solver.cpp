@@ -2,8 +2,8 @@
 // on random instances with the measured curves of curves.csv: half the nodes held by jobs,
 // horizon 600 s, throughput objective; with no hole ends, or 20% of the nodes with a hole end
 // from 3 distinct values below the horizon; BM_AllocateAllowedSizes: the same instances with
-// allowed sizes on every job (issue 33); BM_AllocateNodeTypes: the same instances on three node
-// types (issue 33); BM_AllocateMixedTypes: those with every fifth job mixing types.
+// allowed sizes on every job; BM_AllocateNodeTypes: the same instances on three node
+// types; BM_AllocateMixedTypes: those with every fifth job mixing types.
 //
 // Each benchmark solves a fixed set of seeded instances per size, one per iteration, and
 // reports the solve-time percentiles over them (p50_ms, p99_ms, max_ms) as counters next to the
@@ -59,7 +59,7 @@ const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes)
   return problems;
 }
 
-// The same instances with a batch range on every job (issue 30): the tuned and largest batches
+// The same instances with a batch range on every job: the tuned and largest batches
 // and noise scales of Pollux's cifar10, imagenet and bert in turn, so that every job is valued by
 // its goodput curve.
 const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool holes) {
@@ -78,7 +78,7 @@ const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool 
   return problems;
 }
 
-// The same instances with allowed sizes on every job (issue 33): powers of two, multiples of a
+// The same instances with allowed sizes on every job: powers of two, multiples of a
 // group of 2, 4 or 8, or a random list, drawn per job (support::constrain_sizes).
 const std::vector<AllocationProblem>& sized_instances(int nodes, int jobs, bool holes) {
   static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
@@ -101,7 +101,7 @@ const std::vector<AllocationProblem>& sized_instances(int nodes, int jobs, bool 
 
 const std::array<std::string, 3> kNodeTypes{"a100", "h100", "cpu"};
 
-// The same instances on three node types (issue 33): idle nodes a100, a100, h100, h100, cpu in
+// The same instances on three node types: idle nodes a100, a100, h100, h100, cpu in
 // turn; a job runs on all three, on both GPU types or on one (a third of the jobs each), with its
 // curve scaled by about 1 on a100, 1.8 on h100 and 0.2 on cpu, each times 1 to 1.3 by job and
 // type (models gain differently from a newer GPU; with the same factors for every job, hundreds
@@ -137,7 +137,7 @@ const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool 
   return problems;
 }
 
-// The node-type instances with every fifth job mixing types (issue 33): its one curve, times 1
+// The node-type instances with every fifth job mixing types: its one curve, times 1
 // to 1.3 by job (about an a100's), instead of per-type curves, and its held nodes of the three
 // types in turn.
 const std::vector<AllocationProblem>& mixing_instances(int nodes, int jobs, bool holes) {

@@ -9,7 +9,7 @@
 #       TRACE: kth summit-w0 summit-w1 summit-w2 summit-week synth1 synth2 (default: all)
 #
 # --cost-scale UP:DOWN also runs every trace with each job's grow cost multiplied by UP and its
-# shrink cost by DOWN (issue 29: the job side's measured resize stalls against torchrun
+# shrink cost by DOWN (the job side's measured resize stalls against torchrun
 # restarts'), and prints those tables with one more column, the ratio to BFTrainer's method at
 # the job mix's own costs, and a summary of both.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Goodput on real traces (issue 30, docs/benchmarks.md "Goodput"): `gaptrain simulate --models`
+# Goodput on real traces (docs/benchmarks.md "Goodput"): `gaptrain simulate --models`
 # with Pollux's cifar10, imagenet and bert (../shared/data/models/pollux) and the job mix
 # tests/bench/jobs-goodput.csv (30 jobs, 1-64 nodes, their full trainings as work, resubmitted
 # every 4 hours), on the three 2-day windows of the Summit late week (1,000 nodes) and a month

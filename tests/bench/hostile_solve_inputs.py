@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the oversized `gaptrain solve` inputs of docs/benchmarks.md "Faults and bad input"
-(issue 18) into a directory: each is a valid problem that claims far more than exists.
+into a directory: each is a valid problem that claims far more than exists.
 
     tests/bench/hostile_solve_inputs.py DIR
     gaptrain solve DIR/max1e7.json      # a job's max_nodes 1e7 on 64 nodes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What telling gaptraind the node types gains (issue 33, node types): `gaptrain simulate` on each
+# What telling gaptraind the node types gains (node types): `gaptrain simulate` on each
 # trace with half its 1,000 replayed nodes "a100" and half "v100" (in the replay's node order
 # the first 500 a100; then again alternating, since where a type's nodes lie decides how much
 # of the holes it offers), and the example job mix with a curve per type: vgg16 and resnet18 (compute-bound) at their

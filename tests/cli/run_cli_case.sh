@@ -82,13 +82,13 @@ assert set(allocation) == set(jobs), f"jobs {sorted(allocation)} != {sorted(jobs
 owner = {}
 for job, names in allocation.items():
     count = len(names)
-    # Allowed sizes (issue 33), when given, also stand in for a bound left out.
+    # Allowed sizes, when given, also stand in for a bound left out.
     sizes = jobs[job].get("allowed_sizes") or []
     low = jobs[job].get("min_nodes", min(sizes, default=1))
     high = jobs[job].get("max_nodes", max(sizes, default=0))
     assert count == 0 or (low <= count <= high and (not sizes or count in sizes)), \
         f"{job} got {count} nodes"
-    # Node types (issue 33): one type a job has a curve for ("curves" absent: every type).
+    # Node types: one type a job has a curve for ("curves" absent: every type).
     types = {node["name"]: node.get("type") or "" for node in problem["nodes"]}
     given = {types[name] for name in names if name in types}
     assert len(given) <= 1 or jobs[job].get("mix_types"), f"{job} got nodes of types {sorted(given)}"

@@ -35,7 +35,7 @@ TEST(SubmitPlan, OneLineBecomesTheWholeElasticSubmission) {
                    "--wrap=exec gaptrain-launch -- python3 train.py --x"}));
 }
 
-// Only some node counts (issue 33): Slurm gets the range, the plugin the counts.
+// Only some node counts: Slurm gets the range, the plugin the counts.
 TEST(SubmitPlan, AllowedSizesGoToThePluginAndTheRangeToSlurm) {
   const Words argv = sbatch_command(parsed({"-N", "2-8:2", "--", "x"}), {});
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--nodes=2-8"), argv.end());
@@ -144,7 +144,7 @@ TEST(SubmitPlan, NoticeAndParsable) {
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--parsable"), argv.end());
 }
 
-// Issue 33: a job that may run on several node types at once says so to the plugin.
+// A job that may run on several node types at once says so to the plugin.
 TEST(SubmitPlan, MixTypesGoesToThePlugin) {
   const Words argv = sbatch_command(parsed({"-N", "1-8", "--mix-types", "--", "x"}), {});
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--elastic-mix-types"), argv.end());

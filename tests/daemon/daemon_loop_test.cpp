@@ -1,4 +1,4 @@
-// gaptraind's loop stays responsive whatever Slurm does (issue 18, findings 3 and 4): the real
+// gaptraind's loop stays responsive whatever Slurm does: the real
 // Daemon (sd-event loop, LineServer on loopback, munge authentication through a private munged)
 // runs on a thread against a Slurm whose polls wait on a gate the test holds closed, as a
 // slurmctld that is down or slow makes libslurm wait. Nothing here asserts how long anything
@@ -317,7 +317,7 @@ TEST_F(DaemonLoopTest, RegistrationsOfUnknownJobsCostOnePollHoweverMany) {
                        << " times";
 }
 
-// `gaptrain job ID` (issue 28): a registered job's reported progress is in its history, as the
+// `gaptrain job ID`: a registered job's reported progress is in its history, as the
 // training timed it (stamps of the last few seconds, as a launcher sends them); a job gaptrain
 // never managed gets its own refusal.
 TEST_F(DaemonLoopTest, AJobsHistoryHoldsItsReportedProgress) {

@@ -336,7 +336,7 @@ TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   EXPECT_DOUBLE_EQ(jobs.jobs().at(5).up_cost_s, 12.0);
 }
 
-// Node types (issue 33): a job that gave no curve and asked for two types learns each type's
+// Node types: a job that gave no curve and asked for two types learns each type's
 // curve from the progress made there; the other type is taken as fast until it runs there.
 // Given per-type curves are kept; a type given without one is learned.
 TEST(ElasticJobs, ACurveIsLearnedPerNodeType) {
@@ -400,7 +400,7 @@ TEST(ElasticJobs, AStallCutShortByTheNextResizeIsLearnedUpToIt) {
   EXPECT_DOUBLE_EQ(learned.up_cost_s, 3.5);
 }
 
-// Issue 28, 6c: steps ran on both nodes while the training still ran on one (its world size 1,
+// Steps ran on both nodes while the training still ran on one (its world size 1,
 // at one node's rate): that progress was learned as 2 nodes' and the 1-node rate never was. The
 // training's own world size says which count the progress was made on.
 TEST(ElasticJobs, ProgressIsLearnedAtTheTrainingsOwnWorldSize) {

@@ -1,4 +1,4 @@
-// gaptraind and `gaptrain simulate` decide alike (issue 19): the real Daemon (its loop, its Slurm
+// gaptraind and `gaptrain simulate` decide alike: the real Daemon (its loop, its Slurm
 // worker deciding on copies, munge-sealed registrations) runs against the simulator's Slurm
 // (simulator/replayed_slurm.hpp) while this test plays the regular workload and the elastic
 // jobs' users on it. Every snapshot the daemon polled is recorded with the Slurm calls that

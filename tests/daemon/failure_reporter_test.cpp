@@ -5,7 +5,7 @@
 namespace gaptrain::daemon {
 namespace {
 
-// Issue 27: with the disk full, each failed write of the state file named a fresh temporary file,
+// With the disk full, each failed write of the state file named a fresh temporary file,
 // and every one was logged (25 lines in 17 s). One line when it starts failing, one when it works
 // again, whatever the failures said.
 TEST(FailureReporter, LogsTheFirstFailureAndTheRecoveryOnly) {

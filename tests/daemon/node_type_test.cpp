@@ -1,4 +1,4 @@
-// A node's type from its features and GRES (core/node_type.hpp, issue 33).
+// A node's type from its features and GRES (core/node_type.hpp).
 #include "core/node_type.hpp"
 
 #include <gtest/gtest.h>

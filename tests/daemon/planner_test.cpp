@@ -33,7 +33,7 @@ TEST(Planner, AJobGrowsIntoLongHoles) {
 TEST(Planner, AJobWithABatchRangeIsValuedAtItsGoodput) {
   // Four nodes add 1% samples at the job's own batch (the all-reduce eats the rest): not worth a
   // 10 s grow. With a batch range and much gradient noise, a 4-node batch of 4096 amortizes the
-  // all-reduce: the grow pays (issue 30).
+  // all-reduce: the grow pays.
   Snapshot s = cluster(4, {"n1"});
   ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
   job.curve = ScalingCurve({{1, 100.0}, {4, 101.0}});
@@ -113,7 +113,7 @@ TEST(Planner, AJobGrowsOnlyToAnAllowedCount) {
   EXPECT_EQ(grow->nodes.size(), 2U);  // to 4: five nodes hold no even count above it
 }
 
-// Node types (issue 33): n1-n3 are v100, n4-n6 a100. A new job with a curve on each type is
+// Node types: n1-n3 are v100, n4-n6 a100. A new job with a curve on each type is
 // admitted on the faster one, all its nodes of one type; a job holding v100 nodes grows there.
 TEST(Planner, AJobRunsOnOneNodeTypeTheFasterWhenItChooses) {
   Snapshot s = cluster(6, {"n1"});
@@ -148,7 +148,7 @@ Job& add_held_elastic(Snapshot& s, std::uint32_t id) {
   return job;
 }
 
-// Node types (issue 33): a job submitted with --constraint="[a100|v100]" is admitted on one of
+// Node types: a job submitted with --constraint="[a100|v100]" is admitted on one of
 // those types only; a feature that is no node's type is not a type.
 // A job that may mix types (--elastic-mix-types) holds nodes of two types without being set aside
 // and grows onto both; without the flag the same job is set aside.

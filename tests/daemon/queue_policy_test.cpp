@@ -110,7 +110,7 @@ TEST(QueuePolicy, AmongEqualPrioritiesTheEarlierSubmissionIsAdmitted) {
   }
 }
 
-// Issue 32: parked jobs go by Slurm's priority, not by their submission: the older job of
+// Parked jobs go by Slurm's priority, not by their submission: the older job of
 // lower priority (e.g. --nice) waits for the newer one of higher priority when only one fits.
 TEST(QueuePolicy, ParkedJobsAreAdmittedBySlurmsPriorityBeforeTheirSubmission) {
   Snapshot s = cluster(4, {});

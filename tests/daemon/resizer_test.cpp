@@ -145,7 +145,7 @@ TEST_F(ResizerTest, GrowsAtOnceOnTheJobsBehalfAndTellsTheLauncherTheNewNodes) {
   EXPECT_EQ(resizer.counts().done.at("grow"), 1U);
 }
 
-// Node types (issue 33): a satellite asks Slurm for its node's type, as a constraint when the type
+// Node types: a satellite asks Slurm for its node's type, as a constraint when the type
 // is a feature, in its GPUs when it is a GRES type.
 TEST_F(ResizerTest, SatellitesAskForTheirNodesType) {
   run_job({"n2", "n1"});

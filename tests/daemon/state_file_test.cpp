@@ -127,7 +127,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
 }
 
-// Node types (issue 33): a job's given per-type curves survive a restart, and a type whose curve
+// Node types: a job's given per-type curves survive a restart, and a type whose curve
 // was being learned is learned again (its entry kept, its curve the prior until then).
 TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
   ElasticJobs jobs;
@@ -151,7 +151,7 @@ TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
 }
 
 TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
-  // As gaptraind wrote it before goodput (issue 30): no batch, no noise scale anywhere.
+  // As gaptraind wrote it before goodput: no batch, no noise scale anywhere.
   const DecodedState decoded =
       decode_state(R"({"version":1,"jobs":[{"registration":{"v":1,"type":"register","job_id":5,)"
                    R"("user":"alice","batch_host":"n1","min_nodes":1,"max_nodes":4,"curve":[],)"

@@ -30,7 +30,7 @@ namespace {
 constexpr std::int64_t kNow = 1'700'000'000;
 // The plan runs on a small cluster: node i (from 1) held by the i-th restored job.
 constexpr int kNodes = 8;
-// The allocator's tables grow with max_nodes (issue 18, finding 2, bounded elsewhere); jobs
+// The allocator's tables grow with max_nodes (bounded elsewhere); jobs
 // wider than this are restored and checked, but left out of the plan to keep runs fast.
 constexpr int kMaxPlannedNodes = 64;
 

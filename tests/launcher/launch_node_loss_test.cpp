@@ -1,4 +1,4 @@
-// A node taken from the job while gaptraind does not answer (issue 27): the launcher asks Slurm
+// A node taken from the job while gaptraind does not answer: the launcher asks Slurm
 // whether the step's allocation still holds the node, drops a node that is gone instead of
 // counting its step's failures, and ignores stale instructions that still name it.
 #include <gtest/gtest.h>

@@ -122,7 +122,7 @@ TEST(PluginOptionsTest, ParsesCurveCsvWithHeaderAndComments) {
   EXPECT_EQ(parse_curve_csv("1,1e3", "f").at("").front().samples_per_s, 1000.0);
 }
 
-// Issue 33: a type column gives a curve per node type, each type's points in order.
+// A type column gives a curve per node type, each type's points in order.
 TEST(PluginOptionsTest, ParsesACurvePerNodeType) {
   const TypedCurves c = parse_curve_csv(
       "type,nodes,samples_per_s\na100,1,200\nv100,1,90\na100,2,390\nv100, 2, 170\n", "t.csv");
@@ -169,7 +169,7 @@ TEST(PluginOptionsTest, ReadsCurveFiles) {
   EXPECT_NE(error_of([&] { read_curve_file(path); }).find("cannot read"), std::string::npos);
 }
 
-// Issue 27: `sbatch --elastic-curve=FIFO` waited forever for a writer; a device is no curve
+// `sbatch --elastic-curve=FIFO` waited forever for a writer; a device is no curve
 // either. Both are refused at once, saying what the path is.
 TEST(PluginOptionsTest, RefusesCurveFilesThatAreNotRegularFiles) {
   char dir[] = "/tmp/gaptrain-curve-dir-XXXXXX";

@@ -93,7 +93,7 @@ TEST(ProtocolTest, StatusRoundTripsAndNamesTypes) {
   EXPECT_EQ(type_name(LauncherReport{}), "launcher");
 }
 
-// `gaptrain job ID` (issue 28): the job id is required, within its range, and alone.
+// `gaptrain job ID`: the job id is required, within its range, and alone.
 TEST(ProtocolTest, JobRequestRoundTripsAndIsCheckedAsOthers) {
   const std::string line = encode(JobRequest{123});
   EXPECT_EQ(std::get<JobRequest>(decode(line)).job_id, 123U);
@@ -104,7 +104,7 @@ TEST(ProtocolTest, JobRequestRoundTripsAndIsCheckedAsOthers) {
   EXPECT_EQ(error_field(R"({"v":1,"type":"job","job_id":1,"user":"bob"})"), "user");
 }
 
-// `gaptrain pause|resume|drain` (issue 32): one of the three, nothing else.
+// `gaptrain pause|resume|drain`: one of the three, nothing else.
 TEST(ProtocolTest, OperationRequestRoundTripsAndIsChecked) {
   for (const char* operation : {"pause", "resume", "drain"}) {
     EXPECT_EQ(std::get<OperationRequest>(decode(encode(OperationRequest{operation}))).operation,
@@ -382,7 +382,7 @@ TEST(ProtocolTest, RejectsAllowedSizesOutsideTheRangeOrOutOfOrder) {
   EXPECT_EQ(error_field(with("\"1,2,4\"")), "allowed_sizes");
 }
 
-// Node types (issue 33): a curve per type, or a type whose curve is learned there.
+// Node types: a curve per type, or a type whose curve is learned there.
 TEST(ProtocolTest, RegistrationCarriesACurvePerNodeType) {
   JobRegistration r = alices_registration(1, 4);
   EXPECT_EQ(encode(r).find("curves"), std::string::npos) << "left out when it runs on every type";

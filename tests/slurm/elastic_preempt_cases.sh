@@ -1,10 +1,10 @@
-# Satellites Slurm preempts itself (issue 31): the cluster reconfigured for preemption by QOS,
+# Satellites Slurm preempts itself: the cluster reconfigured for preemption by QOS,
 # grows past a pending job (satellite partition or reservation), a preemption with gaptraind stopped.
 # Sourced by run_elastic_case.sh (its helpers and the case's `work` in scope).
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # launch, work, here and the cluster's variables are run_elastic_case.sh's
 
-# Issue 31: satellites in a QOS the regular QOS may preempt (preempt/qos, PreemptMode=CANCEL,
+# Satellites in a QOS the regular QOS may preempt (preempt/qos, PreemptMode=CANCEL,
 # gaptraind.json satellite_qos) are freed by slurmctld itself: with gaptraind stopped (SIGSTOP),
 # a regular job over two satellites starts within max_start_s, the two satellites PREEMPTED, the
 # elastic job still running on its batch host, never requeued. gaptraind, continued, reports it
@@ -44,7 +44,7 @@ preempt_satellites_setup() {  # preempt_satellites_setup LOG: slurm.conf, QOS an
   # there are made in a reservation of a licence only (docs/admin.md, "Grows Slurm refuses for
   # priority"), created once slurmctld runs again.
   tiers_rank_satellites || echo 'Licenses=gaptrain_satellite:1' >>"$conf"
-  # The satellite partition (issue 31), as scripts/local-cluster --satellite-partition makes it.
+  # The satellite partition, as scripts/local-cluster --satellite-partition makes it.
   # Over the elastic partition's nodes (not ALL: the cluster's home node never trains).
   echo "PartitionName=satellites Nodes=$(scontrol -o show partition elastic | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p') Default=NO MaxTime=INFINITE State=UP PriorityTier=11 Hidden=YES" >>"$conf"
   sacctmgr -i add qos satellite >/dev/null

@@ -27,7 +27,7 @@ held_reason_has() {  # held_reason_has JOB TEXT
   query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $1]" | grep -qF "$2"
 }
 
-# Issue 32: a held elastic job whose dependency is unmet is not admitted, and `gaptrain status`
+# A held elastic job whose dependency is unmet is not admitted, and `gaptrain status`
 # says why; once its dependency completes, it is.
 case_queue_dependency() {
   local first held go=$work/go
@@ -44,7 +44,7 @@ case_queue_dependency() {
   scancel "$held"
 }
 
-# Issue 32: `gaptrain drain` gives back every satellite (the job keeps its own nodes) and admits
+# `gaptrain drain` gives back every satellite (the job keeps its own nodes) and admits
 # nothing, and says so in `gaptrain status`; `gaptrain resume` admits again.
 test_no_satellites() { [ -z "$(satellites_of "$1")" ]; }  # test_no_satellites JOB
 
@@ -66,7 +66,7 @@ case_pause_drain() {
   scancel "$held" "$job"
 }
 
-# Issue 32: held elastic jobs are admitted first come, first served (a --hold job's priority in
+# Held elastic jobs are admitted first come, first served (a --hold job's priority in
 # Slurm is 0, so FCFS is the order among them), and max_running_per_user holds a user's second
 # job back while the first runs: both submitted while gaptraind is paused, then resumed with
 # room for both, the older one runs and the newer one waits for the cap, `gaptrain status`
@@ -96,7 +96,7 @@ case_queue_order_and_cap() {
   scancel "$newer"
 }
 
-# Issue 32: jobs parked by `gaptrain submit` (a begin time a year ahead instead of --hold) keep
+# Jobs parked by `gaptrain submit` (a begin time a year ahead instead of --hold) keep
 # the priority Slurm computes for them, and gaptraind admits them in that order: both submitted
 # while gaptraind is paused, the older with --nice=500 (a lower priority), then resumed with
 # room for one job of the user (max_running_per_user 1): the newer one runs first, the older
@@ -155,7 +155,7 @@ except (OSError, ValueError):
 }
 state_user_limit_known() { [ "$(state_user_limit "$1")" != none ]; }
 
-# Issue 27's probe: gaptraind stopped, its state file overwritten, started again. It starts
+# The hostile-user probe: gaptraind stopped, its state file overwritten, started again. It starts
 # without the file, the launcher registers the job again, and the time limit the job was
 # submitted with (none here: MaxTime=INFINITE, no --time) comes back from the job's own record
 # (AdminComment, job_mark.hpp), not from the lease Slurm now shows: before, it became the lease

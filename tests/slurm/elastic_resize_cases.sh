@@ -35,7 +35,7 @@ case_grow_and_reclaim() {
     "$(metric 'gaptrain_reclaim_seconds_count') reclaims"
 }
 
-# Issue 27's probe, as a hostile local user (nobody) would: garbage lines as fast as possible,
+# The hostile-user probe, as a hostile local user (nobody) would: garbage lines as fast as possible,
 # 100 idle connections held open and 60 forged node events (authenticated as nobody) from the
 # host root's elastic job and `gaptrain status` use too. Before, the refusals blocked the
 # address 127.0.0.1 for 60 s: root's status got no answer and the job's launcher could not ack
@@ -161,7 +161,7 @@ case_ten_cycles() {
   [ "$(job_field "$job" Restarts)" = 0 ] || fail "elastic job $job was requeued"
 }
 
-# Notice (issue 28): a regular job that backfill plans on all 8 nodes once a regular job on 6 of
+# Notice: a regular job that backfill plans on all 8 nodes once a regular job on 6 of
 # them ends (in 10 minutes, past the elastic job's lease) is noticed to the elastic job on the
 # other 2 (--elastic-notice=600) before any drain: its launcher's reply names both nodes with the
 # planned start. When the blocker is cancelled the regular job waits for those nodes now: they

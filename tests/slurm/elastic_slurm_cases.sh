@@ -106,7 +106,7 @@ case_no_job_shrink() {
   no_node_shared
 }
 
-# Issue 27: while gaptraind cannot answer (stopped with SIGSTOP), Slurm takes two nodes from an
+# While gaptraind cannot answer (stopped with SIGSTOP), Slurm takes two nodes from an
 # elastic job grown into satellites: one satellite is cancelled, and the job's own node beside
 # its batch host is shrunk away (srun then says "Requested node configuration is not
 # available"). The launcher learns it from Slurm, drops both nodes instead of counting their
@@ -144,7 +144,7 @@ case_node_taken_while_controller_stopped() {
   ! grep -q 'giving up' "$out" || fail "the launcher of job $job gave up a step: $(grep 'giving up' "$out")"
 }
 
-# Issue 32: gaptraind down longer than a lease. Only gaptraind renews the leases (Slurm time
+# gaptraind down longer than a lease. Only gaptraind renews the leases (Slurm time
 # limits lease_s ahead, here the least, 60 s) of an elastic job and its satellites; killed, it
 # renews none, and Slurm ends each satellite and the job at its lease as it ends any job at its
 # limit (TIMEOUT), every node going back to the regular workload. The launcher, failing open,
@@ -183,7 +183,7 @@ case_down_past_lease() {
   note "$(tail -n +"$((lines + 1))" "$log" | grep "JOB_ID=$job " | head -n 1)"
 }
 
-# Issue 32: two elastic partitions, each with its own holes and jobs: gpu over n1..n4 and cpu
+# Two elastic partitions, each with its own holes and jobs: gpu over n1..n4 and cpu
 # over n5..n8 (scontrol create; deleted at exit), gaptraind.json's elastic_partition "gpu,cpu".
 # A regular job on n2..n4 and one on n6..n8: a job in each elastic partition starts on its one
 # idle node. When the cpu nodes free up, the cpu job alone grows into them (the gpu job may not:
@@ -248,7 +248,7 @@ case_two_partitions() {
   scancel "$gpu_job" "$cpu_job"
 }
 
-# Issue 33: a job that runs only at even counts (gaptrain submit -N 2-8:2) beside a regular job
+# A job that runs only at even counts (gaptrain submit -N 2-8:2) beside a regular job
 # on 3 nodes: admitted on 2 and grown to 4 of the 5 free nodes; the regular job ended, to 8; a
 # regular job of one node (it starts within max_start_s) takes it to 6 at once, the seventh
 # given back with the taken one; back to 8 once that job ends. gaptraind's record of the job's
@@ -280,7 +280,7 @@ case_allowed_sizes() {
   scancel "$job"
 }
 
-# Issue 33: nodes of two types (the local cluster's a100 n[1-4] and v100 n[5-8], named in
+# Nodes of two types (the local cluster's a100 n[1-4] and v100 n[5-8], named in
 # gaptraind.json's node_types). A job with a curve per type (an a100 node twice a v100's) and
 # --constraint="[a100|v100]", while a regular job holds n[2-4], starts on one type and grows to
 # the 4 v100 nodes (4 v100 beat the 1 free a100); once the a100 nodes are free it stays on
@@ -325,7 +325,7 @@ case_node_types() {
   scancel "$job" "$second"
 }
 
-# Issue 33: a job that says it may mix node types (gaptrain submit --mix-types, one curve) holds
+# A job that says it may mix node types (gaptrain submit --mix-types, one curve) holds
 # nodes of both types at once. With regular jobs on n[2-4] and n[6-8] it grows onto the one free
 # a100 node and the one free v100 node; gaptraind does not set it aside, `gaptrain status` names
 # both types, and each satellite asks Slurm for its own node's type.

@@ -108,12 +108,12 @@ case_clock_jump() {
   echo "+0" >"$spec"
 }
 
-# Issue 28 (a): the example as a user submits it, in one line; a reclaim and a grow while it
+# The example as a user submits it, in one line; a reclaim and a grow while it
 # trains (in-process regroups: no worker restarted); every sample of every epoch counted once.
 case_pytorch() {
   local example=${EXAMPLE_DIR:?EXAMPLE_DIR is not set} job epochs=80 progress out
   torch_or_skip "torch, sklearn"
-  # No --cost: gaptraind assumes 30 s a resize until it has measured the job's own (issue 29).
+  # No --cost: gaptraind assumes 30 s a resize until it has measured the job's own.
   job=$(gaptrain_submit -N 1-4 -- /usr/bin/python3 "$example/train_digits.py" \
     --checkpoint "$work/ckpt" --epochs $epochs --step-sleep 0.05)
   progress=$work/.gaptrain/$job/progress.jsonl
@@ -221,7 +221,7 @@ assert abs(elastic - alone) <= 0.5 * alone
 PY
 }
 
-# Issue 30: the example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
+# The example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
 # global batch for its nodes and trains at it: at 2 nodes beside a regular job, then, that job
 # ended and the example grown to 4, at the batch for 4 with its learning-rate factor; every sample
 # once; the noise scale it reports (tuned * grad_var / grad_sqr) within 2x of the one computed
@@ -269,7 +269,7 @@ print(64 * last["grad_var"] / last["grad_sqr"])' "$progress") || fail "no noise 
     fail "the reported noise scale $reported is not within 2x of the offline $offline"
 }
 
-# Issue 28 (c): a regular job planned (by backfill) on a node of the example's job: the launcher
+# A regular job planned (by backfill) on a node of the example's job: the launcher
 # passes the notice on before that node is drained, and the example checkpoints on it; the
 # regular job starts when its blocker ends, as without notices.
 case_notice_checkpoint() {
@@ -303,7 +303,7 @@ case_notice_checkpoint() {
   scancel "$job"
 }
 
-# Issue 28 (d): `gaptrain job ID --json` after the job ended shows its reclaim and grows with
+# `gaptrain job ID --json` after the job ended shows its reclaim and grows with
 # times, and its progress as reported (at least one point a second while it trained); the
 # plot is drawn; with PrivateData=jobs another user is refused the view, root is not.
 
@@ -347,7 +347,7 @@ nobody_refused_job() {  # nobody_refused_job JOB: nobody's `gaptrain job JOB` sa
     grep -q "not yours" "$err"
 }
 
-# Issue 28 (b): an ordinary torchrun script (snapshot each epoch, resumes from it), submitted
+# An ordinary torchrun script (snapshot each epoch, resumes from it), submitted
 # with --torchrun and nothing else; a reclaim and a grow; it finishes every epoch.
 case_torchrun() {
   local script=${EXAMPLE_DIR:?}/../torchrun-ddp/train_ddp.py job epochs=50 out

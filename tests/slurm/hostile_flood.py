@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a hostile local user did to gaptraind in a probe (issue 27): for SECONDS (or until
+"""What a hostile local user did to gaptraind in a probe: for SECONDS (or until
 SIGTERM, which ends it as done), garbage lines
 as fast as one connection after another allows, while IDLE connections are held open without a
 request (each replaced when gaptraind closes it), and every credential line of CREDENTIALS (munge

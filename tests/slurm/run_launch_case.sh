@@ -148,7 +148,7 @@ managed() { [ "$(query_status "next((True for j in s['elastic_jobs'] if j['job_i
 controller_answers() { "$GAPTRAIN_CLI" status >/dev/null 2>&1; }
 
 # gaptraind is down as the elastic job's batch step starts, so the plugin's registration is not
-# delivered (issue 18, finding 9); once gaptraind runs, gaptrain-launch registers the job again
+# delivered; once gaptraind runs, gaptrain-launch registers the job again
 # (its reports are refused: not registered) and the job is managed.
 case_launch_register_late() {
   local job cluster=$here/../../scripts/local-cluster

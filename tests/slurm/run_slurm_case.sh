@@ -149,7 +149,7 @@ case_bad_options_refused() {
     sbatch --elastic --elastic-curve="$missing" --wrap true
   refused "sbatch: error: gaptrain: --elastic-curve: $curve line 2: expected \"nodes,samples_per_s\", got \"1,abc\"" \
     sbatch --elastic --elastic-curve="$curve" --wrap true
-  # A named pipe held the user's sbatch forever (issue 27): refused at once, as not a file.
+  # A named pipe held the user's sbatch forever: refused at once, as not a file.
   local fifo=$GAPTRAIN_CLUSTER_DIR/test-curve.fifo
   rm -f "$fifo"
   mkfifo "$fifo"
@@ -164,7 +164,7 @@ case_bad_options_refused() {
     sbatch --elastic-notice=60 --wrap true
   refused 'sbatch: error: gaptrain: --elastic-curve only applies to elastic jobs: add --elastic (e.g. -N 2-8 --elastic=2-8)' \
     sbatch --elastic-curve="$good" --wrap true
-  # The batch range and noise scale (issue 30): bad values say what to write; both need --elastic,
+  # The batch range and noise scale: bad values say what to write; both need --elastic,
   # the noise scale a batch range.
   refused 'sbatch: error: gaptrain: --elastic-batch: expected M0:MAX or M0:MAX:PERNODE, whole numbers of samples with 1 <= M0 <= MAX and PERNODE >= 1 (e.g. 128:4096:256), got "big"' \
     sbatch --elastic --elastic-batch=big --wrap true
@@ -378,7 +378,7 @@ case_controller_down() {
   poll 60 "gaptraind to answer again" controller_answers
 }
 
-# slurmctld stopped (issue 18, finding 4): gaptraind's polls wait in libslurm's retries (about
+# slurmctld stopped: gaptraind's polls wait in libslurm's retries (about
 # MessageTimeout, 10 s here) on its Slurm worker, and meanwhile `gaptrain status` answers and
 # plugin events are acknowledged. The 5 s client timeout is well below what a waiting poll
 # takes (gaptraind 2e643ec answered after 9 s and 18 s); no assertion is about how long
@@ -462,7 +462,7 @@ print(ok, refused)
 EOF
 }
 
-# 7. Trust (issue 18, finding 6). Another user's job named after an elastic job
+# 7. Trust. Another user's job named after an elastic job
 # ("gaptrain:<id>", the satellites' name) is neither merged into it nor cancelled when it ends,
 # nor is a job of the same user in another partition; with PrivateData=jobs a user's `gaptrain
 # status` shows their own jobs only, and a user who floods it is refused (not root); a job of

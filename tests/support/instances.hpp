@@ -60,7 +60,7 @@ struct InstanceParams {
 // hole-end fields give the same nodes, jobs and holdings.
 AllocationProblem random_problem(const InstanceParams& params);
 
-// How constrain_sizes() picks a job's allowed sizes (issue 33).
+// How constrain_sizes() picks a job's allowed sizes.
 enum class SizeRule {
   none,           // every count in [min_nodes, max_nodes]
   powers_of_two,  // 1, 2, 4, ... within the bounds

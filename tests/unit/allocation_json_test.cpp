@@ -247,7 +247,7 @@ TEST(ProblemToJson, WritesEveryKeyWithNullForAbsentValues) {
   EXPECT_EQ(document["solver"]["max_hole_classes"], 4);
 }
 
-// --- Allowed sizes (issue 33) ----------------------------------------------------------------
+// --- Allowed sizes ----------------------------------------------------------------
 
 TEST(ProblemFromJson, AllowedSizesAreReadSortedWithoutRepeats) {
   Json::Value document = valid();
@@ -429,7 +429,7 @@ TEST(ToJsonText, KeepsWrittenDecimalsWithoutNoiseDigits) {
   EXPECT_EQ(to_json_text(values, false), "[0.1,2831.0,0.333333333333333]");
 }
 
-// Issue 27: an SWF run time of 1e308 made `gaptrain simulate` write "hole_node_seconds":1e+9999,
+// An SWF run time of 1e308 made `gaptrain simulate` write "hole_node_seconds":1e+9999,
 // which is not JSON. Whatever computed it, the text stays JSON.
 TEST(ToJsonText, WritesNonFiniteNumbersAsNull) {
   Json::Value summary(Json::objectValue);
@@ -441,7 +441,7 @@ TEST(ToJsonText, WritesNonFiniteNumbersAsNull) {
             "{\"hole_node_seconds\":null,\"parameters\":{\"rates\":[null,null,1.5]}}");
 }
 
-// Issue 27: a node name holding a byte that is not UTF-8 came back out of `gaptrain solve` as
+// A node name holding a byte that is not UTF-8 came back out of `gaptrain solve` as
 // "n\ufffd1", a node that is not in the input.
 TEST(ProblemFromJsonErrors, TextThatIsNotUtf8) {
   const std::string text =
@@ -460,7 +460,7 @@ TEST(ProblemFromJsonErrors, UnknownTopLevelKey) {
             "deadline_s: unknown key (allowed: horizon_s, objective, nodes, jobs, solver)");
 }
 
-// Issue 18: a 10 MB key made a 10 MB message. Keys are cut at 60 bytes, like values.
+// A 10 MB key made a 10 MB message. Keys are cut at 60 bytes, like values.
 TEST(ProblemFromJsonErrors, AHugeUnknownKeyIsCut) {
   Json::Value document = valid();
   document[std::string(10 << 20, 'k')] = 1;
@@ -764,7 +764,7 @@ TEST(ParseProblemErrors, ErrorsInTheDocumentKeepTheirFields) {
   EXPECT_STREQ(e.what(), "jobs: expected an array, got an object");
 }
 
-// --- Node types (issue 33) -------------------------------------------------------------------
+// --- Node types -------------------------------------------------------------------
 
 // kValid with node types: n1 (held by shufflenet) an "a100", n2 of the default type; resnet18
 // runs on "a100" and "h100" only.

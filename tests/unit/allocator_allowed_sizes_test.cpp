@@ -1,4 +1,4 @@
-// Allowed sizes (issue 33) in the allocator's parts: the count-level view of a job, and the
+// Allowed sizes in the allocator's parts: the count-level view of a job, and the
 // restriction in the pricing dynamic program and in the compact MILP, each checked on its own.
 // Under the model's valuation a count between sizes is worth what the size below is worth, so
 // the optimum never needs one and an end-to-end test sees a missing restriction only on ties;

@@ -191,7 +191,7 @@ void expect_matches_enumeration(std::uint64_t seed, const AllocationProblem& pro
   EXPECT_GE(result.best_bound, result.objective - tolerance(result.objective));
 }
 
-// Jobs with a batch range (issue 30) are valued at their goodput curve: allocate() on the problem
+// Jobs with a batch range are valued at their goodput curve: allocate() on the problem
 // equals the enumerated best of the problem with those curves put in, and that differs from the
 // raw curves' (else the test would not see whether they were used).
 TEST(AllocatorExactness, JobsWithABatchRangeAreValuedAtTheirGoodput) {
@@ -284,7 +284,7 @@ TEST(AllocatorExactness, CompactModelAloneMatchesEnumeration) {
   EXPECT_GT(mattered, 50);
 }
 
-// --- Allowed sizes (issue 33) ----------------------------------------------------------------
+// --- Allowed sizes ----------------------------------------------------------------
 
 using test_support::constrain_sizes;
 using test_support::SizeRule;
@@ -439,7 +439,7 @@ TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
   EXPECT_GT(mattered, 10);
 }
 
-// --- Node types (issue 33) -------------------------------------------------------------------
+// --- Node types -------------------------------------------------------------------
 
 // Gives `problem` 2 or 3 node types ("" among them on odd seeds) and most jobs curves on some of
 // them, each a random distortion of the job's curve (so that the type matters); a job's held
@@ -583,7 +583,7 @@ TEST(AllocatorExactness, NodeTypesCompactModelAloneMatchesEnumeration) {
   EXPECT_GT(coverage.mattered, 50);
 }
 
-// --- Jobs that mix node types (issue 33) --------------------------------------------------------
+// --- Jobs that mix node types --------------------------------------------------------
 
 // What the mixed-type instances exercise: instances where the enumerated optimum gives a mixing
 // job nodes of two types (none if the allocator or evaluate() kept mixing jobs on one type), and

@@ -1,4 +1,4 @@
-// Jobs that mix node types (issue 33) in the allocator's parts: the count-level view of such a
+// Jobs that mix node types in the allocator's parts: the count-level view of such a
 // job, its value, the pricing dynamic program and the compact MILP, each checked on its own.
 // End to end, a part that charges a mixing job's nodes of two types that leave together as two
 // shrinks is often hidden (another path finds the answer, the tiny instances settle before the

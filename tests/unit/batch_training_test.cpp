@@ -1,4 +1,4 @@
-// How a job with a batch range trains in `gaptrain simulate --models` (issue 30): its rate at the
+// How a job with a batch range trains in `gaptrain simulate --models`: its rate at the
 // batch its rule (or gaptraind) gives, each sample worth its statistical efficiency at the noise
 // scale its progress has reached, on Pollux's cifar10 data.
 #include "simulator/batch_training.hpp"

@@ -43,7 +43,7 @@ TEST(CurveLearner, TheFittedExponentStaysWithinItsBounds) {
   EXPECT_NEAR(learner.curve(1.0).at(64), 100.0 * 64.0, 1e-6);
 }
 
-// Issue 28, 6c: a job measured at ~110,000 samples/s on 1 node and ~16,000 on 4 (the 4 nodes
+// A job measured at ~110,000 samples/s on 1 node and ~16,000 on 4 (the 4 nodes
 // share 2 cores). The learned curve must follow the measurements, not the prior's rising shape:
 // S(1) is the measured one (the fit anchored at 4 nodes said 8,000), 2 nodes lie between the
 // measured neighbours (the fit said 11,300, below both), and more nodes promise no more than

@@ -60,7 +60,7 @@ TEST(EqualShare, ShareEquallyGivesOnlyAllowedSizes) {
   EXPECT_EQ(result.allocation.at("b").size(), 2U);
 }
 
-// Node types (issue 33): each type's nodes are shared among the jobs on it; a job holding nodes
+// Node types: each type's nodes are shared among the jobs on it; a job holding nodes
 // stays on their type, a new one goes to the type it has a curve for with the most nodes.
 TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
   AllocationProblem problem;

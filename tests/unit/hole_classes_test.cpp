@@ -76,7 +76,7 @@ TEST(HoleClasses, AllFiniteEndsUseEveryClass) {
   EXPECT_EQ(c.end_s.front(), 10.0);
 }
 
-// Node types (issue 33): a class is a (type, availability) pair, each type grouped on its own,
+// Node types: a class is a (type, availability) pair, each type grouped on its own,
 // all ordered by availability (ties by type), so that segments still end at availabilities.
 TEST(HoleClasses, EachNodeTypeHasItsOwnClasses) {
   AllocationProblem p = with_hole_ends({30.0, std::nullopt, 30.0, 120.0, std::nullopt, 50.0}, 2);

@@ -1,4 +1,4 @@
-// Node types in the simulator (issue 33): --node-types' counts and file onto the trace, the
+// Node types in the simulator: --node-types' counts and file onto the trace, the
 // check that every job can run somewhere, and the ground truth of a job's rate on the types it
 // holds (model_curves.hpp).
 #include "simulator/node_types.hpp"

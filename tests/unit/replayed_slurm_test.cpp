@@ -166,7 +166,7 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobANodeTheTraceFreesStartsTheOneWaiting) {
   EXPECT_EQ(slurm.held_hole_nodes(), 1);
 }
 
-// Node types (issue 33): n0, n1 a100, n2, n3 v100. A poll reports each node's type (unless the
+// Node types: n0, n1 a100, n2, n3 v100. A poll reports each node's type (unless the
 // site told gaptraind none); a regular job the trace starts on the elastic job's a100 node runs
 // on an idle a100 node only, and with none it waits for an a100 node (its partition says so),
 // not taking the v100 node let go.

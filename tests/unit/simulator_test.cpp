@@ -318,7 +318,7 @@ TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
 
 // A job that runs on 2 or 4 nodes only, 3 nodes free. Told its counts, gaptraind gives it 2;
 // not told, 3, and it trains on 2 all the same (the third idles): the same samples, a node
-// held for nothing (issue 33).
+// held for nothing.
 TEST(SimulatorSemantics, AJobTrainsOnTheLargestAllowedCountItHolds) {
   const HoleTrace trace = make_trace(3, 1000.0, {{0.0, {idle(0), idle(1), idle(2)}}});
   JobSpec job = linear_job("a", 0, 2, 4);
@@ -334,7 +334,7 @@ TEST(SimulatorSemantics, AJobTrainsOnTheLargestAllowedCountItHolds) {
   EXPECT_GT(without.allocated_node_seconds, 2900.0);  // grown to 3 a second after its start
 }
 
-// Node types (issue 33): n0, n1 a100 and n2, n3 v100, free all along; a job of 1 to 4 nodes
+// Node types: n0, n1 a100 and n2, n3 v100, free all along; a job of 1 to 4 nodes
 // trains at 100 samples/s per a100 node, 40 per v100 node. Told the types, gaptraind gives it
 // both a100 nodes (200/s) rather than all four of two types, where its steps would wait for the
 // v100 nodes (the v100 curve at 4: 160/s). Not told, it is given all four.

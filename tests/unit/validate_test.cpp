@@ -50,7 +50,7 @@ TEST(Validate, AcceptsEmptyProblem) {
   EXPECT_NO_THROW(validate(AllocationProblem{}));
 }
 
-// Issue 27: `gaptrain solve` took 200,001 nodes against its documented limit of 100,000.
+// `gaptrain solve` took 200,001 nodes against its documented limit of 100,000.
 TEST(Validate, RefusesMoreNodesThanAnyCluster) {
   AllocationProblem problem = valid_problem();
   while (problem.nodes.size() <= 100'000) {

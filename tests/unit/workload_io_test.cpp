@@ -115,7 +115,7 @@ TEST_F(WorkloadIoReadFile, SaysWhyAFileCannotBeRead) {
   EXPECT_THAT(dir_error.what(), HasSubstr("cannot read: it is a directory, not a regular file"));
 }
 
-// Issue 27: a named pipe stalled `gaptrain simulate` forever (no writer ever came), and
+// A named pipe stalled `gaptrain simulate` forever (no writer ever came), and
 // /dev/zero was read up to the limit (1 GB of memory for the default 512 MiB) before the refusal.
 TEST_F(WorkloadIoReadFile, RefusesWhatIsNotARegularFileWithoutReadingIt) {
   const std::string fifo = (dir_ / "events.csv").string();
@@ -260,7 +260,7 @@ TEST(WorkloadIoSwf, RejectsMalformedRecordsNamingTheLine) {
           {header + "1 -1 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
            "field 2: expected a known submit time >= 0 and at most 1e10 (seconds into the log), "
            "got \"-1\""},
-          // Issue 27: times past bounds.hpp's limits (2^63 s once stalled the replay).
+          // Times past bounds.hpp's limits (2^63 s once stalled the replay).
           {header + "1 9223372036854775807 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n",
            "kth.swf:3", "field 2: expected a known submit time >= 0 and at most 1e10"},
           {header + "1 0 0 1e308 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n", "kth.swf:3",
@@ -347,7 +347,7 @@ TEST(WorkloadIoNodeEvents, RejectsBadRowsNamingTheLine) {
                      "time: expected epoch seconds >= 0 and at most 1e10, got \"noon\""},
                     // A header is only a header on the first line.
                     {"10,n1,idle\ntime,node,state\n", "events.csv:2", "time: expected epoch"},
-                    // Issue 27: times and names past bounds.hpp's limits.
+                    // Times and names past bounds.hpp's limits.
                     {"10,n1,idle\n1e308,n1,busy\n", "events.csv:2",
                      "time: expected epoch seconds >= 0 and at most 1e10, got \"1e308\""},
                     {"-5,n1,idle\n", "events.csv:1", "time: expected epoch seconds >= 0"},
@@ -488,7 +488,7 @@ TEST(WorkloadIoJobs, ParsesRowsAndRecordsTheirLines) {
   EXPECT_TRUE(parse_jobs(kJobsHeader, "jobs.csv").empty());
 }
 
-// A mix with batch ranges (issue 30): two more columns; empty cells leave a job without one.
+// A mix with batch ranges: two more columns; empty cells leave a job without one.
 TEST(WorkloadIoJobs, BatchColumnsGiveAJobItsBatchRange) {
   const std::string h =
       "id,submit_s,model,min_nodes,max_nodes,work_samples,up_cost_s,down_cost_s,batch_size,"
@@ -578,7 +578,7 @@ TEST(WorkloadIoJobs, RejectsBadRowsNamingTheLineAndColumn) {
           {h + "a,0,m,1,2,100,1, 1x \n", "jobs.csv:2",
            "down_cost_s: expected a finite number >= 0 and at most 315360000 (ten "
            "years), got \"1x\""},
-          // Issue 27: the bounds `gaptrain solve` and the plugin apply.
+          // The bounds `gaptrain solve` and the plugin apply.
           {h + "a,0,m,1,2,100,1e9,1\n", "jobs.csv:2",
            "up_cost_s: expected a finite number >= 0 and at most 315360000"},
           {h + "a,0,m,1,2,100,1,1e308\n", "jobs.csv:2",

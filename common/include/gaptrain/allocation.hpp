@@ -28,7 +28,7 @@ struct NodeState {
   std::string name;
   std::optional<std::string> job;    // elastic job holding it now; empty: idle
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
-  // The node's kind (a GPU generation, CPU-only, large memory: issue 33); "" is the default type.
+  // The node's kind (a GPU generation, CPU-only, large memory); "" is the default type.
   // A job runs on nodes of one type at a time (curve_on() below), unless it mixes types
   // (ElasticJob::mix_types).
   std::string type = {};

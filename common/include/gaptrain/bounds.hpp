@@ -37,7 +37,7 @@ inline constexpr double kMaxWorkSamples = kMaxSamplesPerS * kMaxSeconds;
 
 // A time in a trace: epoch seconds (node-event logs) or seconds into a log (SWF submit times),
 // up to the year 2286. Beyond 2^53 a second is below a double's resolution, and the replay's
-// one-second steps stand still (issue 27: `gaptrain simulate` never returned).
+// one-second steps stand still (`gaptrain simulate` never returned).
 inline constexpr double kMaxTraceTimeS = 1e10;
 
 // A job's weight in the fair objective.

@@ -1,4 +1,4 @@
-// Goodput (issue 30; Pollux, OSDI'21): what a node count is worth to a job whose batch may grow
+// Goodput (Pollux, OSDI'21): what a node count is worth to a job whose batch may grow
 // with it. A larger global batch keeps more nodes busy per step but each sample then teaches
 // less: statistical efficiency (phi + M0) / (phi + M), phi the gradient noise scale. The
 // allocator is given, instead of a job's raw throughput curve, its goodput curve: for each node

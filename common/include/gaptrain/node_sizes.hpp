@@ -1,4 +1,4 @@
-// A job's node counts (issue 33, "allowed sizes"): any count from MIN to MAX, or only some of
+// A job's node counts ("allowed sizes"): any count from MIN to MAX, or only some of
 // them. A pipeline- or tensor-parallel job runs only at multiples of its group size, and many
 // data-parallel jobs want powers of two. The text form is sbatch's --array index spelling,
 // which Slurm users know: "2-8" (every count), "2-8:2" (2, 4, 6, 8: a step), "1,2,4,8" (a

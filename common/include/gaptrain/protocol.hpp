@@ -62,7 +62,7 @@ struct JobRegistration {
   // gaptrain/node_sizes.hpp); empty: every count between them.
   std::vector<int> allowed_sizes;
   std::optional<ScalingCurve> curve;  // empty: learn it online
-  // Node types (issue 33): the types it runs on, each with its curve (empty: learned on that
+  // Node types: the types it runs on, each with its curve (empty: learned on that
   // type). Empty map: every type, `curve` on each. Never both a curve and curves.
   std::map<std::string, std::optional<ScalingCurve>> curves;
   // It may hold nodes of several types at once, at `curve` on any mix (--elastic-mix-types);
@@ -73,7 +73,7 @@ struct JobRegistration {
   // How many seconds before a node is taken the job wants to be told (sbatch --elastic-notice,
   // at most kMaxNoticeS); empty: gaptraind's default. The daemon caps it (max_notice_s).
   std::optional<double> notice_s;
-  // The batch sizes it may train at (--elastic-batch; issue 30, goodput): with it the allocator
+  // The batch sizes it may train at (--elastic-batch; goodput): with it the allocator
   // values the job at its goodput and each LaunchInstruction carries the batch to train at.
   std::optional<BatchRange> batch;
   // Its gradient noise scale in samples at the tuned batch (--elastic-noise-scale); empty: learned

@@ -13,7 +13,7 @@
 
 namespace gaptrain {
 
-// A job on one node type (issue 33), or on every type for a job that mixes them: its rates
+// A job on one node type, or on every type for a job that mixes them: its rates
 // there.
 struct JobOnType {
   static constexpr int kEveryType = -1;  // `type` of a job that mixes types
