@@ -16,7 +16,6 @@
 namespace gaptrain::plugin {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 TEST(PluginNotifyTest, InterpretsReplies) {
@@ -46,9 +45,11 @@ TEST(PluginNotifyTest, MungeFailureFailsOpen) {
 }
 
 // A munged that hangs: its socket accepts connections (the kernel's backlog) and nobody ever
-// answers. libmunge alone would retry for 10-15 s; the plugin gives up within its budget and
-// fails open, and says why.
-TEST(PluginNotifyTest, HungMungedFailsOpenWithinTheBudget) {
+// answers. libmunge alone would retry for 10-15 s; the plugin gives up at its budget and fails
+// open, and says why. The budget is 2 s here, not the default 50 ms (the same code path), so that
+// the sealing child gets to connect even on a loaded machine: the test then also shows that it was
+// the hung munged that was waited for.
+TEST(PluginNotifyTest, HungMungedFailsOpenAtTheBudget) {
   char dir_template[] = "/tmp/gaptrain-hung-munged-XXXXXX";
   ASSERT_NE(::mkdtemp(dir_template), nullptr);
   const std::string socket_path = std::string(dir_template) + "/munge.socket";
@@ -64,7 +65,8 @@ TEST(PluginNotifyTest, HungMungedFailsOpenWithinTheBudget) {
       [](const std::string&) -> std::optional<std::string> { return "{\"ok\":true}\n"; });
   PluginConfig config;
   config.controller = wire::Endpoint{"127.0.0.1", controller.port()};
-  config.munge_socket = socket_path;  // timeout: the default 50 ms
+  config.munge_socket = socket_path;
+  config.timeout = milliseconds(2000);
   const Outcome outcome = notify(config, protocol::NodeTaken{7, "n1", false});
   EXPECT_FALSE(outcome.ok);
   EXPECT_EQ(outcome.message, "munge: no credential within the message budget (munged at " +
@@ -110,27 +112,30 @@ TEST_F(PluginNotifyMungeTest, DeliversASealedRequest) {
   EXPECT_TRUE(taken.elastic);
 }
 
-TEST_F(PluginNotifyMungeTest, SlowControllerFailsOpenWithinTheTimeout) {
+TEST_F(PluginNotifyMungeTest, SlowControllerFailsOpenAtTheBudget) {
   test::LoopbackServer server(
       [](const std::string&) -> std::optional<std::string> { return std::nullopt; });
   PluginConfig config;
   config.controller = wire::Endpoint{"127.0.0.1", server.port()};
   config.munge_socket = socket_;
-  const auto start = Clock::now();
-  const Outcome outcome = notify(config, protocol::NodeFreed{7, "n1"});  // default 50 ms
+  // The controller never answers: only the budget ends the wait. (2 s, not the default 50 ms:
+  // sealing alone may take longer on a loaded machine, and then the seal is what runs out.)
+  config.timeout = milliseconds(2000);
+  const Outcome outcome = notify(config, protocol::NodeFreed{7, "n1"});
   EXPECT_FALSE(outcome.ok);
-  EXPECT_LT(Clock::now() - start, milliseconds(300));
+  EXPECT_NE(outcome.message.find("timed out"), std::string::npos) << outcome.message;
 }
 
-TEST_F(PluginNotifyMungeTest, ControllerDownFailsOpenQuickly) {
+TEST_F(PluginNotifyMungeTest, ControllerDownFailsOpenWithoutWaitingOutTheBudget) {
   PluginConfig config;
   config.controller = wire::Endpoint{"127.0.0.1", test::unused_port()};
   config.munge_socket = socket_;
-  const auto start = Clock::now();
+  // "refused", not "timed out": the plugin did not wait out its budget (a long one, so that the
+  // seal never runs it out on a loaded machine).
+  config.timeout = milliseconds(60000);
   const Outcome outcome = notify(config, protocol::NodeFreed{7, "n1"});
   EXPECT_FALSE(outcome.ok);
   EXPECT_NE(outcome.message.find("refused"), std::string::npos) << outcome.message;
-  EXPECT_LT(Clock::now() - start, milliseconds(300));
 }
 
 }  // namespace
