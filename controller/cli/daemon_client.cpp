@@ -48,17 +48,16 @@ std::optional<std::pair<wire::Endpoint, std::string>> find_controller(const Daem
     origin = "GAPTRAIN_CONTROLLER";
   }
   if (text.empty()) {
-    origin = daemon::kDefaultConfigPath;
+    origin = core::kDefaultConfigPath;
     try {
-      text = daemon::to_string(
-          daemon::parse_config(read_text_file(daemon::kDefaultConfigPath)).listen);
+      text = core::to_string(core::parse_config(read_text_file(core::kDefaultConfigPath)).listen);
     } catch (const InputError& e) {
-      report(std::string(daemon::kDefaultConfigPath) + ": " + e.what() +
+      report(std::string(core::kDefaultConfigPath) + ": " + e.what() +
              " (or give --controller HOST:PORT)");
       return std::nullopt;
     } catch (const std::system_error&) {
       // No configuration on this host: the daemon's default address.
-      text = daemon::to_string(daemon::ListenAddress{});
+      text = core::to_string(core::ListenAddress{});
       origin = "the default";
     }
   }

@@ -158,7 +158,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   if (!args.config_path.empty()) {
     const std::string text = sim::read_input_file(args.config_path, args.max_input_mb << 20);
     try {
-      options.config = daemon::parse_config(text);  // gaptraind's own validation
+      options.config = core::parse_config(text);  // gaptraind's own validation
     } catch (const InputError& e) {
       throw InputError(args.config_path, e.what());
     }
@@ -167,7 +167,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
   if (args.home) {
     // docs/admin.md's set-up: a home partition and a satellite QOS the regular QOS preempts;
     // names the configuration gives are kept.
-    daemon::DaemonConfig& config = options.config;
+    core::DaemonConfig& config = options.config;
     if (config.home_partition.empty()) config.home_partition = "elastic-home";
     if (config.satellite_qos.empty()) config.satellite_qos = "satellite";
     if (config.elastic_partitions.contains(config.home_partition))
@@ -540,7 +540,7 @@ Command add_simulate_command(CLI::App& parent) {
                 "where --config leaves them empty");
   app->add_option("--horizon", args->horizon_s,
                   "The allocator's planning horizon (default: the configuration's horizon_s, " +
-                      std::to_string(static_cast<int>(daemon::kHorizonS.default_value)) +
+                      std::to_string(static_cast<int>(core::kHorizonS.default_value)) +
                       " unless set)")
       ->type_name("SECONDS")
       ->check(finite_seconds(false, bounds::kMaxSeconds));

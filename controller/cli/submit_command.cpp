@@ -78,11 +78,11 @@ SubmitSite site_from_environment() {
   SubmitSite site;
   const char* launcher = std::getenv("GAPTRAIN_LAUNCH");
   if (launcher != nullptr && *launcher != '\0') site.launcher = launcher;
-  std::optional<daemon::DaemonConfig> config;
+  std::optional<core::DaemonConfig> config;
   try {
-    config = daemon::parse_config(read_text_file(daemon::kDefaultConfigPath));
+    config = core::parse_config(read_text_file(core::kDefaultConfigPath));
   } catch (const InputError& e) {
-    std::cerr << "gaptrain submit: warning: " << daemon::kDefaultConfigPath << ": " << e.what()
+    std::cerr << "gaptrain submit: warning: " << core::kDefaultConfigPath << ": " << e.what()
               << "; assuming partition \"" << site.elastic_partition << "\"\n";
   } catch (const std::system_error&) {
     // No configuration on this host: the defaults.
@@ -90,7 +90,7 @@ SubmitSite site_from_environment() {
   if (config) site.elastic_partition = config->elastic_partitions.first();
   const char* controller = std::getenv("GAPTRAIN_CONTROLLER");
   if ((controller == nullptr || *controller == '\0') && config) {
-    site.controller = daemon::to_string(config->listen);
+    site.controller = core::to_string(config->listen);
   }
   return site;
 }

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <charconv>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::string_view to_string(NodeState state) {
   switch (state) {
@@ -145,4 +145,4 @@ std::optional<std::set<std::string>> partition_nodes(const Snapshot& snapshot,
   return nodes;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // A node's state as gaptrain cares about it. Slurm's base state plus the flags that decide
 // whether the node can host elastic work (drain, completing, planned...).
@@ -218,4 +218,4 @@ inline bool holds_nodes(const Job& job) {
   return job.state == JobState::running || job.state == JobState::suspended;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -19,7 +19,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -327,4 +327,4 @@ DaemonConfig parse_config(std::string_view json_text) {
   return config;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -15,7 +15,7 @@
 #include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 inline constexpr const char* kDefaultConfigPath = "/etc/gaptrain/gaptraind.json";
 
@@ -107,4 +107,4 @@ DaemonConfig parse_config(std::string_view json_text);
 
 std::string_view to_string(LogLevel level);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

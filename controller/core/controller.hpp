@@ -23,7 +23,7 @@
 #include "core/resizer.hpp"
 #include "gaptrain/protocol.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 class Controller {
  public:
@@ -70,4 +70,4 @@ class Controller {
   CycleSettings settings_;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

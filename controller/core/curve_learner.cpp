@@ -7,7 +7,7 @@
 
 #include "gaptrain/bounds.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::core {
 
 CurveLearner::CurveLearner(int max_nodes, LearnerPrior prior)
     : max_nodes_(std::clamp(max_nodes, 1, bounds::kMaxNodes)), prior_(prior) {}
@@ -132,4 +132,4 @@ double CurveLearner::down_cost_s() const {
   return downs_ > 0 ? down_stall_s_ / downs_ : prior_.down_cost_s;
 }
 
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::core

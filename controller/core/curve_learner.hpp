@@ -8,7 +8,7 @@
 
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::core {
 
 // What is assumed of a job nobody profiled, until its progress says otherwise. The daemon's
 // elastic jobs (elastic_jobs.hpp) and the simulator's --learn start from these same defaults.
@@ -82,4 +82,4 @@ class CurveLearner {
   int downs_ = 0;
 };
 
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::core

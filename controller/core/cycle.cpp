@@ -9,7 +9,7 @@
 #include "core/home.hpp"
 #include "core/node_type.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 CycleSettings cycle_settings(const DaemonConfig& config,
                              const std::optional<SlurmBehaviour>& behaviour, Operation operation) {
@@ -142,4 +142,4 @@ CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, Ela
   return outcome;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -32,7 +32,7 @@
 #include "core/slurm_release.hpp"
 #include "gaptrain/allocation.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct CycleSettings {
   PlannerSettings planner;
@@ -88,4 +88,4 @@ struct CycleOutcome {
 CycleOutcome cycle(const Snapshot& snapshot, const std::vector<Hole>& holes, ElasticJobs& elastic,
                    Resizer& resizer, const Now& now, const CycleSettings& settings);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

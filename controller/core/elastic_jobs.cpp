@@ -12,7 +12,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -78,7 +78,7 @@ void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapsho
   for (const std::string& type : types) {
     TypeCurve& typed = elastic.curves[type];
     typed.curve = elastic.curve;
-    typed.learner.emplace(elastic.max_nodes, sim::LearnerPrior{});
+    typed.learner.emplace(elastic.max_nodes, LearnerPrior{});
   }
 }
 
@@ -251,7 +251,7 @@ std::optional<std::string> ElasticJobs::outside_submitted_range(
 }
 
 ScalingCurve assumed_curve(int max_nodes) {
-  return sim::CurveLearner(max_nodes).curve(1.0);
+  return CurveLearner(max_nodes).curve(1.0);
 }
 
 std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& request,
@@ -304,7 +304,7 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
     elastic.curve = assumed_curve(request.max_nodes);
   }
   if (request.up_cost_s && request.down_cost_s) elastic.costs_source = Source::given;
-  sim::LearnerPrior prior;
+  LearnerPrior prior;
   for (const auto& [type, given] : request.curves) {
     TypeCurve& typed = elastic.curves[type];
     if (given) {
@@ -465,4 +465,4 @@ Refreshed ElasticJobs::refresh(const Snapshot& snapshot, double mono_s,
   return refreshed;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

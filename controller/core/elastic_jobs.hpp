@@ -19,7 +19,7 @@
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // The assumed relative curve: what the learner's prior predicts before any measurement (at 1,
 // 2, 4, ... max_nodes, and max_nodes itself).
@@ -55,7 +55,7 @@ struct TypeCurve {
   Source source = Source::assumed;
   ScalingCurve curve = assumed_curve(1);
   // Learns the curve from the progress made on this type (only when it was not given).
-  std::optional<sim::CurveLearner> learner;
+  std::optional<CurveLearner> learner;
 };
 
 struct ElasticJob {
@@ -85,8 +85,8 @@ struct ElasticJob {
   // The type of the nodes it holds (cluster.hpp Node::type), from the last poll; "" untyped.
   std::string held_type;
   Source costs_source = Source::assumed;
-  double up_cost_s = sim::LearnerPrior{}.up_cost_s;
-  double down_cost_s = sim::LearnerPrior{}.down_cost_s;
+  double up_cost_s = LearnerPrior{}.up_cost_s;
+  double down_cost_s = LearnerPrior{}.down_cost_s;
   std::int64_t registered_at = 0;
   // How long before a node is taken the job wants to know (--elastic-notice); empty: the
   // default (settings.hpp kDefaultNoticeS). Capped by max_notice_s where it is used (notice.hpp).
@@ -111,7 +111,7 @@ struct ElasticJob {
   // Online learning of what was assumed (curve, costs) from the reported progress, as the
   // simulator's --learn (MalleTrain): rates over steady windows (every node runs a step, the
   // node count unchanged), rescale costs as the stall from a resize to the next progress.
-  std::optional<sim::CurveLearner> learner;
+  std::optional<CurveLearner> learner;
   // Durations are measured on the monotonic clock (seconds): a wall clock stepped by NTP or an
   // admin would make a window negative or hours long.
   struct Window {
@@ -193,4 +193,4 @@ class ElasticJobs {
   std::map<std::uint32_t, ElasticJob> jobs_;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

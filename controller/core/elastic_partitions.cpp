@@ -5,7 +5,7 @@
 #include "core/settings.hpp"
 #include "gaptrain/input_error.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 ElasticPartitions::ElasticPartitions() : names_{std::string(kDefaultElasticPartition)} {}
 
@@ -44,4 +44,4 @@ std::string ElasticPartitions::joined() const {
   return text;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 class ElasticPartitions {
  public:
@@ -37,4 +37,4 @@ class ElasticPartitions {
   std::vector<std::string> names_;  // never empty, no duplicates, in the order listed
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

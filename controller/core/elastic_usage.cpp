@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 NodesByOwner elastic_nodes_by_owner(const ElasticJobs& elastic, const Snapshot& snapshot,
                                     const std::string& elastic_partition) {
@@ -33,4 +33,4 @@ NodeSecondsByOwner NodeSecondsMeter::advance(double now_s, NodesByOwner held) {
   return used;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -12,7 +12,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // Whom elastic use is charged to; a part Slurm did not tell is empty.
 struct UsageOwner {
@@ -47,4 +47,4 @@ class NodeSecondsMeter {
   NodesByOwner held_;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -88,4 +88,4 @@ std::vector<Hole> find_holes(const Snapshot& snapshot, const std::vector<Hole>& 
   return holes;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -9,7 +9,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct Hole {
   std::string node;
@@ -29,4 +29,4 @@ struct Hole {
 // order (Slurm's, i.e. slurm.conf's).
 std::vector<Hole> find_holes(const Snapshot& snapshot, const std::vector<Hole>& previous = {});
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -6,7 +6,7 @@
 
 #include "core/job_mark.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 void see_home(Snapshot& snapshot, std::string_view home_partition) {
   if (home_partition.empty()) return;
@@ -32,4 +32,4 @@ void see_home(Snapshot& snapshot, std::string_view home_partition) {
   std::erase_if(snapshot.nodes, [&](const Node& node) { return home_nodes.contains(node.name); });
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

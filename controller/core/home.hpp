@@ -14,7 +14,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // Rewrites `snapshot` for the home mode: every job in `home_partition` whose AdminComment mark
 // names the partition it trains in gets that partition, `at_home`, and no home node in `nodes`
@@ -23,4 +23,4 @@ namespace gaptrain::daemon {
 // is empty.
 void see_home(Snapshot& snapshot, std::string_view home_partition);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

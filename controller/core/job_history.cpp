@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::string_view to_string(ResizeKind kind) {
   switch (kind) {
@@ -174,4 +174,4 @@ double resize_lost_s(const JobRecord& job, double now) {
   return lost;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -27,7 +27,7 @@
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 enum class ResizeKind { admit, grow, shrink, reclaim, requeue };
 
@@ -135,4 +135,4 @@ double node_hours(const JobRecord& job, double now);
 // Time lost to resizes up to `now`, a stall still in progress included.
 double resize_lost_s(const JobRecord& job, double now);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

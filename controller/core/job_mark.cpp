@@ -4,7 +4,7 @@
 #include <charconv>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 constexpr std::string_view kPrefix = "gaptrain:";
@@ -100,4 +100,4 @@ JobMark admission_mark(const Job& job) {
   return mark;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -17,7 +17,7 @@
 
 #include "cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct JobMark {
   std::optional<std::uint32_t> time_limit_minutes;  // 0: none (INFINITE)
@@ -36,4 +36,4 @@ std::string with_job_mark(std::string_view admin_comment, const JobMark& mark);
 // record holds its lease and last size, not what it was submitted with).
 JobMark admission_mark(const Job& job);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -4,7 +4,7 @@
 
 #include "gaptrain/goodput.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::optional<protocol::InstructedBatch> instructed_batch(const ElasticJob& job, int nodes) {
   const std::optional<NoiseScale> phi = noise_scale_of(job);
@@ -42,4 +42,4 @@ protocol::LaunchInstruction launch_instruction(const ElasticJob& job,
   return instruction;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -11,7 +11,7 @@
 #include "core/elastic_jobs.hpp"
 #include "gaptrain/protocol.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // The batch `job` trains at on `nodes` nodes: goodput.hpp choose_batch (adaptive rule) on the
 // step-time model of its curve at its tuned per-node batch, at its current noise scale
@@ -26,4 +26,4 @@ protocol::LaunchInstruction launch_instruction(const ElasticJob& job,
                                                std::vector<std::string> drain,
                                                const std::map<std::string, double>& notice);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -185,4 +185,4 @@ NodeNeed NodeNeeds::of(const Job& job) {
   return need;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

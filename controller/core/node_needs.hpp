@@ -16,7 +16,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct NodeNeed {
   // The nodes it may start on; nullopt: any node (nothing in the snapshot narrows it).
@@ -49,4 +49,4 @@ class NodeNeeds {
   std::map<std::string, std::optional<std::set<std::string>>> eligible_by_ask_;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

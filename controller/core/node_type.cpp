@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -64,4 +64,4 @@ void assign_node_types(Snapshot& snapshot, const std::vector<std::string>& names
   }
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

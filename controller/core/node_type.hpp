@@ -11,7 +11,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct NodeTypeOf {
   std::string type;  // "" when the node has none of the names
@@ -27,4 +27,4 @@ NodeTypeOf node_type(std::string_view features, std::string_view gres,
 // left as it came (a replayed cluster sets types itself).
 void assign_node_types(Snapshot& snapshot, const std::vector<std::string>& names);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

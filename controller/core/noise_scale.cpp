@@ -4,7 +4,7 @@
 
 #include "gaptrain/protocol.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 bool NoiseScaleLearner::observe(double grad_sqr, double grad_var) {
   if (!std::isfinite(grad_sqr) || !std::isfinite(grad_var) || grad_sqr <= 0.0 || grad_var < 0.0) {
@@ -35,4 +35,4 @@ std::optional<double> stepped_noise_scale(std::optional<double> current,
   return std::abs(*estimate - *current) > kNoiseScaleStep * *current ? estimate : current;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

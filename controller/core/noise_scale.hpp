@@ -5,7 +5,7 @@
 
 #include <optional>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 class NoiseScaleLearner {
  public:
@@ -34,4 +34,4 @@ inline constexpr double kNoiseScaleStep = 0.2;
 std::optional<double> stepped_noise_scale(std::optional<double> current,
                                           std::optional<double> estimate);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 enum class NoteLevel { debug, info, warning };
 
@@ -42,4 +42,4 @@ inline std::string seconds_text(double seconds) {
   return text;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

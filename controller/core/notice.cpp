@@ -5,7 +5,7 @@
 
 #include "core/settings.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -99,4 +99,4 @@ Notes notice_changes(const Notices& before, const Notices& after, const ElasticJ
   return notes;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -23,7 +23,7 @@
 #include "core/elastic_jobs.hpp"
 #include "core/notes.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // One node's notice: the Unix time (s) it will be taken, and why.
 struct NodeNotice {
@@ -58,4 +58,4 @@ Notes notice_changes(const Notices& before, const Notices& after, const ElasticJ
 // drain deadline's wall time is recomputed at every poll, and the launcher must not see it jitter.
 Notices steady_notices(const Notices& before, Notices after);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

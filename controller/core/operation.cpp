@@ -1,6 +1,6 @@
 #include "core/operation.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::string_view to_string(Operation operation) {
   switch (operation) {
@@ -17,4 +17,4 @@ std::optional<Operation> parse_operation(std::string_view text) {
   return std::nullopt;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

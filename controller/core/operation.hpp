@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 enum class Operation { running, paused, draining };
 
@@ -15,4 +15,4 @@ std::string_view to_string(Operation operation);
 // "running", "paused" or "draining"; empty for any other text.
 std::optional<Operation> parse_operation(std::string_view text);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

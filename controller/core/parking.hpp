@@ -14,7 +14,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // 180 days: half of what `gaptrain submit` and gaptraind write (365 days), so that a parked
 // job stays parked however long it waits in practice.
@@ -32,4 +32,4 @@ inline bool waits_for_admission(const Job& job, std::int64_t now) {
   return job.state == JobState::pending && (job.held || is_parked(job, now));
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -15,7 +15,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/node_sizes.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -572,4 +572,4 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
   return whole;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -21,7 +21,7 @@
 #include "core/settings.hpp"
 #include "gaptrain/allocation.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct PlannerSettings {
   double horizon_s = kHorizonS.default_value;
@@ -215,4 +215,4 @@ Plan plan(const Snapshot& snapshot, const std::vector<Hole>& holes,
           const std::vector<ElasticJob>& elastic, std::int64_t now, const PlannerSettings& settings,
           const Reclaim& reclaim);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

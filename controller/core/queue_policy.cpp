@@ -12,7 +12,7 @@
 #include "core/job_mark.hpp"
 #include "core/parking.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -300,4 +300,4 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
   return result;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

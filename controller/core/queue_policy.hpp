@@ -29,7 +29,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // A cap of 0 is no cap.
 struct QueuePolicy {
@@ -112,4 +112,4 @@ class NodeCaps {
 // one; "(failed)" and the kinds not judged here (singleton, aftercorr, ...) are unmet.
 bool dependency_unmet(const Job& job, const JobIndex& jobs);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -12,7 +12,7 @@
 #include "core/planner.hpp"
 #include "core/slurm_node_order.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 bool is_regular_pending(const Job& job, const std::set<std::uint32_t>& elastic_ids,
                         const ElasticPartitions& elastic_partitions) {
@@ -349,4 +349,4 @@ std::map<std::string, std::int64_t> reclaim_takeovers(
   return planned_at;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

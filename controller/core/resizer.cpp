@@ -6,7 +6,7 @@
 #include "core/job_mark.hpp"
 #include "core/parking.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -514,4 +514,4 @@ Json::Value actions_json(const Resizer& resizer, double now_mono) {
   return out;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

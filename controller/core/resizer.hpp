@@ -37,7 +37,7 @@
 #include "core/planner.hpp"
 #include "core/slurm_actions.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct ResizerSettings {
   // Allocator shrinks: time the training gets to let go cleanly; reclaims: a regular job
@@ -260,4 +260,4 @@ class Resizer {
 //    "done":{"grow":N,...},"failed":{"shrink":N,...}}
 Json::Value actions_json(const Resizer& resizer, double now_mono);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -7,7 +7,7 @@
 #include "core/job_mark.hpp"
 #include "core/resizer.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::uint32_t Resizer::lease_minutes(const Job& job, std::uint32_t user_limit,
                                      const Now& now) const {
@@ -168,4 +168,4 @@ bool Resizer::release_orphans(const Snapshot& snapshot) {
   return true;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

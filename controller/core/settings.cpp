@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 namespace {
 
@@ -90,4 +90,4 @@ std::string settings_help() {
   return text.str();
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

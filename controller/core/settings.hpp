@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 enum class SettingType { seconds, count, text, flag, address, weights, names };
 
@@ -79,4 +79,4 @@ const Setting* find_setting(std::string_view key);
 // description.
 std::string settings_help();
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 std::string join_nodes(const std::vector<std::string>& nodes) {
   std::string out;
@@ -49,4 +49,4 @@ std::string shrink_refusal(const ShrinkRequest& r) {
   return {};
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

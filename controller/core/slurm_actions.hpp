@@ -16,7 +16,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 struct ActionResult {
   bool ok = false;
@@ -113,4 +113,4 @@ std::string shrink_refusal(const ShrinkRequest& request);
 // "n1,n3,n4": the comma-separated list Slurm's req_nodes takes.
 std::string join_nodes(const std::vector<std::string>& nodes);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

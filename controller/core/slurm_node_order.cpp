@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 SlurmNodeOrder::SlurmNodeOrder(const Snapshot& snapshot) {
   for (std::size_t i = 0; i < snapshot.nodes.size(); ++i) {
@@ -28,4 +28,4 @@ std::vector<std::string> SlurmNodeOrder::in_order(std::vector<std::string> nodes
   return nodes;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

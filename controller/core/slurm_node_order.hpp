@@ -18,7 +18,7 @@
 
 #include "core/cluster.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 class SlurmNodeOrder {
  public:
@@ -38,4 +38,4 @@ class SlurmNodeOrder {
   std::map<std::string, std::pair<std::uint32_t, std::size_t>> rank_;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

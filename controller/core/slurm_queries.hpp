@@ -11,7 +11,7 @@
 #include "core/cluster.hpp"
 #include "core/slurm_release.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 class SlurmQueries {
  public:
@@ -36,4 +36,4 @@ class SlurmQueries {
   virtual Result load_config(Config& config) = 0;
 };
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 bool has_scheduler_parameter(std::string_view params, std::string_view name) {
   while (!params.empty()) {
@@ -125,4 +125,4 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
   return problems;
 }
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

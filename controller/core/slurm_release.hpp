@@ -10,7 +10,7 @@
 #include "core/cluster.hpp"
 #include "core/elastic_partitions.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 
 // slurmctld's configuration as far as gaptraind's behaviour depends on it.
 struct SlurmControllerConfig {
@@ -60,4 +60,4 @@ std::vector<std::string> satellite_partition_problems(const std::vector<Partitio
                                                       const ElasticPartitions& elastic_partitions,
                                                       std::string_view slurmctld_release);
 
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -32,24 +32,24 @@ constexpr std::uint64_t kFullPollUsec = 10 * kUsecPerS;
 // apart, so that registrations of unknown jobs, however many, cost slurmctld one poll a second.
 constexpr std::uint64_t kRegistrationPollSpacingUsec = kUsecPerS;
 
-log::Level to_log_level(LogLevel level) {
+log::Level to_log_level(core::LogLevel level) {
   switch (level) {
-    case LogLevel::debug: return log::Level::debug;
-    case LogLevel::info: return log::Level::info;
-    case LogLevel::warning: return log::Level::warning;
+    case core::LogLevel::debug: return log::Level::debug;
+    case core::LogLevel::info: return log::Level::info;
+    case core::LogLevel::warning: return log::Level::warning;
   }
   return log::Level::info;
 }
 
-HistoryLimits history_limits(const DaemonConfig& config) {
+core::HistoryLimits history_limits(const core::DaemonConfig& config) {
   return {static_cast<std::size_t>(config.job_history),
           static_cast<std::size_t>(config.job_history_points)};
 }
 
 }  // namespace
 
-Daemon::Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm,
-               SlurmActions& actions)
+Daemon::Daemon(std::string config_path, core::DaemonConfig config, core::SlurmQueries& slurm,
+               core::SlurmActions& actions)
     : config_path_(std::move(config_path)),
       config_(std::move(config)),
       slurm_(slurm),
@@ -162,8 +162,8 @@ void Daemon::poll() {
   // one, or a reclaim would wait for the periodic full load.
   const bool regular_waiting =
       !elastic_.jobs().empty() &&
-      std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const Job& job) {
-        return job.state == JobState::pending &&
+      std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const core::Job& job) {
+        return job.state == core::JobState::pending &&
                !config_.elastic_partitions.contains(job.partition);
       });
   const bool full =
@@ -179,11 +179,11 @@ void Daemon::poll() {
   const bool config_needed = !slurm_user_;
   slurm_worker_->post([this, &slurm = slurm_, snapshot = snapshot_, now, full, mono, load_config,
                        config_needed]() mutable -> Worker::Done {
-    SlurmQueries::Result result = slurm.poll(snapshot, now, full);
-    std::optional<SlurmQueries::Config> slurm_config;
+    core::SlurmQueries::Result result = slurm.poll(snapshot, now, full);
+    std::optional<core::SlurmQueries::Config> slurm_config;
     if (result.ok && load_config) {
-      SlurmQueries::Config loaded_config;
-      const SlurmQueries::Result loaded = slurm.load_config(loaded_config);
+      core::SlurmQueries::Config loaded_config;
+      const core::SlurmQueries::Result loaded = slurm.load_config(loaded_config);
       if (loaded.ok) {
         slurm_config = std::move(loaded_config);
       } else if (config_needed) {
@@ -199,7 +199,7 @@ void Daemon::poll() {
 
 // Said once, and again when slurmctld's release or SchedulerParameters change (a reconfigure or
 // an upgrade while gaptraind runs).
-void Daemon::note_slurm_behaviour(const SlurmControllerConfig& controller) {
+void Daemon::note_slurm_behaviour(const core::SlurmControllerConfig& controller) {
   if (slurm_controller_ && slurm_controller_->slurmctld_release == controller.slurmctld_release &&
       slurm_controller_->scheduler_parameters == controller.scheduler_parameters &&
       slurm_controller_->preempt_type == controller.preempt_type &&
@@ -227,9 +227,9 @@ void Daemon::note_satellite_partition() {
   satellite_partition_problems_ = std::move(problems);
 }
 
-void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
-                    std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
-                    std::uint64_t mono) {
+void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
+                    std::optional<core::SlurmQueries::Config> slurm_config, std::int64_t now,
+                    bool full, std::uint64_t mono) {
   if (slurm_config) {
     slurm_user_ = slurm_config->slurm_user;
     private_data_ = slurm_config->private_data;
@@ -262,16 +262,16 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
   snapshot_ = std::move(snapshot);
-  const CycleSettings settings = cycle_settings(config_, slurm_behaviour_, operation_);
-  const HoleChanges changed = observe_cluster(snapshot_, holes_, settings);
-  for (const Hole& hole : changed.opened) {
+  const core::CycleSettings settings = cycle_settings(config_, slurm_behaviour_, operation_);
+  const core::HoleChanges changed = observe_cluster(snapshot_, holes_, settings);
+  for (const core::Hole& hole : changed.opened) {
     log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
   }
-  for (const Hole& hole : changed.end_changed) {
+  for (const core::Hole& hole : changed.end_changed) {
     log::debug("hole end changed",
                {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
   }
-  for (const Hole& hole : changed.closed) {
+  for (const core::Hole& hole : changed.closed) {
     log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
   }
   // With slurmctld's configuration: at the first poll and every full one (a reconfigure that
@@ -280,7 +280,7 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   if (!state_loaded_) load_state();
   history_.tick(static_cast<double>(now),
                 static_cast<double>(mono) / static_cast<double>(kUsecPerS));
-  const Refreshed refreshed =
+  const core::Refreshed refreshed =
       elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
                        settings.satellite_partition);
   for (const std::uint32_t job_id : refreshed.forgotten) {
@@ -290,12 +290,12 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   // Slurm freed these itself for regular jobs (satellite_qos): a reclaim gaptraind did not make.
   for (const auto& [job_id, nodes] : refreshed.preempted) {
     log::info("satellites preempted by Slurm for regular jobs",
-              {{"ACTION", "preempted"}, {"JOB_ID", job_id}, {"NODES", join_nodes(nodes)}});
+              {{"ACTION", "preempted"}, {"JOB_ID", job_id}, {"NODES", core::join_nodes(nodes)}});
     const auto job = elastic_.jobs().find(job_id);
     if (job == elastic_.jobs().end()) continue;
     history_.resize(job_id,
-                    ResizeRecord{static_cast<double>(now), ResizeKind::reclaim,
-                                 "preempted by Slurm for a regular job", job->second.nodes});
+                    core::ResizeRecord{static_cast<double>(now), core::ResizeKind::reclaim,
+                                       "preempted by Slurm for a regular job", job->second.nodes});
   }
   follow_history(static_cast<double>(now));
   // Registered now, they are planned by the act() below.
@@ -306,24 +306,24 @@ void Daemon::polled(SlurmQueries::Result result, Snapshot snapshot,
   act();
 }
 
-Now Daemon::now() const {
-  return Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
-             .wall = wall_now(),
-             .wall_precise =
-                 std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-                     .count()};
+core::Now Daemon::now() const {
+  return core::Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
+                   .wall = wall_now(),
+                   .wall_precise = std::chrono::duration<double>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count()};
 }
 
 // What act() did on the worker: the copies it changed, and the cycle's outcome.
 struct Daemon::ActOutcome {
-  ElasticJobs elastic;
-  Resizer resizer;
-  CycleOutcome cycle;
-  Now decided_at;
+  core::ElasticJobs elastic;
+  core::Resizer resizer;
+  core::CycleOutcome cycle;
+  core::Now decided_at;
 };
 
 void Daemon::act() {
-  const Now at = now();
+  const core::Now at = now();
   acting_ = true;
   // Copies, handed over: the loop keeps its own to answer status meanwhile, and holds back
   // what would change them (hold_while_acting) until the outcome replaces them.
@@ -331,7 +331,7 @@ void Daemon::act() {
       [this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_, holes = holes_,
        settings = cycle_settings(config_, slurm_behaviour_, operation_)]() mutable -> Worker::Done {
         try {
-          CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
+          core::CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
           return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
                                              std::move(outcome), at}]() mutable {
             acted(std::move(outcome));
@@ -348,7 +348,7 @@ void Daemon::acted(ActOutcome outcome) {
   elastic_ = std::move(outcome.elastic);
   resizer_.emplace(std::move(outcome.resizer));
   resizer_->set_settings(resizer_settings(config_));  // a reload meanwhile changed the loop's copy
-  for (const Note& note : outcome.cycle.notes) log::write(note);
+  for (const core::Note& note : outcome.cycle.notes) log::write(note);
   std::set<std::uint32_t> set_aside;
   for (const auto& [job_id, reason] : outcome.cycle.set_aside) {
     set_aside.insert(job_id);
@@ -406,7 +406,7 @@ void Daemon::acted(ActOutcome outcome) {
   // A drain completes by its deadline even when no launcher reports (the poll runs act()).
   if (!resizer_->drains().empty() ||
       std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
-                  [](const Node& n) { return n.state == NodeState::completing; })) {
+                  [](const core::Node& n) { return n.state == core::NodeState::completing; })) {
     delay = std::min(delay, kCompletingPollUsec);
   }
   end_cycle(delay);
@@ -475,7 +475,7 @@ void Daemon::poll_no_sooner_than(std::uint64_t not_before) {
 void Daemon::reload() {
   sd_notify(0, "RELOADING=1");
   try {
-    DaemonConfig fresh = parse_config(read_text_file(config_path_));
+    core::DaemonConfig fresh = core::parse_config(read_text_file(config_path_));
     if (fresh.listen != config_.listen) server_->listen(fresh.listen);
     if (fresh.metrics_listen != config_.metrics_listen) {
       log::warning("metrics_listen changes at the next restart", {{"CONFIG", config_path_}});

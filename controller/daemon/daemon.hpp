@@ -61,7 +61,7 @@ struct PollReport {
   std::size_t holes = 0;
   double poll_ms = 0.0;            // the whole poll: Slurm, model, plan, actions, state file
   std::optional<double> solve_ms;  // the allocator's, when it ran
-  Now decided_at;                  // the time the decision was made for
+  core::Now decided_at;            // the time the decision was made for
   // The jobs registered since the last report, in order: the model the decision saw had them.
   std::vector<std::uint32_t> registered;
 };
@@ -70,7 +70,8 @@ class Daemon {
  public:
   // Binds the listening socket; throws std::system_error when it cannot. `slurm` and `actions`
   // must outlive the daemon; its event loop is the calling thread's default sd-event loop.
-  Daemon(std::string config_path, DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions);
+  Daemon(std::string config_path, core::DaemonConfig config, core::SlurmQueries& slurm,
+         core::SlurmActions& actions);
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
@@ -90,12 +91,12 @@ class Daemon {
   // Starts a poll on the Slurm worker, unless one (or its act()) runs: then one follows it.
   void poll();
   // Logs slurmctld's release and what its configuration changes, when first seen or changed.
-  void note_slurm_behaviour(const SlurmControllerConfig& controller);
+  void note_slurm_behaviour(const core::SlurmControllerConfig& controller);
   // Logs what satellite_partition_problems() finds, when first found or changed.
   void note_satellite_partition();
   // On the loop, with the worker's answer: the model takes the new snapshot, then act().
-  void polled(SlurmQueries::Result result, Snapshot snapshot,
-              std::optional<SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
+  void polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
+              std::optional<core::SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
               std::uint64_t mono);
   // Plans from the fresh model and carries the plan out (resizer.hpp) on the Slurm worker,
   // on copies of the elastic jobs and the resizer that come back with the outcome.
@@ -106,7 +107,7 @@ class Daemon {
   void cycle_failed(const std::string& what);
   // The end of a poll (and its act): the next one is timed, requests held meanwhile run.
   void end_cycle(std::uint64_t delay_usec);
-  Now now() const;
+  core::Now now() const;
   // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
   void poll_soon();
   // The same, not before `not_before` (CLOCK_MONOTONIC usec).
@@ -124,7 +125,7 @@ class Daemon {
   // The jobs' histories (job_history.hpp) follow the model at `now` (Unix s): node counts,
   // owners, learned curves; jobs gaptrain no longer sees are ended.
   void follow_history(double now);
-  void follow_history(const ElasticJob& job, double now);
+  void follow_history(const core::ElasticJob& job, double now);
   // The answer to `gaptrain job ID`.
   std::string job_reply(std::uint32_t job_id, uid_t uid);
 
@@ -158,27 +159,27 @@ class Daemon {
   bool hold_while_acting(std::function<void()> request);
 
   std::string config_path_;
-  DaemonConfig config_;
+  core::DaemonConfig config_;
   sd_event* event_ = nullptr;
   std::unique_ptr<LineServer> server_;
-  SlurmQueries& slurm_;
-  SlurmActions& actions_;
+  core::SlurmQueries& slurm_;
+  core::SlurmActions& actions_;
   // Replaced by act()'s outcome; the loop's copy is read meanwhile (status).
-  std::optional<Resizer> resizer_;
+  std::optional<core::Resizer> resizer_;
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 
-  std::optional<uid_t> slurm_user_;          // loaded with the first successful poll
-  std::optional<PrivateData> private_data_;  // the same; what `gaptrain status` hides
+  std::optional<uid_t> slurm_user_;                // loaded with the first successful poll
+  std::optional<core::PrivateData> private_data_;  // the same; what `gaptrain status` hides
   // What slurmctld's configuration changes in gaptraind's behaviour, loaded with it.
-  std::optional<SlurmControllerConfig> slurm_controller_;
+  std::optional<core::SlurmControllerConfig> slurm_controller_;
   // What satellite_partition_problems() said last: said again only when it changes.
   std::vector<std::string> satellite_partition_problems_;
-  std::optional<SlurmBehaviour> slurm_behaviour_;
-  Snapshot snapshot_;
-  std::vector<Hole> holes_;
-  ElasticJobs elastic_;
-  JobHistory history_;
+  std::optional<core::SlurmBehaviour> slurm_behaviour_;
+  core::Snapshot snapshot_;
+  std::vector<core::Hole> holes_;
+  core::ElasticJobs elastic_;
+  core::JobHistory history_;
   EventCounts events_;
   Metrics metrics_;
   RejectionLimiter limiter_;
@@ -197,11 +198,11 @@ class Daemon {
   // Jobs the last plan set aside for bad input (Plan::set_aside): each is logged once.
   std::set<std::uint32_t> set_aside_;
   // Idle nodes the last plan kept for waiting regular jobs: each logged when kept anew.
-  std::map<std::string, KeptIdle> kept_idle_;
+  std::map<std::string, core::KeptIdle> kept_idle_;
   // Held jobs the queue policy holds back, with why (CycleOutcome::waiting), for status.
   std::vector<std::pair<std::uint32_t, std::string>> queue_waiting_;
   // What an admin lets gaptraind do (gaptrain pause, resume, drain), kept in the state file.
-  Operation operation_ = Operation::running;
+  core::Operation operation_ = core::Operation::running;
   bool operation_asked_ = false;  // an admin set it in this run: the saved one does not apply
   // `gaptrain pause|resume|drain` ("pause", "resume", "drain"), authorized already: the reply.
   std::string on_operation(const std::string& request, uid_t uid);

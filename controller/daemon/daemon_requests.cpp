@@ -46,14 +46,14 @@ RequestKind kind_of(const protocol::Request& request) {
 }  // namespace
 
 std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
-  const JobRecord* job = history_.find(job_id);
+  const core::JobRecord* job = history_.find(job_id);
   const double wall = wall_now_precise();
   history_.tick(wall, mono_now_uncached_s());
   const double now = history_.steady(wall);
   if (job == nullptr) {
     // Not managed yet: a parked or held job waiting for admission says why it waits (to its
     // owner and admins, as `gaptrain status` lists the queue).
-    const Job* slurm_job = find_job(snapshot_, job_id);
+    const core::Job* slurm_job = find_job(snapshot_, job_id);
     const auto waiting = std::find_if(queue_waiting_.begin(), queue_waiting_.end(),
                                       [&](const auto& entry) { return entry.first == job_id; });
     if (waiting != queue_waiting_.end() && slurm_job != nullptr &&
@@ -76,8 +76,8 @@ std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
     return one_line_json(reply);
   }
   const StatusViewer viewer{uid, privileged(uid)};
-  if (auto refused =
-          job_view_refusal(job_id, job->uid, private_data_.value_or(PrivateData::all()), viewer)) {
+  if (auto refused = job_view_refusal(job_id, job->uid,
+                                      private_data_.value_or(core::PrivateData::all()), viewer)) {
     return error_reply(*refused);
   }
   Json::Value reply(Json::objectValue);
@@ -87,9 +87,9 @@ std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
 }
 
 std::string Daemon::on_operation(const std::string& request, uid_t uid) {
-  operation_ = request == "pause"   ? Operation::paused
-               : request == "drain" ? Operation::draining
-                                    : Operation::running;
+  operation_ = request == "pause"   ? core::Operation::paused
+               : request == "drain" ? core::Operation::draining
+                                    : core::Operation::running;
   operation_asked_ = true;
   metrics_.set_operation(operation_);
   save_state();
@@ -210,7 +210,7 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
           queue_json(queue_waiting_, snapshot_,
                      viewer.privileged ? std::nullopt : std::optional<std::uint32_t>(uid));
       apply_private_data(reply["status"], snapshot_, elastic_,
-                         private_data_.value_or(PrivateData::all()), viewer);
+                         private_data_.value_or(core::PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.
       reply["status"]["slurm_error"] =
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
@@ -228,8 +228,8 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
     }
     if (kind == RequestKind::job_registration) {
       const auto& registration = std::get<protocol::JobRegistration>(request);
-      const Job* job = find_job(snapshot_, registration.job_id);
-      if (blocked && (job == nullptr || job->state != JobState::running)) {
+      const core::Job* job = find_job(snapshot_, registration.job_id);
+      if (blocked && (job == nullptr || job->state != core::JobState::running)) {
         // It would wait for a poll: the cost the block is there to stop.
         return answer(error_reply(blocked_reason(uid)));
       }
@@ -271,8 +271,8 @@ void Daemon::on_node_event(bool freed, std::uint32_t job_id, const std::string& 
   if (freed) {
     log::info("node freed", {{"JOB_ID", job_id}, {"NODE", node}, {"UID", uid}});
   } else {
-    const auto hole =
-        std::find_if(holes_.begin(), holes_.end(), [&](const Hole& h) { return h.node == node; });
+    const auto hole = std::find_if(holes_.begin(), holes_.end(),
+                                   [&](const core::Hole& h) { return h.node == node; });
     if (hole != holes_.end()) {
       // A reclaim: the regular workload took a hole. HOLE_END says what we predicted, so the
       // journal tells how good the predictions are.
@@ -299,8 +299,8 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       })) {
     return;
   }
-  const Job* job = find_job(snapshot_, request.job_id);
-  if (!polled && (job == nullptr || job->state != JobState::running)) {
+  const core::Job* job = find_job(snapshot_, request.job_id);
+  if (!polled && (job == nullptr || job->state != core::JobState::running)) {
     // The job may have started after the last poll: the next poll tells, rather than one run
     // here for each registration (any user could make gaptraind hammer slurmctld).
     awaiting_poll_.push_back({request, uid, peer, id});
@@ -320,20 +320,20 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
     server_->reply(id, reject(peer, uid, "register", *refused));
     return;
   }
-  const ElasticJob& elastic = elastic_.jobs().at(request.job_id);
+  const core::ElasticJob& elastic = elastic_.jobs().at(request.job_id);
   if (poll_observer_) registered_.push_back(request.job_id);
   ++events_.accepted;
   log::info("elastic job registered", {{"JOB_ID", request.job_id},
                                        {"UID", uid},
                                        {"USER", elastic.user},
-                                       {"NODES", join_nodes(elastic.nodes)},
+                                       {"NODES", core::join_nodes(elastic.nodes)},
                                        {"BATCH_HOST", elastic.batch_host},
                                        {"MIN_NODES", elastic.min_nodes},
                                        {"MAX_NODES", elastic.max_nodes},
                                        {"CURVE", to_string(elastic.curve_source)},
                                        {"COSTS", to_string(elastic.costs_source)},
-                                       {"UP_COST_S", seconds_text(elastic.up_cost_s)},
-                                       {"DOWN_COST_S", seconds_text(elastic.down_cost_s)}});
+                                       {"UP_COST_S", core::seconds_text(elastic.up_cost_s)},
+                                       {"DOWN_COST_S", core::seconds_text(elastic.down_cost_s)}});
   save_state();
   server_->reply(id, R"({"ok":true})");
 }
@@ -347,7 +347,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   const auto registered = elastic_.jobs().find(report.job_id);
   if (registered != elastic_.jobs().end()) {
     owner = registered->second.uid;
-  } else if (const Job* job = find_job(snapshot_, report.job_id)) {
+  } else if (const core::Job* job = find_job(snapshot_, report.job_id)) {
     owner = static_cast<uid_t>(job->user_id);
   }
   if (auto refused = authorize(RequestKind::launcher_report, uid, slurm_user_.value_or(0), owner)) {
@@ -371,7 +371,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
-  const ElasticJob& reported = elastic_.jobs().at(report.job_id);
+  const core::ElasticJob& reported = elastic_.jobs().at(report.job_id);
   if (report.samples_done && reported.samples_done == report.samples_done) {
     history_.tick(wall_now_precise(), mono_now_uncached_s());
     history_.progress(report.job_id,
@@ -387,13 +387,13 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   follow_history(elastic_.jobs().at(report.job_id), static_cast<double>(wall_now()));
   // Acks complete drains at once (act() on the worker does): a regular job may be waiting.
   if (config_.resize && resizer_->drains().contains(report.job_id)) poll_soon();
-  const ElasticJob& job = elastic_.jobs().at(report.job_id);
+  const core::ElasticJob& job = elastic_.jobs().at(report.job_id);
   // Not counted as an event: like status, a steady stream would drown the plugin's count.
   if (first) {
     log::info("launcher reporting", {{"JOB_ID", report.job_id},
                                      {"UID", uid},
-                                     {"RUNNING", join_nodes(report.running)},
-                                     {"NODES", join_nodes(job.nodes)}});
+                                     {"RUNNING", core::join_nodes(report.running)},
+                                     {"NODES", core::join_nodes(job.nodes)}});
   }
   // The job's nodes (the model keeps the batch host, the launcher's rendezvous host, first),
   // those of them it is asked to let go, the satellites its steps run in, its notices and the

@@ -58,14 +58,14 @@ void Daemon::load_state() {
     }
     elastic_.restore_learned(id, saved.learned_curve, saved.learned_costs,
                              saved.learned_noise_scale);
-    const ElasticJob& elastic = elastic_.jobs().at(id);
+    const core::ElasticJob& elastic = elastic_.jobs().at(id);
     log::info("elastic job restored", {{"JOB_ID", id},
                                        {"USER", elastic.user},
-                                       {"NODES", join_nodes(elastic.nodes)},
+                                       {"NODES", core::join_nodes(elastic.nodes)},
                                        {"CURVE", to_string(elastic.curve_source)},
                                        {"COSTS", to_string(elastic.costs_source)},
-                                       {"UP_COST_S", seconds_text(elastic.up_cost_s)},
-                                       {"DOWN_COST_S", seconds_text(elastic.down_cost_s)}});
+                                       {"UP_COST_S", core::seconds_text(elastic.up_cost_s)},
+                                       {"DOWN_COST_S", core::seconds_text(elastic.down_cost_s)}});
   }
   // A pause or drain asked for before this first poll is the admin's latest word: it stands.
   if (!operation_asked_ && state.operation != operation_) {
@@ -105,16 +105,17 @@ void Daemon::save_state() {
   }
 }
 
-void Daemon::follow_history(const ElasticJob& job, double now) {
+void Daemon::follow_history(const core::ElasticJob& job, double now) {
   history_.nodes(job.job_id, job.uid, job.user, static_cast<int>(job.nodes.size()), now);
   std::map<int, double> measured;
-  if (job.learner && job.curve_source == Source::learned) measured = job.learner->measured_rates();
+  if (job.learner && job.curve_source == core::Source::learned)
+    measured = job.learner->measured_rates();
   std::vector<ScalingCurve::Point> assumed;
   for (const ScalingCurve::Point& point : job.curve.points()) {
     if (!measured.contains(point.nodes)) assumed.push_back(point);
   }
   history_.curve(job.job_id, std::move(measured), std::move(assumed), to_string(job.curve_source));
-  const std::optional<NoiseScale> phi = noise_scale_of(job);
+  const std::optional<core::NoiseScale> phi = noise_scale_of(job);
   history_.goodput(job.job_id, job.batch, phi ? std::optional(phi->value) : std::nullopt,
                    phi ? to_string(phi->source) : "");
 }
@@ -126,13 +127,13 @@ void Daemon::follow_history(double now) {
   std::vector<std::uint32_t> gone;
   for (const auto& [id, record] : history_.records()) {
     if (record.ended_at || elastic_.contains(id)) continue;
-    const Job* job = find_job(snapshot_, id);
-    if (job == nullptr || job->state == JobState::finished) {
+    const core::Job* job = find_job(snapshot_, id);
+    if (job == nullptr || job->state == core::JobState::finished) {
       gone.push_back(id);
     } else if (record.user.empty()) {
-      history_.nodes(id, static_cast<uid_t>(job->user_id), job->user,
-                     job->state == JobState::running ? static_cast<int>(job->nodes.size()) : 0,
-                     now);
+      history_.nodes(
+          id, static_cast<uid_t>(job->user_id), job->user,
+          job->state == core::JobState::running ? static_cast<int>(job->nodes.size()) : 0, now);
     }
   }
   for (const std::uint32_t id : gone) history_.ended(id, now);

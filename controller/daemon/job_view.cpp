@@ -22,13 +22,13 @@ Json::Value pair(double a, double b) {
   return point;
 }
 
-Json::Value rate_between(const ProgressPoint& from, const ProgressPoint& to) {
+Json::Value rate_between(const core::ProgressPoint& from, const core::ProgressPoint& to) {
   if (!(to.time > from.time) || to.samples_done < from.samples_done) return Json::nullValue;
   return (to.samples_done - from.samples_done) / (to.time - from.time);
 }
 
 // What the curve says of `nodes` nodes: its measured and assumed points together.
-Json::Value curve_rate(const JobRecord& job, int nodes) {
+Json::Value curve_rate(const core::JobRecord& job, int nodes) {
   if (nodes <= 0) return Json::nullValue;
   std::map<int, double> points(job.measured.begin(), job.measured.end());
   for (const ScalingCurve::Point& p : job.assumed) points.try_emplace(p.nodes, p.samples_per_s);
@@ -44,7 +44,7 @@ Json::Value curve_rate(const JobRecord& job, int nodes) {
   }
 }
 
-Json::Value throughput(const JobRecord& job) {
+Json::Value throughput(const core::JobRecord& job) {
   Json::Value t(Json::objectValue);
   const int nodes =
       job.nodes_over_time.empty() || job.ended_at ? 0 : job.nodes_over_time.back().nodes;
@@ -53,7 +53,7 @@ Json::Value throughput(const JobRecord& job) {
   t["recent_samples_per_s"] = Json::nullValue;
   if (job.progress.size() >= 2) {
     t["samples_per_s"] = rate_between(job.progress.front(), job.progress.back());
-    const ProgressPoint& last = job.progress.back();
+    const core::ProgressPoint& last = job.progress.back();
     std::size_t from = job.progress.size() - 2;
     while (from > 0 && last.time - job.progress[from].time < kRecentS) --from;
     t["recent_samples_per_s"] = rate_between(job.progress[from], last);
@@ -64,7 +64,7 @@ Json::Value throughput(const JobRecord& job) {
 
 }  // namespace
 
-Json::Value job_view_json(const JobRecord& job, double now) {
+Json::Value job_view_json(const core::JobRecord& job, double now) {
   Json::Value v(Json::objectValue);
   v["job_id"] = job.job_id;
   v["user"] = job.user;
@@ -72,10 +72,10 @@ Json::Value job_view_json(const JobRecord& job, double now) {
   v["ended_at"] = job.ended_at ? Json::Value(*job.ended_at) : Json::Value(Json::nullValue);
   v["now"] = now;
   Json::Value nodes(Json::arrayValue);
-  for (const NodeCount& c : job.nodes_over_time) nodes.append(pair(c.time, c.nodes));
+  for (const core::NodeCount& c : job.nodes_over_time) nodes.append(pair(c.time, c.nodes));
   v["nodes_over_time"] = nodes;
   Json::Value resizes(Json::arrayValue);
-  for (const ResizeRecord& r : job.resizes) {
+  for (const core::ResizeRecord& r : job.resizes) {
     Json::Value resize(Json::objectValue);
     resize["time"] = r.time;
     resize["kind"] = std::string(to_string(r.kind));
@@ -87,7 +87,7 @@ Json::Value job_view_json(const JobRecord& job, double now) {
   }
   v["resizes"] = resizes;
   Json::Value progress(Json::arrayValue);
-  for (const ProgressPoint& p : job.progress) progress.append(pair(p.time, p.samples_done));
+  for (const core::ProgressPoint& p : job.progress) progress.append(pair(p.time, p.samples_done));
   v["progress"] = progress;
   v["world_size"] = !job.progress.empty() && job.progress.back().world_size
                         ? Json::Value(*job.progress.back().world_size)

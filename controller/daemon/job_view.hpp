@@ -24,6 +24,6 @@
 namespace gaptrain::daemon {
 
 // The view of `job` at `now` (Unix seconds).
-Json::Value job_view_json(const JobRecord& job, double now);
+Json::Value job_view_json(const core::JobRecord& job, double now);
 
 }  // namespace gaptrain::daemon

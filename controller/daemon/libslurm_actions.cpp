@@ -24,7 +24,7 @@ std::string failure(const std::string& what) {
   return what + ": " + slurm_compat::last_error_text();
 }
 
-ActionResult success() {
+core::ActionResult success() {
   return {true, {}};
 }
 
@@ -42,7 +42,7 @@ job_desc_msg_t blank_desc(std::uint32_t job_id) {
 }
 
 // slurm_update_job with `desc`; `what` describes the request for the error text.
-ActionResult update(job_desc_msg_t& desc, const std::string& what) {
+core::ActionResult update(job_desc_msg_t& desc, const std::string& what) {
   if (slurm_update_job(&desc) != SLURM_SUCCESS) return {false, failure(what)};
   return success();
 }
@@ -84,11 +84,11 @@ std::string cancel(std::uint32_t job_id) {
 // with the job's per-node GRES (else a training step there finds no GPU), and named after the
 // job, so that the job's launcher may run a step in it (srun --jobid) and the daemon finds it
 // in its poll. Returns the new job's id, or 0 with `error` set.
-std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
+std::uint32_t allocate_satellite(const core::GrowRequest& r, const std::string& node,
                                  std::string& error) {
   std::string partition = r.partition;
   std::string nodes = node;
-  std::string name = satellite_name(r.job_id);
+  std::string name = core::satellite_name(r.job_id);
   std::string host = this_host();  // slurmctld refuses allocations without alloc_node
   // Slurm 24.11 also refuses them without a working directory ("Job cannot be submitted
   // without the current working directory specified", 2063; 22.05 did not ask). Nothing runs
@@ -144,15 +144,15 @@ std::uint32_t allocate_satellite(const GrowRequest& r, const std::string& node,
 
 }  // namespace
 
-ActionResult LibslurmActions::shrink(const ShrinkRequest& r) {
+core::ActionResult LibslurmActions::shrink(const core::ShrinkRequest& r) {
   if (std::string why = shrink_refusal(r); !why.empty()) return {false, why};
-  std::string nodes = join_nodes(r.keep_nodes);
+  std::string nodes = core::join_nodes(r.keep_nodes);
   job_desc_msg_t desc = blank_desc(r.job_id);
   desc.req_nodes = nodes.data();
   return update(desc, "shrink of " + job_text(r.job_id) + " to " + nodes);
 }
 
-GrowResult LibslurmActions::grow(const GrowRequest& r) {
+core::GrowResult LibslurmActions::grow(const core::GrowRequest& r) {
   if (r.add_nodes.empty()) return {false, "grow of " + job_text(r.job_id) + ": no nodes", {}};
   std::map<std::string, std::uint32_t> satellites;
   for (const std::string& node : r.add_nodes) {
@@ -177,7 +177,7 @@ GrowResult LibslurmActions::grow(const GrowRequest& r) {
   return {true, {}, std::move(satellites)};
 }
 
-ActionResult LibslurmActions::release(const std::vector<std::uint32_t>& satellite_ids) {
+core::ActionResult LibslurmActions::release(const std::vector<std::uint32_t>& satellite_ids) {
   std::string errors;
   for (const std::uint32_t id : satellite_ids) {
     // The training had its drain request (SIGTERM) and its grace. Cancelling alone would make
@@ -191,20 +191,21 @@ ActionResult LibslurmActions::release(const std::vector<std::uint32_t>& satellit
   return success();
 }
 
-ActionResult LibslurmActions::set_time_limit(std::uint32_t job_id, std::uint32_t minutes) {
+core::ActionResult LibslurmActions::set_time_limit(std::uint32_t job_id, std::uint32_t minutes) {
   if (minutes == 0) return {false, "lease of " + job_text(job_id) + ": refused, 0 minutes"};
   job_desc_msg_t desc = blank_desc(job_id);
   desc.time_limit = minutes;
   return update(desc, "TimeLimit=" + std::to_string(minutes) + " for " + job_text(job_id));
 }
 
-ActionResult LibslurmActions::admit(const AdmitRequest& r) {
+core::ActionResult LibslurmActions::admit(const core::AdmitRequest& r) {
   if (!r.home_partition.empty()) return admit_home(r);
-  const std::string what = "admission of " + job_text(r.job_id) + " on " + join_nodes(r.nodes);
+  const std::string what =
+      "admission of " + job_text(r.job_id) + " on " + core::join_nodes(r.nodes);
   if (r.nodes.empty() || r.time_limit_minutes == 0) {
     return {false, what + ": refused, needs nodes and a time limit"};
   }
-  std::string nodes = join_nodes(r.nodes);
+  std::string nodes = core::join_nodes(r.nodes);
   job_desc_msg_t shape = blank_desc(r.job_id);
   shape.min_nodes = shape.max_nodes = static_cast<std::uint32_t>(r.nodes.size());
   // One task and CPU per node, as for a fresh `-N` job: a requeued job keeps the task and CPU
@@ -219,11 +220,11 @@ ActionResult LibslurmActions::admit(const AdmitRequest& r) {
   // update that gives it its nodes; Slurm holds a requeued job back for 2 minutes (BeginTime);
   // candidates whose own begin time is ahead are not admitted.
   shape.begin_time = time(nullptr);
-  if (ActionResult set = update(shape, what); !set.ok) return set;
+  if (core::ActionResult set = update(shape, what); !set.ok) return set;
   return r.held ? release_hold(r.job_id) : success();
 }
 
-ActionResult LibslurmActions::admit_home(const AdmitRequest& r) {
+core::ActionResult LibslurmActions::admit_home(const core::AdmitRequest& r) {
   const std::string what =
       "admission of " + job_text(r.job_id) + " to home partition " + r.home_partition;
   std::string partition = r.home_partition;
@@ -242,18 +243,18 @@ ActionResult LibslurmActions::admit_home(const AdmitRequest& r) {
   std::string admin_comment = r.admin_comment;
   if (!admin_comment.empty()) shape.admin_comment = admin_comment.data();
   shape.begin_time = time(nullptr);
-  if (ActionResult set = update(shape, what); !set.ok) return set;
+  if (core::ActionResult set = update(shape, what); !set.ok) return set;
   return r.held ? release_hold(r.job_id) : success();
 }
 
-ActionResult LibslurmActions::release_hold(std::uint32_t job_id) {
+core::ActionResult LibslurmActions::release_hold(std::uint32_t job_id) {
   // Release (scontrol release): priority INFINITE lets Slurm recompute it.
   job_desc_msg_t desc = blank_desc(job_id);
   desc.priority = INFINITE;
   return update(desc, "release of " + job_text(job_id));
 }
 
-ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
+core::ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
   // Held (scontrol requeuehold): the job keeps the nodes and limit an admission gave it, so
   // Slurm alone would wait for exactly those; gaptraind admits it again where the allocator
   // decides.
@@ -266,16 +267,16 @@ ActionResult LibslurmActions::requeue(std::uint32_t job_id) {
   // stays held: still a candidate, first come, first served among held jobs; the requeue
   // itself was done, so that is no failure.
   job_desc_msg_t park = blank_desc(job_id);
-  park.begin_time = time(nullptr) + kParkForS;
+  park.begin_time = time(nullptr) + core::kParkForS;
   park.priority = INFINITE;
   (void)slurm_update_job(&park);
   return success();
 }
 
-ActionResult LibslurmActions::park(std::uint32_t job_id) {
+core::ActionResult LibslurmActions::park(std::uint32_t job_id) {
   // A begin time far ahead, not a hold: the job keeps its priority and its place in the queue.
   job_desc_msg_t desc = blank_desc(job_id);
-  desc.begin_time = time(nullptr) + kParkForS;
+  desc.begin_time = time(nullptr) + core::kParkForS;
   return update(desc, "park of " + job_text(job_id));
 }
 

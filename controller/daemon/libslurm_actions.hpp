@@ -25,23 +25,23 @@ struct JobView {
 
 // The real thing, through libslurm. libslurm must already be initialized (slurm_init: the
 // daemon's SlurmSource does it once per process).
-class LibslurmActions final : public SlurmActions {
+class LibslurmActions final : public core::SlurmActions {
  public:
-  ActionResult shrink(const ShrinkRequest& request) override;
-  GrowResult grow(const GrowRequest& request) override;
-  ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
-  ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
-  ActionResult admit(const AdmitRequest& request) override;
-  ActionResult requeue(std::uint32_t job_id) override;
-  ActionResult park(std::uint32_t job_id) override;
+  core::ActionResult shrink(const core::ShrinkRequest& request) override;
+  core::GrowResult grow(const core::GrowRequest& request) override;
+  core::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
+  core::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
+  core::ActionResult admit(const core::AdmitRequest& request) override;
+  core::ActionResult requeue(std::uint32_t job_id) override;
+  core::ActionResult park(std::uint32_t job_id) override;
 
   JobView describe(std::uint32_t job_id);
 
  private:
   // admit() in the home mode (AdmitRequest::home_partition).
-  ActionResult admit_home(const AdmitRequest& request);
+  core::ActionResult admit_home(const core::AdmitRequest& request);
   // Ends a hold (scontrol release).
-  ActionResult release_hold(std::uint32_t job_id);
+  core::ActionResult release_hold(std::uint32_t job_id);
 };
 
 }  // namespace gaptrain::daemon

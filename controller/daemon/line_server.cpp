@@ -113,7 +113,7 @@ void LineServer::set_connection_limits(std::size_t total, std::size_t per_peer) 
   limits_.max_connections_per_peer = per_peer;
 }
 
-void LineServer::listen(const ListenAddress& address) {
+void LineServer::listen(const core::ListenAddress& address) {
   sockaddr_storage storage{};
   socklen_t length = 0;
   const bool v6 = address.host.find(':') != std::string::npos;

@@ -65,7 +65,7 @@ class LineServer {
 
   // Starts listening on `address` (replacing the current socket only once the new one is bound).
   // Throws std::system_error naming the address.
-  void listen(const ListenAddress& address);
+  void listen(const core::ListenAddress& address);
   // Closes the listening socket; connections already accepted are still served.
   void stop_listening();
   // The connection caps of connections accepted from now on.

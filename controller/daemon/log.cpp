@@ -129,11 +129,11 @@ void emit(Level level, std::string_view message, std::span<const Field> fields) 
   }
 }
 
-Level level_of(NoteLevel level) {
+Level level_of(core::NoteLevel level) {
   switch (level) {
-    case NoteLevel::debug: return Level::debug;
-    case NoteLevel::info: return Level::info;
-    case NoteLevel::warning: return Level::warning;
+    case core::NoteLevel::debug: return Level::debug;
+    case core::NoteLevel::info: return Level::info;
+    case core::NoteLevel::warning: return Level::warning;
   }
   return Level::info;
 }
@@ -144,7 +144,7 @@ void write(Level level, std::string_view message, std::initializer_list<Field> f
   emit(level, message, std::span<const Field>(fields.begin(), fields.size()));
 }
 
-void write(const Note& note) {
+void write(const core::Note& note) {
   emit(level_of(note.level), note.message, note.fields);
 }
 

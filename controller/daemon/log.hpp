@@ -14,14 +14,14 @@
 
 namespace gaptrain::daemon::log {
 
-using daemon::Note;
-using daemon::NoteField;
+using core::Note;
+using core::NoteField;
 
 enum class Level { debug, info, notice, warning, error };
 
 // One structured field (the core's type: what it notes is logged as it is). Keys follow
 // journald's rules: upper case, digits and '_'.
-using Field = NoteField;
+using Field = core::NoteField;
 
 // Entries below `threshold` are dropped (default info).
 void set_threshold(Level threshold);
@@ -31,7 +31,7 @@ bool to_journal();
 
 void write(Level level, std::string_view message, std::initializer_list<Field> fields = {});
 // What the decision core noted (core/notes.hpp), as one entry.
-void write(const Note& note);
+void write(const core::Note& note);
 
 inline void debug(std::string_view m, std::initializer_list<Field> f = {}) {
   write(Level::debug, m, f);

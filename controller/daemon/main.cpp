@@ -20,25 +20,26 @@
 
 int main(int argc, char** argv) {
   using namespace gaptrain::daemon;
-  std::string config_path = kDefaultConfigPath;
+  namespace core = gaptrain::core;
+  std::string config_path = core::kDefaultConfigPath;
   bool check_only = false;
   CLI::App app{"gaptraind: keeps the live view of a Slurm cluster's holes and elastic jobs.",
                "gaptraind"};
   app.set_version_flag("--version", "gaptraind " + std::string(gaptrain::kVersion));
   app.add_option("--config", config_path,
-                 "JSON configuration (default " + std::string(kDefaultConfigPath) + ")")
+                 "JSON configuration (default " + std::string(core::kDefaultConfigPath) + ")")
       ->type_name("FILE");
   app.add_flag("--check-config", check_only, "Validate the configuration and exit");
-  app.footer(settings_help());
+  app.footer(core::settings_help());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
-  DaemonConfig config;
+  core::DaemonConfig config;
   try {
-    config = parse_config(gaptrain::read_text_file(config_path));
+    config = core::parse_config(gaptrain::read_text_file(config_path));
   } catch (const gaptrain::InputError& e) {
     std::cerr << "gaptraind: " << config_path << ": " << e.what() << '\n';
     return 2;

@@ -33,16 +33,16 @@ void add_increase(prometheus::Counter& counter, std::uint64_t now, std::uint64_t
 }
 
 // The holes in each partition Slurm lists; all of them under "" when it listed none.
-std::map<std::string, std::size_t> holes_by_partition(const Snapshot& snapshot,
-                                                      const std::vector<Hole>& holes) {
+std::map<std::string, std::size_t> holes_by_partition(const core::Snapshot& snapshot,
+                                                      const std::vector<core::Hole>& holes) {
   std::map<std::string, std::size_t> counts;
   if (snapshot.partitions.empty()) {
     counts[""] = holes.size();
     return counts;
   }
   std::set<std::string> idle;
-  for (const Hole& hole : holes) idle.insert(hole.node);
-  for (const Partition& partition : snapshot.partitions) {
+  for (const core::Hole& hole : holes) idle.insert(hole.node);
+  for (const core::Partition& partition : snapshot.partitions) {
     std::size_t& count = counts[partition.name];
     for (const std::string& node : partition.nodes)
       if (idle.contains(node)) ++count;
@@ -144,11 +144,12 @@ void Metrics::set_by_partition(prometheus::Family<prometheus::Gauge>& family,
   }
 }
 
-void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
-                     const ElasticJobs& elastic, const ElasticPartitions& elastic_partitions,
-                     const ActionCounts& actions, const EventCounts& events, double mono_s) {
+void Metrics::update(const core::Snapshot& snapshot, const std::vector<core::Hole>& holes,
+                     const core::ElasticJobs& elastic,
+                     const core::ElasticPartitions& elastic_partitions,
+                     const core::ActionCounts& actions, const EventCounts& events, double mono_s) {
   set_by_partition(hole_nodes_, holes_by_partition(snapshot, holes), hole_partitions_);
-  NodesByOwner held = elastic_nodes_by_owner(elastic, snapshot, elastic_partitions.first());
+  core::NodesByOwner held = elastic_nodes_by_owner(elastic, snapshot, elastic_partitions.first());
   // Each elastic partition's series is there (0) before any job is: a panel shows no elastic use.
   std::map<std::string, std::size_t> elastic_by_partition;
   for (const std::string& partition : elastic_partitions.names()) elastic_by_partition[partition];
@@ -168,10 +169,10 @@ void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
   for (const char* kind : {"regular", "elastic"}) {
     for (const char* state : {"pending", "running"}) counts[{kind, state}] = 0;
   }
-  for (const Job& job : snapshot.jobs) {
-    if (job.state != JobState::pending && job.state != JobState::running) continue;
+  for (const core::Job& job : snapshot.jobs) {
+    if (job.state != core::JobState::pending && job.state != core::JobState::running) continue;
     const std::string kind = elastic_partitions.contains(job.partition) ? "elastic" : "regular";
-    ++counts[{kind, job.state == JobState::pending ? "pending" : "running"}];
+    ++counts[{kind, job.state == core::JobState::pending ? "pending" : "running"}];
   }
   for (const auto& [key, count] : counts) {
     jobs_.Add({{"kind", key.first}, {"state", key.second}}).Set(static_cast<double>(count));
@@ -187,13 +188,14 @@ void Metrics::update(const Snapshot& snapshot, const std::vector<Hole>& holes,
   add_increase(requests_rejected_, events.rejected, events_seen_.rejected);
 }
 
-void Metrics::set_operation(Operation operation) {
-  for (const Operation each : {Operation::running, Operation::paused, Operation::draining}) {
+void Metrics::set_operation(core::Operation operation) {
+  for (const core::Operation each :
+       {core::Operation::running, core::Operation::paused, core::Operation::draining}) {
     operation_.Add({{"state", std::string(to_string(each))}}).Set(each == operation ? 1.0 : 0.0);
   }
 }
 
-void Metrics::set_private_data(const PrivateData& private_data) {
+void Metrics::set_private_data(const core::PrivateData& private_data) {
   // squeue hides other users' jobs under PrivateData=jobs, sshare and sreport their usage under
   // usage, sacctmgr their records under users (and accounts under accounts): the endpoint has
   // no viewer, so it shows no user what any of these hides.

@@ -73,16 +73,16 @@ class Metrics {
   // by kind and state, the node-seconds the elastic jobs held since the last update, and the
   // counters of actions and requests (which only grow: the increase since the last update is
   // added).
-  void update(const Snapshot& snapshot, const std::vector<Hole>& holes, const ElasticJobs& elastic,
-              const ElasticPartitions& elastic_partitions, const ActionCounts& actions,
-              const EventCounts& events, double mono_s);
+  void update(const core::Snapshot& snapshot, const std::vector<core::Hole>& holes,
+              const core::ElasticJobs& elastic, const core::ElasticPartitions& elastic_partitions,
+              const core::ActionCounts& actions, const EventCounts& events, double mono_s);
   // What an admin lets gaptraind do (operation.hpp): gaptrain_operation{state} is 1 for it,
   // 0 for the others.
-  void set_operation(Operation operation);
+  void set_operation(core::Operation operation);
   // slurm.conf's PrivateData, as slurmctld last said: which owner labels the node-seconds carry.
   // Until it is first set every owner label is left out. The series of labels it hides now
   // are removed (a reconfigure that sets it takes them off the endpoint).
-  void set_private_data(const PrivateData& private_data);
+  void set_private_data(const core::PrivateData& private_data);
   void observe_solve(double seconds);
   void observe_reclaim(double seconds);
 
@@ -115,7 +115,7 @@ class Metrics {
   EventCounts events_seen_;
   std::set<std::string> hole_partitions_;
   std::set<std::string> elastic_partitions_;
-  NodeSecondsMeter node_seconds_meter_;
+  core::NodeSecondsMeter node_seconds_meter_;
   bool show_users_ = false;
   bool show_accounts_ = false;
   std::map<prometheus::Labels, prometheus::Counter*> node_seconds_series_;

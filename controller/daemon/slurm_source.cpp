@@ -23,43 +23,44 @@ std::int64_t epoch(time_t t) {
   return static_cast<std::int64_t>(t);
 }
 
-NodeState node_state(std::uint32_t state) {
+core::NodeState node_state(std::uint32_t state) {
   const std::uint32_t base = state & NODE_STATE_BASE;
   // Down-like flags first: a failing or unreachable node hosts nothing, whatever its base.
   if (base == NODE_STATE_DOWN ||
       (state & (NODE_STATE_FAIL | NODE_STATE_NO_RESPOND | NODE_STATE_POWERED_DOWN)) != 0U) {
-    return NodeState::down;
+    return core::NodeState::down;
   }
-  if (base == NODE_STATE_FUTURE) return NodeState::future;
+  if (base == NODE_STATE_FUTURE) return core::NodeState::future;
   const bool drain = (state & NODE_STATE_DRAIN) != 0U;
   switch (base) {
     case NODE_STATE_IDLE:
-      if (drain) return NodeState::drained;
+      if (drain) return core::NodeState::drained;
       // COMPLETING on an idle base: the epilog of the job that just left still runs.
-      if ((state & NODE_STATE_COMPLETING) != 0U) return NodeState::completing;
-      if ((state & NODE_STATE_PLANNED) != 0U) return NodeState::planned;
-      return NodeState::idle;
-    case NODE_STATE_ALLOCATED: return drain ? NodeState::draining : NodeState::allocated;
-    case NODE_STATE_MIXED: return drain ? NodeState::draining : NodeState::mixed;
-    default: return NodeState::unknown;
+      if ((state & NODE_STATE_COMPLETING) != 0U) return core::NodeState::completing;
+      if ((state & NODE_STATE_PLANNED) != 0U) return core::NodeState::planned;
+      return core::NodeState::idle;
+    case NODE_STATE_ALLOCATED:
+      return drain ? core::NodeState::draining : core::NodeState::allocated;
+    case NODE_STATE_MIXED: return drain ? core::NodeState::draining : core::NodeState::mixed;
+    default: return core::NodeState::unknown;
   }
 }
 
-PendingReason pending_reason(std::uint32_t reason) {
+core::PendingReason pending_reason(std::uint32_t reason) {
   switch (reason) {
-    case WAIT_NO_REASON: return PendingReason::none;
-    case WAIT_PRIORITY: return PendingReason::priority;
-    case WAIT_RESOURCES: return PendingReason::resources;
-    default: return PendingReason::other;
+    case WAIT_NO_REASON: return core::PendingReason::none;
+    case WAIT_PRIORITY: return core::PendingReason::priority;
+    case WAIT_RESOURCES: return core::PendingReason::resources;
+    default: return core::PendingReason::other;
   }
 }
 
-JobState job_state(std::uint32_t state) {
+core::JobState job_state(std::uint32_t state) {
   switch (state & JOB_STATE_BASE) {
-    case JOB_PENDING: return JobState::pending;
-    case JOB_RUNNING: return JobState::running;
-    case JOB_SUSPENDED: return JobState::suspended;
-    default: return JobState::finished;
+    case JOB_PENDING: return core::JobState::pending;
+    case JOB_RUNNING: return core::JobState::running;
+    case JOB_SUSPENDED: return core::JobState::suspended;
+    default: return core::JobState::finished;
   }
 }
 
@@ -113,7 +114,7 @@ SlurmSource::~SlurmSource() {
   slurm_fini();
 }
 
-SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool full) {
+SlurmSource::Result SlurmSource::poll(core::Snapshot& snapshot, std::int64_t now, bool full) {
   Cache& c = *cache_;
   // SHOW_ALL: nodes and jobs of hidden partitions are holes and reclaimers too.
   if (!c.nodes.refresh(
@@ -134,14 +135,14 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
     return {false, "slurm_load_partitions: " + slurm_error()};
   }
 
-  Snapshot fresh;
+  core::Snapshot fresh;
   fresh.taken_at = now;
   try {
     const node_info_msg_t& nodes = *c.nodes.msg;
     for (std::uint32_t i = 0; i < nodes.record_count; ++i) {
       const node_info_t& n = nodes.node_array[i];
       if (n.name == nullptr) continue;  // a hole in Slurm's node table (future/cloud nodes)
-      Node node;
+      core::Node node;
       node.name = n.name;
       node.state = node_state(n.node_state);
       node.last_busy = epoch(n.last_busy);
@@ -153,7 +154,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
     const job_info_msg_t& jobs = *c.jobs.msg;
     for (std::uint32_t i = 0; i < jobs.record_count; ++i) {
       const slurm_job_info_t& j = jobs.job_array[i];
-      Job job;
+      core::Job job;
       job.id = j.job_id;
       job.name = text(j.name);
       job.user_id = j.user_id;
@@ -172,16 +173,17 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.batch_host = text(j.batch_host);
       job.start_time = epoch(j.start_time);
       job.end_time = epoch(j.end_time);
-      if (job.state == JobState::pending) job.sched_nodes = expand_hostlist(j.sched_nodes);
+      if (job.state == core::JobState::pending) job.sched_nodes = expand_hostlist(j.sched_nodes);
       if (j.time_limit != INFINITE && j.time_limit != NO_VAL) job.time_limit_minutes = j.time_limit;
       if (j.num_nodes != NO_VAL) job.min_nodes = j.num_nodes;
       // A pending job's minimum is in its requested TRES: the count above is Slurm's guess for
       // one it has tried to place (cluster.hpp, requested_node_count).
-      if (job.state == JobState::pending) {
-        if (auto requested = requested_node_count(text(j.tres_req_str))) job.min_nodes = *requested;
+      if (job.state == core::JobState::pending) {
+        if (auto requested = core::requested_node_count(text(j.tres_req_str)))
+          job.min_nodes = *requested;
       }
       if (j.max_nodes != NO_VAL) job.max_nodes = j.max_nodes;
-      job.held = job.state == JobState::pending && j.priority == 0;
+      job.held = job.state == core::JobState::pending && j.priority == 0;
       job.priority = j.priority;
       job.eligible_time = epoch(j.eligible_time);
       job.requeued = j.restart_cnt > 0;
@@ -189,7 +191,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
       job.completed_ok = (j.job_state & JOB_STATE_BASE) == JOB_COMPLETE;
       job.preempted = (j.job_state & JOB_STATE_BASE) == JOB_PREEMPTED;
       job.dependency = text(j.dependency);
-      if (job.state == JobState::pending) {
+      if (job.state == core::JobState::pending) {
         job.reason = pending_reason(j.state_reason);
         // Where it may start (node_needs.hpp): a job pinned to a node waits for that node only.
         job.required_nodes = expand_hostlist(j.req_nodes);
@@ -201,7 +203,7 @@ SlurmSource::Result SlurmSource::poll(Snapshot& snapshot, std::int64_t now, bool
     const reserve_info_msg_t& resvs = *c.reservations.msg;
     for (std::uint32_t i = 0; i < resvs.record_count; ++i) {
       const reserve_info_t& r = resvs.reservation_array[i];
-      Reservation reservation{text(r.name), epoch(r.start_time), epoch(r.end_time), {}};
+      core::Reservation reservation{text(r.name), epoch(r.start_time), epoch(r.end_time), {}};
       reservation.nodes = expand_hostlist(r.node_list);
       fresh.reservations.push_back(std::move(reservation));
     }

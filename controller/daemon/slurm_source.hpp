@@ -18,7 +18,7 @@
 
 namespace gaptrain::daemon {
 
-class SlurmSource final : public SlurmQueries {
+class SlurmSource final : public core::SlurmQueries {
  public:
   // Initializes libslurm from SLURM_CONF or /etc/slurm/slurm.conf (slurm_init).
   SlurmSource();
@@ -27,7 +27,7 @@ class SlurmSource final : public SlurmQueries {
   SlurmSource& operator=(const SlurmSource&) = delete;
 
   // SlurmQueries. poll() passes the cached update times unless `full`.
-  Result poll(Snapshot& snapshot, std::int64_t now, bool full) override;
+  Result poll(core::Snapshot& snapshot, std::int64_t now, bool full) override;
 
   // SlurmUser, PrivateData, release and SchedulerParameters, from slurmctld's configuration
   // (slurm_load_ctl_conf).

@@ -148,7 +148,7 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
 
 }  // namespace
 
-SavedJob saved_job(const ElasticJob& job) {
+SavedJob saved_job(const core::ElasticJob& job) {
   SavedJob saved;
   saved.uid = job.uid;
   saved.registered_at = job.registered_at;
@@ -161,15 +161,15 @@ SavedJob saved_job(const ElasticJob& job) {
   r.allowed_sizes = job.allowed_sizes;
   r.mix_types = job.mix_types;
   if (job.curves.empty()) {
-    if (job.curve_source == Source::given) r.curve = job.curve;
-    if (job.curve_source == Source::learned) saved.learned_curve = job.curve;
+    if (job.curve_source == core::Source::given) r.curve = job.curve;
+    if (job.curve_source == core::Source::learned) saved.learned_curve = job.curve;
   }
   // Per node type: the given curves; one learned on a type is learned again after a restart.
   for (const auto& [type, typed] : job.curves) {
-    r.curves[type] =
-        typed.source == Source::given ? std::optional<ScalingCurve>(typed.curve) : std::nullopt;
+    r.curves[type] = typed.source == core::Source::given ? std::optional<ScalingCurve>(typed.curve)
+                                                         : std::nullopt;
   }
-  if (job.costs_source == Source::given) {
+  if (job.costs_source == core::Source::given) {
     r.up_cost_s = job.up_cost_s;
     r.down_cost_s = job.down_cost_s;
   }
@@ -177,7 +177,8 @@ SavedJob saved_job(const ElasticJob& job) {
   r.batch = job.batch;
   r.noise_scale = job.given_noise_scale;
   saved.learned_noise_scale = job.learned_noise_scale;
-  if (job.costs_source == Source::learned) saved.learned_costs = {job.up_cost_s, job.down_cost_s};
+  if (job.costs_source == core::Source::learned)
+    saved.learned_costs = {job.up_cost_s, job.down_cost_s};
   return saved;
 }
 
@@ -273,8 +274,8 @@ DecodedState decode_state(std::string_view json) {
   // Absent from files written before pause and drain were kept: running.
   if (root.isMember("operation")) {
     const Json::Value& operation = root["operation"];
-    const std::optional<Operation> parsed =
-        operation.isString() ? parse_operation(operation.asString()) : std::nullopt;
+    const std::optional<core::Operation> parsed =
+        operation.isString() ? core::parse_operation(operation.asString()) : std::nullopt;
     if (parsed) {
       state.operation = *parsed;
     } else {

@@ -47,13 +47,13 @@ struct SavedJob {
 struct DaemonState {
   std::vector<SavedJob> jobs;
   std::map<std::uint32_t, std::uint32_t> user_limits;  // job -> minutes, 0: no limit
-  Operation operation = Operation::running;
+  core::Operation operation = core::Operation::running;
 
   friend bool operator==(const DaemonState&, const DaemonState&) = default;
 };
 
 // The state of the managed jobs, as saved.
-SavedJob saved_job(const ElasticJob& job);
+SavedJob saved_job(const core::ElasticJob& job);
 
 // A state file is a few KB per job; anything near this is not one gaptraind wrote.
 inline constexpr std::size_t kMaxStateFileBytes = std::size_t{64} << 20;

@@ -11,7 +11,7 @@ namespace gaptrain::daemon {
 namespace {
 
 // The node types of `nodes`, each once in the order met, joined by '+' ("a100+v100").
-std::string types_held(const std::vector<std::string>& nodes, const NodeTypes& types) {
+std::string types_held(const std::vector<std::string>& nodes, const core::NodeTypes& types) {
   std::vector<std::string> seen;
   for (const std::string& node : nodes) {
     const std::string& type = types.of(node);
@@ -23,7 +23,7 @@ std::string types_held(const std::vector<std::string>& nodes, const NodeTypes& t
 }
 
 // {"source": "given"|"assumed"|"learned", "points": [[nodes, samples_per_s], ...]}
-Json::Value curve_json(Source source, const ScalingCurve& curve) {
+Json::Value curve_json(core::Source source, const ScalingCurve& curve) {
   Json::Value json(Json::objectValue);
   json["source"] = std::string(to_string(source));
   Json::Value& points = json["points"] = Json::Value(Json::arrayValue);
@@ -52,13 +52,13 @@ Json::Value string_array(const std::vector<std::string>& strings) {
 
 }  // namespace
 
-Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes,
-                        const ElasticJobs& elastic, const EventCounts& events,
+Json::Value status_json(const core::Snapshot& snapshot, const std::vector<core::Hole>& holes,
+                        const core::ElasticJobs& elastic, const EventCounts& events,
                         std::optional<std::int64_t> last_poll) {
   Json::Value status(Json::objectValue);
 
   Json::Value hole_array(Json::arrayValue);
-  for (const Hole& hole : holes) {
+  for (const core::Hole& hole : holes) {
     Json::Value h(Json::objectValue);
     h["node"] = hole.node;
     h["since"] = epoch(hole.since);
@@ -72,7 +72,7 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
 
   // Which running jobs sit on which node, in one pass over the jobs.
   std::map<std::string, Json::Value> jobs_on;
-  for (const Job& job : snapshot.jobs) {
+  for (const core::Job& job : snapshot.jobs) {
     if (!holds_nodes(job)) continue;
     for (const std::string& node : job.nodes) {
       Json::Value& list = jobs_on[node];
@@ -81,7 +81,7 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     }
   }
   Json::Value node_array(Json::arrayValue);
-  for (const Node& node : snapshot.nodes) {
+  for (const core::Node& node : snapshot.nodes) {
     Json::Value n(Json::objectValue);
     n["name"] = node.name;
     n["state"] = std::string(to_string(node.state));
@@ -92,14 +92,14 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
   status["nodes"] = node_array;
 
   Json::Value job_array(Json::arrayValue);
-  const JobIndex slurm_jobs(snapshot);
-  const NodeTypes node_types(snapshot);
+  const core::JobIndex slurm_jobs(snapshot);
+  const core::NodeTypes node_types(snapshot);
   for (const auto& [id, job] : elastic.jobs()) {
     Json::Value j(Json::objectValue);
     j["job_id"] = id;
     j["user"] = job.user;
     // Which elastic partition plans it (several may be configured); "" when Slurm lists it not.
-    const Job* slurm_job = slurm_jobs.find(id);
+    const core::Job* slurm_job = slurm_jobs.find(id);
     j["partition"] = slurm_job != nullptr ? slurm_job->partition : std::string();
     j["nodes"] = string_array(job.nodes);
     j["batch_host"] = job.batch_host;
@@ -126,7 +126,7 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
     j["satellites"] = satellites;
     j["samples_done"] = or_null(job.samples_done);
     j["reported_at"] = job.reported_at ? epoch(*job.reported_at) : Json::Value(Json::nullValue);
-    const std::optional<NoiseScale> phi = noise_scale_of(job);
+    const std::optional<core::NoiseScale> phi = noise_scale_of(job);
     put_goodput_json(j, job.batch, phi ? std::optional(phi->value) : std::nullopt,
                      phi ? to_string(phi->source) : "");
     job_array.append(j);
@@ -142,11 +142,11 @@ Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes
 }
 
 Json::Value queue_json(const std::vector<std::pair<std::uint32_t, std::string>>& waiting,
-                       const Snapshot& snapshot, std::optional<std::uint32_t> only_uid) {
+                       const core::Snapshot& snapshot, std::optional<std::uint32_t> only_uid) {
   Json::Value queue(Json::arrayValue);
-  const JobIndex jobs(snapshot);
+  const core::JobIndex jobs(snapshot);
   for (const auto& [job_id, reason] : waiting) {
-    const Job* job = jobs.find(job_id);
+    const core::Job* job = jobs.find(job_id);
     if (only_uid && (job == nullptr || job->user_id != *only_uid)) continue;
     Json::Value entry(Json::objectValue);
     entry["job_id"] = job_id;

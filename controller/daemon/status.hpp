@@ -41,13 +41,13 @@ struct EventCounts {
   std::uint64_t rejected = 0;
 };
 
-Json::Value status_json(const Snapshot& snapshot, const std::vector<Hole>& holes,
-                        const ElasticJobs& elastic, const EventCounts& events,
+Json::Value status_json(const core::Snapshot& snapshot, const std::vector<core::Hole>& holes,
+                        const core::ElasticJobs& elastic, const EventCounts& events,
                         std::optional<std::int64_t> last_poll);
 
 // The held jobs the queue policy does not admit yet (CycleOutcome::waiting), each with why;
 // with `only_uid`, those of that user only (a user sees why their own jobs wait).
 Json::Value queue_json(const std::vector<std::pair<std::uint32_t, std::string>>& waiting,
-                       const Snapshot& snapshot, std::optional<std::uint32_t> only_uid);
+                       const core::Snapshot& snapshot, std::optional<std::uint32_t> only_uid);
 
 }  // namespace gaptrain::daemon

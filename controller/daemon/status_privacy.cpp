@@ -12,8 +12,8 @@ namespace {
 
 class Owners {
  public:
-  Owners(const Snapshot& snapshot, const ElasticJobs& elastic) {
-    for (const Job& job : snapshot.jobs) uid_of_.try_emplace(job.id, job.user_id);
+  Owners(const core::Snapshot& snapshot, const core::ElasticJobs& elastic) {
+    for (const core::Job& job : snapshot.jobs) uid_of_.try_emplace(job.id, job.user_id);
     for (const auto& [id, job] : elastic.jobs()) uid_of_.try_emplace(id, job.uid);
   }
   bool owns(uid_t uid, const Json::Value& job_id) const {
@@ -58,15 +58,16 @@ void hide_other_jobs(Json::Value& status, const Owners& owners, uid_t uid) {
 }  // namespace
 
 std::optional<std::string> job_view_refusal(std::uint32_t job_id, uid_t owner,
-                                            const PrivateData& private_data,
+                                            const core::PrivateData& private_data,
                                             const StatusViewer& viewer) {
   if (viewer.privileged || !private_data.jobs || viewer.uid == owner) return std::nullopt;
   return "job " + std::to_string(job_id) + " is not yours: Slurm's PrivateData=jobs shows a job " +
          "to its owner, root and SlurmUser only (uid " + std::to_string(viewer.uid) + ")";
 }
 
-void apply_private_data(Json::Value& status, const Snapshot& snapshot, const ElasticJobs& elastic,
-                        const PrivateData& private_data, const StatusViewer& viewer) {
+void apply_private_data(Json::Value& status, const core::Snapshot& snapshot,
+                        const core::ElasticJobs& elastic, const core::PrivateData& private_data,
+                        const StatusViewer& viewer) {
   if (viewer.privileged) return;
   if (private_data.jobs) hide_other_jobs(status, Owners(snapshot, elastic), viewer.uid);
   if (private_data.nodes) {

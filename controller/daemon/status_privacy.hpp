@@ -31,10 +31,11 @@ struct StatusViewer {
 // always, anyone without PrivateData=jobs, else its owner only; otherwise the refusal, which
 // says so (a job hidden is refused, never shown empty).
 std::optional<std::string> job_view_refusal(std::uint32_t job_id, uid_t owner,
-                                            const PrivateData& private_data,
+                                            const core::PrivateData& private_data,
                                             const StatusViewer& viewer);
 
-void apply_private_data(Json::Value& status, const Snapshot& snapshot, const ElasticJobs& elastic,
-                        const PrivateData& private_data, const StatusViewer& viewer);
+void apply_private_data(Json::Value& status, const core::Snapshot& snapshot,
+                        const core::ElasticJobs& elastic, const core::PrivateData& private_data,
+                        const StatusViewer& viewer);
 
 }  // namespace gaptrain::daemon

@@ -42,7 +42,7 @@ inline constexpr SimOption kDurationOption{"--duration",
                                            true};
 inline constexpr SimOption kTimeLimitOption{"--time-limit",
                                             "SECONDS",
-                                            daemon::kSolveTimeLimitS,
+                                            core::kSolveTimeLimitS,
                                             0,
                                             bounds::kMaxTimeLimitS,
                                             "Solver time limit per decision, as gaptraind's",

@@ -9,7 +9,7 @@ namespace gaptrain::sim {
 
 namespace {
 
-using daemon::ActionResult;
+using core::ActionResult;
 
 // How long slurmctld lists an ended job (MinJobAge's default).
 constexpr std::int64_t kMinJobAgeS = 300;
@@ -252,8 +252,8 @@ ActionResult ReplayedSlurm::refuse(const std::string& what) const {
   return {false, what};
 }
 
-ActionResult ReplayedSlurm::shrink(const daemon::ShrinkRequest& request) {
-  if (const std::string why = daemon::shrink_refusal(request); !why.empty()) return refuse(why);
+ActionResult ReplayedSlurm::shrink(const core::ShrinkRequest& request) {
+  if (const std::string why = core::shrink_refusal(request); !why.empty()) return refuse(why);
   const auto it = jobs_.find(request.job_id);
   if (it == jobs_.end() || it->second.phase != Phase::running)
     return refuse("shrink: job " + std::to_string(request.job_id) + " does not run");
@@ -272,8 +272,8 @@ ActionResult ReplayedSlurm::shrink(const daemon::ShrinkRequest& request) {
   return {true, {}};
 }
 
-daemon::GrowResult ReplayedSlurm::grow(const daemon::GrowRequest& request) {
-  daemon::GrowResult result;
+core::GrowResult ReplayedSlurm::grow(const core::GrowRequest& request) {
+  core::GrowResult result;
   if (!running(request.job_id)) {
     result.error = "grow: job " + std::to_string(request.job_id) + " does not run";
     return result;
@@ -334,7 +334,7 @@ ActionResult ReplayedSlurm::set_time_limit(std::uint32_t job_id, std::uint32_t m
   return refuse("time limit: job " + std::to_string(job_id) + " is unknown");
 }
 
-ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
+ActionResult ReplayedSlurm::admit(const core::AdmitRequest& request) {
   const auto it = jobs_.find(request.job_id);
   if (it == jobs_.end() || it->second.phase != Phase::held)
     return refuse("admit: job " + std::to_string(request.job_id) + " is not held");
@@ -357,7 +357,7 @@ ActionResult ReplayedSlurm::admit(const daemon::AdmitRequest& request) {
   return {true, {}};
 }
 
-ActionResult ReplayedSlurm::admit_home(ElasticJob& job, const daemon::AdmitRequest& request) {
+ActionResult ReplayedSlurm::admit_home(ElasticJob& job, const core::AdmitRequest& request) {
   if (request.home_partition != setup_.home_partition)
     return refuse("admit: partition " + request.home_partition + " does not exist" +
                   (setup_.home_partition.empty() ? "" : " (home: " + setup_.home_partition + ")"));

@@ -71,7 +71,7 @@ struct ElasticSetup {
   std::string preemptable_qos = {};
 };
 
-class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {
+class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions {
  public:
   static constexpr std::int64_t kEpoch = 1'000'000'000;
 
@@ -118,15 +118,15 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   void end_elastic(std::uint32_t job_id);
 
   // --- Ports ---------------------------------------------------------------------------------
-  Result poll(daemon::Snapshot& snapshot, std::int64_t now, bool full) override;
+  Result poll(core::Snapshot& snapshot, std::int64_t now, bool full) override;
   Result load_config(Config& config) override;
-  daemon::ActionResult shrink(const daemon::ShrinkRequest& request) override;
-  daemon::GrowResult grow(const daemon::GrowRequest& request) override;
-  daemon::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
-  daemon::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
-  daemon::ActionResult admit(const daemon::AdmitRequest& request) override;
-  daemon::ActionResult requeue(std::uint32_t job_id) override;
-  daemon::ActionResult park(std::uint32_t job_id) override;
+  core::ActionResult shrink(const core::ShrinkRequest& request) override;
+  core::GrowResult grow(const core::GrowRequest& request) override;
+  core::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
+  core::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
+  core::ActionResult admit(const core::AdmitRequest& request) override;
+  core::ActionResult requeue(std::uint32_t job_id) override;
+  core::ActionResult park(std::uint32_t job_id) override;
 
   // --- What the replay measures --------------------------------------------------------------
   int node_count() const { return static_cast<int>(nodes_.size()); }
@@ -158,7 +158,7 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   // Whether the regular workload leaves the node free (a hole; held by an elastic job or not).
   bool is_hole(int node) const { return nodes_[static_cast<std::size_t>(node)].hole; }
   // The job as a snapshot shows it (for registration); nullopt when unknown or ended.
-  std::optional<daemon::Job> job(std::uint32_t job_id) const;
+  std::optional<core::Job> job(std::uint32_t job_id) const;
 
  private:
   struct Node {
@@ -225,11 +225,11 @@ class ReplayedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAct
   void preempt(int node);
   // Counts a pause when `owner` is a job at home that holds no node any more.
   void count_pause_of(std::uint32_t owner);
-  daemon::Job satellite_view(std::uint32_t id, const Satellite& satellite) const;
-  daemon::Job job_view(std::uint32_t id, const ElasticJob& job) const;
-  daemon::ActionResult refuse(const std::string& what) const;
+  core::Job satellite_view(std::uint32_t id, const Satellite& satellite) const;
+  core::Job job_view(std::uint32_t id, const ElasticJob& job) const;
+  core::ActionResult refuse(const std::string& what) const;
   // admit() with AdmitRequest::home_partition: the job starts on the home node.
-  daemon::ActionResult admit_home(ElasticJob& job, const daemon::AdmitRequest& request);
+  core::ActionResult admit_home(ElasticJob& job, const core::AdmitRequest& request);
 
   std::string elastic_partition_;
   ElasticSetup setup_;

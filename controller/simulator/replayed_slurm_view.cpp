@@ -12,9 +12,9 @@ namespace gaptrain::sim {
 
 namespace {
 
-using daemon::Job;
-using daemon::JobState;
-using daemon::NodeState;
+using core::Job;
+using core::JobState;
+using core::NodeState;
 
 constexpr std::uint32_t kRegularUid = 1000;
 constexpr std::uint32_t kTrainerUid = 2000;
@@ -35,7 +35,7 @@ Job regular_pending(std::uint32_t id, std::string partition) {
   job.user = "regular";
   job.partition = std::move(partition);
   job.state = JobState::pending;
-  job.reason = daemon::PendingReason::resources;
+  job.reason = core::PendingReason::resources;
   return job;
 }
 
@@ -74,7 +74,7 @@ Job ReplayedSlurm::job_view(std::uint32_t id, const ElasticJob& elastic) const {
     job.held = true;
     job.priority = 0;
     job.requeued = elastic.requeued;
-    job.reason = daemon::PendingReason::other;
+    job.reason = core::PendingReason::other;
     return job;
   }
   job.state = JobState::running;
@@ -109,15 +109,15 @@ std::vector<int> ReplayedSlurm::nodes_of(std::uint32_t job_id) const {
   return nodes;
 }
 
-daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std::int64_t now,
-                                                 bool /*full*/) {
+core::SlurmQueries::Result ReplayedSlurm::poll(core::Snapshot& snapshot, std::int64_t now,
+                                               bool /*full*/) {
   expire();
   snapshot.taken_at = now;
   snapshot.nodes.clear();
   snapshot.jobs.clear();
   snapshot.reservations.clear();
   snapshot.partitions.clear();
-  daemon::Partition all{kRegularPartition, names_};
+  core::Partition all{kRegularPartition, names_};
   snapshot.partitions.push_back(all);
   all.name = elastic_partition_;
   snapshot.partitions.push_back(std::move(all));
@@ -127,14 +127,14 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
   snapshot.nodes.reserve(nodes_.size() + 1);
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const Node& n = nodes_[i];
-    daemon::Node node;
+    core::Node node;
     node.name = names_[i];
     if (report_types_ && !types_[i].empty()) {
       // As a feature, as Slurm reports it (assign_node_types reads it when gaptraind.json names
       // the types), and as the type, as a gaptraind told the types sees it.
       node.features = types_[i];
       node.type = types_[i];
-      node.type_source = daemon::NodeTypeSource::feature;
+      node.type_source = core::NodeTypeSource::feature;
     }
     const bool plan_known = n.hole && n.predicted_end_s != kUnknownEnd;
     if (!n.hole || n.holder != 0 || n.wanted) {
@@ -151,7 +151,7 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
   // The home node, after the trace's: shared by the jobs at home, never a hole.
   if (!home_node_.empty()) {
     snapshot.partitions.push_back({setup_.home_partition, {home_node_}});
-    daemon::Node home;
+    core::Node home;
     home.name = home_node_;
     home.state = std::any_of(jobs_.begin(), jobs_.end(),
                              [](const auto& job) {
@@ -204,7 +204,7 @@ daemon::SlurmQueries::Result ReplayedSlurm::poll(daemon::Snapshot& snapshot, std
 Job ReplayedSlurm::satellite_view(std::uint32_t id, const Satellite& satellite) const {
   Job job;
   job.id = id;
-  job.name = daemon::satellite_name(satellite.owner);
+  job.name = core::satellite_name(satellite.owner);
   job.user_id = kTrainerUid;
   job.group_id = kTrainerUid;
   job.user = "trainer";
@@ -224,9 +224,9 @@ Job ReplayedSlurm::satellite_view(std::uint32_t id, const Satellite& satellite) 
   return job;
 }
 
-daemon::SlurmQueries::Result ReplayedSlurm::load_config(Config& config) {
+core::SlurmQueries::Result ReplayedSlurm::load_config(Config& config) {
   config = Config{};
-  config.private_data = daemon::PrivateData{};
+  config.private_data = core::PrivateData{};
   config.controller.slurmctld_release = "replay";
   config.controller.built_release = "replay";
   return {true, {}};

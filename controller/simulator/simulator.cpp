@@ -80,8 +80,8 @@ double percentile(std::vector<double> values, double p) {
 }
 
 // gaptraind's settings (cycle.hpp), and the comparison policy's.
-daemon::CycleSettings policy_settings(const SimOptions& options) {
-  daemon::CycleSettings settings = daemon::cycle_settings(options.config);
+core::CycleSettings policy_settings(const SimOptions& options) {
+  core::CycleSettings settings = core::cycle_settings(options.config);
   settings.planner.objective = options.objective;
   settings.planner.solver = options.solver;
   settings.planner.use_hole_ends = options.policy != Policy::bftrainer;
@@ -104,7 +104,7 @@ class Replay {
             options.node_limit > 0 ? options.node_limit : static_cast<int>(trace.node_names.size()),
             options.config.elastic_partitions.first(), ReplayedSlurm::kEpoch, options.placement,
             options.tell_node_types, {options.config.home_partition, options.config.satellite_qos}),
-        gaptraind_(slurm_, policy_settings(options), daemon::resizer_settings(options.config)) {
+        gaptraind_(slurm_, policy_settings(options), core::resizer_settings(options.config)) {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
     jobs_.reserve(jobs.size());
@@ -328,7 +328,7 @@ class Replay {
   }
 
   // What the plugin registers when the job starts: its curve and costs, unless --learn.
-  protocol::JobRegistration registration(const JobRun& r, const daemon::Job& job) const {
+  protocol::JobRegistration registration(const JobRun& r, const core::Job& job) const {
     protocol::JobRegistration request;
     request.job_id = r.slurm_id;
     request.user = job.user;
@@ -369,7 +369,7 @@ class Replay {
       const JobRun& r = jobs_[idx(j)];
       if (!slurm_.running(r.slurm_id)) continue;
       if (!gaptraind_.jobs().contains(r.slurm_id)) {
-        const std::optional<daemon::Job> job = slurm_.job(r.slurm_id);
+        const std::optional<core::Job> job = slurm_.job(r.slurm_id);
         if (auto refused = gaptraind_.add(registration(r, *job), wall))
           throw std::logic_error("simulate: registration of " + r.spec->id +
                                  " refused: " + *refused);
@@ -398,11 +398,11 @@ class Replay {
     changed_ = false;
     follow_up_at_ = kUnknownEnd;
     const std::int64_t wall = slurm_.wall_at(now);
-    daemon::Snapshot snapshot;
+    core::Snapshot snapshot;
     slurm_.poll(snapshot, wall, true);
     gaptraind_.observe(std::move(snapshot), now);
     register_and_report(wall, now);
-    const daemon::CycleOutcome outcome = gaptraind_.decide(daemon::Now{now, wall});
+    const core::CycleOutcome outcome = gaptraind_.decide(core::Now{now, wall});
     ++summary_.cycles;
     (void)gaptraind_.resizer().take_reclaim_latencies();
     if (outcome.allocation) {
@@ -416,7 +416,7 @@ class Replay {
       retrain(job(j), now);
       refresh_rate(job(j));
     }
-    const daemon::Resizer& resizer = gaptraind_.resizer();
+    const core::Resizer& resizer = gaptraind_.resizer();
     if (outcome.changed || !resizer.drains().empty()) follow_up_at_ = now + kFollowUpS;
     for (const auto& [id, backoff] : resizer.backoffs())
       if (backoff.retry_at > now) follow_up_at_ = std::min(follow_up_at_, backoff.retry_at);
@@ -475,7 +475,7 @@ class Replay {
     if (r.training->rule() == BatchRule::adaptive) {
       const auto& known = gaptraind_.jobs().jobs();
       if (const auto it = known.find(r.slurm_id); it != known.end()) {
-        told = daemon::instructed_batch(it->second, r.training_nodes);
+        told = core::instructed_batch(it->second, r.training_nodes);
       }
     }
     r.now = r.training->rate(r.training_nodes, r.done_samples, told);
@@ -509,7 +509,7 @@ class Replay {
   double end_s_ = 0.0;
 
   ReplayedSlurm slurm_;
-  daemon::Controller gaptraind_;  // gaptraind's model and decision, as the daemon runs them
+  core::Controller gaptraind_;  // gaptraind's model and decision, as the daemon runs them
 
   std::vector<JobRun> jobs_;
   std::vector<int> submit_order_;

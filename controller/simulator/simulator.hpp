@@ -54,10 +54,10 @@ struct SimOptions {
   double duration_s = kUnknownEnd;  // are relative to start_s
   // gaptraind's settings (gaptraind.json: horizon, graces, lease, idle reserve, partition):
   // the core runs with these, as the daemon does.
-  daemon::DaemonConfig config;
+  core::DaemonConfig config;
   // The planner's objective and solver, as gaptraind's (PlannerSettings).
-  Objective objective = daemon::PlannerSettings{}.objective;
-  SolverOptions solver = daemon::PlannerSettings{}.solver;
+  Objective objective = core::PlannerSettings{}.objective;
+  SolverOptions solver = core::PlannerSettings{}.solver;
   // Pollux models (`--models`): with them every job has a batch range and trains by
   // its model (batch_training.hpp); the curves table is not used. Shared: the options are copied
   // per policy.

@@ -38,14 +38,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Two idle nodes; polls wait while the gate is closed. Counts polls.
-class GatedSlurm final : public SlurmQueries, public SlurmActions {
+class GatedSlurm final : public core::SlurmQueries, public core::SlurmActions {
  public:
   GatedSlurm() {
-    cluster_.nodes = {{"n1", NodeState::idle, 0}, {"n2", NodeState::idle, 0}};
+    cluster_.nodes = {{"n1", core::NodeState::idle, 0}, {"n2", core::NodeState::idle, 0}};
     cluster_.partitions = {{"elastic", {"n1", "n2"}}, {"regular", {"n1", "n2"}}};
   }
 
-  Result poll(Snapshot& snapshot, std::int64_t now, bool /*full*/) override {
+  Result poll(core::Snapshot& snapshot, std::int64_t now, bool /*full*/) override {
     std::unique_lock lock(mutex_);
     ++polls_;
     changed_.notify_all();
@@ -58,20 +58,20 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
     config = Config{};
     return {true, ""};
   }
-  ActionResult shrink(const ShrinkRequest&) override { return refused(); }
+  core::ActionResult shrink(const core::ShrinkRequest&) override { return refused(); }
   // Waits while the action gate is closed, as a resize waits on a slurmctld that is slow.
-  GrowResult grow(const GrowRequest&) override {
+  core::GrowResult grow(const core::GrowRequest&) override {
     std::unique_lock lock(mutex_);
     ++grows_;
     changed_.notify_all();
     changed_.wait(lock, [&] { return actions_open_; });
     return {false, "not in this test", {}};
   }
-  ActionResult release(const std::vector<std::uint32_t>&) override { return refused(); }
-  ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return refused(); }
-  ActionResult admit(const AdmitRequest&) override { return refused(); }
-  ActionResult requeue(std::uint32_t) override { return refused(); }
-  ActionResult park(std::uint32_t) override { return refused(); }
+  core::ActionResult release(const std::vector<std::uint32_t>&) override { return refused(); }
+  core::ActionResult set_time_limit(std::uint32_t, std::uint32_t) override { return refused(); }
+  core::ActionResult admit(const core::AdmitRequest&) override { return refused(); }
+  core::ActionResult requeue(std::uint32_t) override { return refused(); }
+  core::ActionResult park(std::uint32_t) override { return refused(); }
 
   void set_gate(bool open) {
     const std::lock_guard lock(mutex_);
@@ -88,11 +88,11 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return grows_ > 0; });
   }
-  void add_job(Job job) {
+  void add_job(core::Job job) {
     const std::lock_guard lock(mutex_);
-    for (Node& node : cluster_.nodes) {
+    for (core::Node& node : cluster_.nodes) {
       if (std::find(job.nodes.begin(), job.nodes.end(), node.name) != job.nodes.end()) {
-        node.state = NodeState::allocated;
+        node.state = core::NodeState::allocated;
       }
     }
     cluster_.jobs.push_back(std::move(job));
@@ -108,10 +108,10 @@ class GatedSlurm final : public SlurmQueries, public SlurmActions {
   }
 
  private:
-  static ActionResult refused() { return {false, "not in this test"}; }
+  static core::ActionResult refused() { return {false, "not in this test"}; }
   std::mutex mutex_;
   std::condition_variable changed_;
-  Snapshot cluster_;
+  core::Snapshot cluster_;
   bool open_ = true;
   bool actions_open_ = true;
   std::uint64_t polls_ = 0;
@@ -124,10 +124,10 @@ class DaemonLoopTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
-    DaemonConfig config;
+    core::DaemonConfig config;
     config.poll_interval_s = 3600.0;  // only the polls the test causes
     config.resize = resize_;
-    config.log_level = LogLevel::warning;
+    config.log_level = core::LogLevel::warning;
     gaptraind_ = std::make_unique<testing::RunningDaemon>(config, slurm_, slurm_);
     ASSERT_TRUE(gaptraind_->started()) << gaptraind_->error();
   }
@@ -153,11 +153,11 @@ class DaemonLoopTest : public ::testing::Test {
 
   // Job 42, running on n1 of partition elastic, as Slurm shows it from the next poll on.
   void start_job_42() {
-    Job job;
+    core::Job job;
     job.id = 42;
     job.user = "root";
     job.partition = "elastic";
-    job.state = JobState::running;
+    job.state = core::JobState::running;
     job.nodes = {"n1"};
     job.batch_host = "n1";
     job.start_time = std::time(nullptr);
@@ -185,9 +185,9 @@ TEST(DaemonRestart, APauseSurvivesARestart) {
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
   const std::string state_file = dir + "/state.json";
   GatedSlurm slurm;
-  DaemonConfig config;
+  core::DaemonConfig config;
   config.poll_interval_s = 3600.0;
-  config.log_level = LogLevel::warning;
+  config.log_level = core::LogLevel::warning;
   {
     testing::RunningDaemon first(config, slurm, slurm, {}, state_file);
     ASSERT_TRUE(first.started()) << first.error();

@@ -28,18 +28,18 @@ using Clock = std::chrono::steady_clock;
 // One Slurm call, as text for comparing, and its answer for replaying.
 struct Call {
   std::string what;
-  ActionResult result;
-  GrowResult grow;
+  core::ActionResult result;
+  core::GrowResult grow;
 };
 
 std::string text(const std::vector<std::string>& nodes) {
-  return join_nodes(nodes);
+  return core::join_nodes(nodes);
 }
 
-std::string describe(const ShrinkRequest& r) {
+std::string describe(const core::ShrinkRequest& r) {
   return "shrink " + std::to_string(r.job_id) + " keep " + text(r.keep_nodes);
 }
-std::string describe(const GrowRequest& r) {
+std::string describe(const core::GrowRequest& r) {
   return "grow " + std::to_string(r.job_id) + " " + text(r.add_nodes) + " lease " +
          std::to_string(r.time_limit_minutes);
 }
@@ -52,17 +52,17 @@ std::string describe(const std::vector<std::uint32_t>& ids) {
 std::string describe_limit(std::uint32_t job, std::uint32_t minutes) {
   return "time limit " + std::to_string(job) + " " + std::to_string(minutes);
 }
-std::string describe(const AdmitRequest& r) {
+std::string describe(const core::AdmitRequest& r) {
   return "admit " + std::to_string(r.job_id) + " " + text(r.nodes) + " lease " +
          std::to_string(r.time_limit_minutes);
 }
 
 // The daemon's side: the simulator's Slurm, shared with the test's thread, recording each poll's
 // snapshot and the calls made after it.
-class RecordedSlurm final : public SlurmQueries, public SlurmActions {
+class RecordedSlurm final : public core::SlurmQueries, public core::SlurmActions {
  public:
   struct Step {
-    Snapshot snapshot;
+    core::Snapshot snapshot;
     std::vector<Call> calls;
   };
 
@@ -82,7 +82,7 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
     return steps_;
   }
 
-  Result poll(Snapshot& snapshot, std::int64_t now, bool full) override {
+  Result poll(core::Snapshot& snapshot, std::int64_t now, bool full) override {
     const std::lock_guard lock(mutex_);
     slurm_.set_time(seconds_now());
     const Result result = slurm_.poll(snapshot, now, full);
@@ -90,29 +90,29 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
     return result;
   }
   Result load_config(Config& config) override { return slurm_.load_config(config); }
-  ActionResult shrink(const ShrinkRequest& r) override {
+  core::ActionResult shrink(const core::ShrinkRequest& r) override {
     return record(describe(r), [&] { return slurm_.shrink(r); });
   }
-  GrowResult grow(const GrowRequest& r) override {
+  core::GrowResult grow(const core::GrowRequest& r) override {
     const std::lock_guard lock(mutex_);
-    GrowResult result = slurm_.grow(r);
+    core::GrowResult result = slurm_.grow(r);
     steps_.back().calls.push_back({describe(r), {result.ok, result.error}, result});
     return result;
   }
-  ActionResult release(const std::vector<std::uint32_t>& ids) override {
+  core::ActionResult release(const std::vector<std::uint32_t>& ids) override {
     return record(describe(ids), [&] { return slurm_.release(ids); });
   }
-  ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
+  core::ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
     return record(describe_limit(job, minutes),
                   [&] { return slurm_.set_time_limit(job, minutes); });
   }
-  ActionResult admit(const AdmitRequest& r) override {
+  core::ActionResult admit(const core::AdmitRequest& r) override {
     return record(describe(r), [&] { return slurm_.admit(r); });
   }
-  ActionResult requeue(std::uint32_t job) override {
+  core::ActionResult requeue(std::uint32_t job) override {
     return record("requeue " + std::to_string(job), [&] { return slurm_.requeue(job); });
   }
-  ActionResult park(std::uint32_t job) override {
+  core::ActionResult park(std::uint32_t job) override {
     return record("park " + std::to_string(job), [&] { return slurm_.park(job); });
   }
 
@@ -125,9 +125,9 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
            static_cast<double>(slurm_.epoch());
   }
   template <typename Act>
-  ActionResult record(std::string what, Act act) {
+  core::ActionResult record(std::string what, Act act) {
     const std::lock_guard lock(mutex_);
-    const ActionResult result = act();
+    const core::ActionResult result = act();
     steps_.back().calls.push_back({std::move(what), result, {}});
     return result;
   }
@@ -138,7 +138,7 @@ class RecordedSlurm final : public SlurmQueries, public SlurmActions {
 };
 
 // The simulator's side: answers each call as the daemon's Slurm answered it, and notes the calls.
-class ReplayedAnswers final : public SlurmActions {
+class ReplayedAnswers final : public core::SlurmActions {
  public:
   void expect(std::vector<Call> calls) {
     expected_ = std::move(calls);
@@ -147,19 +147,23 @@ class ReplayedAnswers final : public SlurmActions {
   }
   const std::vector<std::string>& made() const { return made_; }
 
-  ActionResult shrink(const ShrinkRequest& r) override { return answer(describe(r)).result; }
-  GrowResult grow(const GrowRequest& r) override { return answer(describe(r)).grow; }
-  ActionResult release(const std::vector<std::uint32_t>& ids) override {
+  core::ActionResult shrink(const core::ShrinkRequest& r) override {
+    return answer(describe(r)).result;
+  }
+  core::GrowResult grow(const core::GrowRequest& r) override { return answer(describe(r)).grow; }
+  core::ActionResult release(const std::vector<std::uint32_t>& ids) override {
     return answer(describe(ids)).result;
   }
-  ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
+  core::ActionResult set_time_limit(std::uint32_t job, std::uint32_t minutes) override {
     return answer(describe_limit(job, minutes)).result;
   }
-  ActionResult admit(const AdmitRequest& r) override { return answer(describe(r)).result; }
-  ActionResult requeue(std::uint32_t job) override {
+  core::ActionResult admit(const core::AdmitRequest& r) override {
+    return answer(describe(r)).result;
+  }
+  core::ActionResult requeue(std::uint32_t job) override {
     return answer("requeue " + std::to_string(job)).result;
   }
-  ActionResult park(std::uint32_t job) override {
+  core::ActionResult park(std::uint32_t job) override {
     return answer("park " + std::to_string(job)).result;
   }
 
@@ -186,7 +190,7 @@ bool eventually(Done done) {
   return done();
 }
 
-protocol::JobRegistration registration_of(std::uint32_t id, const Job& job, int min_nodes) {
+protocol::JobRegistration registration_of(std::uint32_t id, const core::Job& job, int min_nodes) {
   protocol::JobRegistration r;
   r.job_id = id;
   r.user = job.user;
@@ -203,7 +207,7 @@ protocol::JobRegistration registration_of(std::uint32_t id, const Job& job, int 
 // every hole but the `config.idle_reserve_nodes` kept idle, a satellite and a batch host taken by
 // regular jobs, the nodes back), then the simulator's Controller is fed what the daemon polled
 // and must make the same calls, decision by decision.
-void expect_the_same_decisions(DaemonConfig config) {
+void expect_the_same_decisions(core::DaemonConfig config) {
   sim::HoleTrace nodes;
   for (int n = 1; n <= 6; ++n) nodes.node_names.push_back("n" + std::to_string(n));
   const auto epoch = static_cast<std::int64_t>(std::time(nullptr)) - 1;
@@ -213,7 +217,7 @@ void expect_the_same_decisions(DaemonConfig config) {
   std::mutex reports_mutex;
   std::vector<PollReport> reports;
   config.poll_interval_s = 0.5;
-  config.log_level = LogLevel::warning;
+  config.log_level = core::LogLevel::warning;
   std::map<std::uint32_t, protocol::JobRegistration> registrations;
   {
     testing::RunningDaemon gaptraind(config, slurm, slurm, [&](const PollReport& report) {
@@ -222,7 +226,7 @@ void expect_the_same_decisions(DaemonConfig config) {
     });
     ASSERT_TRUE(gaptraind.started()) << gaptraind.error();
     const auto reg = [&](std::uint32_t id, int min_nodes) {
-      const Job job = *slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.job(id); });
+      const core::Job job = *slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.job(id); });
       registrations[id] = registration_of(id, job, min_nodes);
       const testing::Answer answer = gaptraind.send(protocol::encode(registrations[id]),
                                                     "127.0.0.1", std::chrono::seconds(10));
@@ -280,7 +284,7 @@ void expect_the_same_decisions(DaemonConfig config) {
   ASSERT_GT(reports.size(), 5U);
 
   ReplayedAnswers answers;
-  Controller simulated(answers, cycle_settings(config), resizer_settings(config));
+  core::Controller simulated(answers, cycle_settings(config), resizer_settings(config));
   std::size_t calls = 0;
   for (std::size_t k = 0; k < reports.size(); ++k) {
     answers.expect(steps[k].calls);
@@ -301,16 +305,16 @@ void expect_the_same_decisions(DaemonConfig config) {
 
 TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
   if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
-  expect_the_same_decisions(DaemonConfig{});
+  expect_the_same_decisions(core::DaemonConfig{});
 }
 
 // Every key of gaptraind.json that reaches a decision set to another value than its default
 // (those of transport, logging and the state file do not reach one), but home_partition, whose
 // scenario differs (no batch host on a training node, no requeue) and whose replayed Slurm needs
 // a home node, and resize (false: no call at all).
-DaemonConfig every_decision_key_changed() {
-  DaemonConfig config;
-  config.elastic_partitions = ElasticPartitions("gpu");
+core::DaemonConfig every_decision_key_changed() {
+  core::DaemonConfig config;
+  config.elastic_partitions = core::ElasticPartitions("gpu");
   config.node_types = {"a100", "v100"};
   config.satellite_qos = "satellite";
   config.satellite_partition = "satellites";

@@ -114,7 +114,7 @@ class LineServerTest : public ::testing::Test {
         [this](const std::string&, const std::string& reason) { refusals_.push_back(reason); },
         limits);
     const std::uint16_t port = free_port();
-    server.listen(ListenAddress{"127.0.0.1", port});
+    server.listen(core::ListenAddress{"127.0.0.1", port});
     std::atomic<bool> done{false};
     std::string reply;
     std::thread client([&] {
@@ -180,7 +180,7 @@ TEST_F(LineServerTest, IdleConnectionsGiveWayToAClientWithARequest) {
       event_, echo(), [this](const std::string&, const std::string& r) { refusals_.push_back(r); },
       limits);
   const std::uint16_t port = free_port();
-  server.listen(ListenAddress{"127.0.0.1", port});
+  server.listen(core::ListenAddress{"127.0.0.1", port});
   const int idle1 = connect_from("127.0.0.1", port);
   const int idle2 = connect_from("127.0.0.1", port);
   run_until(event_, [&] { return server.connections() == 2; });
@@ -229,7 +229,7 @@ TEST_F(LineServerTest, ANewcomerIsRefusedWhenEveryConnectionIsBeingAnswered) {
       },
       [this](const std::string&, const std::string& r) { refusals_.push_back(r); }, limits);
   const std::uint16_t port = free_port();
-  server.listen(ListenAddress{"127.0.0.1", port});
+  server.listen(core::ListenAddress{"127.0.0.1", port});
   const int first = connect_from("127.0.0.1", port);
   ASSERT_EQ(::send(first, "slow\n", 5, MSG_NOSIGNAL), 5);
   run_until(event_, [&] { return waiting.size() == 1; });
@@ -250,7 +250,7 @@ TEST_F(LineServerTest, OutOfFileDescriptorsTheLoopWaitsInsteadOfSpinning) {
       event_, echo(), [this](const std::string&, const std::string& r) { refusals_.push_back(r); },
       LineServer::Limits{});
   const std::uint16_t port = free_port();
-  server.listen(ListenAddress{"127.0.0.1", port});
+  server.listen(core::ListenAddress{"127.0.0.1", port});
   const int client = connect_from("127.0.0.1", port);
   ASSERT_GE(client, 0);
   ASSERT_EQ(::send(client, "hello\n", 6, MSG_NOSIGNAL), 6);
@@ -297,7 +297,7 @@ TEST_F(LineServerTest, ADeadlineThatFiresLateIsNotHeldAgainstThePeer) {
       },
       [this](const std::string&, const std::string& r) { refusals_.push_back(r); }, limits);
   const std::uint16_t port = free_port();
-  server.listen(ListenAddress{"127.0.0.1", port});
+  server.listen(core::ListenAddress{"127.0.0.1", port});
   // An innocent client connects; the loop accepts it (its deadline runs from now).
   const int innocent = connect_from("127.0.0.2", port);
   run_until(event_, [&] { return server.connections() == 1; });
@@ -327,7 +327,7 @@ TEST_F(LineServerTest, ALaterReplyAnswersItsOwnConnectionOnly) {
       },
       [this](const std::string&, const std::string& r) { refusals_.push_back(r); }, limits);
   const std::uint16_t port = free_port();
-  server.listen(ListenAddress{"127.0.0.1", port});
+  server.listen(core::ListenAddress{"127.0.0.1", port});
   const int first = connect_from("127.0.0.1", port);
   ASSERT_EQ(::send(first, "a\n", 2, MSG_NOSIGNAL), 2);
   run_until(event_, [&] { return waiting.size() == 1; });

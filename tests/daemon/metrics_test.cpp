@@ -17,12 +17,12 @@ bool has_line(const std::string& text, const std::string& line) {
 }
 
 // Job 7 of the elastic partition, running on n1 and n2.
-Job elastic_job_7(const std::string& user, const std::string& account) {
-  Job job;
+core::Job elastic_job_7(const std::string& user, const std::string& account) {
+  core::Job job;
   job.id = 7;
   job.user = user;
   job.account = account;
-  job.state = JobState::running;
+  job.state = core::JobState::running;
   job.partition = "elastic";
   job.nodes = {"n1", "n2"};
   job.batch_host = "n1";
@@ -30,8 +30,8 @@ Job elastic_job_7(const std::string& user, const std::string& account) {
 }
 
 // `job` registered and managed.
-ElasticJobs managing(const Job& job) {
-  ElasticJobs elastic;
+core::ElasticJobs managing(const core::Job& job) {
+  core::ElasticJobs elastic;
   protocol::JobRegistration r;
   r.job_id = job.id;
   r.user = job.user;
@@ -40,28 +40,28 @@ ElasticJobs managing(const Job& job) {
   return elastic;
 }
 
-std::vector<Hole> holes_on(const std::vector<std::string>& nodes) {
-  std::vector<Hole> holes(nodes.size());
+std::vector<core::Hole> holes_on(const std::vector<std::string>& nodes) {
+  std::vector<core::Hole> holes(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) holes[i].node = nodes[i];
   return holes;
 }
 
 TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
-  Snapshot snapshot;
+  core::Snapshot snapshot;
   for (const char* name : {"n1", "n2", "n3", "n4"}) {
-    snapshot.nodes.push_back({name, NodeState::idle, 0});
+    snapshot.nodes.push_back({name, core::NodeState::idle, 0});
   }
-  const Job elastic_job = elastic_job_7("", "");
+  const core::Job elastic_job = elastic_job_7("", "");
   snapshot.jobs.push_back(elastic_job);
-  Job waiting;
+  core::Job waiting;
   waiting.id = 8;
-  waiting.state = JobState::pending;
+  waiting.state = core::JobState::pending;
   waiting.partition = "regular";
   snapshot.jobs.push_back(waiting);
 
-  const ElasticJobs elastic = managing(elastic_job);
-  const std::vector<Hole> holes = holes_on({"n3", "n4"});
-  ActionCounts actions;
+  const core::ElasticJobs elastic = managing(elastic_job);
+  const std::vector<core::Hole> holes = holes_on({"n3", "n4"});
+  core::ActionCounts actions;
   actions.done["grow"] = 3;
   actions.failed["shrink"] = 1;
   EventCounts events{.accepted = 5, .rejected = 2};
@@ -96,19 +96,19 @@ TEST(Metrics, ReportTheModelAndCountIncreasesOnly) {
 }
 
 TEST(Metrics, NodesByPartitionAndElasticNodeSecondsByUserAndAccount) {
-  Snapshot snapshot;
+  core::Snapshot snapshot;
   for (const char* name : {"n1", "n2", "n3", "n4", "n5"}) {
-    snapshot.nodes.push_back({name, NodeState::idle, 0});
+    snapshot.nodes.push_back({name, core::NodeState::idle, 0});
   }
   snapshot.partitions = {{"batch", {"n1", "n2", "n3", "n4"}},
                          {"elastic", {"n1", "n2", "n3", "n4", "n5"}},
                          {"debug", {"n5"}}};
   snapshot.jobs.push_back(elastic_job_7("alice", "ml"));
-  ElasticJobs elastic = managing(snapshot.jobs.back());
-  const std::vector<Hole> holes = holes_on({"n3", "n5"});
+  core::ElasticJobs elastic = managing(snapshot.jobs.back());
+  const std::vector<core::Hole> holes = holes_on({"n3", "n5"});
 
   Metrics metrics;
-  metrics.set_private_data(PrivateData{});  // slurm.conf without PrivateData
+  metrics.set_private_data(core::PrivateData{});  // slurm.conf without PrivateData
   metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 100.0);
   metrics.update(snapshot, {}, elastic, "elastic", {}, {}, 130.0);
   const std::string alice = R"({account="ml",partition="elastic",user="alice"})";
@@ -121,7 +121,7 @@ TEST(Metrics, NodesByPartitionAndElasticNodeSecondsByUserAndAccount) {
 
   // Holes counted in each partition that has them; the job's nodes freed, its use stops.
   snapshot.jobs.clear();
-  elastic = ElasticJobs{};
+  elastic = core::ElasticJobs{};
   metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 150.0);
   metrics.update(snapshot, holes, elastic, "elastic", {}, {}, 200.0);
   for (const std::string& line : {std::string(R"(gaptrain_hole_nodes{partition="batch"} 1)"),
@@ -135,11 +135,11 @@ TEST(Metrics, NodesByPartitionAndElasticNodeSecondsByUserAndAccount) {
 
 TEST(Metrics, ShowWhatAnAdminLetsGaptraindDo) {
   Metrics metrics;
-  metrics.set_operation(Operation::paused);
+  metrics.set_operation(core::Operation::paused);
   std::string text = metrics.text();
   EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"paused\"} 1")) << text;
   EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"running\"} 0")) << text;
-  metrics.set_operation(Operation::running);
+  metrics.set_operation(core::Operation::running);
   text = metrics.text();
   EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"running\"} 1")) << text;
   EXPECT_TRUE(has_line(text, "gaptrain_operation{state=\"paused\"} 0")) << text;
@@ -149,17 +149,17 @@ TEST(Metrics, ShowWhatAnAdminLetsGaptraindDo) {
 // or jobs from squeue, sshare and sacctmgr, the node-seconds carry no user (and no account
 // where it hides accounts or usage); a reconfigure that sets it takes the labelled series off.
 TEST(Metrics, NodeSecondsFollowSlurmsPrivateData) {
-  Snapshot snapshot;
-  snapshot.nodes = {{"n1", NodeState::allocated, 0}, {"n2", NodeState::allocated, 0}};
+  core::Snapshot snapshot;
+  snapshot.nodes = {{"n1", core::NodeState::allocated, 0}, {"n2", core::NodeState::allocated, 0}};
   snapshot.jobs.push_back(elastic_job_7("alice", "ml"));
-  const ElasticJobs elastic = managing(snapshot.jobs.back());
+  const core::ElasticJobs elastic = managing(snapshot.jobs.back());
   Metrics metrics;
-  metrics.set_private_data(PrivateData{});
+  metrics.set_private_data(core::PrivateData{});
   metrics.update(snapshot, {}, elastic, "elastic", {}, {}, 100.0);
   metrics.update(snapshot, {}, elastic, "elastic", {}, {}, 110.0);
   ASSERT_NE(metrics.text().find(R"(user="alice")"), std::string::npos) << metrics.text();
 
-  PrivateData usage_and_users;
+  core::PrivateData usage_and_users;
   usage_and_users.usage = true;
   usage_and_users.users = true;
   metrics.set_private_data(usage_and_users);
@@ -170,7 +170,7 @@ TEST(Metrics, NodeSecondsFollowSlurmsPrivateData) {
   EXPECT_TRUE(has_line(text, R"(gaptrain_elastic_node_seconds_total{partition="elastic"} 20)"))
       << text;
 
-  PrivateData accounts_only;
+  core::PrivateData accounts_only;
   accounts_only.accounts = true;
   metrics.set_private_data(accounts_only);
   metrics.update(snapshot, {}, elastic, "elastic", {}, {}, 130.0);
@@ -225,7 +225,7 @@ std::string scrape(std::uint16_t port, int wait_s) {
 // connection at a time and waited 30 s for each request).
 TEST(Metrics, ScrapesAreAnsweredWhileIdleAndSlowConnectionsAreOpen) {
   Metrics metrics;
-  metrics.set_operation(Operation::running);
+  metrics.set_operation(core::Operation::running);
   metrics.serve("127.0.0.1", 0);
   const std::uint16_t port = metrics.port();
   ASSERT_NE(port, 0);

@@ -34,7 +34,8 @@ std::uint16_t free_port() {
 
 }  // namespace
 
-RunningDaemon::RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions,
+RunningDaemon::RunningDaemon(core::DaemonConfig config, core::SlurmQueries& slurm,
+                             core::SlurmActions& actions,
                              std::function<void(const PollReport&)> observer,
                              std::string state_file)
     : config_(std::move(config)) {
@@ -55,7 +56,7 @@ RunningDaemon::RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActi
   fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                             fs::perms::others_read | fs::perms::others_exec);
   munged_ = std::make_unique<bench::PrivateMunged>(dir_ + "/munge");
-  config_.listen = ListenAddress{"127.0.0.1", free_port()};
+  config_.listen = core::ListenAddress{"127.0.0.1", free_port()};
   config_.munge_socket = munged_->socket();
   config_.state_file = std::move(state_file);
   loop_ = std::thread([this, &slurm, &actions, observer = std::move(observer)] {

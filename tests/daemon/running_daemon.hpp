@@ -33,7 +33,7 @@ class RunningDaemon {
   // private ones, its state file by `state_file`: none unless given) and waits until status
   // shows its first poll; `started()` says whether it came up, and `error()` why not.
   // `observer` sees every poll's report.
-  RunningDaemon(DaemonConfig config, SlurmQueries& slurm, SlurmActions& actions,
+  RunningDaemon(core::DaemonConfig config, core::SlurmQueries& slurm, core::SlurmActions& actions,
                 std::function<void(const PollReport&)> observer = {}, std::string state_file = {});
   // Stops the daemon as SIGTERM does, then munged.
   ~RunningDaemon();
@@ -42,7 +42,7 @@ class RunningDaemon {
 
   bool started() const { return error_.empty(); }
   const std::string& error() const { return error_; }
-  const DaemonConfig& config() const { return config_; }
+  const core::DaemonConfig& config() const { return config_; }
   const std::string& munge_socket() const;
 
   // Sends `payload` sealed by munge from address `source` and waits up to `timeout` for the
@@ -54,7 +54,7 @@ class RunningDaemon {
  private:
   std::string dir_;
   std::unique_ptr<bench::PrivateMunged> munged_;
-  DaemonConfig config_;
+  core::DaemonConfig config_;
   std::thread loop_;
   std::atomic<bool> constructed_{false};
   std::string start_error_;  // written by the loop's thread before constructed_

@@ -22,13 +22,13 @@ namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
 
-Job running_job(std::uint32_t id) {
-  Job job;
+core::Job running_job(std::uint32_t id) {
+  core::Job job;
   job.id = id;
   job.user_id = 1001;
   job.user = "alice";
   job.partition = "elastic";
-  job.state = JobState::running;
+  job.state = core::JobState::running;
   job.nodes = {"n1", "n2"};
   job.batch_host = "n1";
   return job;
@@ -59,8 +59,8 @@ class TempDir {
 };
 
 TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
-  ElasticJobs jobs;
-  const Job given = running_job(5);
+  core::ElasticJobs jobs;
+  const core::Job given = running_job(5);
   protocol::JobRegistration with_curve = registration(5);
   with_curve.curve = ScalingCurve({{1, 10.0}, {4, 37.5}});
   with_curve.up_cost_s = 12.0;
@@ -70,10 +70,10 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   with_curve.noise_scale = 900.0;
   with_curve.allowed_sizes = {1, 2, 4};  // registration(5) runs on 1 to 4 nodes
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
-  const Job learning = running_job(6);
+  const core::Job learning = running_job(6);
   ASSERT_FALSE(jobs.add(registration(6), &learning, "elastic", kNow + 7));
   jobs.restore_learned(6, ScalingCurve({{1, 1.0}, {4, 3.3333333333333335}}), std::pair{17.25, 4.5});
-  const Job with_batch = running_job(7);
+  const core::Job with_batch = running_job(7);
   protocol::JobRegistration learning_phi = registration(7);
   learning_phi.batch = BatchRange{64, 1024, 0};
   ASSERT_FALSE(jobs.add(learning_phi, &with_batch, "elastic", kNow));
@@ -92,16 +92,16 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   EXPECT_EQ(back, state);
 
   // What the daemon rebuilds from it is the job as it was.
-  ElasticJobs restored;
+  core::ElasticJobs restored;
   for (const SavedJob& saved : back.jobs) {
-    const Job job = running_job(saved.registration.job_id);
+    const core::Job job = running_job(saved.registration.job_id);
     ASSERT_FALSE(restored.add(saved.registration, &job, "elastic", saved.registered_at));
     restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs,
                              saved.learned_noise_scale);
   }
   for (const std::uint32_t id : {5U, 6U, 7U}) {
-    const ElasticJob& before = jobs.jobs().at(id);
-    const ElasticJob& after = restored.jobs().at(id);
+    const core::ElasticJob& before = jobs.jobs().at(id);
+    const core::ElasticJob& after = restored.jobs().at(id);
     EXPECT_EQ(after.curve, before.curve) << id;
     EXPECT_EQ(after.curve_source, before.curve_source) << id;
     EXPECT_EQ(after.costs_source, before.costs_source) << id;
@@ -116,22 +116,22 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
     EXPECT_EQ(after.learned_noise_scale, before.learned_noise_scale) << id;
   }
   EXPECT_EQ(restored.jobs().at(5).batch, (BatchRange{128, 4096, 256}));
-  EXPECT_EQ(noise_scale_of(restored.jobs().at(5))->source, Source::given);
+  EXPECT_EQ(noise_scale_of(restored.jobs().at(5))->source, core::Source::given);
   EXPECT_FALSE(restored.jobs().at(6).batch);
-  EXPECT_EQ(noise_scale_of(restored.jobs().at(7))->source, Source::learned);
+  EXPECT_EQ(noise_scale_of(restored.jobs().at(7))->source, core::Source::learned);
   EXPECT_DOUBLE_EQ(noise_scale_of(restored.jobs().at(7))->value, 64.0 * 0.1 / 3.0);
   EXPECT_EQ(restored.jobs().at(5).notice_s, 90.0);
   EXPECT_EQ(restored.jobs().at(5).allowed_sizes, (std::vector<int>{1, 2, 4}));
   EXPECT_FALSE(restored.jobs().at(6).notice_s);
-  EXPECT_EQ(restored.jobs().at(6).curve_source, Source::learned);
-  EXPECT_EQ(restored.jobs().at(5).curve_source, Source::given);
+  EXPECT_EQ(restored.jobs().at(6).curve_source, core::Source::learned);
+  EXPECT_EQ(restored.jobs().at(5).curve_source, core::Source::given);
 }
 
 // Node types: a job's given per-type curves survive a restart, and a type whose curve
 // was being learned is learned again (its entry kept, its curve the prior until then).
 TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
-  ElasticJobs jobs;
-  const Job job = running_job(5);
+  core::ElasticJobs jobs;
+  const core::Job job = running_job(5);
   protocol::JobRegistration typed = registration(5);
   typed.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 780.0}});
   typed.curves["v100"] = std::nullopt;
@@ -142,10 +142,10 @@ TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
   const DecodedState decoded = decode_state(encode_state(state));
   EXPECT_TRUE(decoded.dropped.empty());
   EXPECT_EQ(decoded.state.jobs.at(0).registration.curves, typed.curves);
-  ElasticJobs restored;
+  core::ElasticJobs restored;
   ASSERT_FALSE(restored.add(decoded.state.jobs[0].registration, &job, "elastic", kNow));
-  const ElasticJob& after = restored.jobs().at(5);
-  EXPECT_EQ(after.curves.at("a100").source, Source::given);
+  const core::ElasticJob& after = restored.jobs().at(5);
+  EXPECT_EQ(after.curves.at("a100").source, core::Source::given);
   EXPECT_EQ(after.curves.at("a100").curve, jobs.jobs().at(5).curves.at("a100").curve);
   EXPECT_TRUE(after.curves.at("v100").learner.has_value());
 }
@@ -164,7 +164,8 @@ TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
 }
 
 TEST(StateFile, PauseAndDrainSurviveARoundTrip) {
-  for (const Operation operation : {Operation::running, Operation::paused, Operation::draining}) {
+  for (const core::Operation operation :
+       {core::Operation::running, core::Operation::paused, core::Operation::draining}) {
     DaemonState state;
     state.operation = operation;
     const DecodedState decoded = decode_state(encode_state(state));
@@ -176,7 +177,7 @@ TEST(StateFile, PauseAndDrainSurviveARoundTrip) {
 TEST(StateFile, AFileWrittenBeforePauseWasKeptLoadsAsRunning) {
   const DecodedState decoded = decode_state(R"({"version":1,"jobs":[],"user_limits":{"5":30}})");
   EXPECT_TRUE(decoded.dropped.empty());
-  EXPECT_EQ(decoded.state.operation, Operation::running);
+  EXPECT_EQ(decoded.state.operation, core::Operation::running);
   EXPECT_EQ(decoded.state.user_limits.at(5), 30U);
 }
 
@@ -184,7 +185,7 @@ TEST(StateFile, ABadOperationIsDroppedAsRunningAndTheRestKept) {
   for (const char* bad : {"\"stopped\"", "1", "null"}) {
     const DecodedState decoded = decode_state(
         std::string(R"({"version":1,"jobs":[],"user_limits":{"5":30},"operation":)") + bad + "}");
-    EXPECT_EQ(decoded.state.operation, Operation::running) << bad;
+    EXPECT_EQ(decoded.state.operation, core::Operation::running) << bad;
     EXPECT_EQ(decoded.state.user_limits.at(5), 30U) << bad;
     ASSERT_EQ(decoded.dropped.size(), 1U) << bad;
     EXPECT_EQ(decoded.dropped[0].field, "operation") << bad;
@@ -329,26 +330,27 @@ TEST(StateFile, ACorruptLearnedCurveOrCostIsDroppedAndTheJobKept) {
 TEST(StateFile, AHandEditedLearnedCurveDoesNotStopThePlans) {
   const DecodedState decoded =
       decode_state(state_with(job_entry(6, R"(,"learned_curve":[[1,0.0],[2,0.0],[4,0.0]])")));
-  Snapshot snapshot;
+  core::Snapshot snapshot;
   snapshot.taken_at = kNow;
   for (const std::string name : {"n1", "n2", "n3", "n4"}) {
     const bool held = name == "n1" || name == "n2";
-    snapshot.nodes.push_back({name, held ? NodeState::allocated : NodeState::idle, kNow - 600});
+    snapshot.nodes.push_back(
+        {name, held ? core::NodeState::allocated : core::NodeState::idle, kNow - 600});
   }
-  Job job = running_job(6);
+  core::Job job = running_job(6);
   job.start_time = kNow - 60;
   job.end_time = kNow + 3600;
   snapshot.jobs.push_back(job);
-  ElasticJobs jobs;
+  core::ElasticJobs jobs;
   for (const SavedJob& saved : decoded.state.jobs) {
     ASSERT_FALSE(jobs.add(saved.registration, &job, "elastic", saved.registered_at));
     jobs.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs);
   }
-  std::vector<ElasticJob> elastic;
+  std::vector<core::ElasticJob> elastic;
   for (const auto& [id, e] : jobs.jobs()) elastic.push_back(e);
   ASSERT_EQ(elastic.size(), 1U);
-  EXPECT_NE(elastic[0].curve_source, Source::learned);
-  Plan p;
+  EXPECT_NE(elastic[0].curve_source, core::Source::learned);
+  core::Plan p;
   ASSERT_NO_THROW(p = plan(snapshot, find_holes(snapshot), elastic, kNow, {}));
   ASSERT_TRUE(p.allocation.has_value());
   EXPECT_EQ(p.allocation->call_status, CallStatus::ok) << p.allocation->message;

@@ -12,12 +12,12 @@ constexpr std::int64_t kNow = 1'700'000'000;
 constexpr uid_t kAlice = 1001;
 constexpr uid_t kBob = 1002;
 
-Job running(std::uint32_t id, uid_t uid, std::vector<std::string> nodes) {
-  Job job;
+core::Job running(std::uint32_t id, uid_t uid, std::vector<std::string> nodes) {
+  core::Job job;
   job.id = id;
   job.user_id = uid;
   job.partition = "elastic";
-  job.state = JobState::running;
+  job.state = core::JobState::running;
   job.nodes = std::move(nodes);
   job.batch_host = job.nodes.front();
   return job;
@@ -27,24 +27,24 @@ Job running(std::uint32_t id, uid_t uid, std::vector<std::string> nodes) {
 // n3 (a hole), n4 a hole until reservation "maint", and a drain of Alice's job for Bob's
 // waiting job.
 struct World {
-  Snapshot snapshot;
-  std::vector<Hole> holes;
-  ElasticJobs elastic;
+  core::Snapshot snapshot;
+  std::vector<core::Hole> holes;
+  core::ElasticJobs elastic;
   Json::Value status;
 };
 
 World two_users() {
   World w;
   w.snapshot.taken_at = kNow;
-  w.snapshot.nodes = {{"n1", NodeState::allocated, kNow - 500},
-                      {"n2", NodeState::allocated, kNow - 500},
-                      {"n3", NodeState::planned, kNow - 30},
-                      {"n4", NodeState::idle, kNow - 30}};
+  w.snapshot.nodes = {{"n1", core::NodeState::allocated, kNow - 500},
+                      {"n2", core::NodeState::allocated, kNow - 500},
+                      {"n3", core::NodeState::planned, kNow - 30},
+                      {"n4", core::NodeState::idle, kNow - 30}};
   w.snapshot.jobs = {running(41, kAlice, {"n1"}), running(43, kBob, {"n2"})};
-  Job waiting;
+  core::Job waiting;
   waiting.id = 42;
   waiting.user_id = kBob;
-  waiting.state = JobState::pending;
+  waiting.state = core::JobState::pending;
   waiting.start_time = kNow + 192;
   waiting.sched_nodes = {"n3"};
   w.snapshot.jobs.push_back(waiting);
@@ -77,7 +77,7 @@ std::vector<std::uint32_t> elastic_ids(const Json::Value& status) {
 TEST(StatusPrivacy, WithoutPrivateDataEveryoneSeesEverything) {
   World w = two_users();
   const Json::Value before = w.status;
-  apply_private_data(w.status, w.snapshot, w.elastic, PrivateData{}, {kAlice, false});
+  apply_private_data(w.status, w.snapshot, w.elastic, core::PrivateData{}, {kAlice, false});
   EXPECT_EQ(w.status, before);
 }
 
@@ -85,7 +85,7 @@ TEST(StatusPrivacy, WithPrivateJobsAUserSeesOnlyTheirOwnJobs) {
   World w = two_users();
   ASSERT_EQ(w.status["holes"].size(), 2U);
   ASSERT_EQ(w.status["holes"][0]["next_job"].asUInt(), 42U);
-  PrivateData jobs_private;
+  core::PrivateData jobs_private;
   jobs_private.jobs = true;
   apply_private_data(w.status, w.snapshot, w.elastic, jobs_private, {kAlice, false});
   EXPECT_EQ(elastic_ids(w.status), std::vector<std::uint32_t>{41});
@@ -108,13 +108,13 @@ TEST(StatusPrivacy, WithPrivateJobsAUserSeesOnlyTheirOwnJobs) {
 TEST(StatusPrivacy, RootAndSlurmUserSeeEverything) {
   World w = two_users();
   const Json::Value before = w.status;
-  apply_private_data(w.status, w.snapshot, w.elastic, PrivateData::all(), {0, true});
+  apply_private_data(w.status, w.snapshot, w.elastic, core::PrivateData::all(), {0, true});
   EXPECT_EQ(w.status, before);
 }
 
 TEST(StatusPrivacy, PrivateNodesAndReservations) {
   World w = two_users();
-  PrivateData reservations;
+  core::PrivateData reservations;
   reservations.reservations = true;
   apply_private_data(w.status, w.snapshot, w.elastic, reservations, {kAlice, false});
   ASSERT_EQ(w.status["holes"].size(), 2U);
@@ -123,7 +123,7 @@ TEST(StatusPrivacy, PrivateNodesAndReservations) {
   EXPECT_EQ(elastic_ids(w.status), (std::vector<std::uint32_t>{41, 43}));
 
   World nodes = two_users();
-  PrivateData nodes_private;
+  core::PrivateData nodes_private;
   nodes_private.nodes = true;
   apply_private_data(nodes.status, nodes.snapshot, nodes.elastic, nodes_private, {kAlice, false});
   EXPECT_EQ(nodes.status["nodes"].size(), 0U);
@@ -133,7 +133,7 @@ TEST(StatusPrivacy, PrivateNodesAndReservations) {
 // Before slurmctld first answered, PrivateData is not known: everything private.
 TEST(StatusPrivacy, UnknownPrivateDataHidesOtherUsersJobs) {
   World w = two_users();
-  apply_private_data(w.status, w.snapshot, w.elastic, PrivateData::all(), {kBob, false});
+  apply_private_data(w.status, w.snapshot, w.elastic, core::PrivateData::all(), {kBob, false});
   EXPECT_EQ(elastic_ids(w.status), std::vector<std::uint32_t>{43});
   EXPECT_EQ(w.status["nodes"].size(), 0U);
 }

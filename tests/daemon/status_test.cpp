@@ -11,29 +11,29 @@ namespace {
 constexpr std::int64_t kNow = 1'700'000'000;
 
 struct World {
-  Snapshot snapshot;
-  std::vector<Hole> holes;
-  ElasticJobs elastic;
+  core::Snapshot snapshot;
+  std::vector<core::Hole> holes;
+  core::ElasticJobs elastic;
 };
 
 World small_world() {
   World w;
   w.snapshot.taken_at = kNow;
-  w.snapshot.nodes = {{"n1", NodeState::allocated, kNow - 500},
-                      {"n2", NodeState::idle, kNow - 192},
-                      {"n3", NodeState::planned, kNow - 30}};
-  Job elastic;
+  w.snapshot.nodes = {{"n1", core::NodeState::allocated, kNow - 500},
+                      {"n2", core::NodeState::idle, kNow - 192},
+                      {"n3", core::NodeState::planned, kNow - 30}};
+  core::Job elastic;
   elastic.id = 41;
   elastic.user_id = 1001;
   elastic.user = "alice";
   elastic.partition = "elastic";
-  elastic.state = JobState::running;
+  elastic.state = core::JobState::running;
   elastic.nodes = {"n1"};
   elastic.batch_host = "n1";
   w.snapshot.jobs.push_back(elastic);
-  Job waiting;
+  core::Job waiting;
   waiting.id = 42;
-  waiting.state = JobState::pending;
+  waiting.state = core::JobState::pending;
   waiting.start_time = kNow + 192;
   waiting.sched_nodes = {"n3"};
   w.snapshot.jobs.push_back(waiting);
@@ -177,8 +177,8 @@ TEST(StatusTable, SaysWhenSlurmDoesNotAnswer) {
 
 // Why a held job is not admitted: its owner and admins see it, other users do not.
 TEST(StatusTable, ShowsWhyHeldJobsWait) {
-  Snapshot snapshot;
-  Job held;
+  core::Snapshot snapshot;
+  core::Job held;
   held.id = 51;
   held.user_id = 1000;
   snapshot.jobs.push_back(held);

@@ -11,19 +11,19 @@
 #include "fuzz_check.hpp"
 #include "gaptrain/input_error.hpp"
 
-namespace daemon = gaptrain::daemon;
+namespace core = gaptrain::core;
 using gaptrain::fuzz::check;
 using gaptrain::fuzz::must_succeed;
 
 namespace {
 
-void check_listen(const daemon::ListenAddress& address) {
+void check_listen(const core::ListenAddress& address) {
   check(!address.host.empty(), "listen: empty host accepted");
   check(address.host.find('\0') == std::string::npos, "listen: host with a NUL byte accepted");
   check(address.port != 0, "listen: port 0 accepted");
-  const std::string written = daemon::to_string(address);
-  const daemon::ListenAddress again = must_succeed([&] { return daemon::parse_listen(written); },
-                                                   "parse_listen(to_string()) failed");
+  const std::string written = core::to_string(address);
+  const core::ListenAddress again =
+      must_succeed([&] { return core::parse_listen(written); }, "parse_listen(to_string()) failed");
   check(again == address, "listen: to_string() does not read back the same address");
 }
 
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = gaptrain::fuzz::as_text(data, size);
 
   try {
-    const daemon::DaemonConfig config = daemon::parse_config(text);
+    const core::DaemonConfig config = core::parse_config(text);
     check_listen(config.listen);
     check(config.poll_interval_s > 0.0 && std::isfinite(config.poll_interval_s),
           "poll_interval_s not a positive number");
@@ -53,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   try {
-    check_listen(daemon::parse_listen(text));
+    check_listen(core::parse_listen(text));
   } catch (const gaptrain::InputError&) {
   }
   return 0;

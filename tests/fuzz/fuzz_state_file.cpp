@@ -21,6 +21,7 @@
 #include "gaptrain/scaling_curve.hpp"
 #include "state_file.hpp"
 
+namespace core = gaptrain::core;
 namespace daemon = gaptrain::daemon;
 using gaptrain::fuzz::check;
 using gaptrain::fuzz::must_succeed;
@@ -56,19 +57,19 @@ void check_kept(const daemon::DaemonState& state) {
 
 // Daemon::load_state, then the first plan.
 void restore_and_plan(const daemon::DaemonState& state) {
-  daemon::Snapshot snapshot;
+  core::Snapshot snapshot;
   snapshot.taken_at = kNow;
-  daemon::ElasticJobs jobs;
+  core::ElasticJobs jobs;
   for (const daemon::SavedJob& saved : state.jobs) {
     if (snapshot.jobs.size() == kNodes) break;
     if (saved.registration.max_nodes > kMaxPlannedNodes) continue;
     const std::string node = "n" + std::to_string(snapshot.jobs.size() + 1);
-    daemon::Job job;
+    core::Job job;
     job.id = saved.registration.job_id;
     job.user_id = saved.uid;
     job.user = saved.registration.user;
     job.partition = "elastic";
-    job.state = daemon::JobState::running;
+    job.state = core::JobState::running;
     job.nodes = {node};
     job.batch_host = node;
     job.start_time = kNow - 60;
@@ -81,15 +82,15 @@ void restore_and_plan(const daemon::DaemonState& state) {
   for (int i = 1; i <= kNodes; ++i) {
     const bool held = static_cast<std::size_t>(i) <= snapshot.jobs.size();
     snapshot.nodes.push_back({"n" + std::to_string(i),
-                              held ? daemon::NodeState::allocated : daemon::NodeState::idle,
+                              held ? core::NodeState::allocated : core::NodeState::idle,
                               kNow - 600});
   }
-  std::vector<daemon::ElasticJob> elastic;
+  std::vector<core::ElasticJob> elastic;
   for (const auto& [id, job] : jobs.jobs()) elastic.push_back(job);
-  daemon::PlannerSettings settings;
+  core::PlannerSettings settings;
   settings.solver.time_limit_s = 0.05;
   must_succeed(
-      [&] { return daemon::plan(snapshot, daemon::find_holes(snapshot), elastic, kNow, settings); },
+      [&] { return core::plan(snapshot, core::find_holes(snapshot), elastic, kNow, settings); },
       "the restored state stops the plan");
 }
 

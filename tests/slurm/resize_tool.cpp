@@ -20,8 +20,8 @@
 
 namespace {
 
-using gaptrain::daemon::ActionResult;
-using gaptrain::daemon::GrowRequest;
+using gaptrain::core::ActionResult;
+using gaptrain::core::GrowRequest;
 using gaptrain::daemon::LibslurmActions;
 
 std::vector<std::string> split(const std::string& list) {

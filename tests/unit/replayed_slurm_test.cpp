@@ -14,10 +14,10 @@
 namespace gaptrain::sim {
 namespace {
 
-using daemon::Job;
-using daemon::JobState;
-using daemon::NodeState;
-using daemon::Snapshot;
+using core::Job;
+using core::JobState;
+using core::NodeState;
+using core::Snapshot;
 
 constexpr std::int64_t kEpoch = ReplayedSlurm::kEpoch;
 
@@ -40,8 +40,8 @@ const Job* job_named(const Snapshot& s, const std::string& partition) {
 }
 
 // Job `id` grows by a satellite on `node`, as user and group 2000, for a 5-minute lease.
-daemon::GrowRequest grow_onto(std::uint32_t id, const std::string& node) {
-  daemon::GrowRequest request;
+core::GrowRequest grow_onto(std::uint32_t id, const std::string& node) {
+  core::GrowRequest request;
   request.job_id = id;
   request.partition = "elastic";
   request.add_nodes = {node};
@@ -60,7 +60,7 @@ struct Running {
     for (int n = 0; n < 3; ++n) slurm.free_node(n, kUnknownEnd);
     id = slurm.submit_elastic("a", 1, 3);
     EXPECT_TRUE(slurm.admit({id, {"n0"}, 5, ""}).ok);
-    const daemon::GrowResult grown = slurm.grow(grow_onto(id, "n1"));
+    const core::GrowResult grown = slurm.grow(grow_onto(id, "n1"));
     EXPECT_TRUE(grown.ok) << grown.error;
     satellite = grown.satellites.at("n1");
   }
@@ -128,7 +128,7 @@ TEST(ReplayedSlurm, WhereSlurmPlacesAJobTheTraceStartsOnAnElasticNodeItRunsOnAnI
 // first node an elastic job lets go: here the batch host's n0, the satellite staying.
 TEST(ReplayedSlurm, WhereSlurmPlacesAJobWithNoIdleNodeItWaitsForTheFirstNodeLetGo) {
   Running r(Placement::slurm);
-  const daemon::GrowResult grown = r.slurm.grow(grow_onto(r.id, "n2"));
+  const core::GrowResult grown = r.slurm.grow(grow_onto(r.id, "n2"));
   ASSERT_TRUE(grown.ok) << grown.error;
   r.slurm.set_time(50.0);
   EXPECT_TRUE(r.slurm.take_node(1));
@@ -181,7 +181,7 @@ TEST(ReplayedSlurm, WithNodeTypesAPollReportsThemAndARegularJobKeepsToItsType) {
   Snapshot s = poll(slurm);
   ASSERT_EQ(s.nodes.size(), 4U);
   EXPECT_EQ(s.nodes[0].type, "a100");
-  EXPECT_EQ(s.nodes[0].type_source, daemon::NodeTypeSource::feature);
+  EXPECT_EQ(s.nodes[0].type_source, core::NodeTypeSource::feature);
   EXPECT_EQ(s.nodes[3].type, "v100");
 
   slurm.set_time(50.0);
@@ -203,7 +203,7 @@ TEST(ReplayedSlurm, WithNodeTypesAPollReportsThemAndARegularJobKeepsToItsType) {
   EXPECT_EQ(slurm.placed(1), 0);
 
   // A satellite asking for a type (--constraint) fits only a node of it.
-  daemon::GrowRequest onto_v100 = grow_onto(id, "n2");
+  core::GrowRequest onto_v100 = grow_onto(id, "n2");
   onto_v100.constraint = "a100";
   EXPECT_FALSE(slurm.grow(onto_v100).ok);
   onto_v100.constraint = "v100";
@@ -212,7 +212,7 @@ TEST(ReplayedSlurm, WithNodeTypesAPollReportsThemAndARegularJobKeepsToItsType) {
   ReplayedSlurm untold(trace, 4, "elastic", kEpoch, Placement::slurm, false);
   s = poll(untold);
   EXPECT_EQ(s.nodes[0].type, "");
-  EXPECT_EQ(s.nodes[0].type_source, daemon::NodeTypeSource::none);
+  EXPECT_EQ(s.nodes[0].type_source, core::NodeTypeSource::none);
   EXPECT_EQ(untold.node_type(0), "a100");  // the replay still knows
 }
 
@@ -220,7 +220,7 @@ TEST(ReplayedSlurm, AGrowIsAllOrNothingOnIdleHoleNodes) {
   Running r;
   const std::size_t satellites_before = poll(r.slurm).jobs.size();
   EXPECT_TRUE(r.slurm.take_node(2));  // a regular job has n2 now
-  const daemon::GrowResult refused = r.slurm.grow(grow_onto(r.id, "n2"));
+  const core::GrowResult refused = r.slurm.grow(grow_onto(r.id, "n2"));
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.error.find("n2"), std::string::npos) << refused.error;
   EXPECT_EQ(poll(r.slurm).jobs.size(), satellites_before);
@@ -279,8 +279,8 @@ TEST(ReplayedSlurm, AnEndedJobStaysListedForMinJobAgeAndItsOrphanSatelliteEndsAt
 // satellites in QOS "satellite", which the regular workload's QOS preempts.
 const ElasticSetup kHome{.home_partition = "elastic-home", .preemptable_qos = "satellite"};
 
-daemon::GrowRequest preemptable_onto(std::uint32_t id, const std::string& node) {
-  daemon::GrowRequest request = grow_onto(id, node);
+core::GrowRequest preemptable_onto(std::uint32_t id, const std::string& node) {
+  core::GrowRequest request = grow_onto(id, node);
   request.qos = "satellite";
   return request;
 }
@@ -322,13 +322,13 @@ TEST(ReplayedSlurmHome, AnAdmissionStartsTheJobOnTheHomeNodeHoldingNoTrainingNod
                                  [](const auto& p) { return p.name == "elastic-home"; });
   ASSERT_NE(home, s.partitions.end());
   EXPECT_EQ(home->nodes, (std::vector<std::string>{h.slurm.home_node()}));
-  daemon::see_home(s, "elastic-home");
-  const Job* seen = daemon::find_job(s, h.id);
+  core::see_home(s, "elastic-home");
+  const Job* seen = core::find_job(s, h.id);
   ASSERT_NE(seen, nullptr);
   EXPECT_TRUE(seen->at_home);
   EXPECT_EQ(seen->partition, "elastic");
   EXPECT_TRUE(seen->nodes.empty());
-  EXPECT_EQ(daemon::find_holes(s).size(), 3U);
+  EXPECT_EQ(core::find_holes(s).size(), 3U);
 
   // It grows through satellites as usual.
   ASSERT_TRUE(h.slurm.grow(preemptable_onto(h.id, "n0")).ok);
@@ -340,11 +340,11 @@ TEST(ReplayedSlurmHome, AnAdmissionToAPartitionTheClusterLacksIsRefused) {
   ReplayedSlurm slurm(nodes(1), 1, "elastic");  // no home partition
   slurm.free_node(0, kUnknownEnd);
   const std::uint32_t id = slurm.submit_elastic("a", 1, 1);
-  const daemon::ActionResult refused = slurm.admit({.job_id = id,
-                                                    .nodes = {"n0"},
-                                                    .time_limit_minutes = 0,
-                                                    .admin_comment = "",
-                                                    .home_partition = "elastic-home"});
+  const core::ActionResult refused = slurm.admit({.job_id = id,
+                                                  .nodes = {"n0"},
+                                                  .time_limit_minutes = 0,
+                                                  .admin_comment = "",
+                                                  .home_partition = "elastic-home"});
   EXPECT_FALSE(refused.ok);
   EXPECT_NE(refused.error.find("elastic-home"), std::string::npos) << refused.error;
   EXPECT_FALSE(slurm.running(id));
@@ -355,7 +355,7 @@ TEST(ReplayedSlurmHome, AnAdmissionToAPartitionTheClusterLacksIsRefused) {
 // (it runs on, holding nothing); it grows back through a new satellite.
 TEST(ReplayedSlurmHome, ARegularJobPreemptsTheSatelliteAtOnceAndTheJobAtHomeIsPaused) {
   AtHome h;
-  const daemon::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n1"));
+  const core::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n1"));
   ASSERT_TRUE(grown.ok) << grown.error;
   const std::uint32_t satellite = grown.satellites.at("n1");
   h.slurm.set_time(50.0);
@@ -371,7 +371,7 @@ TEST(ReplayedSlurmHome, ARegularJobPreemptsTheSatelliteAtOnceAndTheJobAtHomeIsPa
   EXPECT_TRUE(h.slurm.running(h.id));
   EXPECT_TRUE(h.slurm.nodes_of(h.id).empty());
   const Snapshot s = poll(h.slurm);
-  const Job* preempted = daemon::find_job(s, satellite);
+  const Job* preempted = core::find_job(s, satellite);
   ASSERT_NE(preempted, nullptr) << "the preempted satellite is not listed";
   EXPECT_EQ(preempted->state, JobState::finished);
   EXPECT_TRUE(preempted->preempted);
@@ -385,16 +385,16 @@ TEST(ReplayedSlurmHome, ARegularJobPreemptsTheSatelliteAtOnceAndTheJobAtHomeIsPa
   EXPECT_EQ(h.slurm.held_hole_nodes(), 0);
 
   h.slurm.set_time(50.0 + 300.0);
-  EXPECT_EQ(daemon::find_job(poll(h.slurm), satellite), nullptr);  // MinJobAge passed
+  EXPECT_EQ(core::find_job(poll(h.slurm), satellite), nullptr);  // MinJobAge passed
   ASSERT_TRUE(h.slurm.grow(preemptable_onto(h.id, "n2")).ok);
   EXPECT_EQ(h.slurm.nodes_of(h.id), (std::vector<int>{2}));
 }
 
 TEST(ReplayedSlurmHome, ReleasingEverySatelliteOfAJobAtHomePausesIt) {
   AtHome h;
-  const daemon::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n0"));
+  const core::GrowResult grown = h.slurm.grow(preemptable_onto(h.id, "n0"));
   ASSERT_TRUE(grown.ok) << grown.error;
-  const daemon::GrowResult more = h.slurm.grow(preemptable_onto(h.id, "n1"));
+  const core::GrowResult more = h.slurm.grow(preemptable_onto(h.id, "n1"));
   ASSERT_TRUE(more.ok) << more.error;
   EXPECT_TRUE(h.slurm.release({grown.satellites.at("n0")}).ok);
   EXPECT_EQ(h.slurm.pauses(), 0);  // it still trains on n1

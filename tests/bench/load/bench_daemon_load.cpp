@@ -357,10 +357,10 @@ void print_table(const std::vector<BurstResult>& bursts) {
   }
 }
 
-daemon::LogLevel parse_log_level(const std::string& level) {
-  if (level == "debug") return daemon::LogLevel::debug;
-  if (level == "warning") return daemon::LogLevel::warning;
-  return daemon::LogLevel::info;
+core::LogLevel parse_log_level(const std::string& level) {
+  if (level == "debug") return core::LogLevel::debug;
+  if (level == "warning") return core::LogLevel::warning;
+  return core::LogLevel::info;
 }
 
 int run(const Options& options) {
@@ -387,7 +387,7 @@ int run(const Options& options) {
     bench::SimulatedSlurm slurm(options.cluster);
     const Memory before_daemon = memory_now();
 
-    daemon::DaemonConfig config;
+    core::DaemonConfig config;
     config.listen = {"127.0.0.1", free_loopback_port()};
     config.munge_socket = munged.socket();
     config.state_file = dir + "/state.json";

@@ -12,10 +12,10 @@ namespace gaptrain::bench {
 
 namespace {
 
-using daemon::ActionResult;
-using daemon::Job;
-using daemon::JobState;
-using daemon::NodeState;
+using core::ActionResult;
+using core::Job;
+using core::JobState;
+using core::NodeState;
 
 constexpr uid_t kSlurmUser = 0;  // slurmctld runs as root here: root's events are accepted
 constexpr std::uint32_t kRegularUid = 1000;
@@ -49,7 +49,7 @@ std::string node_name(int index) {
 
 SimulatedSlurm::SimulatedSlurm(const ClusterShape& shape) : random_(shape.seed) {
   const std::int64_t now = wall();
-  daemon::Partition regular{"regular", {}};
+  core::Partition regular{"regular", {}};
   for (int i = 0; i < shape.nodes; ++i) {
     nodes_.push_back({node_name(i), NodeState::idle, now - 3600});
     node_index_[nodes_.back().name] = nodes_.size() - 1;
@@ -103,7 +103,7 @@ SimulatedSlurm::SimulatedSlurm(const ClusterShape& shape) : random_(shape.seed) 
     job.time_limit_minutes = kTimeLimitMinutes;
     job.min_nodes = job.max_nodes = static_cast<std::uint32_t>(planned_on.nodes.size());
     job.priority = 100;
-    job.reason = daemon::PendingReason::other;  // e.g. a dependency: free nodes would not start it
+    job.reason = core::PendingReason::other;  // e.g. a dependency: free nodes would not start it
     jobs_.emplace(job.id, std::move(job));
   }
 }
@@ -125,7 +125,7 @@ Job& SimulatedSlurm::add_job(Job job) {
 void SimulatedSlurm::free_nodes(const std::vector<std::string>& nodes) {
   const std::int64_t now = wall();
   for (const std::string& node : nodes) {
-    daemon::Node& n = nodes_[node_index_.at(node)];
+    core::Node& n = nodes_[node_index_.at(node)];
     n.state = NodeState::idle;
     n.last_busy = now;
   }
@@ -136,11 +136,11 @@ ActionResult SimulatedSlurm::refuse(std::string why) {
   return {false, std::move(why)};
 }
 
-SimulatedSlurm::Result SimulatedSlurm::poll(daemon::Snapshot& snapshot, std::int64_t now,
+SimulatedSlurm::Result SimulatedSlurm::poll(core::Snapshot& snapshot, std::int64_t now,
                                             bool /*full*/) {
   const std::lock_guard lock(mutex_);
   ++calls_.polls;
-  daemon::Snapshot fresh;
+  core::Snapshot fresh;
   fresh.taken_at = now;
   fresh.nodes = nodes_;
   fresh.jobs.reserve(jobs_.size());
@@ -158,10 +158,10 @@ SimulatedSlurm::Result SimulatedSlurm::load_config(Config& config) {
   return {true, {}};
 }
 
-ActionResult SimulatedSlurm::shrink(const daemon::ShrinkRequest& request) {
+ActionResult SimulatedSlurm::shrink(const core::ShrinkRequest& request) {
   const std::lock_guard lock(mutex_);
   ++calls_.shrinks;
-  if (const std::string why = daemon::shrink_refusal(request); !why.empty()) return refuse(why);
+  if (const std::string why = core::shrink_refusal(request); !why.empty()) return refuse(why);
   const auto it = jobs_.find(request.job_id);
   if (it == jobs_.end() || it->second.state != JobState::running) return refuse("job not running");
   Job& job = it->second;
@@ -182,7 +182,7 @@ ActionResult SimulatedSlurm::shrink(const daemon::ShrinkRequest& request) {
   return {true, {}};
 }
 
-daemon::GrowResult SimulatedSlurm::grow(const daemon::GrowRequest& request) {
+core::GrowResult SimulatedSlurm::grow(const core::GrowRequest& request) {
   const std::lock_guard lock(mutex_);
   ++calls_.grows;
   for (const std::string& node : request.add_nodes) {
@@ -192,11 +192,11 @@ daemon::GrowResult SimulatedSlurm::grow(const daemon::GrowRequest& request) {
       return {false, "node " + node + " is not idle", {}};
     }
   }
-  daemon::GrowResult result{true, {}, {}};
+  core::GrowResult result{true, {}, {}};
   for (const std::string& node : request.add_nodes) {
     Job satellite;
     satellite.id = next_job_id_++;
-    satellite.name = daemon::satellite_name(request.job_id);
+    satellite.name = core::satellite_name(request.job_id);
     satellite.user_id = request.user_id;
     satellite.group_id = request.group_id;
     satellite.user = "trainer";
@@ -239,7 +239,7 @@ ActionResult SimulatedSlurm::set_time_limit(std::uint32_t job_id, std::uint32_t 
   return {true, {}};
 }
 
-ActionResult SimulatedSlurm::admit(const daemon::AdmitRequest& request) {
+ActionResult SimulatedSlurm::admit(const core::AdmitRequest& request) {
   const std::lock_guard lock(mutex_);
   ++calls_.admits;
   const auto it = jobs_.find(request.job_id);
@@ -271,7 +271,7 @@ ActionResult SimulatedSlurm::requeue(std::uint32_t job_id) {
   // Parked, as LibslurmActions::requeue leaves it: pending, not held, a begin time far ahead.
   it->second.state = JobState::pending;
   it->second.held = false;
-  it->second.eligible_time = wall() + daemon::kParkForS;
+  it->second.eligible_time = wall() + core::kParkForS;
   it->second.requeued = true;
   return {true, {}};
 }
@@ -282,7 +282,7 @@ ActionResult SimulatedSlurm::park(std::uint32_t job_id) {
   const auto it = jobs_.find(job_id);
   if (it == jobs_.end() || it->second.state != JobState::pending) return refuse("not pending");
   it->second.held = false;
-  it->second.eligible_time = wall() + daemon::kParkForS;
+  it->second.eligible_time = wall() + core::kParkForS;
   return {true, {}};
 }
 
@@ -308,7 +308,7 @@ std::vector<NodeEvent> SimulatedSlurm::end_regular_jobs(int nodes) {
 std::vector<NodeEvent> SimulatedSlurm::start_regular_jobs(int nodes) {
   const std::lock_guard lock(mutex_);
   std::vector<std::string> idle;
-  for (const daemon::Node& node : nodes_) {
+  for (const core::Node& node : nodes_) {
     if (node.state == NodeState::idle) idle.push_back(node.name);
   }
   std::shuffle(idle.begin(), idle.end(), random_);
@@ -344,7 +344,7 @@ std::vector<ElasticJobSpec> SimulatedSlurm::elastic_jobs() const {
 std::set<std::string> SimulatedSlurm::idle_nodes() const {
   const std::lock_guard lock(mutex_);
   std::set<std::string> idle;
-  for (const daemon::Node& node : nodes_) {
+  for (const core::Node& node : nodes_) {
     if (node.state == NodeState::idle) idle.insert(node.name);
   }
   return idle;

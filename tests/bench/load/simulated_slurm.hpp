@@ -66,22 +66,22 @@ struct ElasticJobSpec {
   int max_nodes = 1;
 };
 
-class SimulatedSlurm final : public daemon::SlurmQueries, public daemon::SlurmActions {
+class SimulatedSlurm final : public core::SlurmQueries, public core::SlurmActions {
  public:
   explicit SimulatedSlurm(const ClusterShape& shape);
 
   // SlurmQueries: the cluster as it is now (the whole table every time, as a full load).
-  Result poll(daemon::Snapshot& snapshot, std::int64_t now, bool full) override;
+  Result poll(core::Snapshot& snapshot, std::int64_t now, bool full) override;
   Result load_config(Config& config) override;
 
   // SlurmActions, applied to the state at once.
-  daemon::ActionResult shrink(const daemon::ShrinkRequest& request) override;
-  daemon::GrowResult grow(const daemon::GrowRequest& request) override;
-  daemon::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
-  daemon::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
-  daemon::ActionResult admit(const daemon::AdmitRequest& request) override;
-  daemon::ActionResult requeue(std::uint32_t job_id) override;
-  daemon::ActionResult park(std::uint32_t job_id) override;
+  core::ActionResult shrink(const core::ShrinkRequest& request) override;
+  core::GrowResult grow(const core::GrowRequest& request) override;
+  core::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
+  core::ActionResult set_time_limit(std::uint32_t job_id, std::uint32_t minutes) override;
+  core::ActionResult admit(const core::AdmitRequest& request) override;
+  core::ActionResult requeue(std::uint32_t job_id) override;
+  core::ActionResult park(std::uint32_t job_id) override;
 
   // The generator's side. Ends random running regular jobs until at least `nodes` nodes are
   // free of them; one node_freed event per node.
@@ -99,18 +99,18 @@ class SimulatedSlurm final : public daemon::SlurmQueries, public daemon::SlurmAc
   SlurmCalls calls() const;
 
  private:
-  daemon::Job& add_job(daemon::Job job);  // allocates its nodes
+  core::Job& add_job(core::Job job);  // allocates its nodes
   void free_nodes(const std::vector<std::string>& nodes);
-  daemon::ActionResult refuse(std::string why);
+  core::ActionResult refuse(std::string why);
   std::int64_t wall() const;
 
   mutable std::mutex mutex_;
   std::mt19937 random_;
-  std::vector<daemon::Node> nodes_;
+  std::vector<core::Node> nodes_;
   std::map<std::string, std::size_t> node_index_;
-  std::map<std::uint32_t, daemon::Job> jobs_;
+  std::map<std::uint32_t, core::Job> jobs_;
   std::vector<std::uint32_t> running_regular_;  // ends are drawn from these
-  std::vector<daemon::Partition> partitions_;
+  std::vector<core::Partition> partitions_;
   std::vector<ElasticJobSpec> elastic_;
   std::uint32_t next_job_id_ = 1000;
   std::uint64_t version_ = 1;

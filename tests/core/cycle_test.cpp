@@ -12,7 +12,7 @@
 
 #include "core/holes.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -409,4 +409,4 @@ TEST_F(CycleTest, AReclaimedSatelliteStopsOnlyItsOwnLease) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-namespace gaptrain::sim {
+namespace gaptrain::core {
 namespace {
 
 TEST(CurveLearner, StartsFromTheConservativePrior) {
@@ -108,4 +108,4 @@ TEST(CurveLearner, RescaleCostsAreTheMeanObservedStall) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::core

@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "hostlist.hpp"
+#include <string>
+#include <utility>
+#include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -12,18 +14,18 @@ constexpr std::int64_t kNow = 1'700'000'000;
 Snapshot four_idle_nodes() {
   Snapshot s;
   s.taken_at = kNow;
-  for (const std::string& name : expand_hostlist("n[1-4]")) {
+  for (const char* name : {"n1", "n2", "n3", "n4"}) {
     s.nodes.push_back({name, NodeState::idle, kNow - 60});
   }
   return s;
 }
 
-Job pending(std::uint32_t id, std::int64_t start, const char* sched_nodes) {
+Job pending(std::uint32_t id, std::int64_t start, std::vector<std::string> sched_nodes) {
   Job job;
   job.id = id;
   job.state = JobState::pending;
   job.start_time = start;
-  job.sched_nodes = expand_hostlist(sched_nodes);
+  job.sched_nodes = std::move(sched_nodes);
   return job;
 }
 
@@ -32,13 +34,6 @@ const Hole* hole_on(const std::vector<Hole>& holes, const std::string& node) {
     if (hole.node == node) return &hole;
   }
   return nullptr;
-}
-
-TEST(Holes, HostlistsExpandAsSlurmWritesThem) {
-  EXPECT_EQ(expand_hostlist("n[2-3]"), (std::vector<std::string>{"n2", "n3"}));
-  EXPECT_EQ(expand_hostlist("a1,b[01-02]"), (std::vector<std::string>{"a1", "b01", "b02"}));
-  EXPECT_TRUE(expand_hostlist(nullptr).empty());
-  EXPECT_TRUE(expand_hostlist("").empty());
 }
 
 TEST(Holes, IdleNodesWithoutPlansAreHolesOfUnknownEnd) {
@@ -55,7 +50,7 @@ TEST(Holes, PendingJobPlannedOnNodesEndsTheirHolesAtItsStart) {
   Snapshot s = four_idle_nodes();
   s.nodes[1].state = NodeState::planned;  // backfill marks the nodes it reserves
   s.nodes[2].state = NodeState::planned;
-  s.jobs.push_back(pending(7, kNow + 300, "n[2-3]"));
+  s.jobs.push_back(pending(7, kNow + 300, {"n2", "n3"}));
   const std::vector<Hole> holes = find_holes(s);
   ASSERT_EQ(holes.size(), 4U);
   for (const char* node : {"n2", "n3"}) {
@@ -73,9 +68,9 @@ TEST(Holes, PendingJobPlannedOnNodesEndsTheirHolesAtItsStart) {
 
 TEST(Holes, EarliestOfSeveralPlansWins) {
   Snapshot s = four_idle_nodes();
-  s.jobs.push_back(pending(8, kNow + 900, "n[1-2]"));
-  s.jobs.push_back(pending(9, kNow + 200, "n2"));
-  s.jobs.push_back(pending(10, kNow + 500, "n[2-4]"));
+  s.jobs.push_back(pending(8, kNow + 900, {"n1", "n2"}));
+  s.jobs.push_back(pending(9, kNow + 200, {"n2"}));
+  s.jobs.push_back(pending(10, kNow + 500, {"n2", "n3", "n4"}));
   const std::vector<Hole> holes = find_holes(s);
   EXPECT_EQ(hole_on(holes, "n1")->predicted_end, kNow + 900);
   EXPECT_EQ(hole_on(holes, "n2")->predicted_end, kNow + 200);
@@ -86,15 +81,15 @@ TEST(Holes, EarliestOfSeveralPlansWins) {
 
 TEST(Holes, PendingJobWithoutPlanSaysNothing) {
   Snapshot s = four_idle_nodes();
-  s.jobs.push_back(pending(11, kNow + 100, ""));  // start_time but no sched_nodes
-  s.jobs.push_back(pending(12, 0, "n1"));         // sched_nodes but no start_time
+  s.jobs.push_back(pending(11, kNow + 100, {}));  // start_time but no sched_nodes
+  s.jobs.push_back(pending(12, 0, {"n1"}));       // sched_nodes but no start_time
   for (const Hole& hole : find_holes(s)) EXPECT_FALSE(hole.predicted_end) << hole.node;
 }
 
 TEST(Holes, NextReservationEndsTheHoleWhenEarlier) {
   Snapshot s = four_idle_nodes();
-  s.jobs.push_back(pending(13, kNow + 600, "n[1-2]"));
-  s.reservations.push_back({"maint", kNow + 120, kNow + 7200, expand_hostlist("n[2-3]")});
+  s.jobs.push_back(pending(13, kNow + 600, {"n1", "n2"}));
+  s.reservations.push_back({"maint", kNow + 120, kNow + 7200, {"n2", "n3"}});
   const std::vector<Hole> holes = find_holes(s);
   EXPECT_EQ(hole_on(holes, "n1")->predicted_end, kNow + 600);
   const Hole* n2 = hole_on(holes, "n2");
@@ -106,8 +101,8 @@ TEST(Holes, NextReservationEndsTheHoleWhenEarlier) {
 
 TEST(Holes, ActiveReservationIsNoHole) {
   Snapshot s = four_idle_nodes();
-  s.reservations.push_back({"users", kNow - 10, kNow + 3600, expand_hostlist("n1")});
-  s.reservations.push_back({"past", kNow - 7200, kNow - 3600, expand_hostlist("n2")});
+  s.reservations.push_back({"users", kNow - 10, kNow + 3600, {"n1"}});
+  s.reservations.push_back({"past", kNow - 7200, kNow - 3600, {"n2"}});
   const std::vector<Hole> holes = find_holes(s);
   EXPECT_EQ(hole_on(holes, "n1"), nullptr);
   const Hole* n2 = hole_on(holes, "n2");
@@ -142,8 +137,8 @@ TEST(Holes, SinceFallsBackToFirstSeenAndStaysStable) {
 TEST(Holes, KeepSlurmsNodeOrder) {
   Snapshot s;
   s.taken_at = kNow;
-  for (const std::string& name : expand_hostlist("n[1-12]")) {
-    s.nodes.push_back({name, NodeState::idle, kNow});
+  for (int i = 1; i <= 12; ++i) {
+    s.nodes.push_back({"n" + std::to_string(i), NodeState::idle, kNow});
   }
   const std::vector<Hole> holes = find_holes(s);
   ASSERT_EQ(holes.size(), 12U);
@@ -152,4 +147,4 @@ TEST(Holes, KeepSlurmsNodeOrder) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -11,7 +11,7 @@
 #include "core/elastic_jobs.hpp"
 #include "core/planner.hpp"
 
-namespace gaptrain::daemon::planner_world {
+namespace gaptrain::core::planner_world {
 
 inline constexpr std::int64_t kNow = 1'700'000'000;
 using Nodes = std::vector<std::string>;
@@ -94,4 +94,4 @@ inline const Action* action_for(const Plan& p, std::uint32_t job_id) {
   return nullptr;
 }
 
-}  // namespace gaptrain::daemon::planner_world
+}  // namespace gaptrain::core::planner_world

@@ -8,7 +8,7 @@
 
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -582,4 +582,4 @@ TEST(ElasticJobs, ProgressThatGoesBackOrOutrunsTheNodesIsRefused) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 TEST(JobMark, WhatIsWrittenIsReadBack) {
@@ -51,4 +51,4 @@ TEST(JobMark, AnAdmissionMarksWhatTheJobWasSubmittedWith) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -7,7 +7,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using namespace planner_world;
@@ -89,4 +89,4 @@ TEST(SlurmNodeOrder, AReclaimGivesTheNodesSlurmOffersFirst) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

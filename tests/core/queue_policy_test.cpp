@@ -11,7 +11,7 @@
 #include "gaptrain/input_error.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using namespace planner_world;
@@ -478,4 +478,4 @@ TEST(Operation, NamesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

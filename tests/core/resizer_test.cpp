@@ -6,7 +6,7 @@
 
 #include "core/parking.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -593,4 +593,4 @@ TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsParkedAgain) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -6,7 +6,7 @@
 
 #include "planner_world.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using namespace planner_world;
@@ -454,4 +454,4 @@ TEST(Planner, AJobOfAnotherElasticPartitionIsNotARegularJobToReclaimFor) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

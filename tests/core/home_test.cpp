@@ -8,7 +8,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 using namespace planner_world;
@@ -132,4 +132,4 @@ TEST(Home, APausedJobAtHomeGrowsBackIntoHolesNotAdmittedAgain) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

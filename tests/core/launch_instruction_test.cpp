@@ -4,7 +4,7 @@
 
 #include "gaptrain/goodput.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -93,4 +93,4 @@ TEST(LaunchInstruction, NoticesOnlyForNodesTheJobHolds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 TEST(NoiseScaleLearner, NothingIsLearnedBeforeAnEstimate) {
@@ -75,4 +75,4 @@ TEST(NoiseScaleStep, TheValueUsedMovesOnlyWhenTheEstimateDriftsMoreThanAFifth) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core

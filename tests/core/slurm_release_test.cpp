@@ -2,12 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cerrno>
-
-#include "slurm_compat.hpp"
-
-namespace gaptrain::daemon {
+namespace gaptrain::core {
 namespace {
 
 TEST(SchedulerParameters, AnOptionIsFoundAloneOrWithAValue) {
@@ -51,30 +46,6 @@ TEST(SlurmBehaviour, AnotherReleaseOfSlurmctldAsksForARebuild) {
   ASSERT_EQ(b.notices.size(), 1U);
   EXPECT_NE(b.notices[0].find("rebuild gaptrain against Slurm 24.11"), std::string::npos)
       << b.notices[0];
-}
-
-// ESLURM_INVALID_JOB_ID, the same in every release (slurm_errno.h is not included here: it is
-// not warning-clean).
-constexpr int kSlurmInvalidJobId = 2017;
-
-// The adapter reads the error through the release's own mechanism and words it with Slurm's
-// own table, whichever release this was built against.
-TEST(SlurmCompat, ErrorsAreWordedBySlurm) {
-  const std::string text = slurm_compat::error_text(kSlurmInvalidJobId);
-  EXPECT_NE(text.find("(" + std::to_string(kSlurmInvalidJobId) + ")"), std::string::npos) << text;
-  EXPECT_NE(text.find("job id"), std::string::npos) << text;
-}
-
-TEST(SlurmCompat, TheLastErrorIsTheOneLibslurmSetForThisThread) {
-  errno = kSlurmInvalidJobId;  // what a libslurm call sets when it fails, in every release
-  EXPECT_EQ(slurm_compat::last_error(), kSlurmInvalidJobId);
-  EXPECT_EQ(slurm_compat::last_error_text(), slurm_compat::error_text(kSlurmInvalidJobId));
-}
-
-TEST(SlurmCompat, TheBuiltReleaseIsMajorMinorMicro) {
-  const std::string release = slurm_compat::built_release();
-  EXPECT_EQ(std::count(release.begin(), release.end(), '.'), 2) << release;
-  EXPECT_EQ(major_minor(release).size(), 5U) << release;
 }
 
 // satellite_qos needs preempt/qos and PreemptMode CANCEL; each missing one is a line saying what
@@ -121,4 +92,4 @@ TEST(SatellitePartition, WhatSlurmLacksToAllocateSatellitesPastPendingJobs) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::core
