@@ -17,7 +17,7 @@
 #include "allocator/model/job_value.hpp"
 #include "allocator/search/shortfall_search.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -427,4 +427,4 @@ AllocationResult allocate(const AllocationProblem& input) {
   return result;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -3,9 +3,9 @@
 // in docs/allocator.md.
 #pragma once
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // Solves `problem` to optimality (within problem.solver.mip_gap) or until the time limit, in
 // which case the best incumbent is returned with ModelStatus::time_limit, never nothing.
@@ -15,4 +15,4 @@ namespace gaptrain {
 // nodes (the safe answer: nothing moves).
 AllocationResult allocate(const AllocationProblem& problem);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

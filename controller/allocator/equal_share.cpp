@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -175,4 +175,4 @@ AllocationResult share_equally(const AllocationProblem& problem) {
   return result;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -5,9 +5,9 @@
 
 #include <vector>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct ShareLimits {
   int min_nodes = 1;
@@ -33,4 +33,4 @@ std::vector<int> equal_share_counts(const std::vector<ShareLimits>& jobs, int no
 // (with one node type, a mixing job is a job on it).
 AllocationResult share_equally(const AllocationProblem& problem);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -51,7 +51,7 @@ Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::
   for (const double horizon_s : kBftrainerMethodHorizonsS) {
     sim::SimOptions m = options;
     m.policy = sim::Policy::bftrainer;
-    m.objective = Objective::throughput;
+    m.objective = allocator::Objective::throughput;
     m.config.horizon_s = horizon_s;
     m.placement = sim::Placement::trace;
     if (progress) progress("bftrainer-method");

@@ -15,10 +15,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "allocator/allocation_json.hpp"
 #include "compare.hpp"
 #include "core/config.hpp"
 #include "default_scenario.hpp"
-#include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
@@ -174,7 +174,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
       throw InputError("--home", "the elastic partition is named \"" + config.home_partition +
                                      "\"; set home_partition to another name in --config");
   }
-  options.objective = *objective_from_string(args.objective);
+  options.objective = *allocator::objective_from_string(args.objective);
   options.placement = args.placement == "trace" ? sim::Placement::trace : sim::Placement::slurm;
   options.solver.time_limit_s = args.time_limit_s;
   options.batch_rule = *batch_rule_from_string(args.batch);  // CLI11 checked the name
@@ -288,7 +288,7 @@ int run_compare(const SimulateArgs& args, const sim::Scenario& in,
   if (json_out) {
     Json::Value json = comparison_json(comparison);
     json["parameters"] = parameters_json(args, in, options);
-    json_out->stream() << to_json_text(json, args.pretty) << '\n';
+    json_out->stream() << allocator::to_json_text(json, args.pretty) << '\n';
     if (!json_out->stream().flush()) {
       report("cannot write " + json_out->path);
       return kExitFailure;

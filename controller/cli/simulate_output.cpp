@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <map>
 
+#include "allocator/allocation_json.hpp"
 #include "compare.hpp"
-#include "gaptrain/allocation_json.hpp"
 #include "simulator/summary_table.hpp"
 
 namespace gaptrain::cli {
@@ -125,7 +125,7 @@ std::string run_json(const SimulateArgs& args, const sim::Scenario& in,
     json["oracle_wall_s"] = bound_wall_s;
   }
   json["parameters"] = parameters_json(args, in, options);
-  return to_json_text(json, args.pretty);
+  return allocator::to_json_text(json, args.pretty);
 }
 
 std::string run_table(const SimulateArgs& args, const sim::Scenario& in,

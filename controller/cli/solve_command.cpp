@@ -11,8 +11,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "allocator/allocation_json.hpp"
 #include "allocator/allocator.hpp"
-#include "gaptrain/allocation_json.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
@@ -107,29 +107,30 @@ int run_solve(const SolveOptions& options) {
     return kExitBadInput;
   }
 
-  AllocationResult result;
+  allocator::AllocationResult result;
   try {
-    AllocationProblem problem = parse_problem(text);
+    allocator::AllocationProblem problem = allocator::parse_problem(text);
     if (options.time_limit_option->count() > 0) {
       problem.solver.time_limit_s = options.time_limit_s;
     }
-    result = allocate(problem);
+    result = allocator::allocate(problem);
   } catch (const InputError& e) {
     report(shown + ": " + e.what());
     return kExitBadInput;
   }
 
-  std::cout << to_json_text(result_to_json(result), options.pretty) << '\n' << std::flush;
+  std::cout << allocator::to_json_text(allocator::result_to_json(result), options.pretty) << '\n'
+            << std::flush;
   if (!std::cout) {
     report("cannot write the result to stdout");
     return kExitFailure;
   }
-  if (result.call_status != CallStatus::ok) {
+  if (result.call_status != allocator::CallStatus::ok) {
     report(shown + ": solver failed: " + result.message);
     return kExitFailure;
   }
-  if (result.model_status != ModelStatus::optimal &&
-      result.model_status != ModelStatus::time_limit) {
+  if (result.model_status != allocator::ModelStatus::optimal &&
+      result.model_status != allocator::ModelStatus::time_limit) {
     report(shown + ": no allocation found: status " + std::string(to_string(result.model_status)) +
            (result.message.empty() ? "" : ": " + result.message));
     return kExitFailure;

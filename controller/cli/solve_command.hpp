@@ -1,5 +1,5 @@
 // `gaptrain solve FILE`: solves one allocation problem given as JSON (see
-// gaptrain/allocation_json.hpp for the schema) and prints the result as JSON on stdout.
+// allocator/allocation_json.hpp for the schema) and prints the result as JSON on stdout.
 #pragma once
 
 #include "command.hpp"

@@ -88,10 +88,10 @@ bool is_numeric_host(const std::string& host) {
   return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
 }
 
-Objective parse_objective(const std::string& name) {
-  if (name == "throughput") return Objective::throughput;
-  if (name == "speedup") return Objective::speedup;
-  if (name == "fair") return Objective::fair;
+allocator::Objective parse_objective(const std::string& name) {
+  if (name == "throughput") return allocator::Objective::throughput;
+  if (name == "speedup") return allocator::Objective::speedup;
+  if (name == "fair") return allocator::Objective::fair;
   throw InputError("objective", "\"" + name +
                                     "\" is not an objective: use \"throughput\", \"speedup\" "
                                     "or \"fair\"");

@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "allocator/allocation.hpp"
 #include "core/elastic_partitions.hpp"
 #include "core/queue_policy.hpp"
 #include "core/settings.hpp"
-#include "gaptrain/allocation.hpp"
 
 namespace gaptrain::core {
 
@@ -75,7 +75,7 @@ struct DaemonConfig {
   int idle_reserve_nodes = static_cast<int>(kIdleReserveNodes.default_value);
   // The allocator's objective and the elastic queue policy (queue_policy.hpp: admission order,
   // caps, account weights).
-  Objective objective = Objective::speedup;
+  allocator::Objective objective = allocator::Objective::speedup;
   QueuePolicy queue;
   // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
   // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "core/cluster.hpp"
 #include "core/config.hpp"
 #include "core/elastic_jobs.hpp"
@@ -30,7 +31,6 @@
 #include "core/planner.hpp"
 #include "core/resizer.hpp"
 #include "core/slurm_release.hpp"
-#include "gaptrain/allocation.hpp"
 
 namespace gaptrain::core {
 
@@ -69,7 +69,7 @@ ResizerSettings resizer_settings(const DaemonConfig& config);
 
 struct CycleOutcome {
   // The allocator's answer; empty when there was nothing to decide (no elastic job).
-  std::optional<AllocationResult> allocation;
+  std::optional<allocator::AllocationResult> allocation;
   // Jobs whose own inputs the allocator refuses, with why (Plan::set_aside).
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;
   // Held jobs the queue policy does not admit yet, with why (Plan::waiting).

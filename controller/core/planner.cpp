@@ -115,8 +115,8 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
 
 // The job as the allocator sees it; throws InputError (naming the job's field) when the
 // allocator would refuse it.
-gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
-  gaptrain::ElasticJob e;
+gaptrain::allocator::ElasticJob allocator_job(const ElasticJob& job) {
+  gaptrain::allocator::ElasticJob e;
   e.id = std::to_string(job.job_id);
   e.min_nodes = job.min_nodes;
   e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
@@ -136,7 +136,7 @@ gaptrain::ElasticJob allocator_job(const ElasticJob& job) {
 // Why the allocator could not plan a job on the nodes it holds: nodes of two types
 // (Slurm started it so: its submission named no one type), or of a type it has no curve for. Set
 // aside rather than handed to the allocator, which would refuse the whole problem.
-std::optional<std::string> held_types_problem(const gaptrain::ElasticJob& job,
+std::optional<std::string> held_types_problem(const gaptrain::allocator::ElasticJob& job,
                                               const std::vector<std::string>& nodes,
                                               const NodeTypes& types) {
   const auto named = [](const std::string& type) {
@@ -354,7 +354,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     return static_cast<double>(std::max<std::int64_t>(0, it->second - now));
   };
 
-  AllocationProblem problem;
+  allocator::AllocationProblem problem;
   problem.horizon_s = settings.horizon_s;
   problem.objective = settings.objective;
   problem.solver = settings.solver;
@@ -371,7 +371,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   for (const auto& [name, hole] : free_holes) free_names.push_back(name);
   for (const std::string& name : slurm_order.last_offered_first(std::move(free_names))) {
     const Hole& hole = *free_holes.at(name);
-    gaptrain::NodeState node;
+    gaptrain::allocator::NodeState node;
     node.name = hole.node;
     node.type = types.of(hole.node);
     if (hole.predicted_end && settings.use_hole_ends)
@@ -383,7 +383,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   std::vector<ElasticJob> planned;
   const JobIndex jobs(snapshot);
   for (ElasticJob& job : staying) {
-    std::optional<gaptrain::ElasticJob> e;
+    std::optional<gaptrain::allocator::ElasticJob> e;
     try {
       e = allocator_job(job);
     } catch (const InputError& error) {
@@ -398,7 +398,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
       e->weight = settings.queue.weight_of(slurm_job->account);
     }
     for (const std::string& name : slurm_order.last_offered_first(job.nodes)) {
-      gaptrain::NodeState node;
+      gaptrain::allocator::NodeState node;
       node.name = name;
       node.type = types.of(name);
       node.job = e->id;
@@ -414,12 +414,13 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   }
   staying = std::move(planned);
   try {
-    result.allocation = settings.equal_share ? share_equally(problem) : allocate(problem);
+    result.allocation =
+        settings.equal_share ? allocator::share_equally(problem) : allocator::allocate(problem);
   } catch (const InputError& error) {  // the jobs were checked: a setting, never a crash
-    result.allocation = AllocationResult{};
+    result.allocation = allocator::AllocationResult{};
     result.allocation->message = error.what();
   }
-  if (result.allocation->call_status != CallStatus::ok) return result;
+  if (result.allocation->call_status != allocator::CallStatus::ok) return result;
 
   // 3. The difference to what every job holds. The allocator never migrates, so a job only
   // keeps a subset (shrink) or gains idle nodes (grow).
@@ -521,9 +522,9 @@ void add_partition_plan(Plan& whole, Plan part) {
     whole.allocation = std::move(part.allocation);
     return;
   }
-  AllocationResult& sum = *whole.allocation;
-  const AllocationResult& more = *part.allocation;
-  if (more.call_status != CallStatus::ok) {  // one partition's failure is the call's
+  allocator::AllocationResult& sum = *whole.allocation;
+  const allocator::AllocationResult& more = *part.allocation;
+  if (more.call_status != allocator::CallStatus::ok) {  // one partition's failure is the call's
     sum.call_status = more.call_status;
     sum.model_status = more.model_status;
     sum.message += (sum.message.empty() ? "" : "; ") + more.message;

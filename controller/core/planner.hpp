@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "core/cluster.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/elastic_partitions.hpp"
@@ -19,14 +20,13 @@
 #include "core/operation.hpp"
 #include "core/queue_policy.hpp"
 #include "core/settings.hpp"
-#include "gaptrain/allocation.hpp"
 
 namespace gaptrain::core {
 
 struct PlannerSettings {
   double horizon_s = kHorizonS.default_value;
-  Objective objective = Objective::speedup;
-  SolverOptions solver{.time_limit_s = kSolveTimeLimitS};
+  allocator::Objective objective = allocator::Objective::speedup;
+  allocator::SolverOptions solver{.time_limit_s = kSolveTimeLimitS};
   // Pending jobs of these partitions wait for the allocator to admit them (ActionKind::admit);
   // each partition is planned on its own (partition_scopes).
   ElasticPartitions elastic_partitions;
@@ -94,7 +94,7 @@ struct Plan {
   // (which may use nodes the shrinks free).
   std::vector<Action> actions;
   // The allocator's answer; empty when there was nothing to decide (no elastic job).
-  std::optional<AllocationResult> allocation;
+  std::optional<allocator::AllocationResult> allocation;
   // Jobs whose own inputs the allocator refuses (a curve, a cost: validate_job), with why. They
   // keep what they hold and are left out of the allocation; the other jobs are still planned.
   std::vector<std::pair<std::uint32_t, std::string>> set_aside;

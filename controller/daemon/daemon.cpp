@@ -373,7 +373,7 @@ void Daemon::acted(ActOutcome outcome) {
   if (const auto& allocation = outcome.cycle.allocation) {
     metrics_.observe_solve(allocation->solve_ms / 1000.0);
     last_solve_ms_ = allocation->solve_ms;
-    if (allocation->call_status != CallStatus::ok) {
+    if (allocation->call_status != allocator::CallStatus::ok) {
       log::warning("allocator failed, keeping every job as it is",
                    {{"REASON", allocation->message}});
     }

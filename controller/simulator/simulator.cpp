@@ -406,7 +406,7 @@ class Replay {
     ++summary_.cycles;
     (void)gaptraind_.resizer().take_reclaim_latencies();
     if (outcome.allocation) {
-      if (outcome.allocation->call_status != CallStatus::ok)
+      if (outcome.allocation->call_status != allocator::CallStatus::ok)
         throw std::runtime_error("simulate: the allocator failed at t=" + std::to_string(now) +
                                  " s: " + outcome.allocation->message);
       solve_ms_.push_back(outcome.allocation->solve_ms);

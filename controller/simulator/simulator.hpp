@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "core/config.hpp"
 #include "core/planner.hpp"
-#include "gaptrain/allocation.hpp"
 #include "simulator/options.hpp"
 #include "simulator/pollux_models.hpp"
 #include "simulator/replayed_slurm.hpp"
@@ -56,8 +56,8 @@ struct SimOptions {
   // the core runs with these, as the daemon does.
   core::DaemonConfig config;
   // The planner's objective and solver, as gaptraind's (PlannerSettings).
-  Objective objective = core::PlannerSettings{}.objective;
-  SolverOptions solver = core::PlannerSettings{}.solver;
+  allocator::Objective objective = core::PlannerSettings{}.objective;
+  allocator::SolverOptions solver = core::PlannerSettings{}.solver;
   // Pollux models (`--models`): with them every job has a batch range and trains by
   // its model (batch_training.hpp); the curves table is not used. Shared: the options are copied
   // per policy.

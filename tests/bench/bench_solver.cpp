@@ -34,9 +34,10 @@
 
 namespace {
 
-using gaptrain::AllocationProblem;
-using gaptrain::AllocationResult;
-using gaptrain::ModelStatus;
+using gaptrain::allocator::AllocationProblem;
+using gaptrain::allocator::AllocationResult;
+using gaptrain::allocator::ModelStatus;
+namespace allocator = gaptrain::allocator;
 namespace support = gaptrain::test_support;
 
 constexpr int kInstancesPerSize = 20;
@@ -47,8 +48,8 @@ constexpr int kNodeModelInstances = 3;
 constexpr double kNodeModelTimeLimitS = 60.0;
 
 // Instances for (nodes, jobs, with hole ends), generated once (support::bench_grid_params).
-const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes) {
-  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+const std::vector<allocator::AllocationProblem>& instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<allocator::AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   for (int i = 0; i < kInstancesPerSize; ++i) {
@@ -62,14 +63,14 @@ const std::vector<AllocationProblem>& instances(int nodes, int jobs, bool holes)
 // The same instances with a batch range on every job: the tuned and largest batches
 // and noise scales of Pollux's cifar10, imagenet and bert in turn, so that every job is valued by
 // its goodput curve.
-const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool holes) {
-  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+const std::vector<allocator::AllocationProblem>& batch_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<allocator::AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   const std::array<gaptrain::BatchRange, 3> ranges{{{128, 4096, 0}, {200, 12800, 0}, {12, 384, 0}}};
   const std::array<double, 3> noise_scales{2000.0, 20000.0, 400.0};
   problems = instances(nodes, jobs, holes);
-  for (AllocationProblem& problem : problems) {
+  for (allocator::AllocationProblem& problem : problems) {
     for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
       problem.jobs[j].batch = ranges[j % ranges.size()];
       problem.jobs[j].noise_scale = noise_scales[j % noise_scales.size()];
@@ -80,15 +81,15 @@ const std::vector<AllocationProblem>& batch_instances(int nodes, int jobs, bool 
 
 // The same instances with allowed sizes on every job: powers of two, multiples of a
 // group of 2, 4 or 8, or a random list, drawn per job (support::constrain_sizes).
-const std::vector<AllocationProblem>& sized_instances(int nodes, int jobs, bool holes) {
-  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+const std::vector<allocator::AllocationProblem>& sized_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<allocator::AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   problems = instances(nodes, jobs, holes);
   for (std::size_t i = 0; i < problems.size(); ++i) {
     support::constrain_sizes(problems[i], support::SizeRule::mixed, 33U + i, /*large=*/true);
     // (mixed leaves a quarter of the jobs free: constrain those as powers of two)
-    for (gaptrain::ElasticJob& job : problems[i].jobs) {
+    for (gaptrain::allocator::ElasticJob& job : problems[i].jobs) {
       if (!job.allowed_sizes.empty()) continue;
       for (int k = 1; k <= job.max_nodes; k *= 2) {
         if (k >= job.min_nodes) job.allowed_sizes.push_back(k);
@@ -107,17 +108,17 @@ const std::array<std::string, 3> kNodeTypes{"a100", "h100", "cpu"};
 // type (models gain differently from a newer GPU; with the same factors for every job, hundreds
 // of jobs tie exactly between types at the prices, and 10,000 x 1,000 was proven in 40% of the
 // instances within 1 s: docs/benchmarks.md); a job's held nodes take one of its types.
-const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool holes) {
-  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+const std::vector<allocator::AllocationProblem>& typed_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<allocator::AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   const std::array<std::string, 3>& types = kNodeTypes;
   const std::array<double, 3> speed{1.0, 1.8, 0.2};
   problems = instances(nodes, jobs, holes);
-  for (AllocationProblem& problem : problems) {
+  for (allocator::AllocationProblem& problem : problems) {
     std::map<std::string, std::string> held_type;
     for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-      gaptrain::ElasticJob& job = problem.jobs[j];
+      gaptrain::allocator::ElasticJob& job = problem.jobs[j];
       const std::size_t kinds = j % 3 == 0 ? 3 : j % 3 == 1 ? 2 : 1;  // a100..: 3, 2 or 1 types
       const std::size_t first = kinds == 1 ? j / 3 % 3 : 0;
       for (std::size_t t = first; t < first + kinds; ++t) {
@@ -129,7 +130,7 @@ const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool 
       held_type[job.id] = types[first + j / 9 % kinds];
     }
     for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-      gaptrain::NodeState& node = problem.nodes[n];
+      gaptrain::allocator::NodeState& node = problem.nodes[n];
       node.type = node.job ? held_type.at(*node.job)
                            : types[std::array<std::size_t, 5>{0, 0, 1, 1, 2}[n % 5]];
     }
@@ -140,15 +141,15 @@ const std::vector<AllocationProblem>& typed_instances(int nodes, int jobs, bool 
 // The node-type instances with every fifth job mixing types: its one curve, times 1
 // to 1.3 by job (about an a100's), instead of per-type curves, and its held nodes of the three
 // types in turn.
-const std::vector<AllocationProblem>& mixing_instances(int nodes, int jobs, bool holes) {
-  static std::map<std::tuple<int, int, bool>, std::vector<AllocationProblem>> cache;
+const std::vector<allocator::AllocationProblem>& mixing_instances(int nodes, int jobs, bool holes) {
+  static std::map<std::tuple<int, int, bool>, std::vector<allocator::AllocationProblem>> cache;
   auto& problems = cache[{nodes, jobs, holes}];
   if (!problems.empty()) return problems;
   problems = typed_instances(nodes, jobs, holes);
-  for (AllocationProblem& problem : problems) {
+  for (allocator::AllocationProblem& problem : problems) {
     std::map<std::string, std::size_t> held;  // mixing job -> its held nodes typed so far
     for (std::size_t j = 4; j < problem.jobs.size(); j += 5) {
-      gaptrain::ElasticJob& job = problem.jobs[j];
+      gaptrain::allocator::ElasticJob& job = problem.jobs[j];
       std::vector<gaptrain::ScalingCurve::Point> points = job.curve.points();
       const double factor = 1.0 + 0.03 * static_cast<double>(j % 11);
       for (auto& point : points) point.samples_per_s *= factor;
@@ -157,7 +158,7 @@ const std::vector<AllocationProblem>& mixing_instances(int nodes, int jobs, bool
       job.mix_types = true;
       held.emplace(job.id, 0);
     }
-    for (gaptrain::NodeState& node : problem.nodes) {
+    for (gaptrain::allocator::NodeState& node : problem.nodes) {
       const auto mixer = node.job ? held.find(*node.job) : held.end();
       if (mixer != held.end()) node.type = kNodeTypes[mixer->second++ % kNodeTypes.size()];
     }
@@ -184,25 +185,26 @@ void report_times(benchmark::State& state, const std::vector<double>& ms) {
   state.counters["max_ms"] = percentile(ms, 100.0);
 }
 
-void measure_allocate(benchmark::State& state, const std::vector<AllocationProblem>& problems) {
+void measure_allocate(benchmark::State& state,
+                      const std::vector<allocator::AllocationProblem>& problems) {
   std::vector<double> ms;
   double objective = 0.0;
   double worst_gap = 0.0;
   int optimal = 0;
-  gaptrain::SolveStats largest;  // the largest model seen, field by field
+  gaptrain::allocator::SolveStats largest;  // the largest model seen, field by field
   std::size_t next = 0;
   for (auto _ : state) {
-    const AllocationProblem& problem = problems[next++ % problems.size()];
+    const allocator::AllocationProblem& problem = problems[next++ % problems.size()];
     const auto start = std::chrono::steady_clock::now();
-    AllocationResult result = gaptrain::allocate(problem);
+    allocator::AllocationResult result = gaptrain::allocator::allocate(problem);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
-    if (result.call_status != gaptrain::CallStatus::ok) {
+    if (result.call_status != gaptrain::allocator::CallStatus::ok) {
       state.SkipWithError(("allocate failed: " + result.message).c_str());
       break;
     }
     objective += result.objective;
-    optimal += result.model_status == ModelStatus::optimal ? 1 : 0;
+    optimal += result.model_status == allocator::ModelStatus::optimal ? 1 : 0;
     worst_gap = std::max(worst_gap, relative_gap(result.objective, result.best_bound));
     largest.columns = std::max(largest.columns, result.stats.columns);
     largest.rows = std::max(largest.rows, result.stats.rows);
@@ -255,7 +257,7 @@ void BM_AllocateMixedTypes(benchmark::State& state) {
 void BM_BFTrainerNodeModel(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const int jobs = static_cast<int>(state.range(1));
-  const std::vector<AllocationProblem>& problems = instances(nodes, jobs, false);
+  const std::vector<allocator::AllocationProblem>& problems = instances(nodes, jobs, false);
 
   std::vector<double> ms;
   double objective = 0.0;
@@ -266,7 +268,7 @@ void BM_BFTrainerNodeModel(benchmark::State& state) {
   support::NodeModelResult last;
   std::size_t next = 0;
   for (auto _ : state) {
-    const AllocationProblem& problem = problems[next++ % problems.size()];
+    const allocator::AllocationProblem& problem = problems[next++ % problems.size()];
     last =
         support::solve_bftrainer_node_model(problem, kNodeModelTimeLimitS, problem.solver.mip_gap);
     ms.push_back(last.solve_ms);
@@ -276,7 +278,7 @@ void BM_BFTrainerNodeModel(benchmark::State& state) {
     worst_gap = std::max(worst_gap, relative_gap(last.objective, last.best_bound));
 
     state.PauseTiming();  // what the count-level model finds on the same instance
-    const AllocationResult counted = gaptrain::allocate(problem);
+    const allocator::AllocationResult counted = gaptrain::allocator::allocate(problem);
     if (counted.objective > 0.0) {
       worst_ratio = std::min(worst_ratio, last.objective / counted.objective);
     }

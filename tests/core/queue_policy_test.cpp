@@ -395,7 +395,7 @@ TEST(QueuePolicyConfig, TheObjectiveCapsAndWeightsAreRead) {
       R"({"objective": "fair", "account_weights": {"physics": 2}, "max_running_per_user": 2,
           "max_nodes_per_user": 8, "max_running_per_account": 4, "max_nodes_per_account": 16,
           "max_elastic_percent": 75})");
-  EXPECT_EQ(config.objective, Objective::fair);
+  EXPECT_EQ(config.objective, allocator::Objective::fair);
   EXPECT_EQ(config.queue.weight_of("physics"), 2.0);
   EXPECT_EQ(config.queue.max_running_per_user, 2);
   EXPECT_EQ(config.queue.max_nodes_per_user, 8);
@@ -429,7 +429,7 @@ TEST(QueuePolicyConfig, TheCycleTakesTheObjectiveAndThePolicy) {
   const DaemonConfig config =
       parse_config(R"({"objective": "throughput", "max_nodes_per_user": 3})");
   const CycleSettings settings = cycle_settings(config);
-  EXPECT_EQ(settings.planner.objective, Objective::throughput);
+  EXPECT_EQ(settings.planner.objective, allocator::Objective::throughput);
   EXPECT_EQ(settings.planner.queue.max_nodes_per_user, 3);
 }
 

@@ -325,7 +325,7 @@ core::DaemonConfig every_decision_key_changed() {
   config.reclaim_grace_s = 3.0;
   config.max_notice_s = 60.0;
   config.idle_reserve_nodes = 1;
-  config.objective = Objective::fair;
+  config.objective = allocator::Objective::fair;
   config.queue.max_running_per_user = 5;
   config.queue.max_nodes_per_user = 6;
   config.queue.max_running_per_account = 5;

@@ -353,7 +353,7 @@ TEST(StateFile, AHandEditedLearnedCurveDoesNotStopThePlans) {
   core::Plan p;
   ASSERT_NO_THROW(p = plan(snapshot, find_holes(snapshot), elastic, kNow, {}));
   ASSERT_TRUE(p.allocation.has_value());
-  EXPECT_EQ(p.allocation->call_status, CallStatus::ok) << p.allocation->message;
+  EXPECT_EQ(p.allocation->call_status, allocator::CallStatus::ok) << p.allocation->message;
 }
 
 TEST(StateFile, WritesReplaceTheFileWholeAndPrivately) {

@@ -12,10 +12,10 @@
 #include <optional>
 #include <string>
 
+#include "allocator/allocation_json.hpp"
 #include "allocator/allocator.hpp"
 #include "allocator/model/evaluate.hpp"
 #include "fuzz_check.hpp"
-#include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 
 using gaptrain::fuzz::check;
@@ -25,16 +25,17 @@ constexpr double kTimeLimitS = 0.05;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  gaptrain::AllocationProblem problem;
+  gaptrain::allocator::AllocationProblem problem;
   try {
-    problem = gaptrain::parse_problem(gaptrain::fuzz::as_text(data, size));
+    problem = gaptrain::allocator::parse_problem(gaptrain::fuzz::as_text(data, size));
   } catch (const gaptrain::InputError&) {
     return 0;
   }
   problem.solver.time_limit_s = std::min(problem.solver.time_limit_s, kTimeLimitS);
   const auto start = std::chrono::steady_clock::now();
-  const gaptrain::AllocationResult result = gaptrain::fuzz::must_succeed(
-      [&] { return gaptrain::allocate(problem); }, "allocate() threw on a parsed problem");
+  const gaptrain::allocator::AllocationResult result =
+      gaptrain::fuzz::must_succeed([&] { return gaptrain::allocator::allocate(problem); },
+                                   "allocate() threw on a parsed problem");
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (elapsed_s > 10.0 * problem.solver.time_limit_s + 1.0) {
@@ -43,9 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                           std::to_string(problem.solver.time_limit_s) + " s")
                              .c_str());
   }
-  check(result.call_status == gaptrain::CallStatus::ok, "allocate() failed on a valid problem");
+  check(result.call_status == gaptrain::allocator::CallStatus::ok,
+        "allocate() failed on a valid problem");
   check(result.allocation.size() == problem.jobs.size(), "not every job is listed");
-  if (const std::optional<std::string> why = gaptrain::infeasibility(problem, result.allocation)) {
+  if (const std::optional<std::string> why =
+          gaptrain::allocator::infeasibility(problem, result.allocation)) {
     gaptrain::fuzz::fail("infeasible allocation", why->c_str());
   }
   check(std::isfinite(result.objective), "objective not finite");

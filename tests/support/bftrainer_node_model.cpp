@@ -43,7 +43,7 @@ int add_row(glp_prob* lp, int type, double lower, double upper) {
   return row;
 }
 
-double hole_or_infinity(const NodeState& node) {
+double hole_or_infinity(const allocator::NodeState& node) {
   return node.hole_end_s ? *node.hole_end_s : std::numeric_limits<double>::infinity();
 }
 
@@ -59,26 +59,26 @@ void track_bound(glp_tree* tree, void* info) {
 
 }  // namespace
 
-double rate(const ElasticJob& job, Objective objective, int nodes) {
+double rate(const allocator::ElasticJob& job, allocator::Objective objective, int nodes) {
   if (nodes <= 0) return 0.0;
   const double one = job.curve.at(1.0);
   const double s = job.curve.at(static_cast<double>(nodes));
   switch (objective) {
-    case Objective::throughput: return s;
-    case Objective::speedup: return one > 0.0 ? s / one : 0.0;
-    case Objective::fair: return one > 0.0 ? job.weight * std::log2(1.0 + s / one) : 0.0;
+    case allocator::Objective::throughput: return s;
+    case allocator::Objective::speedup: return one > 0.0 ? s / one : 0.0;
+    case allocator::Objective::fair: return one > 0.0 ? job.weight * std::log2(1.0 + s / one) : 0.0;
   }
   return 0.0;
 }
 
-std::vector<double> rate_table(const ElasticJob& job, Objective objective) {
+std::vector<double> rate_table(const allocator::ElasticJob& job, allocator::Objective objective) {
   std::vector<double> rates;
   for (int k = 0; k <= job.max_nodes; ++k) rates.push_back(rate(job, objective, k));
   return rates;
 }
 
-NodeModelResult solve_bftrainer_node_model(const AllocationProblem& problem, double time_limit_s,
-                                           double mip_gap) {
+NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& problem,
+                                           double time_limit_s, double mip_gap) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t node_count = problem.nodes.size();
   const std::size_t job_count = problem.jobs.size();
@@ -89,12 +89,12 @@ NodeModelResult solve_bftrainer_node_model(const AllocationProblem& problem, dou
   std::vector<int> held(job_count, 0);
   std::vector<std::ptrdiff_t> batch(job_count, -1);  // node index of b_j
   for (std::size_t n = 0; n < node_count; ++n) {
-    const NodeState& node = problem.nodes[n];
+    const allocator::NodeState& node = problem.nodes[n];
     if (!node.job) continue;
     const std::size_t j = job_index.at(*node.job);
     holder[n] = static_cast<std::ptrdiff_t>(j);
     ++held[j];
-    const ElasticJob& job = problem.jobs[j];
+    const allocator::ElasticJob& job = problem.jobs[j];
     const bool named = job.batch_host && *job.batch_host == node.name;
     const bool longer =
         !job.batch_host &&
@@ -117,7 +117,7 @@ NodeModelResult solve_bftrainer_node_model(const AllocationProblem& problem, dou
 
   std::vector<std::vector<int>> x(job_count, std::vector<int>(node_count, 0));
   for (std::size_t j = 0; j < job_count; ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const allocator::ElasticJob& job = problem.jobs[j];
     const std::vector<double> v = rate_table(job, problem.objective);
     const int c = held[j];
     const double r = c >= job.min_nodes ? rate(job, problem.objective, c) : 0.0;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
 namespace gaptrain::test_support {
 
@@ -40,12 +40,12 @@ struct NodeModelResult {
 // validate() must pass). The batch host of a job that holds nodes is its batch_host, else its
 // held node with the longest hole end (unknown counts as longest), first in input order on ties.
 // Throws std::runtime_error when GLPK fails outright.
-NodeModelResult solve_bftrainer_node_model(const AllocationProblem& problem, double time_limit_s,
-                                           double mip_gap);
+NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& problem,
+                                           double time_limit_s, double mip_gap);
 
 // The objective's rate v_j(k) of `job` on `nodes` nodes (0 for nodes <= 0), ignoring min_nodes,
 // and the table of it for k = 0..max_nodes.
-double rate(const ElasticJob& job, Objective objective, int nodes);
-std::vector<double> rate_table(const ElasticJob& job, Objective objective);
+double rate(const allocator::ElasticJob& job, allocator::Objective objective, int nodes);
+std::vector<double> rate_table(const allocator::ElasticJob& job, allocator::Objective objective);
 
 }  // namespace gaptrain::test_support

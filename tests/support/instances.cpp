@@ -127,21 +127,21 @@ std::map<std::string, ScalingCurve> load_curves(const std::string& path) {
   return curves;
 }
 
-AllocationProblem random_problem(const InstanceParams& params) {
+allocator::AllocationProblem random_problem(const InstanceParams& params) {
   if (params.nodes < 0 || params.jobs < 0 || params.max_nodes_cap < 1 || params.min_nodes_cap < 1) {
     throw std::invalid_argument("random_problem: counts must be >= 0 and caps >= 1");
   }
   std::mt19937_64 rng(params.seed);
   std::mt19937_64 hole_rng(mix(params.seed));
 
-  AllocationProblem problem;
+  allocator::AllocationProblem problem;
   problem.horizon_s = params.horizon_s;
   problem.objective = params.objective;
   problem.solver = params.solver;
 
   std::vector<bool> pending;
   for (int j = 0; j < params.jobs; ++j) {
-    ElasticJob job;
+    allocator::ElasticJob job;
     job.id = padded('j', j, 3);
     job.max_nodes = draw_int(rng, 1, params.max_nodes_cap);
     job.min_nodes = draw_int(rng, 1, std::min(params.min_nodes_cap, job.max_nodes));
@@ -173,7 +173,7 @@ AllocationProblem random_problem(const InstanceParams& params) {
   std::vector<int> holds(problem.jobs.size(), 0);
   std::vector<std::vector<std::size_t>> held_nodes(problem.jobs.size());
   for (std::size_t position = 0; position < order.size(); ++position) {
-    NodeState node;
+    allocator::NodeState node;
     node.name = padded('n', order[position], node_width);
     if (static_cast<int>(position) < held) {
       std::vector<std::size_t> open;
@@ -194,7 +194,7 @@ AllocationProblem random_problem(const InstanceParams& params) {
   std::shuffle(problem.nodes.begin(), problem.nodes.end(), rng);
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     std::vector<std::string> mine;
-    for (const NodeState& node : problem.nodes) {
+    for (const allocator::NodeState& node : problem.nodes) {
       if (node.job == problem.jobs[j].id) mine.push_back(node.name);
     }
     if (!mine.empty()) {
@@ -207,7 +207,7 @@ AllocationProblem random_problem(const InstanceParams& params) {
   for (int k = 0; k < params.distinct_hole_ends; ++k) {
     distinct.push_back(draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s));
   }
-  for (NodeState& node : problem.nodes) {
+  for (allocator::NodeState& node : problem.nodes) {
     if (!draw_bool(hole_rng, params.hole_end_fraction)) continue;
     if (distinct.empty()) {
       node.hole_end_s = draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s);
@@ -232,8 +232,8 @@ std::vector<int> random_sizes(std::mt19937_64& rng, int low, int high) {
   return sizes;
 }
 
-std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule, const ElasticJob& job,
-                               bool large) {
+std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule,
+                               const allocator::ElasticJob& job, bool large) {
   std::vector<int> sizes;
   switch (rule) {
     case SizeRule::none: return {};
@@ -261,9 +261,11 @@ std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule, const Elasti
 
 }  // namespace
 
-void constrain_sizes(AllocationProblem& problem, SizeRule rule, std::uint64_t seed, bool large) {
+void constrain_sizes(allocator::AllocationProblem& problem, SizeRule rule, std::uint64_t seed,
+                     bool large) {
   std::mt19937_64 rng(seed * 2654435761U + 33U);
-  for (ElasticJob& job : problem.jobs) job.allowed_sizes = sizes_by_rule(rng, rule, job, large);
+  for (allocator::ElasticJob& job : problem.jobs)
+    job.allowed_sizes = sizes_by_rule(rng, rule, job, large);
 }
 
 InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index) {
@@ -279,23 +281,23 @@ InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index) {
   params.hole_end_min_s = 10.0;
   params.hole_end_max_s = 590.0;
   params.horizon_s = 600.0;
-  params.objective = Objective::throughput;
+  params.objective = allocator::Objective::throughput;
   params.curves = CurveSource::real;
   params.costs = CostSource::bftrainer;
   params.max_nodes_cap = 64;
   return params;
 }
 
-int distinct_availabilities(const AllocationProblem& problem) {
+int distinct_availabilities(const allocator::AllocationProblem& problem) {
   std::set<double> values;
-  for (const NodeState& node : problem.nodes) {
+  for (const allocator::NodeState& node : problem.nodes) {
     values.insert(node.hole_end_s ? std::min(*node.hole_end_s, problem.horizon_s)
                                   : problem.horizon_s);
   }
   return static_cast<int>(values.size());
 }
 
-std::string describe(const AllocationProblem& problem) {
+std::string describe(const allocator::AllocationProblem& problem) {
   std::string out = "{\"horizon_s\": " + number(problem.horizon_s) + ", \"objective\": \"" +
                     std::string(to_string(problem.objective)) +
                     "\", \"solver\": {\"time_limit_s\": " + number(problem.solver.time_limit_s) +
@@ -303,7 +305,7 @@ std::string describe(const AllocationProblem& problem) {
                     ", \"max_hole_classes\": " + std::to_string(problem.solver.max_hole_classes) +
                     "},\n \"nodes\": [";
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-    const NodeState& node = problem.nodes[n];
+    const allocator::NodeState& node = problem.nodes[n];
     out += std::string(n == 0 ? "" : ",") + "\n  {\"name\": \"" + node.name +
            "\", \"job\": " + (node.job ? "\"" + *node.job + "\"" : "null") +
            ", \"hole_end_s\": " + (node.hole_end_s ? number(*node.hole_end_s) : "null") +
@@ -311,7 +313,7 @@ std::string describe(const AllocationProblem& problem) {
   }
   out += "],\n \"jobs\": [";
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const allocator::ElasticJob& job = problem.jobs[j];
     out += std::string(j == 0 ? "" : ",") + "\n  {\"id\": \"" + job.id +
            "\", \"min_nodes\": " + std::to_string(job.min_nodes) +
            ", \"max_nodes\": " + std::to_string(job.max_nodes) +

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
 namespace gaptrain::test_support {
 
@@ -44,12 +44,12 @@ struct InstanceParams {
   double hole_end_min_s = 1.0;
   double hole_end_max_s = 750.0;
   double horizon_s = 600.0;
-  Objective objective = Objective::throughput;
+  allocator::Objective objective = allocator::Objective::throughput;
   CurveSource curves = CurveSource::real;
   int max_nodes_cap = 64;  // every job's max_nodes is drawn in 1..max_nodes_cap
   int min_nodes_cap = 4;   // every job's min_nodes is drawn in 1..min(min_nodes_cap, max_nodes)
   CostSource costs = CostSource::bftrainer;
-  SolverOptions solver;
+  allocator::SolverOptions solver;
   std::uint64_t seed = 1;
 };
 
@@ -58,7 +58,7 @@ struct InstanceParams {
 // them (possibly fewer than min_nodes) and has an explicit batch host among them. Hole ends are
 // drawn from a random stream of their own, so two parameter sets that differ only in the
 // hole-end fields give the same nodes, jobs and holdings.
-AllocationProblem random_problem(const InstanceParams& params);
+allocator::AllocationProblem random_problem(const InstanceParams& params);
 
 // How constrain_sizes() picks a job's allowed sizes.
 enum class SizeRule {
@@ -72,7 +72,7 @@ enum class SizeRule {
 // Gives every job of `problem` allowed sizes by `rule`, drawn from `seed`. Where a rule names no
 // size within a job's bounds, the job gets a random listed subset instead, so the problem stays
 // valid. `large` groups (2, 4, 8) suit jobs of tens of nodes; small ones (2-4) tiny instances.
-void constrain_sizes(AllocationProblem& problem, SizeRule rule, std::uint64_t seed,
+void constrain_sizes(allocator::AllocationProblem& problem, SizeRule rule, std::uint64_t seed,
                      bool large = false);
 
 // The parameters of bench_solver's grid instance `index` of a size (docs/benchmarks.md): the
@@ -84,9 +84,9 @@ InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index);
 
 // Number of distinct availabilities min(hole_end, horizon) (unknown = horizon) over the nodes:
 // when it is <= solver.max_hole_classes, no hole end is rounded.
-int distinct_availabilities(const AllocationProblem& problem);
+int distinct_availabilities(const allocator::AllocationProblem& problem);
 
 // A readable dump of a problem (JSON-like), for failure messages.
-std::string describe(const AllocationProblem& problem);
+std::string describe(const allocator::AllocationProblem& problem);
 
 }  // namespace gaptrain::test_support

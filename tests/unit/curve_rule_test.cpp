@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "gaptrain/allocation_json.hpp"
+#include "allocator/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/scaling_curve.hpp"
@@ -61,7 +61,7 @@ TEST(CurveRule, EveryTextFormRefusesTheSamePointsWithOneMessage) {
     const std::string problem =
         R"({"nodes":[{"name":"n1"}],"jobs":[{"id":"a","min_nodes":1,"max_nodes":2,"curve":)" +
         pairs + R"(,"up_cost_s":1,"down_cost_s":1}]})";
-    EXPECT_THAT(error_of([&] { parse_problem(problem); }),
+    EXPECT_THAT(error_of([&] { allocator::parse_problem(problem); }),
                 HasSubstr("jobs[0].curve[1]: " + bad.message))
         << pairs;
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "hand_made_trace.hpp"
-#include "input_error_testing.hpp"
 #include "simulator/model_curves.hpp"
+#include "support/input_error_testing.hpp"
 
 namespace gaptrain::sim {
 namespace {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "input_error_testing.hpp"
+#include "support/input_error_testing.hpp"
 
 namespace gaptrain {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gaptrain/input_error.hpp"
-#include "input_error_testing.hpp"
+#include "support/input_error_testing.hpp"
 
 namespace gaptrain::sim::workload_io_testing {
 

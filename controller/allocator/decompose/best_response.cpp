@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -362,4 +362,4 @@ bool for_each_option_above(const ClassedProblem& problem, std::size_t j,
   return true;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -10,7 +10,7 @@
 
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct JobResponse {
   static constexpr double kNone = -std::numeric_limits<double>::infinity();
@@ -29,4 +29,4 @@ bool for_each_option_above(const ClassedProblem& problem, std::size_t job,
                            std::span<const double> price, double threshold,
                            const std::function<bool(std::span<const int>, double)>& visit);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

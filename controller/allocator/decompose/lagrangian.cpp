@@ -12,7 +12,7 @@
 
 #include "allocator/milp/milp.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -401,4 +401,4 @@ Decomposition decompose(const ClassedProblem& problem,
   return out;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

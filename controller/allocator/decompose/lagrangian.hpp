@@ -9,7 +9,7 @@
 #include "allocator/decompose/best_response.hpp"
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct Decomposition {
   std::vector<double> price;                // per class
@@ -27,4 +27,4 @@ struct Decomposition {
 Decomposition decompose(const ClassedProblem& problem,
                         std::chrono::steady_clock::time_point deadline);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

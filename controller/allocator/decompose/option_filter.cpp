@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -91,4 +91,4 @@ void drop_dominated(JobOptions& options) {
   options = std::move(kept);
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

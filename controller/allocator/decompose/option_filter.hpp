@@ -6,7 +6,7 @@
 
 #include "allocator/milp/option_milp.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // The filter compares every option with the kept ones: quadratic, so callers use it only for
 // lists up to this long.
@@ -20,4 +20,4 @@ constexpr std::size_t kMostOptionsToFilter = 2000;
 // option is always safe.) `start` moves to its option's place, or to the option that removed it.
 void drop_dominated(JobOptions& options);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -6,7 +6,7 @@
 #include <memory>
 #include <optional>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -133,4 +133,4 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
   return outcome;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

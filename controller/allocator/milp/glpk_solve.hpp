@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "allocator/milp/linear_model.hpp"
-#include "gaptrain/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct GlpkOutcome {
   CallStatus call_status = CallStatus::error;
@@ -27,4 +27,4 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
                             double mip_gap, SimplexMethod method,
                             std::chrono::steady_clock::time_point deadline);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

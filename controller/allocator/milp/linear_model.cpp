@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -75,4 +75,4 @@ glp_prob* LinearModel::to_glpk() const {
   return problem;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

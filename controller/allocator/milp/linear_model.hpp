@@ -8,7 +8,7 @@
 
 struct glp_prob;
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 class LinearModel {
  public:
@@ -53,4 +53,4 @@ class LinearModel {
   int integer_columns_ = 0;
 };
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -8,7 +8,7 @@
 #include "allocator/milp/linear_model.hpp"
 #include "allocator/milp/piecewise.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -296,4 +296,4 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
   return solution;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

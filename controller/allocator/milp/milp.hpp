@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "allocator/model/job_value.hpp"
-#include "gaptrain/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct ModelSize {
   int columns = 0;
@@ -35,4 +35,4 @@ CountSolution solve_counts(const ClassedProblem& problem, const SolverOptions& o
 // Every job keeps its nodes when that is feasible, else gets none: always feasible.
 std::vector<std::vector<int>> unchanged_counts(const ClassedProblem& problem);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -3,7 +3,7 @@
 #include "allocator/milp/glpk_solve.hpp"
 #include "allocator/milp/linear_model.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 CountSolution solve_options(const std::vector<JobOptions>& jobs, std::span<const int> capacity,
                             double mip_gap, std::chrono::steady_clock::time_point deadline) {
@@ -59,4 +59,4 @@ CountSolution solve_options(const std::vector<JobOptions>& jobs, std::span<const
   return solution;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

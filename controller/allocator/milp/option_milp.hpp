@@ -9,7 +9,7 @@
 
 #include "allocator/milp/milp.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct JobOptions {
   std::vector<std::vector<int>> counts;  // per option: nodes of each class
@@ -21,4 +21,4 @@ struct JobOptions {
 CountSolution solve_options(const std::vector<JobOptions>& jobs, std::span<const int> capacity,
                             double mip_gap, std::chrono::steady_clock::time_point deadline);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -31,4 +31,4 @@ std::vector<Piece> rate_pieces(const ClassedJob& job, const JobOnType& on) {
   return pieces;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

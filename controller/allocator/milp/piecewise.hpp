@@ -6,7 +6,7 @@
 
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct Piece {
   int length = 0;        // nodes this piece spans
@@ -18,4 +18,4 @@ struct Piece {
 // every integer k the sum over the pieces' first k nodes equals job.running_rate(on, k).
 std::vector<Piece> rate_pieces(const ClassedJob& job, const JobOnType& on);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 CountSolution solve_single_class(const std::vector<JobOptions>& jobs, int capacity) {
   constexpr double kNone = -std::numeric_limits<double>::infinity();
@@ -49,4 +49,4 @@ CountSolution solve_single_class(const std::vector<JobOptions>& jobs, int capaci
   return solution;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -9,11 +9,11 @@
 #include "allocator/milp/milp.hpp"
 #include "allocator/milp/option_milp.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // Every job picks exactly one option (options have one class); at most `capacity` nodes in all.
 // counts of the result follow `jobs`' order; empty with ModelStatus::infeasible when no choice
 // fits.
 CountSolution solve_single_class(const std::vector<JobOptions>& jobs, int capacity);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 NodeAllocation assign_nodes(const AllocationProblem& problem, const ClassedProblem& classed,
                             const std::vector<std::vector<int>>& counts) {
@@ -63,4 +63,4 @@ NodeAllocation assign_nodes(const AllocationProblem& problem, const ClassedProbl
   return allocation;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -6,7 +6,7 @@
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // `counts[j][c]` must be feasible (docs/allocator.md rules 1-4 at count level). A job that keeps
 // running keeps its batch host and, within a class, its own nodes before pool nodes; a growing
@@ -15,4 +15,4 @@ namespace gaptrain {
 NodeAllocation assign_nodes(const AllocationProblem& problem, const ClassedProblem& classed,
                             const std::vector<std::vector<int>>& counts);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

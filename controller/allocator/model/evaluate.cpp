@@ -4,7 +4,7 @@
 
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -117,4 +117,4 @@ double evaluate(const AllocationProblem& problem, const NodeAllocation& allocati
   return total_value(classed, counts);
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

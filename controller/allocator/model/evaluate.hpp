@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 using NodeAllocation = std::map<std::string, std::vector<std::string>>;  // job id -> nodes
 
@@ -26,4 +26,4 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
 // into classes exactly as the MILP groups them, so both see the same numbers.
 double evaluate(const AllocationProblem& problem, const NodeAllocation& allocation);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -106,4 +106,4 @@ HoleClasses classify_holes(const AllocationProblem& problem) {
   return classes;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

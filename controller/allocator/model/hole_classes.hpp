@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct HoleClasses {
   // Availability of each class, <= horizon, non-decreasing: strictly increasing among the
@@ -27,4 +27,4 @@ struct HoleClasses {
 // smallest member; max_hole_classes == 1 ignores hole ends (BFTrainer).
 HoleClasses classify_holes(const AllocationProblem& problem);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -6,7 +6,7 @@
 #include <numeric>
 #include <unordered_map>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -172,4 +172,4 @@ double job_value(const ClassedProblem& problem, std::size_t j, std::span<const i
   return value;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
+#include "allocator/allocation.hpp"
 #include "allocator/model/hole_classes.hpp"
-#include "gaptrain/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // A job on one node type, or on every type for a job that mixes them: its rates
 // there.
@@ -133,4 +133,4 @@ double total_value(const ClassedProblem& problem, const std::vector<std::vector<
 // it is given (-1 when given none).
 int last_class(const ClassedJob& job, std::span<const int> counts);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // The largest float not above `x`.
 inline float float_at_most(double x) {
@@ -13,4 +13,4 @@ inline float float_at_most(double x) {
                                     : f;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -6,7 +6,7 @@
 
 #include "allocator/search/float_bound.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -102,4 +102,4 @@ std::optional<ResidueTable> ResidueTable::build(const std::vector<std::vector<Ca
   return table;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -20,7 +20,7 @@
 
 #include "allocator/search/usage_key.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 class ResidueTable {
  public:
@@ -55,4 +55,4 @@ class ResidueTable {
   std::vector<float> least_;  // (stages + 1) x cells, floats rounded down as the pair tables
 };
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -10,7 +10,7 @@
 #include "allocator/search/suffix_bounds.hpp"
 #include "allocator/search/usage_key.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -557,4 +557,4 @@ ShortfallResult least_shortfall_by_states(const ShortfallProblem& problem, std::
   return search(problem, Method::states, state_budget, deadline);
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

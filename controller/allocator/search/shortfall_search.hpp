@@ -20,7 +20,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 struct ShortfallOptions {
   std::vector<std::vector<int>> counts;  // per option: nodes of each class
@@ -62,4 +62,4 @@ ShortfallResult least_shortfall(const ShortfallProblem& problem, std::size_t bud
 ShortfallResult least_shortfall_by_states(const ShortfallProblem& problem, std::size_t state_budget,
                                           std::chrono::steady_clock::time_point deadline);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -9,7 +9,7 @@
 
 #include "allocator/search/float_bound.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -386,4 +386,4 @@ double SuffixBounds::after(std::size_t s, std::uint64_t key, double enough) cons
   return bound;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -27,7 +27,7 @@
 #include "allocator/search/residue_table.hpp"
 #include "allocator/search/usage_key.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 class SuffixBounds {
  public:
@@ -107,4 +107,4 @@ class SuffixBounds {
   bool complete_ = false;
 };
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

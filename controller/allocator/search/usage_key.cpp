@@ -2,7 +2,7 @@
 
 #include <bit>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 std::optional<KeyLayout> KeyLayout::fit(const std::vector<int>& capacity) {
   KeyLayout layout;
@@ -25,4 +25,4 @@ std::uint64_t KeyLayout::pack(const std::vector<int>& counts) const {
   return key;
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

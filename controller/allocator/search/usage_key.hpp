@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // A bit field per class. Each field has room for twice its capacity, so adding an option's
 // (fitting) counts never carries into the next field before the capacity check sees it.
@@ -41,4 +41,4 @@ struct Candidate {
   std::uint32_t option;  // index in the job's input options
 };
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -24,7 +24,7 @@
 #include "support/bftrainer_node_model.hpp"
 #include "support/instances.hpp"
 
-namespace gaptrain::exactness {
+namespace gaptrain::allocator::exactness {
 
 using namespace std::string_view_literals;
 
@@ -255,4 +255,4 @@ inline void expect_sized_matches_enumeration(std::uint64_t seed, const Allocatio
 inline const SizeRule kSizeRules[] = {SizeRule::powers_of_two, SizeRule::multiples,
                                       SizeRule::listed, SizeRule::mixed};
 
-}  // namespace gaptrain::exactness
+}  // namespace gaptrain::allocator::exactness

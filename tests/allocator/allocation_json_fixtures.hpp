@@ -10,11 +10,11 @@
 #include <string>
 #include <string_view>
 
-#include "gaptrain/allocation_json.hpp"
+#include "allocator/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
-#include "input_error_testing.hpp"
+#include "support/input_error_testing.hpp"
 
-namespace gaptrain::allocation_json_fixtures {
+namespace gaptrain::allocator::json_fixtures {
 
 using ::testing::HasSubstr;
 using testing::input_error_from;
@@ -93,4 +93,4 @@ inline void expect_same_problem(const AllocationProblem& a, const AllocationProb
   }
 }
 
-}  // namespace gaptrain::allocation_json_fixtures
+}  // namespace gaptrain::allocator::json_fixtures

@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // Builds a problem from a parsed JSON document and validate()s it.
 //
@@ -58,4 +58,4 @@ Json::Value result_to_json(const AllocationResult& result);
 // number is written as null: the text is always JSON.
 std::string to_json_text(const Json::Value& value, bool pretty);
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -6,7 +6,7 @@
 
 #include "allocator_exactness.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 using namespace exactness;
@@ -306,4 +306,4 @@ TEST(AllocatorExactness, OnlyAMixReachesTheOptimum) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

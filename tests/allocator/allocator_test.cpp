@@ -14,14 +14,14 @@
 #include <string_view>
 #include <vector>
 
+#include "allocator/allocation_json.hpp"
 #include "allocator/decompose/best_response.hpp"
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
-#include "gaptrain/allocation_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "support/instances.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 using namespace std::string_view_literals;
@@ -584,4 +584,4 @@ TEST(Allocator, ABestResponseNeverDropsTheBatchHostWhenItsClassIsFull) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

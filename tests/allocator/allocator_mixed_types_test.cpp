@@ -18,7 +18,7 @@
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 using namespace std::string_view_literals;
@@ -127,4 +127,4 @@ TEST(AllocatorMixedTypes, AllocateGivesAllSixNodesAtOneShrink) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -1,4 +1,4 @@
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/node_sizes.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 std::string_view to_string(Objective objective) {
   switch (objective) {
@@ -276,4 +276,4 @@ void validate(const AllocationProblem& problem) {
   }
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -1,4 +1,4 @@
-#include "gaptrain/allocation_json.hpp"
+#include "allocator/allocation_json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 namespace {
 
@@ -415,4 +415,4 @@ std::string to_json_text(const Json::Value& value, bool pretty) {
   return Json::writeString(builder, value);
 }
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

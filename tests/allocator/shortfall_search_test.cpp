@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 using Outcome = ShortfallResult::Outcome;
@@ -282,4 +282,4 @@ TEST(ShortfallSearch, GivesUpWhenUsageDoesNotPackIntoOneWord) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -5,11 +5,11 @@
 #include <limits>
 #include <string>
 
-#include "gaptrain/allocation.hpp"
+#include "allocator/allocation.hpp"
 #include "gaptrain/input_error.hpp"
-#include "input_error_testing.hpp"
+#include "support/input_error_testing.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 using ::testing::HasSubstr;
@@ -276,4 +276,4 @@ TEST(Validate, ReportsTheFirstErrorInDocumentOrder) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

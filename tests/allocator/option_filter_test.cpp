@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 // The rule as documented, written the slow way.
@@ -104,4 +104,4 @@ TEST(OptionFilter, CountsThatDoNotFitAWordFilterAsTheRuleSays) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

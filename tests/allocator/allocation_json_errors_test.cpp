@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "allocation_json_fixtures.hpp"
-#include "gaptrain/allocation_json.hpp"
+#include "allocator/allocation_json.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
-using namespace allocation_json_fixtures;
+using namespace json_fixtures;
 
 // A node name holding a byte that is not UTF-8 came back out of `gaptrain solve` as
 // "n\ufffd1", a node that is not in the input.
@@ -436,4 +436,4 @@ TEST(ProblemFromJsonErrors, AJobHoldsNodesOfOneTypeItHasACurveFor) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

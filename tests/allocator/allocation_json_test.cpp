@@ -1,4 +1,4 @@
-#include "gaptrain/allocation_json.hpp"
+#include "allocator/allocation_json.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,12 +11,12 @@
 
 #include "allocation_json_fixtures.hpp"
 #include "gaptrain/input_error.hpp"
-#include "input_error_testing.hpp"
+#include "support/input_error_testing.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
-using namespace allocation_json_fixtures;
+using namespace json_fixtures;
 
 // --- Reading ---------------------------------------------------------------------------------
 
@@ -368,4 +368,4 @@ TEST(ToJsonText, WritesNonFiniteNumbersAsNull) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

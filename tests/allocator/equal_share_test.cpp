@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 namespace {
 
 TEST(EqualShare, SplitsEquallyThenGivesLeftoversInFcfsOrder) {
@@ -114,4 +114,4 @@ TEST(EqualShare, MixingJobsShareWhatTheTypedJobsLeave) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator

@@ -11,7 +11,7 @@
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
-namespace gaptrain {
+namespace gaptrain::allocator {
 
 // What the allocator maximizes. See docs/allocator.md for the math.
 enum class Objective {
@@ -141,4 +141,4 @@ struct AllocationResult {
   std::string message;  // why, when the call failed
 };
 
-}  // namespace gaptrain
+}  // namespace gaptrain::allocator
