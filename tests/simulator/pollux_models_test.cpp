@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gaptrain/input_error.hpp"
-#include "unit/pollux_data.hpp"
+#include "pollux_data.hpp"
 
 namespace gaptrain::sim {
 namespace {

@@ -1,7 +1,7 @@
 // One rule for a scaling curve (scaling_curve.hpp), whatever text it comes in: a registration
 // (protocol), a problem for `gaptrain solve` (allocation JSON) and a curves CSV for `gaptrain
 // simulate` refuse the same points with the same message. (The plugin's --elastic-curve and
-// the state file's learned curves check theirs in tests/plugin and tests/daemon.)
+// the state file's learned curves check theirs in tests/common and tests/daemon.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

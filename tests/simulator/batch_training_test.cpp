@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "unit/pollux_data.hpp"
+#include "pollux_data.hpp"
 
 namespace gaptrain::sim {
 namespace {
