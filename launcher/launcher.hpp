@@ -17,7 +17,7 @@
 #include "gaptrain/protocol.hpp"
 #include "job_file.hpp"
 #include "node_loss.hpp"
-#include "options.hpp"
+#include "launch_options.hpp"
 #include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"

@@ -1,5 +1,5 @@
 // gaptrain-launch: the elastic job's main program (the batch script of an --elastic job). See
-// launcher.hpp for what it does and options.cpp's help for how to use it.
+// launcher.hpp for what it does and launch_options.cpp's help for how to use it.
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -18,7 +18,7 @@
 #include "controller_link.hpp"
 #include "hostfile.hpp"
 #include "launcher.hpp"
-#include "options.hpp"
+#include "launch_options.hpp"
 #include "private_files.hpp"
 #include "process.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "options.hpp"
+#include "option_parsing.hpp"
 
 namespace gaptrain::plugin {
 

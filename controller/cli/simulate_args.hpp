@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "simulator/options.hpp"
+#include "simulator/sim_options.hpp"
 
 namespace gaptrain::cli {
 

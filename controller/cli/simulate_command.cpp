@@ -27,7 +27,7 @@
 #include "simulate_output.hpp"
 #include "simulator/csv_record.hpp"
 #include "simulator/node_types.hpp"
-#include "simulator/options.hpp"
+#include "simulator/sim_options.hpp"
 #include "simulator/scenario.hpp"
 #include "simulator/simulator.hpp"
 #include "simulator/timeline_plot.hpp"
@@ -445,7 +445,7 @@ CLI::Validator finite_seconds(bool allow_zero, double most = HUGE_VAL) {
       "SECONDS");
 }
 
-// One of simulate's numeric options (simulator/options.hpp): its help, with the default where
+// One of simulate's numeric options (simulator/sim_options.hpp): its help, with the default where
 // it has one, and its bounds as the check.
 template <typename T>
 void add_number(CLI::App* app, const sim::SimOption& option, T& target) {

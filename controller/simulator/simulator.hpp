@@ -13,7 +13,7 @@
 #include "allocator/allocation.hpp"
 #include "core/config.hpp"
 #include "core/planner.hpp"
-#include "simulator/options.hpp"
+#include "simulator/sim_options.hpp"
 #include "simulator/pollux_models.hpp"
 #include "simulator/replayed_slurm.hpp"
 #include "simulator/trace.hpp"

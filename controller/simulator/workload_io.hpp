@@ -20,7 +20,7 @@
 #include "gaptrain/goodput.hpp"
 #include "gaptrain/scaling_curve.hpp"
 #include "simulator/model_curves.hpp"
-#include "simulator/options.hpp"
+#include "simulator/sim_options.hpp"
 
 namespace gaptrain::sim {
 

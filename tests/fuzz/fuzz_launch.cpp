@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "launcher/options.hpp"
+#include "launcher/launch_options.hpp"
 #include "launcher/progress.hpp"
 
 namespace launch = gaptrain::launch;

@@ -1,10 +1,10 @@
-// The SPANK plugin's parsers (plugin/options.cpp, plugin/plugin_args.cpp): the whole input goes
+// The SPANK plugin's parsers (plugin/option_parsing.cpp, plugin/plugin_args.cpp): the whole input goes
 // to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_batch_range()
 // (--elastic-batch), parse_noise_scale() (--elastic-noise-scale), parse_curve_csv()
 // (an --elastic-curve file), curve_from_compact() (GAPTRAIN_CURVE), and, split at whitespace
 // as plugstack.conf splits them, to parse_plugin_args(). Bad options must be an
 // plugin::OptionError; a bad plugin argument is one "gaptrain: " refusal line; what is accepted
-// must keep the promises of options.hpp / plugin_args.hpp, and a curve must survive
+// must keep the promises of option_parsing.hpp / plugin_args.hpp, and a curve must survive
 // curve_to_compact() exactly.
 #include <cmath>
 #include <cstddef>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "options.hpp"
+#include "option_parsing.hpp"
 #include "plugin_args.hpp"
 
 namespace plugin = gaptrain::plugin;

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "launcher/options.hpp"
+#include "launcher/launch_options.hpp"
 
 namespace gaptrain::launch {
 namespace {

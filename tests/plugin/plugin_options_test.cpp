@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "options.hpp"
+#include "option_parsing.hpp"
 
 namespace gaptrain::plugin {
 namespace {

@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "option_parsing.hpp"
 
 #include <algorithm>
 #include <cctype>

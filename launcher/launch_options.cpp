@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "launch_options.hpp"
 
 #include <signal.h>
 
