@@ -16,8 +16,8 @@
 
 #include "gaptrain/protocol.hpp"
 #include "job_file.hpp"
-#include "node_loss.hpp"
 #include "launch_options.hpp"
+#include "node_loss.hpp"
 #include "progress.hpp"
 #include "reconcile.hpp"
 #include "registration_retry.hpp"

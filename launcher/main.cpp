@@ -17,8 +17,8 @@
 
 #include "controller_link.hpp"
 #include "hostfile.hpp"
-#include "launcher.hpp"
 #include "launch_options.hpp"
+#include "launcher.hpp"
 #include "private_files.hpp"
 #include "process.hpp"
 

@@ -13,9 +13,9 @@
 #include "allocator/allocation.hpp"
 #include "core/config.hpp"
 #include "core/planner.hpp"
-#include "simulator/sim_options.hpp"
 #include "simulator/pollux_models.hpp"
 #include "simulator/replayed_slurm.hpp"
+#include "simulator/sim_options.hpp"
 #include "simulator/trace.hpp"
 #include "simulator/workload_io.hpp"
 

@@ -1,5 +1,6 @@
-// The SPANK plugin's parsers (plugin/option_parsing.cpp, plugin/plugin_args.cpp): the whole input goes
-// to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic), parse_batch_range()
+// The SPANK plugin's parsers (plugin/option_parsing.cpp, plugin/plugin_args.cpp): the whole input
+// goes to each of parse_costs() (--elastic-cost), parse_node_range() (--elastic),
+// parse_batch_range()
 // (--elastic-batch), parse_noise_scale() (--elastic-noise-scale), parse_curve_csv()
 // (an --elastic-curve file), curve_from_compact() (GAPTRAIN_CURVE), and, split at whitespace
 // as plugstack.conf splits them, to parse_plugin_args(). Bad options must be an

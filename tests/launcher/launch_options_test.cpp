@@ -1,3 +1,5 @@
+#include "launcher/launch_options.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -5,8 +7,6 @@
 #include <initializer_list>
 #include <map>
 #include <sstream>
-
-#include "launcher/launch_options.hpp"
 
 namespace gaptrain::launch {
 namespace {
