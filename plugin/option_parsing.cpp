@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/text_file.hpp"
 
@@ -36,12 +37,12 @@ std::string_view trim(std::string_view s) {
   return s.substr(first, last - first + 1);
 }
 
+// A number with blanks around it, as users type them in an option.
 template <typename T>
 bool parse_number(std::string_view text, T& value) {
-  text = trim(text);
-  if (text.empty() || text.front() == '+') return false;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return ec == std::errc() && end == text.data() + text.size();
+  const std::optional<T> number = gaptrain::parse_number<T>(trim(text));
+  if (number) value = *number;
+  return number.has_value();
 }
 
 // A node type as slurm.conf spells a feature: a letter, then letters, digits, '_', '-', '.'.

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <set>
 
+#include "gaptrain/parse_number.hpp"
+
 namespace gaptrain::plugin {
 namespace {
 
@@ -24,12 +26,11 @@ std::string parse_munge_socket(std::string_view value, PluginConfig& config) {
 }
 
 std::string parse_timeout_ms(std::string_view value, PluginConfig& config) {
-  long ms = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
-  if (ec != std::errc() || end != value.data() + value.size() || ms < 1 || ms > kMaxTimeoutMs) {
+  const std::optional<long> ms = parse_number<long>(value);
+  if (!ms || *ms < 1 || *ms > kMaxTimeoutMs) {
     return "whole milliseconds from 1 to " + std::to_string(kMaxTimeoutMs) + ", e.g. timeout_ms=50";
   }
-  config.timeout = std::chrono::milliseconds(ms);
+  config.timeout = std::chrono::milliseconds(*ms);
   return "";
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "gaptrain/bounds.hpp"
+#include "gaptrain/parse_number.hpp"
 
 namespace gaptrain {
 
@@ -18,9 +19,8 @@ std::optional<long long> digits(std::string_view text) {
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return std::nullopt;
   }
-  long long value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  return std::min<long long>(value, std::numeric_limits<int>::max());
+  return std::min<long long>(parse_number<long long>(text).value_or(0),
+                             std::numeric_limits<int>::max());
 }
 
 }  // namespace

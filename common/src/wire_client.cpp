@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "gaptrain/parse_number.hpp"
+
 namespace gaptrain::wire {
 
 namespace {
@@ -235,12 +237,9 @@ std::optional<Endpoint> parse_endpoint(std::string_view host_port) {
   for (const char c : host) {
     if (static_cast<unsigned char>(c) <= 0x20U || c == '[' || c == ']') return std::nullopt;
   }
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535U) {
-    return std::nullopt;
-  }
-  return Endpoint{std::string(host), static_cast<std::uint16_t>(value)};
+  const std::optional<unsigned> value = parse_number<unsigned>(port);
+  if (!value || *value == 0 || *value > 65535U) return std::nullopt;
+  return Endpoint{std::string(host), static_cast<std::uint16_t>(*value)};
 }
 
 Reply request(const Endpoint& endpoint, std::string_view line,

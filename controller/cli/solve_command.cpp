@@ -16,6 +16,7 @@
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/cli11.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "gaptrain/text_file.hpp"
 #include "one_line.hpp"
 
@@ -87,11 +88,8 @@ std::string read_input(const std::string& path) {
 
 // CLI11's PositiveNumber would let "inf" through; the solver needs a real limit.
 std::string check_seconds(const std::string& text) {
-  double value = 0.0;
-  const char* end = text.data() + text.size();
-  const auto [stop, error] = std::from_chars(text.data(), end, value);
-  if (error != std::errc() || stop != end || !std::isfinite(value) || value <= 0.0 ||
-      value > bounds::kMaxTimeLimitS) {
+  const std::optional<double> value = parse_number<double>(text);
+  if (!value || *value <= 0.0 || *value > bounds::kMaxTimeLimitS) {
     return "must be a finite number of seconds > 0 and at most 86400 (a day), got \"" + text + "\"";
   }
   return {};

@@ -9,6 +9,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/node_sizes.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::cli {
@@ -174,11 +175,8 @@ std::optional<SubmitRequest> parse_submit(const std::vector<std::string>& args,
       request.python = *python;
       request.python_given = true;
     } else if (const auto restarts = option_value(args, i, "--max-restarts", "", error)) {
-      int value = -1;
-      const auto [end, problem] =
-          std::from_chars(restarts->data(), restarts->data() + restarts->size(), value);
-      if (problem != std::errc() || end != restarts->data() + restarts->size() || value < 0 ||
-          value > 1000) {
+      const std::optional<int> value = parse_number<int>(*restarts);
+      if (!value || *value < 0 || *value > 1000) {
         error = "--max-restarts: expected a whole number from 0 to 1000, got \"" + *restarts + "\"";
         return std::nullopt;
       }

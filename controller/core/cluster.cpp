@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "gaptrain/parse_number.hpp"
+
 namespace gaptrain::core {
 
 std::string_view to_string(NodeState state) {
@@ -43,9 +45,8 @@ std::string satellite_name(std::uint32_t job_id) {
 std::optional<std::uint32_t> satellite_owner(std::string_view job_name) {
   if (!job_name.starts_with(kSatellitePrefix)) return std::nullopt;
   const std::string_view digits = job_name.substr(kSatellitePrefix.size());
-  std::uint32_t id = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-  if (ec != std::errc() || end != digits.data() + digits.size() || id == 0) return std::nullopt;
+  const std::optional<std::uint32_t> id = parse_number<std::uint32_t>(digits);
+  if (!id || *id == 0) return std::nullopt;
   return id;
 }
 
@@ -57,11 +58,8 @@ std::optional<std::uint32_t> requested_node_count(std::string_view tres_req) {
     tres_req = comma == std::string_view::npos ? std::string_view{} : tres_req.substr(comma + 1);
     if (!entry.starts_with(kNode)) continue;
     const std::string_view digits = entry.substr(kNode.size());
-    std::uint32_t count = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
-    if (ec != std::errc() || end != digits.data() + digits.size() || count == 0) {
-      return std::nullopt;
-    }
+    const std::optional<std::uint32_t> count = parse_number<std::uint32_t>(digits);
+    if (!count || *count == 0) return std::nullopt;
     return count;
   }
   return std::nullopt;

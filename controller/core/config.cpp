@@ -18,6 +18,7 @@
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
+#include "gaptrain/parse_number.hpp"
 
 namespace gaptrain::core {
 
@@ -166,12 +167,11 @@ ListenAddress parse_listen(std::string_view text) {
   if (address.host.empty() || !is_numeric_host(address.host)) {
     throw InputError("listen", "\"" + std::string(text) + "\" has no numeric address: " + kHint);
   }
-  unsigned value = 0;
-  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
+  const std::optional<unsigned> value = parse_number<unsigned>(port);
+  if (!value || *value == 0 || *value > 65535) {
     throw InputError("listen", "\"" + std::string(text) + "\" has no port in 1..65535: " + kHint);
   }
-  address.port = static_cast<std::uint16_t>(value);
+  address.port = static_cast<std::uint16_t>(*value);
   return address;
 }
 

@@ -4,16 +4,15 @@
 #include <charconv>
 #include <vector>
 
+#include "gaptrain/parse_number.hpp"
+
 namespace gaptrain::core {
 namespace {
 
 constexpr std::string_view kPrefix = "gaptrain:";
 
 std::optional<std::uint32_t> number(std::string_view text) {
-  std::uint32_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
+  return parse_number<std::uint32_t>(text);
 }
 
 // The words of `text` (split at spaces), in order.

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "gaptrain/parse_number.hpp"
+
 namespace gaptrain::daemon {
 
 namespace {
@@ -28,10 +30,9 @@ std::string holder_pid(int fd) {
   if (got <= 0) return "";
   std::string_view text(buffer.data(), static_cast<std::size_t>(got));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  long pid = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), pid);
-  if (error != std::errc{} || end != text.data() + text.size() || pid <= 0) return "";
-  return std::to_string(pid);
+  const std::optional<long> pid = parse_number<long>(text);
+  if (!pid || *pid <= 0) return "";
+  return std::to_string(*pid);
 }
 
 std::string owner_and_mode(const struct stat& info) {

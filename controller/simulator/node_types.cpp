@@ -8,6 +8,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim {
@@ -22,12 +23,8 @@ constexpr const char* kCountsForm =
 }
 
 std::optional<int> positive_count(std::string_view text) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
-      value > bounds::kMaxNodes) {
-    return std::nullopt;
-  }
+  const std::optional<int> value = parse_number<int>(text);
+  if (!value || *value < 1 || *value > bounds::kMaxNodes) return std::nullopt;
   return value;
 }
 

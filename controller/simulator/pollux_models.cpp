@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim {
@@ -44,9 +45,9 @@ std::vector<std::array<double, 5>> numeric_rows(std::string_view text, const std
     std::array<double, 5> row{};
     for (std::size_t i = 0; i < fields.size(); ++i) {
       const std::string_view f = fields[i];
-      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), row[i]);
-      if (ec != std::errc() || ptr != f.data() + f.size() || !std::isfinite(row[i]) ||
-          row[i] < 0.0) {
+      const std::optional<double> value = parse_number<double>(f);
+      if (value) row[i] = *value;
+      if (!value || row[i] < 0.0) {
         throw InputError(where, "field " + std::to_string(i + 1) +
                                     ": expected a finite number >= 0, got " + quote_input(f));
       }

@@ -15,6 +15,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "simulator/csv_record.hpp"
 
 namespace gaptrain::sim::lexing {
@@ -95,15 +96,10 @@ inline std::size_t split_whitespace(std::string_view line, std::span<std::string
   return count;
 }
 
-// The whole token as a finite number, or nothing. from_chars is locale-independent and does not
-// allocate, which matters for multi-million-row node-event logs.
+// The whole token as a finite number, or nothing (parse_number: it does not allocate, which
+// matters for multi-million-row node-event logs).
 inline std::optional<double> to_number(std::string_view token) {
-  double value = 0.0;
-  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (error != std::errc() || end != token.data() + token.size() || !std::isfinite(value)) {
-    return std::nullopt;
-  }
-  return value;
+  return parse_number<double>(token);
 }
 
 // A number as a message shows it: the shortest text that reads back as the same value.
@@ -115,10 +111,7 @@ inline std::string number_text(double value) {
 
 template <typename Integer>
 std::optional<Integer> to_integer(std::string_view token) {
-  Integer value = 0;
-  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
-  if (error != std::errc() || end != token.data() + token.size()) return std::nullopt;
-  return value;
+  return parse_number<Integer>(token);
 }
 
 // Whether `line` is the header naming `columns` (read as any record, so spaces and quotes

@@ -7,6 +7,7 @@
 
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "simulator/csv_record.hpp"
 #include "simulator/easy_backfill.hpp"
 #include "simulator/node_event_trace.hpp"
@@ -27,9 +28,8 @@ std::optional<std::pair<std::filesystem::path, int>> validation_file(
     const std::string name = entry.path().filename().string();
     if (!name.starts_with(prefix) || !name.ends_with(".csv")) continue;
     const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-    int batch = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), batch);
-    if (ec != std::errc() || end != digits.data() + digits.size() || batch < 1) continue;
+    const int batch = parse_number<int>(digits).value_or(0);
+    if (batch < 1) continue;
     if (!best || batch < best->second) best = {entry.path(), batch};
   }
   return best;
