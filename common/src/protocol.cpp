@@ -8,14 +8,18 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "gaptrain/batch_range_json.hpp"
 #include "gaptrain/bounds.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 #include "gaptrain/node_sizes.hpp"
+#include "gaptrain/parse_number.hpp"
 
 namespace gaptrain::protocol {
 
@@ -253,7 +257,7 @@ std::vector<int> allowed_sizes_value(const Json::Value& value, int min_nodes, in
   return sizes.allowed;
 }
 
-Request decode_register(const Json::Value& document) {
+JobRegistration decode_body(const Json::Value& document, const JobRegistration& /*tag*/) {
   reject_unknown_json_keys(document, kRegisterKeys);
   JobRegistration r;
   r.job_id = job_id_value(document);
@@ -311,7 +315,7 @@ Request decode_register(const Json::Value& document) {
   return r;
 }
 
-Request decode_launcher(const Json::Value& document) {
+LauncherReport decode_body(const Json::Value& document, const LauncherReport& /*tag*/) {
   reject_unknown_json_keys(document, kLauncherKeys);
   LauncherReport r;
   r.job_id = job_id_value(document);
@@ -392,6 +396,65 @@ InstructedBatch instructed_batch_value(const Json::Value& value) {
   return batch;
 }
 
+NodeFreed decode_body(const Json::Value& document, const NodeFreed& /*tag*/) {
+  reject_unknown_json_keys(document, kNodeFreedKeys);
+  NodeFreed m;
+  m.job_id = job_id_value(document);
+  m.node = name_value(document, "node");
+  return m;
+}
+
+NodeTaken decode_body(const Json::Value& document, const NodeTaken& /*tag*/) {
+  reject_unknown_json_keys(document, kNodeTakenKeys);
+  NodeTaken m;
+  m.job_id = job_id_value(document);
+  m.node = name_value(document, "node");
+  const Json::Value& elastic = required(document, "elastic");
+  if (!elastic.isBool()) throw_json_type_error("elastic", "true or false", elastic);
+  m.elastic = elastic.asBool();
+  return m;
+}
+
+StatusRequest decode_body(const Json::Value& document, const StatusRequest& /*tag*/) {
+  reject_unknown_json_keys(document, kStatusKeys);
+  return StatusRequest{};
+}
+
+JobRequest decode_body(const Json::Value& document, const JobRequest& /*tag*/) {
+  reject_unknown_json_keys(document, kJobKeys);
+  return JobRequest{job_id_value(document)};
+}
+
+OperationRequest decode_body(const Json::Value& document, const OperationRequest& /*tag*/) {
+  reject_unknown_json_keys(document, kOperationKeys);
+  const Json::Value& operation = document["operation"];
+  if (!operation.isString() ||
+      (operation.asString() != "pause" && operation.asString() != "resume" &&
+       operation.asString() != "drain")) {
+    throw InputError("operation",
+                     "must be \"pause\", \"resume\" or \"drain\", got " + describe_json(operation));
+  }
+  return OperationRequest{operation.asString()};
+}
+
+// The request whose kType is `name`, found by walking Request's alternatives: adding a type to
+// the variant (with its kType and a decode_body) is all it takes.
+template <std::size_t... I>
+Request decode_request(std::string_view name, const Json::Value& document,
+                       std::index_sequence<I...> /*alternatives*/) {
+  std::optional<Request> decoded;
+  const bool known =
+      ((name == std::variant_alternative_t<I, Request>::kType &&
+        (decoded = decode_body(document, std::variant_alternative_t<I, Request>{}), true)) ||
+       ...);
+  if (known) return *std::move(decoded);
+  std::string allowed;
+  ((allowed += (I == 0 ? "" : ", ") + std::string(std::variant_alternative_t<I, Request>::kType)),
+   ...);
+  throw InputError("type", "unknown message type " + describe_json(Json::Value(std::string(name))) +
+                               " (allowed: " + allowed + ")");
+}
+
 }  // namespace
 
 std::optional<std::string> batch_range_problem(const BatchRange& range) {
@@ -414,8 +477,9 @@ std::optional<std::string> batch_range_problem(const BatchRange& range) {
 std::optional<BatchRange> batch_range_from_text(std::string_view text) {
   const auto whole_number = [](std::string_view digits, int& out) {
     if (digits.empty() || digits.front() < '0' || digits.front() > '9') return false;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
-    return error == std::errc() && end == digits.data() + digits.size();
+    const std::optional<int> number = parse_number<int>(digits);
+    if (number) out = *number;
+    return number.has_value();
   };
   BatchRange range;
   const std::size_t first = text.find(':');
@@ -527,62 +591,11 @@ Request decode(std::string_view json) {
   if (!type.isString()) throw_json_type_error("type", "a string", type);
   const std::string name = type.asString();
 
-  if (name == "node_freed") {
-    reject_unknown_json_keys(document, kNodeFreedKeys);
-    NodeFreed m;
-    m.job_id = job_id_value(document);
-    m.node = name_value(document, "node");
-    return m;
-  }
-  if (name == "node_taken") {
-    reject_unknown_json_keys(document, kNodeTakenKeys);
-    NodeTaken m;
-    m.job_id = job_id_value(document);
-    m.node = name_value(document, "node");
-    const Json::Value& elastic = required(document, "elastic");
-    if (!elastic.isBool()) throw_json_type_error("elastic", "true or false", elastic);
-    m.elastic = elastic.asBool();
-    return m;
-  }
-  if (name == "register") return decode_register(document);
-  if (name == "status") {
-    reject_unknown_json_keys(document, kStatusKeys);
-    return StatusRequest{};
-  }
-  if (name == "launcher") return decode_launcher(document);
-  if (name == "job") {
-    reject_unknown_json_keys(document, kJobKeys);
-    return JobRequest{job_id_value(document)};
-  }
-  if (name == "operation") {
-    reject_unknown_json_keys(document, kOperationKeys);
-    const Json::Value& operation = document["operation"];
-    if (!operation.isString() ||
-        (operation.asString() != "pause" && operation.asString() != "resume" &&
-         operation.asString() != "drain")) {
-      throw InputError("operation", "must be \"pause\", \"resume\" or \"drain\", got " +
-                                        describe_json(operation));
-    }
-    return OperationRequest{operation.asString()};
-  }
-  throw InputError("type", "unknown message type " + describe_json(type) +
-                               " (allowed: node_freed, node_taken, register, status, launcher, "
-                               "job, operation)");
+  return decode_request(name, document, std::make_index_sequence<std::variant_size_v<Request>>());
 }
 
 std::string_view type_name(const Request& request) {
-  return std::visit(
-      [](const auto& m) -> std::string_view {
-        using T = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<T, NodeFreed>) return "node_freed";
-        if constexpr (std::is_same_v<T, NodeTaken>) return "node_taken";
-        if constexpr (std::is_same_v<T, JobRegistration>) return "register";
-        if constexpr (std::is_same_v<T, StatusRequest>) return "status";
-        if constexpr (std::is_same_v<T, LauncherReport>) return "launcher";
-        if constexpr (std::is_same_v<T, JobRequest>) return "job";
-        if constexpr (std::is_same_v<T, OperationRequest>) return "operation";
-      },
-      request);
+  return std::visit([](const auto& m) { return std::decay_t<decltype(m)>::kType; }, request);
 }
 
 }  // namespace gaptrain::protocol

@@ -23,7 +23,6 @@ Json::Value number_or_null(double value) {
 
 Json::Value to_json(const NodeFreed& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "node_freed";
   v["job_id"] = m.job_id;
   v["node"] = m.node;
   return v;
@@ -31,7 +30,6 @@ Json::Value to_json(const NodeFreed& m) {
 
 Json::Value to_json(const NodeTaken& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "node_taken";
   v["job_id"] = m.job_id;
   v["node"] = m.node;
   v["elastic"] = m.elastic;
@@ -52,7 +50,6 @@ Json::Value curve_json(const std::optional<ScalingCurve>& curve) {
 
 Json::Value to_json(const JobRegistration& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "register";
   v["job_id"] = m.job_id;
   v["user"] = m.user;
   v["batch_host"] = m.batch_host;
@@ -78,20 +75,17 @@ Json::Value to_json(const JobRegistration& m) {
 
 Json::Value to_json(const StatusRequest& /*unused*/) {
   Json::Value v(Json::objectValue);
-  v["type"] = "status";
   return v;
 }
 
 Json::Value to_json(const JobRequest& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "job";
   v["job_id"] = m.job_id;
   return v;
 }
 
 Json::Value to_json(const OperationRequest& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "operation";
   v["operation"] = m.operation;
   return v;
 }
@@ -104,7 +98,6 @@ Json::Value string_array(const std::vector<std::string>& strings) {
 
 Json::Value to_json(const LauncherReport& m) {
   Json::Value v(Json::objectValue);
-  v["type"] = "launcher";
   v["job_id"] = m.job_id;
   v["running"] = string_array(m.running);
   v["drained"] = string_array(m.drained);
@@ -121,7 +114,13 @@ Json::Value to_json(const LauncherReport& m) {
 }  // namespace
 
 std::string encode(const Request& request) {
-  Json::Value document = std::visit([](const auto& m) { return to_json(m); }, request);
+  Json::Value document = std::visit(
+      [](const auto& m) {
+        Json::Value v = to_json(m);
+        v["type"] = std::string(std::decay_t<decltype(m)>::kType);
+        return v;
+      },
+      request);
   document["v"] = kVersion;
   return one_line_json(document);
 }

@@ -1,14 +1,13 @@
-// gaptraind's model between polls and its decision after each, as one object, for the
-// simulator, which runs it against a replayed cluster, and for the test that checks the daemon
-// decides what the simulator decides on the same snapshots (tests/daemon/equivalence_test.cpp).
-// Each step is a core function the daemon calls too (controller/daemon/daemon.cpp, polled()
-// then act()): observe_cluster(), ElasticJobs::refresh and add with the settings' satellite
-// partition, cycle(). The daemon calls them on its own members because it journals between
-// them, restores its state file before the first refresh and decides on a worker thread, on
-// copies.
+// gaptraind's model between polls and its decision after each: the one sequence of steps that
+// gaptraind (controller/daemon/daemon.cpp) and the simulator (controller/simulator) both run,
+// and that tests/daemon/equivalence_test.cpp holds the daemon and the simulator to.
 //
-// After each poll: observe() (holes and elastic jobs follow the snapshot), then the
-// registrations and launcher reports that came in, then decide().
+// After each poll: observe() (the holes and the elastic jobs follow the snapshot, what was saved
+// by an earlier run restored at the first), then the registrations and launcher reports that
+// came in (add(), report()), then decide(). The daemon decides on a copy, on its worker thread,
+// and takes the copy back; what the daemon itself keeps is transport, threads, timers, systemd
+// and the state file's bytes. Each step returns what it has to say as notes (notes.hpp), which
+// the daemon journals and the simulator drops.
 #pragma once
 
 #include <cstdint>
@@ -20,54 +19,68 @@
 #include "core/cycle.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
+#include "core/job_history.hpp"
+#include "core/notes.hpp"
 #include "core/resizer.hpp"
+#include "core/saved_state.hpp"
 #include "gaptrain/protocol.hpp"
 
 namespace gaptrain::core {
 
 class Controller {
  public:
-  // `slurm` must outlive the controller: the resizer acts through it.
-  Controller(SlurmActions& slurm, CycleSettings cycle, const ResizerSettings& resizer)
-      : resizer_(slurm, resizer), settings_(std::move(cycle)) {}
+  // `slurm` must outlive the controller: the resizer acts through it. With `history`, each
+  // job's history is kept (`gaptrain job`); the simulator keeps none.
+  Controller(SlurmActions& slurm, CycleSettings cycle, const ResizerSettings& resizer,
+             std::optional<HistoryLimits> history = std::nullopt);
 
-  // A poll's answer, at `mono_s`: the holes are found again (keeping when each opened) and the
-  // elastic jobs follow Slurm. Returns the jobs that ended and the satellites Slurm preempted.
-  Refreshed observe(Snapshot snapshot, double mono_s) {
-    snapshot_ = std::move(snapshot);
-    (void)observe_cluster(snapshot_, holes_, settings_);
-    return elastic_.refresh(snapshot_, mono_s, settings_.satellite_partition);
-  }
+  // What the next steps decide with: a reload, a pause, what Slurm allows changed them.
+  void set_settings(CycleSettings cycle, const ResizerSettings& resizer);
+  void set_history_limits(HistoryLimits limits);
+
+  // A poll's answer, at `now`: the holes are found again (keeping when each opened), then what
+  // `restore` holds is restored (the first poll after a restart: the jobs that still run are
+  // managed again, their users' limits kept), then the elastic jobs follow Slurm (those that
+  // ended are forgotten, satellites Slurm preempted are noted). Notes: the holes opened, closed
+  // and moved, the jobs restored or not, ended and preempted.
+  Notes observe(Snapshot snapshot, const Now& now, const SavedState* restore = nullptr);
 
   // A job's registration, as the daemon takes it once the job is seen running: empty on
   // success, otherwise why it is refused.
-  std::optional<std::string> add(const protocol::JobRegistration& request, std::int64_t now) {
-    return elastic_.add(request, snapshot_, settings_.planner.elastic_partitions, now,
-                        settings_.satellite_partition);
-  }
+  std::optional<std::string> add(const protocol::JobRegistration& request, std::int64_t now);
 
-  // A launcher's report; false when its job is not registered.
-  bool report(const protocol::LauncherReport& report, std::int64_t now, double mono_s) {
-    return elastic_.report(report, now, mono_s);
-  }
+  // A launcher's report at `now`; false when its job is not registered. Its progress goes to
+  // the job's history (read on the history's clock at `now.wall_precise`).
+  bool report(const protocol::LauncherReport& report, const Now& now);
 
-  // The decision over the last snapshot (cycle.hpp).
-  CycleOutcome decide(const Now& now) {
-    return cycle(snapshot_, holes_, elastic_, resizer_, now, settings_);
-  }
+  // The decision over the last snapshot (cycle.hpp); the resizes it made go to the histories.
+  CycleOutcome decide(const Now& now);
+
+  // What a restart must not forget, `operation` (the daemon's) with it.
+  SavedState saved(Operation operation) const;
 
   const Snapshot& snapshot() const noexcept { return snapshot_; }
   const std::vector<Hole>& holes() const noexcept { return holes_; }
   const ElasticJobs& jobs() const noexcept { return elastic_; }
+  const Resizer& resizer() const noexcept { return resizer_; }
   Resizer& resizer() noexcept { return resizer_; }
   const CycleSettings& settings() const noexcept { return settings_; }
+  // Null without a history. Mutable: a reader ticks its clock first (JobHistory::tick).
+  JobHistory* history() noexcept { return history_ ? &*history_ : nullptr; }
 
  private:
+  void restore(const SavedState& saved, Notes& notes);
+  // The histories follow the model: nodes, curves and goodput of every managed job, and the end
+  // of those neither managed nor in Slurm any more.
+  void follow_history(double now);
+  void follow_history(const ElasticJob& job, double now);
+
   Snapshot snapshot_;
   std::vector<Hole> holes_;
   ElasticJobs elastic_;
   Resizer resizer_;
   CycleSettings settings_;
+  std::optional<JobHistory> history_;
 };
 
 }  // namespace gaptrain::core

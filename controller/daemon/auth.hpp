@@ -7,8 +7,9 @@
 //                           gaptrain's control.
 //   launcher                root or the job's owner: the reply tells the job where to run and
 //                           what to drain, and its progress feeds the allocator.
-//   status                  anyone, throttled per uid (request_throttle.hpp); what it shows
+//   status, job             anyone, throttled per uid (request_throttle.hpp); what it shows
 //                           follows Slurm's PrivateData (status_privacy.hpp), as squeue/sinfo.
+//   operation               root or SlurmUser: pause, resume and drain are the admins'.
 #pragma once
 
 #include <sys/types.h>
@@ -16,21 +17,13 @@
 #include <optional>
 #include <string>
 
+#include "gaptrain/protocol.hpp"
+
 namespace gaptrain::daemon {
 
-enum class RequestKind {
-  node_freed,
-  node_taken,
-  job_registration,
-  status,
-  launcher_report,
-  job,
-  operation,  // pause, resume, drain: admins only
-};
-
-// Empty when `sender` may send a `kind` request; otherwise the reason it may not. `job_owner`
-// is the uid of the job a registration or launcher report is about, empty when it is unknown.
-std::optional<std::string> authorize(RequestKind kind, uid_t sender, uid_t slurm_user,
-                                     std::optional<uid_t> job_owner);
+// Empty when `sender` may send `request`; otherwise the reason it may not. `job_owner` is the
+// uid of the job a registration or launcher report is about, empty when it is unknown.
+std::optional<std::string> authorize(const protocol::Request& request, uid_t sender,
+                                     uid_t slurm_user, std::optional<uid_t> job_owner);
 
 }  // namespace gaptrain::daemon

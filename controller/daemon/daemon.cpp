@@ -54,8 +54,8 @@ Daemon::Daemon(std::string config_path, core::DaemonConfig config, core::SlurmQu
       config_(std::move(config)),
       slurm_(slurm),
       actions_(actions) {
-  resizer_.emplace(actions_, resizer_settings(config_));
-  history_.set_limits(history_limits(config_));
+  controller_.emplace(actions_, cycle_settings(config_, slurm_behaviour_, operation_),
+                      resizer_settings(config_), history_limits(config_));
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
@@ -161,11 +161,12 @@ void Daemon::poll() {
   // update time: while a regular job waits and elastic jobs hold nodes, every poll is a full
   // one, or a reclaim would wait for the periodic full load.
   const bool regular_waiting =
-      !elastic_.jobs().empty() &&
-      std::any_of(snapshot_.jobs.begin(), snapshot_.jobs.end(), [&](const core::Job& job) {
-        return job.state == core::JobState::pending &&
-               !config_.elastic_partitions.contains(job.partition);
-      });
+      !controller_->jobs().jobs().empty() &&
+      std::any_of(controller_->snapshot().jobs.begin(), controller_->snapshot().jobs.end(),
+                  [&](const core::Job& job) {
+                    return job.state == core::JobState::pending &&
+                           !config_.elastic_partitions.contains(job.partition);
+                  });
   const bool full =
       last_full_poll_mono_ == 0 || regular_waiting || mono - last_full_poll_mono_ >= kFullPollUsec;
   last_poll_mono_ = mono;
@@ -177,8 +178,8 @@ void Daemon::poll() {
   // `scontrol reconfigure`. Needed once; when a later load fails, the last one stays.
   const bool load_config = !slurm_user_ || full;
   const bool config_needed = !slurm_user_;
-  slurm_worker_->post([this, &slurm = slurm_, snapshot = snapshot_, now, full, mono, load_config,
-                       config_needed]() mutable -> Worker::Done {
+  slurm_worker_->post([this, &slurm = slurm_, snapshot = controller_->snapshot(), now, full, mono,
+                       load_config, config_needed]() mutable -> Worker::Done {
     core::SlurmQueries::Result result = slurm.poll(snapshot, now, full);
     std::optional<core::SlurmQueries::Config> slurm_config;
     if (result.ok && load_config) {
@@ -220,7 +221,7 @@ void Daemon::note_slurm_behaviour(const core::SlurmControllerConfig& controller)
 // upgrade) change what is wrong with satellite_partition.
 void Daemon::note_satellite_partition() {
   std::vector<std::string> problems = satellite_partition_problems(
-      snapshot_.partitions, config_.satellite_partition, config_.elastic_partitions,
+      controller_->snapshot().partitions, config_.satellite_partition, config_.elastic_partitions,
       slurm_controller_ ? slurm_controller_->slurmctld_release : std::string());
   if (problems == satellite_partition_problems_) return;
   for (const std::string& problem : problems) log::warning(problem);
@@ -238,7 +239,7 @@ void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
   }
   // While elastic jobs hold nodes, a regular job's submission (no plugin event) must be seen
   // soon: it may be waiting for them.
-  const double interval_s = elastic_.jobs().empty()
+  const double interval_s = controller_->jobs().jobs().empty()
                                 ? config_.poll_interval_s
                                 : std::min(config_.poll_interval_s, config_.watch_interval_s);
   const auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
@@ -261,43 +262,25 @@ void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
   poll_failing_ = false;
   if (full) last_full_poll_mono_ = mono;
   last_poll_ = now;
-  snapshot_ = std::move(snapshot);
-  const core::CycleSettings settings = cycle_settings(config_, slurm_behaviour_, operation_);
-  const core::HoleChanges changed = observe_cluster(snapshot_, holes_, settings);
-  for (const core::Hole& hole : changed.opened) {
-    log::info("hole opened", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-  }
-  for (const core::Hole& hole : changed.end_changed) {
-    log::debug("hole end changed",
-               {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
-  }
-  for (const core::Hole& hole : changed.closed) {
-    log::info("hole closed", {{"NODE", hole.node}, {"HOLE_END", end_text(hole.predicted_end)}});
+  // The state file's jobs are restored by the first poll, once Slurm said which still run.
+  const std::optional<core::SavedState> saved = state_loaded_ ? std::nullopt : load_state();
+  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
+                            resizer_settings(config_));
+  const core::Now polled_at{.mono = static_cast<double>(mono) / static_cast<double>(kUsecPerS),
+                            .wall = now};
+  for (const core::Note& note :
+       controller_->observe(std::move(snapshot), polled_at, saved ? &*saved : nullptr)) {
+    log::write(note);
   }
   // With slurmctld's configuration: at the first poll and every full one (a reconfigure that
   // changes the partitions shows there), not at every watch poll.
   if (slurm_config) note_satellite_partition();
-  if (!state_loaded_) load_state();
-  history_.tick(static_cast<double>(now),
-                static_cast<double>(mono) / static_cast<double>(kUsecPerS));
-  const core::Refreshed refreshed =
-      elastic_.refresh(snapshot_, static_cast<double>(mono) / static_cast<double>(kUsecPerS),
-                       settings.satellite_partition);
-  for (const std::uint32_t job_id : refreshed.forgotten) {
-    log::info("elastic job ended, forgotten", {{"JOB_ID", job_id}});
-    history_.ended(job_id, static_cast<double>(now));
+  // A pause or drain asked for before this first poll is the admin's latest word: it stands.
+  if (saved && !operation_asked_ && saved->operation != operation_) {
+    operation_ = saved->operation;
+    metrics_.set_operation(operation_);
+    log::info("operation restored", {{"OPERATION", std::string(to_string(operation_))}});
   }
-  // Slurm freed these itself for regular jobs (satellite_qos): a reclaim gaptraind did not make.
-  for (const auto& [job_id, nodes] : refreshed.preempted) {
-    log::info("satellites preempted by Slurm for regular jobs",
-              {{"ACTION", "preempted"}, {"JOB_ID", job_id}, {"NODES", core::join_nodes(nodes)}});
-    const auto job = elastic_.jobs().find(job_id);
-    if (job == elastic_.jobs().end()) continue;
-    history_.resize(job_id,
-                    core::ResizeRecord{static_cast<double>(now), core::ResizeKind::reclaim,
-                                       "preempted by Slurm for a regular job", job->second.nodes});
-  }
-  follow_history(static_cast<double>(now));
   // Registered now, they are planned by the act() below.
   for (const WaitingRegistration& waiting : std::exchange(awaiting_answer_, {})) {
     on_registration(waiting.request, waiting.uid, waiting.peer, waiting.id, true);
@@ -314,10 +297,9 @@ core::Now Daemon::now() const {
                                        .count()};
 }
 
-// What act() did on the worker: the copies it changed, and the cycle's outcome.
+// What act() did on the worker: the copy it changed, and the cycle's outcome.
 struct Daemon::ActOutcome {
-  core::ElasticJobs elastic;
-  core::Resizer resizer;
+  core::Controller controller;
   core::CycleOutcome cycle;
   core::Now decided_at;
 };
@@ -325,29 +307,30 @@ struct Daemon::ActOutcome {
 void Daemon::act() {
   const core::Now at = now();
   acting_ = true;
-  // Copies, handed over: the loop keeps its own to answer status meanwhile, and holds back
-  // what would change them (hold_while_acting) until the outcome replaces them.
-  slurm_worker_->post(
-      [this, at, elastic = elastic_, resizer = *resizer_, snapshot = snapshot_, holes = holes_,
-       settings = cycle_settings(config_, slurm_behaviour_, operation_)]() mutable -> Worker::Done {
-        try {
-          core::CycleOutcome outcome = cycle(snapshot, holes, elastic, resizer, at, settings);
-          return [this, outcome = ActOutcome{std::move(elastic), std::move(resizer),
-                                             std::move(outcome), at}]() mutable {
-            acted(std::move(outcome));
-          };
-        } catch (const std::exception& e) {
-          // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
-          return [this, what = std::string(e.what())] { cycle_failed(what); };
-        }
-      });
+  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
+                            resizer_settings(config_));
+  // A copy, handed over: the loop keeps its own to answer status meanwhile, and holds back what
+  // would change it (hold_while_acting) until the outcome replaces it.
+  slurm_worker_->post([this, at, controller = *controller_]() mutable -> Worker::Done {
+    try {
+      core::CycleOutcome outcome = controller.decide(at);
+      return [this, outcome = ActOutcome{std::move(controller), std::move(outcome), at}]() mutable {
+        acted(std::move(outcome));
+      };
+    } catch (const std::exception& e) {
+      // The loop keeps its own copies, unchanged: every job stays as it is until the next poll.
+      return [this, what = std::string(e.what())] { cycle_failed(what); };
+    }
+  });
 }
 
 void Daemon::acted(ActOutcome outcome) {
   acting_ = false;
-  elastic_ = std::move(outcome.elastic);
-  resizer_.emplace(std::move(outcome.resizer));
-  resizer_->set_settings(resizer_settings(config_));  // a reload meanwhile changed the loop's copy
+  controller_.emplace(std::move(outcome.controller));
+  // A reload meanwhile changed the loop's copy.
+  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
+                            resizer_settings(config_));
+  controller_->set_history_limits(history_limits(config_));
   for (const core::Note& note : outcome.cycle.notes) log::write(note);
   std::set<std::uint32_t> set_aside;
   for (const auto& [job_id, reason] : outcome.cycle.set_aside) {
@@ -367,9 +350,6 @@ void Daemon::acted(ActOutcome outcome) {
   }
   kept_idle_ = std::move(outcome.cycle.kept_idle);
   queue_waiting_ = std::move(outcome.cycle.waiting);
-  history_.tick(static_cast<double>(outcome.decided_at.wall), outcome.decided_at.mono);
-  for (const auto& [job_id, resize] : outcome.cycle.resizes) history_.resize(job_id, resize);
-  follow_history(static_cast<double>(outcome.decided_at.wall));
   if (const auto& allocation = outcome.cycle.allocation) {
     metrics_.observe_solve(allocation->solve_ms / 1000.0);
     last_solve_ms_ = allocation->solve_ms;
@@ -379,33 +359,35 @@ void Daemon::acted(ActOutcome outcome) {
     }
   }
   save_state();
-  for (const double seconds : resizer_->take_reclaim_latencies()) {
+  for (const double seconds : controller_->resizer().take_reclaim_latencies()) {
     metrics_.observe_reclaim(seconds);
   }
-  metrics_.update(snapshot_, holes_, elastic_, config_.elastic_partitions, resizer_->counts(),
-                  events_, now().mono);
+  metrics_.update(controller_->snapshot(), controller_->holes(), controller_->jobs(),
+                  config_.elastic_partitions, controller_->resizer().counts(), events_, now().mono);
 
   if (poll_observer_) {
     const auto poll_usec = static_cast<double>(mono_now_uncached() - cycle_started_);
-    poll_observer_({snapshot_.nodes.size(), holes_.size(), poll_usec / 1000.0, last_solve_ms_,
-                    outcome.decided_at, std::exchange(registered_, {})});
+    poll_observer_({controller_->snapshot().nodes.size(), controller_->holes().size(),
+                    poll_usec / 1000.0, last_solve_ms_, outcome.decided_at,
+                    std::exchange(registered_, {})});
   }
 
   if (!ready_) {
     ready_ = true;
     sd_notify(0, "READY=1");
-    log::info("ready", {{"NODES", snapshot_.nodes.size()}});
+    log::info("ready", {{"NODES", controller_->snapshot().nodes.size()}});
   }
-  sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs", snapshot_.nodes.size(),
-             holes_.size(), elastic_.jobs().size());
+  sd_notifyf(0, "STATUS=%zu nodes, %zu holes, %zu elastic jobs",
+             controller_->snapshot().nodes.size(), controller_->holes().size(),
+             controller_->jobs().jobs().size());
 
-  const double interval_s = elastic_.jobs().empty()
+  const double interval_s = controller_->jobs().jobs().empty()
                                 ? config_.poll_interval_s
                                 : std::min(config_.poll_interval_s, config_.watch_interval_s);
   auto delay = static_cast<std::uint64_t>(interval_s * static_cast<double>(kUsecPerS));
   // A drain completes by its deadline even when no launcher reports (the poll runs act()).
-  if (!resizer_->drains().empty() ||
-      std::any_of(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+  if (!controller_->resizer().drains().empty() ||
+      std::any_of(controller_->snapshot().nodes.begin(), controller_->snapshot().nodes.end(),
                   [](const core::Node& n) { return n.state == core::NodeState::completing; })) {
     delay = std::min(delay, kCompletingPollUsec);
   }
@@ -491,8 +473,9 @@ void Daemon::reload() {
     server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
                                    static_cast<std::size_t>(config_.max_connections_per_peer));
     // An act() running keeps the settings it started with; the next one has these.
-    resizer_->set_settings(resizer_settings(config_));
-    history_.set_limits(history_limits(config_));
+    controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
+                              resizer_settings(config_));
+    controller_->set_history_limits(history_limits(config_));
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {

@@ -27,6 +27,7 @@
 
 #include "core/cluster.hpp"
 #include "core/config.hpp"
+#include "core/controller.hpp"
 #include "core/cycle.hpp"
 #include "core/elastic_jobs.hpp"
 #include "core/holes.hpp"
@@ -98,8 +99,8 @@ class Daemon {
   void polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
               std::optional<core::SlurmQueries::Config> slurm_config, std::int64_t now, bool full,
               std::uint64_t mono);
-  // Plans from the fresh model and carries the plan out (resizer.hpp) on the Slurm worker,
-  // on copies of the elastic jobs and the resizer that come back with the outcome.
+  // Plans from the fresh model and carries the plan out (resizer.hpp) on the Slurm worker, on a
+  // copy of the controller that comes back with the outcome.
   void act();
   struct ActOutcome;
   void acted(ActOutcome outcome);
@@ -118,14 +119,10 @@ class Daemon {
   void arm_poll_timer(std::uint64_t delay_usec);
   void reload();
   void drain();
-  // The state file (state_file.hpp): read once, at the first successful poll (the jobs it names
-  // must be matched with Slurm's); written whenever what it holds changed.
-  void load_state();
+  // The state file (state_file.hpp): read once, for the first successful poll to restore (the
+  // jobs it names must be matched with Slurm's); written whenever what it holds changed.
+  std::optional<core::SavedState> load_state();
   void save_state();
-  // The jobs' histories (job_history.hpp) follow the model at `now` (Unix s): node counts,
-  // owners, learned curves; jobs gaptrain no longer sees are ended.
-  void follow_history(double now);
-  void follow_history(const core::ElasticJob& job, double now);
   // The answer to `gaptrain job ID`.
   std::string job_reply(std::uint32_t job_id, uid_t uid);
 
@@ -164,8 +161,9 @@ class Daemon {
   std::unique_ptr<LineServer> server_;
   core::SlurmQueries& slurm_;
   core::SlurmActions& actions_;
-  // Replaced by act()'s outcome; the loop's copy is read meanwhile (status).
-  std::optional<core::Resizer> resizer_;
+  // The model and the decision (core/controller.hpp). Replaced by act()'s outcome; the loop's
+  // copy is read meanwhile (status).
+  std::optional<core::Controller> controller_;
   sd_event_source* poll_timer_ = nullptr;
   std::vector<sd_event_source*> signal_sources_;
 
@@ -176,10 +174,6 @@ class Daemon {
   // What satellite_partition_problems() said last: said again only when it changes.
   std::vector<std::string> satellite_partition_problems_;
   std::optional<core::SlurmBehaviour> slurm_behaviour_;
-  core::Snapshot snapshot_;
-  std::vector<core::Hole> holes_;
-  core::ElasticJobs elastic_;
-  core::JobHistory history_;
   EventCounts events_;
   Metrics metrics_;
   RejectionLimiter limiter_;
@@ -219,7 +213,7 @@ class Daemon {
   std::vector<WaitingRegistration> awaiting_answer_;  // for the poll that runs
   std::vector<std::function<void()>> held_requests_;  // while acting_
   bool cycle_running_ = false;  // a poll, or its act(), is on the Slurm worker
-  bool acting_ = false;         // act() works on copies of elastic_ and resizer_
+  bool acting_ = false;         // act() works on a copy of controller_
   std::uint64_t cycle_started_ = 0;
   std::uint64_t last_registration_poll_mono_ = 0;
   // A poll asked for while one ran, and the earliest it may start: armed when that one ends.

@@ -22,38 +22,18 @@
 
 namespace gaptrain::daemon {
 
-namespace {
-
-RequestKind kind_of(const protocol::Request& request) {
-  return std::visit(
-      [](const auto& r) {
-        using T = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<T, protocol::NodeFreed>) return RequestKind::node_freed;
-        if constexpr (std::is_same_v<T, protocol::NodeTaken>) return RequestKind::node_taken;
-        if constexpr (std::is_same_v<T, protocol::JobRegistration>) {
-          return RequestKind::job_registration;
-        }
-        if constexpr (std::is_same_v<T, protocol::StatusRequest>) return RequestKind::status;
-        if constexpr (std::is_same_v<T, protocol::LauncherReport>) {
-          return RequestKind::launcher_report;
-        }
-        if constexpr (std::is_same_v<T, protocol::JobRequest>) return RequestKind::job;
-        if constexpr (std::is_same_v<T, protocol::OperationRequest>) return RequestKind::operation;
-      },
-      request);
-}
-
-}  // namespace
-
 std::string Daemon::job_reply(std::uint32_t job_id, uid_t uid) {
-  const core::JobRecord* job = history_.find(job_id);
+  core::JobHistory* const kept = controller_->history();
+  if (kept == nullptr) return error_reply("gaptraind keeps no job histories");  // never: it does
+  core::JobHistory& history = *kept;
+  const core::JobRecord* job = history.find(job_id);
   const double wall = wall_now_precise();
-  history_.tick(wall, mono_now_uncached_s());
-  const double now = history_.steady(wall);
+  history.tick(wall, mono_now_uncached_s());
+  const double now = history.steady(wall);
   if (job == nullptr) {
     // Not managed yet: a parked or held job waiting for admission says why it waits (to its
     // owner and admins, as `gaptrain status` lists the queue).
-    const core::Job* slurm_job = find_job(snapshot_, job_id);
+    const core::Job* slurm_job = find_job(controller_->snapshot(), job_id);
     const auto waiting = std::find_if(queue_waiting_.begin(), queue_waiting_.end(),
                                       [&](const auto& entry) { return entry.first == job_id; });
     if (waiting != queue_waiting_.end() && slurm_job != nullptr &&
@@ -179,17 +159,17 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       note_rejection(uid);
       return answer(reject(peer, uid, "unknown", std::string("bad request: ") + e.what()));
     }
-    const RequestKind kind = kind_of(request);
     const std::string_view type = protocol::type_name(request);
     // A blocked uid is still served what its jobs need (its launchers' reports and
     // registrations of running jobs, below) and status (throttled on its own); the rest is
     // refused without work.
     const bool blocked = !privileged(uid) && limiter_.blocked(sender_of_uid(uid), now().mono);
-    if (blocked && (kind == RequestKind::node_freed || kind == RequestKind::node_taken)) {
+    if (blocked && (std::holds_alternative<protocol::NodeFreed>(request) ||
+                    std::holds_alternative<protocol::NodeTaken>(request))) {
       return answer(error_reply(blocked_reason(uid)));
     }
 
-    if (kind == RequestKind::status) {
+    if (std::holds_alternative<protocol::StatusRequest>(request)) {
       // Status requests are not counted as events: a monitoring loop would drown the count.
       const StatusViewer viewer{uid, privileged(uid)};
       if (!viewer.privileged && !status_throttle_.allow(uid, now().mono)) {
@@ -203,20 +183,21 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       }
       Json::Value reply(Json::objectValue);
       reply["ok"] = true;
-      reply["status"] = status_json(snapshot_, holes_, elastic_, events_, last_poll_);
-      reply["status"]["actions"] = actions_json(*resizer_, now().mono);
+      reply["status"] = status_json(controller_->snapshot(), controller_->holes(),
+                                    controller_->jobs(), events_, last_poll_);
+      reply["status"]["actions"] = actions_json(controller_->resizer(), now().mono);
       reply["status"]["operation"] = std::string(to_string(operation_));
       reply["status"]["queue"] =
-          queue_json(queue_waiting_, snapshot_,
+          queue_json(queue_waiting_, controller_->snapshot(),
                      viewer.privileged ? std::nullopt : std::optional<std::uint32_t>(uid));
-      apply_private_data(reply["status"], snapshot_, elastic_,
+      apply_private_data(reply["status"], controller_->snapshot(), controller_->jobs(),
                          private_data_.value_or(core::PrivateData::all()), viewer);
       // While slurmctld does not answer, the view above is the last one it gave.
       reply["status"]["slurm_error"] =
           poll_failing_ ? Json::Value(poll_error_) : Json::Value(Json::nullValue);
       return answer(one_line_json(reply));
     }
-    if (kind == RequestKind::job) {
+    if (std::holds_alternative<protocol::JobRequest>(request)) {
       const StatusViewer viewer{uid, privileged(uid)};
       if (!viewer.privileged && !status_throttle_.allow(uid, now().mono)) {
         return answer(error_reply(
@@ -226,16 +207,16 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       }
       return answer(job_reply(std::get<protocol::JobRequest>(request).job_id, uid));
     }
-    if (kind == RequestKind::job_registration) {
+    if (std::holds_alternative<protocol::JobRegistration>(request)) {
       const auto& registration = std::get<protocol::JobRegistration>(request);
-      const core::Job* job = find_job(snapshot_, registration.job_id);
+      const core::Job* job = find_job(controller_->snapshot(), registration.job_id);
       if (blocked && (job == nullptr || job->state != core::JobState::running)) {
         // It would wait for a poll: the cost the block is there to stop.
         return answer(error_reply(blocked_reason(uid)));
       }
       return on_registration(registration, uid, peer, id, false);
     }
-    if (kind == RequestKind::launcher_report) {
+    if (std::holds_alternative<protocol::LauncherReport>(request)) {
       auto report = std::get<protocol::LauncherReport>(request);
       if (hold_while_acting([this, report, uid, peer, id] {
             server_->reply(id, on_launcher_report(report, uid, peer));
@@ -245,7 +226,7 @@ void Daemon::on_request(const munge::Opened* opened, const std::string& munge_er
       return answer(on_launcher_report(report, uid, peer));
     }
     // Until slurmctld told us who SlurmUser is, only root may send node events.
-    if (auto refused = authorize(kind, uid, slurm_user_.value_or(0), std::nullopt)) {
+    if (auto refused = authorize(request, uid, slurm_user_.value_or(0), std::nullopt)) {
       note_rejection(uid);  // a forged node event
       return answer(reject(peer, uid, type, *refused));
     }
@@ -271,9 +252,9 @@ void Daemon::on_node_event(bool freed, std::uint32_t job_id, const std::string& 
   if (freed) {
     log::info("node freed", {{"JOB_ID", job_id}, {"NODE", node}, {"UID", uid}});
   } else {
-    const auto hole = std::find_if(holes_.begin(), holes_.end(),
+    const auto hole = std::find_if(controller_->holes().begin(), controller_->holes().end(),
                                    [&](const core::Hole& h) { return h.node == node; });
-    if (hole != holes_.end()) {
+    if (hole != controller_->holes().end()) {
       // A reclaim: the regular workload took a hole. HOLE_END says what we predicted, so the
       // journal tells how good the predictions are.
       log::info("hole reclaimed", {{"JOB_ID", job_id},
@@ -299,7 +280,7 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
       })) {
     return;
   }
-  const core::Job* job = find_job(snapshot_, request.job_id);
+  const core::Job* job = find_job(controller_->snapshot(), request.job_id);
   if (!polled && (job == nullptr || job->state != core::JobState::running)) {
     // The job may have started after the last poll: the next poll tells, rather than one run
     // here for each registration (any user could make gaptraind hammer slurmctld).
@@ -309,18 +290,16 @@ void Daemon::on_registration(const protocol::JobRegistration& request, uid_t uid
   }
   const std::optional<uid_t> owner =
       job ? std::optional<uid_t>(static_cast<uid_t>(job->user_id)) : std::nullopt;
-  std::optional<std::string> refused =
-      authorize(RequestKind::job_registration, uid, slurm_user_.value_or(0), owner);
+  std::optional<std::string> refused = authorize(request, uid, slurm_user_.value_or(0), owner);
   if (!refused) {
-    refused = elastic_.add(request, snapshot_, config_.elastic_partitions, wall_now(),
-                           config_.satellite_partition);
+    refused = controller_->add(request, wall_now());
   }
   if (refused) {
     note_rejection(uid);  // each one may have cost a poll: limited like any other refusal
     server_->reply(id, reject(peer, uid, "register", *refused));
     return;
   }
-  const core::ElasticJob& elastic = elastic_.jobs().at(request.job_id);
+  const core::ElasticJob& elastic = controller_->jobs().jobs().at(request.job_id);
   if (poll_observer_) registered_.push_back(request.job_id);
   ++events_.accepted;
   log::info("elastic job registered", {{"JOB_ID", request.job_id},
@@ -344,17 +323,20 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   // learns "not registered" rather than "not allowed"). No poll here: launchers report twice a
   // second, and a registered job is in the model already.
   std::optional<uid_t> owner;
-  const auto registered = elastic_.jobs().find(report.job_id);
-  if (registered != elastic_.jobs().end()) {
+  const auto registered = controller_->jobs().jobs().find(report.job_id);
+  if (registered != controller_->jobs().jobs().end()) {
     owner = registered->second.uid;
-  } else if (const core::Job* job = find_job(snapshot_, report.job_id)) {
+  } else if (const core::Job* job = find_job(controller_->snapshot(), report.job_id)) {
     owner = static_cast<uid_t>(job->user_id);
   }
-  if (auto refused = authorize(RequestKind::launcher_report, uid, slurm_user_.value_or(0), owner)) {
+  if (auto refused = authorize(report, uid, slurm_user_.value_or(0), owner)) {
     return reject(peer, uid, "launcher", *refused);
   }
-  const bool first = registered != elastic_.jobs().end() && !registered->second.reported_at;
-  if (!elastic_.report(report, wall_now(), now().mono)) {
+  const bool first =
+      registered != controller_->jobs().jobs().end() && !registered->second.reported_at;
+  core::Now reported_at = now();
+  reported_at.wall_precise = wall_now_precise();
+  if (!controller_->report(report, reported_at)) {
     // The job's registration came and waits for the poll that sees the job run: the launcher's
     // first report often comes meanwhile. Not a refusal (status would count one at every job
     // start, and the launcher would register again): nothing to follow yet.
@@ -371,23 +353,18 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
                       " is not registered with gaptrain (submitted without --elastic, its "
                       "registration was not delivered, or it ended)");
   }
-  const core::ElasticJob& reported = elastic_.jobs().at(report.job_id);
-  if (report.samples_done && reported.samples_done == report.samples_done) {
-    history_.tick(wall_now_precise(), mono_now_uncached_s());
-    history_.progress(report.job_id,
-                      {report.progress_time.value_or(static_cast<double>(wall_now())),
-                       *report.samples_done, report.world_size});
-  } else if (report.samples_done && reported.progress_refused == 1) {
+  const core::ElasticJob& reported = controller_->jobs().jobs().at(report.job_id);
+  if (report.samples_done && reported.samples_done != report.samples_done &&
+      reported.progress_refused == 1) {
     log::warning("progress refused", {{"JOB_ID", report.job_id},
                                       {"SAMPLES_DONE", std::to_string(*report.samples_done)},
                                       {"REASON",
                                        "below the last, or faster than its nodes can "
                                        "train; said once a job"}});
   }
-  follow_history(elastic_.jobs().at(report.job_id), static_cast<double>(wall_now()));
   // Acks complete drains at once (act() on the worker does): a regular job may be waiting.
-  if (config_.resize && resizer_->drains().contains(report.job_id)) poll_soon();
-  const core::ElasticJob& job = elastic_.jobs().at(report.job_id);
+  if (config_.resize && controller_->resizer().drains().contains(report.job_id)) poll_soon();
+  const core::ElasticJob& job = controller_->jobs().jobs().at(report.job_id);
   // Not counted as an event: like status, a steady stream would drown the plugin's count.
   if (first) {
     log::info("launcher reporting", {{"JOB_ID", report.job_id},
@@ -399,7 +376,8 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   // those of them it is asked to let go, the satellites its steps run in, its notices and the
   // batch to train at.
   const protocol::LaunchInstruction instruction =
-      launch_instruction(job, resizer_->draining(report.job_id), resizer_->notice(report.job_id));
+      launch_instruction(job, controller_->resizer().draining(report.job_id),
+                         controller_->resizer().notice(report.job_id));
   return protocol::encode_reply(instruction);
 }
 

@@ -20,6 +20,7 @@
 
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
+#include "gaptrain/parse_number.hpp"
 #include "gaptrain/scaling_curve.hpp"
 
 namespace gaptrain::daemon {
@@ -90,14 +91,14 @@ std::pair<double, double> learned_costs(const Json::Value& costs, const std::str
 
 // One job, or an InputError naming what makes it unusable. A bad learned part is dropped
 // alone (into `dropped`): the job is managed again and learns it anew.
-SavedJob decode_job(const Json::Value& entry, const std::string& field,
-                    std::vector<DroppedEntry>& dropped) {
+core::SavedJob decode_job(const Json::Value& entry, const std::string& field,
+                          std::vector<DroppedEntry>& dropped) {
   if (!entry.isObject()) throw_json_type_error(field, "an object", entry);
   static constexpr std::array<std::string_view, 6> kKeys{"registration",  "uid",
                                                          "registered_at", "learned_curve",
                                                          "learned_costs", "learned_noise_scale"};
   reject_unknown_json_keys(entry, kKeys, field + ".");
-  SavedJob job;
+  core::SavedJob job;
   const Json::Value& saved_registration = member(entry, "registration", field + ".");
   Request request;
   try {
@@ -148,45 +149,11 @@ SavedJob decode_job(const Json::Value& entry, const std::string& field,
 
 }  // namespace
 
-SavedJob saved_job(const core::ElasticJob& job) {
-  SavedJob saved;
-  saved.uid = job.uid;
-  saved.registered_at = job.registered_at;
-  protocol::JobRegistration& r = saved.registration;
-  r.job_id = job.job_id;
-  r.user = job.user;
-  r.batch_host = job.batch_host;
-  r.min_nodes = job.min_nodes;
-  r.max_nodes = job.max_nodes;
-  r.allowed_sizes = job.allowed_sizes;
-  r.mix_types = job.mix_types;
-  if (job.curves.empty()) {
-    if (job.curve_source == core::Source::given) r.curve = job.curve;
-    if (job.curve_source == core::Source::learned) saved.learned_curve = job.curve;
-  }
-  // Per node type: the given curves; one learned on a type is learned again after a restart.
-  for (const auto& [type, typed] : job.curves) {
-    r.curves[type] = typed.source == core::Source::given ? std::optional<ScalingCurve>(typed.curve)
-                                                         : std::nullopt;
-  }
-  if (job.costs_source == core::Source::given) {
-    r.up_cost_s = job.up_cost_s;
-    r.down_cost_s = job.down_cost_s;
-  }
-  r.notice_s = job.notice_s;
-  r.batch = job.batch;
-  r.noise_scale = job.given_noise_scale;
-  saved.learned_noise_scale = job.learned_noise_scale;
-  if (job.costs_source == core::Source::learned)
-    saved.learned_costs = {job.up_cost_s, job.down_cost_s};
-  return saved;
-}
-
-std::string encode_state(const DaemonState& state) {
+std::string encode_state(const core::SavedState& state) {
   Json::Value root(Json::objectValue);
   root["version"] = kStateVersion;
   Json::Value jobs(Json::arrayValue);
-  for (const SavedJob& job : state.jobs) {
+  for (const core::SavedJob& job : state.jobs) {
     Json::Value entry(Json::objectValue);
     entry["registration"] =
         parse_strict_json(protocol::encode(protocol::Request{job.registration}));
@@ -242,12 +209,12 @@ DecodedState decode_state(std::string_view json) {
   if (!limits.isObject()) throw_json_type_error("user_limits", "an object", limits);
 
   DecodedState decoded;
-  DaemonState& state = decoded.state;
+  core::SavedState& state = decoded.state;
   std::set<std::uint32_t> job_ids;
   for (Json::ArrayIndex i = 0; i < jobs.size(); ++i) {
     const std::string field = "jobs[" + std::to_string(i) + "]";
     try {
-      SavedJob job = decode_job(jobs[i], field, decoded.dropped);
+      core::SavedJob job = decode_job(jobs[i], field, decoded.dropped);
       if (!job_ids.insert(job.registration.job_id).second) {
         throw InputError(field, "job " + std::to_string(job.registration.job_id) +
                                     " is saved twice; the first entry is kept");
@@ -260,11 +227,8 @@ DecodedState decode_state(std::string_view json) {
   for (const std::string& key : limits.getMemberNames()) {
     const std::string field = "user_limits." + json_key_in_path(key);
     try {
-      std::uint32_t job_id = 0;
-      const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), job_id);
-      if (error != std::errc{} || end != key.data() + key.size() || job_id == 0) {
-        throw InputError(field, "a job id is a whole number > 0");
-      }
+      const std::uint32_t job_id = parse_number<std::uint32_t>(key).value_or(0);
+      if (job_id == 0) throw InputError(field, "a job id is a whole number > 0");
       state.user_limits[job_id] =
           static_cast<std::uint32_t>(whole_number(limits[key], field, 0xffffffffU));
     } catch (const InputError& e) {

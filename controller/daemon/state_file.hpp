@@ -26,39 +26,14 @@
 #include <utility>
 #include <vector>
 
-#include "core/elastic_jobs.hpp"
-#include "core/operation.hpp"
-#include "gaptrain/protocol.hpp"
+#include "core/saved_state.hpp"
 
 namespace gaptrain::daemon {
-
-struct SavedJob {
-  protocol::JobRegistration registration;  // what the job registered with
-  uid_t uid = 0;
-  std::int64_t registered_at = 0;
-  // What replaced the assumptions (Source::learned), restored as learned.
-  std::optional<ScalingCurve> learned_curve;
-  std::optional<std::pair<double, double>> learned_costs;  // up, down (s)
-  std::optional<double> learned_noise_scale;  // a job with a batch range: phi, samples at M0
-
-  friend bool operator==(const SavedJob&, const SavedJob&) = default;
-};
-
-struct DaemonState {
-  std::vector<SavedJob> jobs;
-  std::map<std::uint32_t, std::uint32_t> user_limits;  // job -> minutes, 0: no limit
-  core::Operation operation = core::Operation::running;
-
-  friend bool operator==(const DaemonState&, const DaemonState&) = default;
-};
-
-// The state of the managed jobs, as saved.
-SavedJob saved_job(const core::ElasticJob& job);
 
 // A state file is a few KB per job; anything near this is not one gaptraind wrote.
 inline constexpr std::size_t kMaxStateFileBytes = std::size_t{64} << 20;
 
-std::string encode_state(const DaemonState& state);
+std::string encode_state(const core::SavedState& state);
 
 // An entry of the file left out when decoding, and why ("jobs[2].learned_curve", "...").
 struct DroppedEntry {
@@ -67,7 +42,7 @@ struct DroppedEntry {
 };
 
 struct DecodedState {
-  DaemonState state;
+  core::SavedState state;
   std::vector<DroppedEntry> dropped;
 };
 

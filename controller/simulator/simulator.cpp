@@ -388,7 +388,7 @@ class Replay {
         report.grad_sqr = 1.0;
         report.grad_var = r.training->noise_scale(r.done_samples) / r.training->range().tuned;
       }
-      gaptraind_.report(report, wall, now);
+      gaptraind_.report(report, core::Now{now, wall});
     }
   }
 
@@ -400,7 +400,7 @@ class Replay {
     const std::int64_t wall = slurm_.wall_at(now);
     core::Snapshot snapshot;
     slurm_.poll(snapshot, wall, true);
-    gaptraind_.observe(std::move(snapshot), now);
+    (void)gaptraind_.observe(std::move(snapshot), core::Now{now, wall});
     register_and_report(wall, now);
     const core::CycleOutcome outcome = gaptraind_.decide(core::Now{now, wall});
     ++summary_.cycles;

@@ -288,7 +288,7 @@ void expect_the_same_decisions(core::DaemonConfig config) {
   std::size_t calls = 0;
   for (std::size_t k = 0; k < reports.size(); ++k) {
     answers.expect(steps[k].calls);
-    simulated.observe(steps[k].snapshot, reports[k].decided_at.mono);
+    (void)simulated.observe(steps[k].snapshot, reports[k].decided_at);
     for (const std::uint32_t id : reports[k].registered) {
       const auto refused = simulated.add(registrations.at(id), reports[k].decided_at.wall);
       EXPECT_FALSE(refused) << "step " << k << ": " << *refused;

@@ -83,17 +83,17 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   stats.grad_var = 0.1;
   ASSERT_TRUE(jobs.report(stats, kNow + 1, 1.0));
 
-  DaemonState state;
+  core::SavedState state;
   for (const auto& [id, job] : jobs.jobs()) state.jobs.push_back(saved_job(job));
   state.user_limits = {{5, 0}, {6, 120}, {9, 30}};
   const DecodedState decoded = decode_state(encode_state(state));
   EXPECT_TRUE(decoded.dropped.empty());
-  const DaemonState& back = decoded.state;
+  const core::SavedState& back = decoded.state;
   EXPECT_EQ(back, state);
 
   // What the daemon rebuilds from it is the job as it was.
   core::ElasticJobs restored;
-  for (const SavedJob& saved : back.jobs) {
+  for (const core::SavedJob& saved : back.jobs) {
     const core::Job job = running_job(saved.registration.job_id);
     ASSERT_FALSE(restored.add(saved.registration, &job, "elastic", saved.registered_at));
     restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs,
@@ -136,7 +136,7 @@ TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
   typed.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 780.0}});
   typed.curves["v100"] = std::nullopt;
   ASSERT_FALSE(jobs.add(typed, &job, "elastic", kNow));
-  DaemonState state;
+  core::SavedState state;
   state.jobs.push_back(saved_job(jobs.jobs().at(5)));
   EXPECT_FALSE(state.jobs[0].registration.curve) << "a typed job saves no single curve";
   const DecodedState decoded = decode_state(encode_state(state));
@@ -166,7 +166,7 @@ TEST(StateFile, AFileWrittenBeforeBatchRangesStillLoads) {
 TEST(StateFile, PauseAndDrainSurviveARoundTrip) {
   for (const core::Operation operation :
        {core::Operation::running, core::Operation::paused, core::Operation::draining}) {
-    DaemonState state;
+    core::SavedState state;
     state.operation = operation;
     const DecodedState decoded = decode_state(encode_state(state));
     EXPECT_TRUE(decoded.dropped.empty()) << to_string(operation);
@@ -342,7 +342,7 @@ TEST(StateFile, AHandEditedLearnedCurveDoesNotStopThePlans) {
   job.end_time = kNow + 3600;
   snapshot.jobs.push_back(job);
   core::ElasticJobs jobs;
-  for (const SavedJob& saved : decoded.state.jobs) {
+  for (const core::SavedJob& saved : decoded.state.jobs) {
     ASSERT_FALSE(jobs.add(saved.registration, &job, "elastic", saved.registered_at));
     jobs.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs);
   }

@@ -35,9 +35,9 @@ constexpr int kNodes = 8;
 // wider than this are restored and checked, but left out of the plan to keep runs fast.
 constexpr int kMaxPlannedNodes = 64;
 
-void check_kept(const daemon::DaemonState& state) {
+void check_kept(const core::SavedState& state) {
   std::set<std::uint32_t> ids;
-  for (const daemon::SavedJob& job : state.jobs) {
+  for (const core::SavedJob& job : state.jobs) {
     check(ids.insert(job.registration.job_id).second, "a job kept twice");
     check(job.registration.job_id != 0, "a job id 0 kept");
     if (job.learned_curve) {
@@ -56,11 +56,11 @@ void check_kept(const daemon::DaemonState& state) {
 }
 
 // Daemon::load_state, then the first plan.
-void restore_and_plan(const daemon::DaemonState& state) {
+void restore_and_plan(const core::SavedState& state) {
   core::Snapshot snapshot;
   snapshot.taken_at = kNow;
   core::ElasticJobs jobs;
-  for (const daemon::SavedJob& saved : state.jobs) {
+  for (const core::SavedJob& saved : state.jobs) {
     if (snapshot.jobs.size() == kNodes) break;
     if (saved.registration.max_nodes > kMaxPlannedNodes) continue;
     const std::string node = "n" + std::to_string(snapshot.jobs.size() + 1);

@@ -40,12 +40,14 @@ std::optional<std::string> noise_scale_problem(double phi);
 
 // From a job's epilog: the job released `node` (a hole may open).
 struct NodeFreed {
+  static constexpr std::string_view kType = "node_freed";  // the wire name
   std::uint32_t job_id = 0;
   std::string node;
 };
 
 // From a job's prolog: `node` now belongs to job `job_id` (a reclaim when it was a hole).
 struct NodeTaken {
+  static constexpr std::string_view kType = "node_taken";
   std::uint32_t job_id = 0;
   std::string node;
   bool elastic = false;  // the job opted in with --elastic
@@ -53,6 +55,7 @@ struct NodeTaken {
 
 // From an elastic job's batch step: the job asks to be managed.
 struct JobRegistration {
+  static constexpr std::string_view kType = "register";
   std::uint32_t job_id = 0;
   std::string user;
   std::string batch_host;
@@ -84,10 +87,13 @@ struct JobRegistration {
 };
 
 // From `gaptrain status`: the daemon's view of holes and elastic jobs.
-struct StatusRequest {};
+struct StatusRequest {
+  static constexpr std::string_view kType = "status";
+};
 
 // From `gaptrain job ID`: one job's history (what gaptraind did to it, its progress, its curve).
 struct JobRequest {
+  static constexpr std::string_view kType = "job";
   std::uint32_t job_id = 0;
 
   friend bool operator==(const JobRequest&, const JobRequest&) = default;
@@ -95,6 +101,7 @@ struct JobRequest {
 
 // From `gaptrain pause|resume|drain` (admins only): "pause", "resume" or "drain".
 struct OperationRequest {
+  static constexpr std::string_view kType = "operation";
   std::string operation;
 
   friend bool operator==(const OperationRequest&, const OperationRequest&) = default;
@@ -103,6 +110,7 @@ struct OperationRequest {
 // From gaptrain-launch, the elastic job's main program, every poll: what it runs and what the
 // training has done. The daemon answers with a LaunchInstruction.
 struct LauncherReport {
+  static constexpr std::string_view kType = "launcher";
   std::uint32_t job_id = 0;
   std::vector<std::string> running;    // nodes with a live training step
   std::vector<std::string> drained;    // nodes whose step it stopped on request (the acks)
@@ -121,6 +129,8 @@ struct LauncherReport {
   std::optional<double> grad_var;
 };
 
+// Every request, the one list of them: encode(), decode() and type_name() follow it and each
+// type's kType, its name on the wire.
 using Request = std::variant<NodeFreed, NodeTaken, JobRegistration, StatusRequest, LauncherReport,
                              JobRequest, OperationRequest>;
 
@@ -164,15 +174,14 @@ std::string encode_reply(const LaunchInstruction& instruction);
 // {"ok":false,"error":"..."} is an InputError too, carrying the daemon's error text.
 LaunchInstruction decode_launch_reply(std::string_view json);
 
-// One line of JSON:
-// {"v":1,"type":"node_freed"|"node_taken"|"register"|"status"|"launcher"|"job",...}.
+// One line of JSON: {"v":1,"type":KTYPE,...}, KTYPE the request type's kType.
 std::string encode(const Request& request);
 
 // Throws gaptrain::InputError naming the field when `json` is not a valid request of version
 // kVersion (unknown type or key, wrong type, missing field).
 Request decode(std::string_view json);
 
-// The type name used on the wire ("node_freed", ...), for logs.
+// The request's kType, its name on the wire ("node_freed", ...), for logs.
 std::string_view type_name(const Request& request);
 
 }  // namespace gaptrain::protocol
