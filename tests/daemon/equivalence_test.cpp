@@ -67,8 +67,9 @@ class RecordedSlurm final : public core::SlurmQueries, public core::SlurmActions
   };
 
   RecordedSlurm(const sim::HoleTrace& nodes, const std::string& elastic_partition,
-                std::int64_t epoch)
-      : slurm_(nodes, static_cast<int>(nodes.node_names.size()), elastic_partition, epoch) {}
+                std::int64_t epoch, const std::string& home_partition)
+      : slurm_(nodes, static_cast<int>(nodes.node_names.size()), elastic_partition, epoch,
+               sim::Placement::trace, true, sim::ElasticSetup{.home_partition = home_partition}) {}
 
   // The test's side: `change` runs on the cluster at the wall clock's time.
   template <typename Change>
@@ -203,15 +204,100 @@ protocol::JobRegistration registration_of(std::uint32_t id, const core::Job& job
   return r;
 }
 
-// The daemon runs a scenario on six nodes with `config` (two elastic jobs admitted, grown into
-// every hole but the `config.idle_reserve_nodes` kept idle, a satellite and a batch host taken by
-// regular jobs, the nodes back), then the simulator's Controller is fed what the daemon polled
-// and must make the same calls, decision by decision.
-void expect_the_same_decisions(core::DaemonConfig config) {
+// What a scenario does to the cluster while the daemon runs, and waits for.
+struct Scenario {
+  RecordedSlurm& slurm;
+  testing::RunningDaemon& gaptraind;
+  std::map<std::uint32_t, protocol::JobRegistration>& registrations;
+  std::size_t grown;  // the nodes the jobs hold when they grew into every hole they may
+
+  void reg(std::uint32_t id, int min_nodes) {
+    const core::Job job = *slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.job(id); });
+    registrations[id] = registration_of(id, job, min_nodes);
+    const testing::Answer answer =
+        gaptraind.send(protocol::encode(registrations[id]), "127.0.0.1", std::chrono::seconds(10));
+    ASSERT_TRUE(answer.reply) << "registration of " << id << " got no answer";
+    EXPECT_NE(answer.reply->find(R"("ok":true)"), std::string::npos) << *answer.reply;
+  }
+  bool running(std::uint32_t id) {
+    return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.running(id); });
+  }
+  std::vector<int> held_by(std::uint32_t id) {
+    return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.nodes_of(id); });
+  }
+  std::size_t regular_waits() {
+    return slurm.with_cluster([](sim::ReplayedSlurm& s) { return s.regular_waits().size(); });
+  }
+};
+
+// Six holes with no known end, and two held elastic jobs: gaptraind admits both; registered,
+// they grow into the other holes. Returns their ids.
+std::pair<std::uint32_t, std::uint32_t> two_jobs_grown(Scenario& c) {
+  const auto [a, b] = c.slurm.with_cluster([](sim::ReplayedSlurm& s) {
+    for (int n = 0; n < 6; ++n) s.free_node(n, sim::kUnknownEnd);
+    return std::pair{s.submit_elastic("a", 1, 4), s.submit_elastic("b", 2, 4)};
+  });
+  EXPECT_TRUE(eventually([&] { return c.running(a) && c.running(b); })) << "no admission";
+  c.reg(a, 1);
+  c.reg(b, 2);
+  EXPECT_TRUE(eventually([&] { return c.held_by(a).size() + c.held_by(b).size() == c.grown; }))
+      << "the jobs did not grow into every hole";
+  return {a, b};
+}
+
+// Today's mode: the regular workload takes one of a's satellites, then b's batch host: a
+// shrinks, b is requeued and admitted again on what is left; both nodes come back and the jobs
+// grow again.
+void satellite_then_batch_host(Scenario& c) {
+  const auto [a, b] = two_jobs_grown(c);
+  const int satellite = c.held_by(a).back();
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(satellite); });
+  ASSERT_TRUE(eventually([&] { return c.regular_waits() == 1; })) << "the node was not given back";
+  const int batch_host = c.held_by(b).front();
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(batch_host); });
+  ASSERT_TRUE(eventually([&] { return c.regular_waits() == 2; }))
+      << "the batch host was not given back";
+  ASSERT_TRUE(eventually([&] { return c.running(b); })) << "b was not admitted again";
+  c.reg(b, 2);
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) {
+    s.free_node(satellite, sim::kUnknownEnd);
+    s.free_node(batch_host, sim::kUnknownEnd);
+    return 0;
+  });
+  ASSERT_TRUE(eventually([&] { return c.held_by(a).size() + c.held_by(b).size() == c.grown; }))
+      << "the jobs did not grow back";
+}
+
+// The home mode: both jobs' batch scripts on the home node, every training node a satellite.
+// The regular workload takes one node of each: they shrink (none is requeued: no batch host
+// trains); the nodes come back and the jobs grow again.
+void one_node_of_each(Scenario& c) {
+  const auto [a, b] = two_jobs_grown(c);
+  const int of_a = c.held_by(a).back();
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(of_a); });
+  ASSERT_TRUE(eventually([&] { return c.regular_waits() == 1; })) << "a's node was not given back";
+  const int of_b = c.held_by(b).back();
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(of_b); });
+  ASSERT_TRUE(eventually([&] { return c.regular_waits() == 2; })) << "b's node was not given back";
+  EXPECT_TRUE(c.running(a) && c.running(b)) << "a job at home stopped";
+  c.slurm.with_cluster([&](sim::ReplayedSlurm& s) {
+    s.free_node(of_a, sim::kUnknownEnd);
+    s.free_node(of_b, sim::kUnknownEnd);
+    return 0;
+  });
+  ASSERT_TRUE(eventually([&] { return c.held_by(a).size() + c.held_by(b).size() == c.grown; }))
+      << "the jobs did not grow back";
+}
+
+// The daemon runs `scenario` on six nodes with `config` (two elastic jobs grown into every hole
+// but the `config.idle_reserve_nodes` kept idle, nodes taken by regular jobs and given back),
+// then the simulator's Controller is fed what the daemon polled and must make the same calls,
+// decision by decision.
+void expect_the_same_decisions(core::DaemonConfig config, void (*scenario)(Scenario&)) {
   sim::HoleTrace nodes;
   for (int n = 1; n <= 6; ++n) nodes.node_names.push_back("n" + std::to_string(n));
   const auto epoch = static_cast<std::int64_t>(std::time(nullptr)) - 1;
-  RecordedSlurm slurm(nodes, config.elastic_partitions.first(), epoch);
+  RecordedSlurm slurm(nodes, config.elastic_partitions.first(), epoch, config.home_partition);
   const std::size_t grown = 6 - static_cast<std::size_t>(config.idle_reserve_nodes);
 
   std::mutex reports_mutex;
@@ -225,56 +311,9 @@ void expect_the_same_decisions(core::DaemonConfig config) {
       reports.push_back(report);
     });
     ASSERT_TRUE(gaptraind.started()) << gaptraind.error();
-    const auto reg = [&](std::uint32_t id, int min_nodes) {
-      const core::Job job = *slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.job(id); });
-      registrations[id] = registration_of(id, job, min_nodes);
-      const testing::Answer answer = gaptraind.send(protocol::encode(registrations[id]),
-                                                    "127.0.0.1", std::chrono::seconds(10));
-      ASSERT_TRUE(answer.reply) << "registration of " << id << " got no answer";
-      EXPECT_NE(answer.reply->find(R"("ok":true)"), std::string::npos) << *answer.reply;
-    };
-    const auto running = [&](std::uint32_t id) {
-      return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.running(id); });
-    };
-    const auto held_by = [&](std::uint32_t id) {
-      return slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.nodes_of(id); });
-    };
-
-    // Six holes with no known end, and two held elastic jobs: gaptraind admits both.
-    const auto [a, b] = slurm.with_cluster([](sim::ReplayedSlurm& s) {
-      for (int n = 0; n < 6; ++n) s.free_node(n, sim::kUnknownEnd);
-      return std::pair{s.submit_elastic("a", 1, 4), s.submit_elastic("b", 2, 4)};
-    });
-    ASSERT_TRUE(eventually([&] { return running(a) && running(b); })) << "no admission";
-    reg(a, 1);
-    reg(b, 2);
-    // Registered, they grow into the other holes.
-    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == grown; }))
-        << "the jobs did not grow into every hole";
-    // The regular workload takes one of a's satellites, then b's batch host: a shrinks, b is
-    // requeued and admitted again on what is left.
-    const int satellite = held_by(a).back();
-    slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(satellite); });
-    ASSERT_TRUE(eventually([&] {
-      return slurm.with_cluster([](sim::ReplayedSlurm& s) { return s.regular_waits().size(); }) ==
-             1;
-    })) << "the node was not given back";
-    const int batch_host = held_by(b).front();
-    slurm.with_cluster([&](sim::ReplayedSlurm& s) { return s.take_node(batch_host); });
-    ASSERT_TRUE(eventually([&] {
-      return slurm.with_cluster([](sim::ReplayedSlurm& s) { return s.regular_waits().size(); }) ==
-             2;
-    })) << "the batch host was not given back";
-    ASSERT_TRUE(eventually([&] { return running(b); })) << "b was not admitted again";
-    reg(b, 2);
-    // Both nodes come back: the jobs grow again.
-    slurm.with_cluster([&](sim::ReplayedSlurm& s) {
-      s.free_node(satellite, sim::kUnknownEnd);
-      s.free_node(batch_host, sim::kUnknownEnd);
-      return 0;
-    });
-    ASSERT_TRUE(eventually([&] { return held_by(a).size() + held_by(b).size() == grown; }))
-        << "the jobs did not grow back";
+    Scenario cluster{slurm, gaptraind, registrations, grown};
+    scenario(cluster);
+    if (::testing::Test::HasFatalFailure()) return;
   }  // gaptraind stops
 
   const std::vector<RecordedSlurm::Step> steps = slurm.steps();
@@ -305,13 +344,13 @@ void expect_the_same_decisions(core::DaemonConfig config) {
 
 TEST(Equivalence, TheSimulatorDecidesWhatTheDaemonDecidesOnTheSameSnapshots) {
   if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
-  expect_the_same_decisions(core::DaemonConfig{});
+  expect_the_same_decisions(core::DaemonConfig{}, satellite_then_batch_host);
 }
 
 // Every key of gaptraind.json that reaches a decision set to another value than its default
-// (those of transport, logging and the state file do not reach one), but home_partition, whose
-// scenario differs (no batch host on a training node, no requeue) and whose replayed Slurm needs
-// a home node, and resize (false: no call at all).
+// (those of transport, logging and the state file do not reach one), but home_partition (its
+// scenario differs: no batch host on a training node, no requeue; the test below) and resize
+// (false: no call at all).
 core::DaemonConfig every_decision_key_changed() {
   core::DaemonConfig config;
   config.elastic_partitions = core::ElasticPartitions("gpu");
@@ -337,7 +376,15 @@ core::DaemonConfig every_decision_key_changed() {
 
 TEST(Equivalence, EveryDecisionKeyOfTheConfigurationIsTheSimulatorsToo) {
   if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
-  expect_the_same_decisions(every_decision_key_changed());
+  expect_the_same_decisions(every_decision_key_changed(), satellite_then_batch_host);
+}
+
+// The home mode's scenario with every other decision key changed too.
+TEST(Equivalence, TheHomeModeIsTheSimulatorsToo) {
+  if (auto why = testing::RunningDaemon::unavailable()) GTEST_SKIP() << *why;
+  core::DaemonConfig config = every_decision_key_changed();
+  config.home_partition = "elastic-home";
+  expect_the_same_decisions(config, one_node_of_each);
 }
 
 }  // namespace
