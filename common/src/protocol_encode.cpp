@@ -10,6 +10,7 @@
 #include "gaptrain/batch_range_json.hpp"
 #include "gaptrain/json_text.hpp"
 #include "gaptrain/protocol.hpp"
+#include "gaptrain/scaling_curve_json.hpp"
 
 namespace gaptrain::protocol {
 
@@ -36,16 +37,9 @@ Json::Value to_json(const NodeTaken& m) {
   return v;
 }
 
-// A registration's curve as [[nodes, samples_per_s], ...]; [] for none (learned online).
+// A registration's curve; [] for none (learned online).
 Json::Value curve_json(const std::optional<ScalingCurve>& curve) {
-  Json::Value points(Json::arrayValue);
-  if (!curve) return points;
-  for (const ScalingCurve::Point& p : curve->points()) {
-    Json::Value& point = points.append(Json::Value(Json::arrayValue));
-    point.append(p.nodes);
-    point.append(number_or_null(p.samples_per_s));
-  }
-  return points;
+  return curve ? curve_to_json(*curve) : Json::Value(Json::arrayValue);
 }
 
 Json::Value to_json(const JobRegistration& m) {

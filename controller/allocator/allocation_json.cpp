@@ -12,6 +12,7 @@
 #include "gaptrain/batch_range_json.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
+#include "gaptrain/scaling_curve_json.hpp"
 
 namespace gaptrain::allocator {
 
@@ -302,20 +303,6 @@ AllocationProblem problem_from_json(const Json::Value& document) {
 AllocationProblem parse_problem(std::string_view text) {
   return problem_from_json(parse_strict_json(text));
 }
-
-namespace {
-
-Json::Value curve_to_json(const ScalingCurve& curve) {
-  Json::Value points(Json::arrayValue);
-  for (const ScalingCurve::Point& p : curve.points()) {
-    Json::Value& point = points.append(Json::Value(Json::arrayValue));
-    point.append(p.nodes);
-    point.append(number_or_null(p.samples_per_s));
-  }
-  return points;
-}
-
-}  // namespace
 
 Json::Value problem_to_json(const AllocationProblem& problem) {
   Json::Value document(Json::objectValue);

@@ -22,6 +22,7 @@
 #include "gaptrain/json_text.hpp"
 #include "gaptrain/parse_number.hpp"
 #include "gaptrain/scaling_curve.hpp"
+#include "gaptrain/scaling_curve_json.hpp"
 
 namespace gaptrain::daemon {
 
@@ -159,16 +160,7 @@ std::string encode_state(const core::SavedState& state) {
         parse_strict_json(protocol::encode(protocol::Request{job.registration}));
     entry["uid"] = Json::UInt{job.uid};
     entry["registered_at"] = Json::Int64{job.registered_at};
-    if (job.learned_curve) {
-      Json::Value curve(Json::arrayValue);
-      for (const ScalingCurve::Point& p : job.learned_curve->points()) {
-        Json::Value point(Json::arrayValue);
-        point.append(p.nodes);
-        point.append(p.samples_per_s);
-        curve.append(point);
-      }
-      entry["learned_curve"] = curve;
-    }
+    if (job.learned_curve) entry["learned_curve"] = curve_to_json(*job.learned_curve);
     if (job.learned_costs) {
       entry["learned_costs"]["up_s"] = job.learned_costs->first;
       entry["learned_costs"]["down_s"] = job.learned_costs->second;

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "gaptrain/scaling_curve_json.hpp"
 #include "goodput_json.hpp"
 
 namespace gaptrain::daemon {
@@ -26,12 +27,7 @@ std::string types_held(const std::vector<std::string>& nodes, const core::NodeTy
 Json::Value curve_json(core::Source source, const ScalingCurve& curve) {
   Json::Value json(Json::objectValue);
   json["source"] = std::string(to_string(source));
-  Json::Value& points = json["points"] = Json::Value(Json::arrayValue);
-  for (const ScalingCurve::Point& p : curve.points()) {
-    Json::Value& point = points.append(Json::Value(Json::arrayValue));
-    point.append(p.nodes);
-    point.append(p.samples_per_s);
-  }
+  json["points"] = curve_to_json(curve);
   return json;
 }
 
