@@ -1,8 +1,8 @@
 #include "job_plot.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simulator/svg_text.hpp"
@@ -11,9 +11,9 @@ namespace gaptrain::cli {
 
 namespace {
 
-using sim::svg::number;
-using sim::svg::tick_step;
-using sim::svg::xml_escape;
+namespace svg = sim::svg;
+using svg::number;
+using svg::tick_step;
 
 constexpr double kLeft = 80.0;
 constexpr double kWidth = 800.0;
@@ -26,10 +26,7 @@ constexpr double kPageHeight = kTop + 2 * kPanelHeight + kGap + 50.0;
 // whole-batch progress do not draw a comb.
 constexpr double kRateWindowS = 5.0;
 
-struct Point {
-  double x = 0.0;
-  double y = 0.0;
-};
+using Point = std::pair<double, double>;  // x, y (px)
 
 struct Panel {
   double top = 0.0;
@@ -53,22 +50,17 @@ class Axes {
 };
 
 std::string polyline(const std::vector<Point>& points, const char* colour) {
-  std::ostringstream out;
-  out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
-  for (const Point& p : points) out << number(p.x, 1) << ',' << number(p.y, 1) << ' ';
-  out << "\"/>\n";
-  return out.str();
+  return svg::polyline(points,
+                       "fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"1.5\"");
 }
 
 std::string text(double x, double y, const std::string& anchor, const std::string& content) {
-  return "<text x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) + "\" text-anchor=\"" + anchor +
-         "\">" + xml_escape(content) + "</text>\n";
+  return svg::text(x, y, content, "text-anchor=\"" + anchor + "\"");
 }
 
 std::string frame(const Axes& axes, const Panel& panel) {
-  std::string out = "<rect x=\"" + number(kLeft, 1) + "\" y=\"" + number(panel.top, 1) +
-                    "\" width=\"" + number(kWidth, 1) + "\" height=\"" + number(kPanelHeight, 1) +
-                    "\" fill=\"none\" stroke=\"#888\"/>\n";
+  std::string out =
+      svg::rect(kLeft, panel.top, kWidth, kPanelHeight, "fill=\"none\" stroke=\"#888\"");
   const double step = tick_step(panel.y_max, 4);
   for (double v = 0.0; v <= panel.y_max * 1.0001; v += step) {
     out += text(kLeft - 6.0, axes.y(panel, v) + 4.0, "end", number(v, 2));
@@ -122,32 +114,26 @@ std::string job_plot_svg(const Json::Value& view) {
   std::vector<Point> rate_points;
   for (const auto& [t, rate] : rates) rate_points.push_back({axes.x(t), axes.y(rate_panel, rate)});
 
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << number(kPageWidth, 0)
-      << "\" height=\"" << number(kPageHeight, 0)
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << text(kLeft, 24.0, "start",
-              "job " + std::to_string(view["job_id"].asUInt()) + " (" + view["user"].asString() +
-                  "): " + number(view["node_hours"].asDouble(), 2) + " node-hours, " +
-                  number(view["resize_lost_s"].asDouble(), 0) + " s lost to resizes");
-  svg << frame(axes, node_panel) << frame(axes, rate_panel);
+  const std::string title = "job " + std::to_string(view["job_id"].asUInt()) + " (" +
+                            view["user"].asString() +
+                            "): " + number(view["node_hours"].asDouble(), 2) + " node-hours, " +
+                            number(view["resize_lost_s"].asDouble(), 0) + " s lost to resizes";
+  std::string page = svg::open(kPageWidth, kPageHeight, title) + text(kLeft, 24.0, "start", title);
+  page += frame(axes, node_panel) + frame(axes, rate_panel);
   for (const Json::Value& resize : view["resizes"]) {
     const double x = axes.x(resize["time"].asDouble());
-    svg << "<line x1=\"" << number(x, 1) << "\" y1=\"" << number(kTop, 1) << "\" x2=\""
-        << number(x, 1) << "\" y2=\"" << number(rate_panel.top + kPanelHeight, 1)
-        << "\" stroke=\"#c33\" stroke-dasharray=\"4 3\"><title>"
-        << xml_escape(resize["kind"].asString() + ": " + resize["reason"].asString())
-        << "</title></line>\n";
+    page += svg::line(x, kTop, x, rate_panel.top + kPanelHeight,
+                      "stroke=\"#c33\" stroke-dasharray=\"4 3\"",
+                      resize["kind"].asString() + ": " + resize["reason"].asString());
   }
-  svg << polyline(node_points, "#4e79a7") << polyline(rate_points, "#59a14f");
+  page += polyline(node_points, "#4e79a7") + polyline(rate_points, "#59a14f");
   const double tick = tick_step(axes.span(), 6);
   for (double s = 0.0; s <= axes.span() * 1.0001; s += tick) {
-    svg << text(axes.x(axes.t0() + s), rate_panel.top + kPanelHeight + 16.0, "middle",
-                number(s, 0) + " s");
+    page += text(axes.x(axes.t0() + s), rate_panel.top + kPanelHeight + 16.0, "middle",
+                 number(s, 0) + " s");
   }
-  svg << "</svg>\n";
-  return svg.str();
+  page += svg::kClose;
+  return page;
 }
 
 }  // namespace gaptrain::cli

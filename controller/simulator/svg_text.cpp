@@ -54,4 +54,51 @@ double tick_step(double span, int max_ticks, std::span<const double> preferred) 
   return 10.0 * power;
 }
 
+std::string open(double width, double height, std::string_view title) {
+  const std::string w = number(width, 0);
+  const std::string h = number(height, 0);
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
+         "\" viewBox=\"0 0 " + w + " " + h +
+         "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + xml_escape(title) +
+         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+}
+
+namespace {
+
+// " attributes", or nothing.
+std::string more(std::string_view attributes) {
+  return attributes.empty() ? std::string() : " " + std::string(attributes);
+}
+
+// "/>" or ">" the title and the element's end tag.
+std::string end(std::string_view element, std::string_view title) {
+  if (title.empty()) return "/>\n";
+  return "><title>" + xml_escape(title) + "</title></" + std::string(element) + ">\n";
+}
+
+}  // namespace
+
+std::string text(double x, double y, std::string_view content, std::string_view attributes) {
+  return "<text x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) + "\"" + more(attributes) + ">" +
+         xml_escape(content) + "</text>\n";
+}
+
+std::string line(double x1, double y1, double x2, double y2, std::string_view attributes,
+                 std::string_view title) {
+  return "<line x1=\"" + number(x1, 1) + "\" y1=\"" + number(y1, 1) + "\" x2=\"" + number(x2, 1) +
+         "\" y2=\"" + number(y2, 1) + "\"" + more(attributes) + end("line", title);
+}
+
+std::string rect(double x, double y, double width, double height, std::string_view attributes) {
+  return "<rect x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) + "\" width=\"" + number(width, 1) +
+         "\" height=\"" + number(height, 1) + "\"" + more(attributes) + "/>\n";
+}
+
+std::string polyline(std::span<const std::pair<double, double>> points,
+                     std::string_view attributes) {
+  std::string out = "<polyline" + more(attributes) + " points=\"";
+  for (const auto& [x, y] : points) out += number(x, 1) + "," + number(y, 1) + " ";
+  return out + "\"/>\n";
+}
+
 }  // namespace gaptrain::sim::svg

@@ -22,20 +22,16 @@ struct Frame {
 };
 
 std::string text_element(double x, double y, std::string_view attributes, std::string_view text) {
-  std::string out = "<text x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) + "\"";
-  if (!attributes.empty()) out += " " + std::string(attributes);
-  return out + ">" + xml_escape(text) + "</text>\n";
+  return svg::text(x, y, text, attributes);
 }
 
 std::string line_element(double x1, double y1, double x2, double y2, std::string_view stroke) {
-  return "<line x1=\"" + number(x1, 1) + "\" y1=\"" + number(y1, 1) + "\" x2=\"" + number(x2, 1) +
-         "\" y2=\"" + number(y2, 1) + "\" stroke=\"" + std::string(stroke) + "\"/>\n";
+  return svg::line(x1, y1, x2, y2, "stroke=\"" + std::string(stroke) + "\"");
 }
 
 std::string swatch(double x, double y, std::string_view fill) {
-  return "<rect x=\"" + number(x, 1) + "\" y=\"" + number(y, 1) +
-         "\" width=\"14\" height=\"14\" fill=\"" + std::string(fill) +
-         "\" stroke=\"#999\" stroke-width=\"0.5\"/>\n";
+  return svg::rect(x, y, 14, 14,
+                   "fill=\"" + std::string(fill) + "\" stroke=\"#999\" stroke-width=\"0.5\"");
 }
 
 std::string y_axis(const Frame& frame) {
@@ -215,19 +211,8 @@ std::string job_paths(Bands& bands, const std::vector<JobSpec>& jobs, const Pale
   return out;
 }
 
-std::string svg_open(const std::string& title) {
-  const std::string width = number(kPageWidth, 0);
-  const std::string height = number(kPageHeight, 0);
-  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + width + "\" height=\"" + height +
-         "\" viewBox=\"0 0 " + width + " " + height +
-         "\" font-family=\"sans-serif\" font-size=\"12\">\n<title>" + xml_escape(title) +
-         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
-}
-
 std::string plot_border() {
-  return "<rect x=\"" + number(kPlotLeft, 1) + "\" y=\"" + number(kPlotTop, 1) + "\" width=\"" +
-         number(kPlotWidth, 1) + "\" height=\"" + number(kPlotHeight, 1) +
-         "\" fill=\"none\" stroke=\"#333\"/>\n";
+  return svg::rect(kPlotLeft, kPlotTop, kPlotWidth, kPlotHeight, "fill=\"none\" stroke=\"#333\"");
 }
 
 }  // namespace
@@ -249,27 +234,27 @@ std::string TimelinePlot::render_svg(const std::vector<JobSpec>& jobs, const std
   const Palette palette(jobs);
   std::set<std::string> drawn_models;
   bool unknown_jobs = false;
-  std::string svg = svg_open(title);
-  svg += text_element(kPlotLeft, 24, "font-size=\"16\" font-weight=\"bold\"", title);
-  svg +=
+  std::string page = svg::open(kPageWidth, kPageHeight, title);
+  page += text_element(kPlotLeft, 24, "font-size=\"16\" font-weight=\"bold\"", title);
+  page +=
       text_element(kPlotLeft, 44, "fill=\"#555\"",
                    utilization_line(scan.hole_node_s, scan.allocated_node_s, scan.reclaimed_nodes));
-  svg += y_axis(frame);
+  page += y_axis(frame);
   if (!bands.regular.empty()) {
-    svg += band_element(bands.regular.finish(), kRegularColour, kRegularLabel);
+    page += band_element(bands.regular.finish(), kRegularColour, kRegularLabel);
   }
   if (!bands.elastic.empty()) {
-    svg += band_element(bands.elastic.finish(), kElasticColour, kElasticLabel);
+    page += band_element(bands.elastic.finish(), kElasticColour, kElasticLabel);
   }
-  svg += job_paths(bands, jobs, palette, impl.final_spans(), impl.start_s, unit, drawn_models,
-                   unknown_jobs);
-  if (!bands.idle.empty()) svg += band_element(bands.idle.finish(), kIdleColour, kIdleLabel);
-  svg += plot_border();
-  svg += markers;
-  svg += x_axis(span_s, unit);
-  svg += legend({drawn_models.begin(), drawn_models.end()}, palette, unknown_jobs, detail);
-  svg += "</svg>\n";
-  return svg;
+  page += job_paths(bands, jobs, palette, impl.final_spans(), impl.start_s, unit, drawn_models,
+                    unknown_jobs);
+  if (!bands.idle.empty()) page += band_element(bands.idle.finish(), kIdleColour, kIdleLabel);
+  page += plot_border();
+  page += markers;
+  page += x_axis(span_s, unit);
+  page += legend({drawn_models.begin(), drawn_models.end()}, palette, unknown_jobs, detail);
+  page += svg::kClose;
+  return page;
 }
 
 }  // namespace gaptrain::sim
