@@ -1,7 +1,10 @@
 #include "gaptrain/json_text.hpp"
 
+#include <climits>
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/utf8.hpp"
@@ -118,6 +121,35 @@ void reject_unknown_json_keys(const Json::Value& object, std::span<const std::st
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
     throw InputError(prefix + json_key_in_path(key), "unknown key (allowed: " + list + ")");
   }
+}
+
+const Json::Value* json_member(const Json::Value& object, std::string_view key) {
+  return object.find(key.data(), key.data() + key.size());
+}
+
+const Json::Value& json_required(const Json::Value& object, std::string_view key) {
+  const Json::Value* value = json_member(object, key);
+  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
+  return *value;
+}
+
+int json_int(const Json::Value& value, const std::string& field) {
+  if (value.isInt()) return value.asInt();
+  if (value.isNumeric() && std::trunc(value.asDouble()) == value.asDouble()) {
+    throw InputError(field, "expected an integer between " + std::to_string(INT_MIN) + " and " +
+                                std::to_string(INT_MAX) + ", got " + describe_json(value));
+  }
+  throw_json_type_error(field, "an integer", value);
+}
+
+double json_number(const Json::Value& value, const std::string& field) {
+  if (!value.isNumeric()) throw_json_type_error(field, "a number", value);
+  return value.asDouble();
+}
+
+std::string json_string(const Json::Value& value, const std::string& field) {
+  if (!value.isString()) throw_json_type_error(field, "a string", value);
+  return value.asString();
 }
 
 }  // namespace gaptrain

@@ -54,35 +54,20 @@ constexpr std::array<std::string_view, 5> kInstructedBatchKeys = {"tuned", "glob
 constexpr Json::ArrayIndex kMaxNodeList = 65536;
 
 // The member `key` of `object`, or null when it is absent or null (optional keys).
+// A member that is absent or null: nullptr.
 const Json::Value* optional_member(const Json::Value& object, std::string_view key) {
-  const Json::Value* value = object.find(key.data(), key.data() + key.size());
+  const Json::Value* value = json_member(object, key);
   return value != nullptr && !value->isNull() ? value : nullptr;
 }
 
-const Json::Value& required(const Json::Value& object, std::string_view key) {
-  const Json::Value* value = object.find(key.data(), key.data() + key.size());
-  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
-  return *value;
-}
-
 std::uint32_t job_id_value(const Json::Value& object) {
-  const Json::Value& value = required(object, "job_id");
+  const Json::Value& value = json_required(object, "job_id");
   // isUInt() is exactly "fits in 32 bits", the width of a Slurm job id.
   if (!value.isUInt())
     throw_json_type_error("job_id", "an integer between 1 and 4294967295", value);
   const std::uint32_t id = value.asUInt();
   if (id == 0) throw InputError("job_id", "must be positive, got 0");
   return id;
-}
-
-int int_value(const Json::Value& value, const std::string& field) {
-  if (!value.isInt()) throw_json_type_error(field, "an integer", value);
-  return value.asInt();
-}
-
-double number_value(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric()) throw_json_type_error(field, "a number", value);
-  return value.asDouble();
 }
 
 // A node or user name: one token, so it cannot smuggle spaces or newlines into logs, Slurm
@@ -105,7 +90,7 @@ std::string name_of(const Json::Value& value, const std::string& field) {
 }
 
 std::string name_value(const Json::Value& object, std::string_view key) {
-  return name_of(required(object, key), std::string(key));
+  return name_of(json_required(object, key), std::string(key));
 }
 
 // A list of distinct node names: a node twice would mean two steps on one node, or two acks.
@@ -140,7 +125,7 @@ std::string too_many_nodes(int nodes) {
 
 std::optional<double> cost_value(const Json::Value& object, std::string_view key) {
   const std::string field(key);
-  const Json::Value& value = required(object, key);
+  const Json::Value& value = json_required(object, key);
   if (value.isNull()) return std::nullopt;
   if (!value.isNumeric()) throw_json_type_error(field, "a number of seconds or null", value);
   const double cost = value.asDouble();
@@ -167,7 +152,7 @@ std::optional<ScalingCurve> curve_of(const Json::Value& value, const std::string
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(point, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    points.push_back({int_value(pair[0], point + "[0]"), number_value(pair[1], point + "[1]")});
+    points.push_back({json_int(pair[0], point + "[0]"), json_number(pair[1], point + "[1]")});
   }
   std::optional<ScalingCurve> curve;
   try {
@@ -192,7 +177,7 @@ std::optional<ScalingCurve> curve_of(const Json::Value& value, const std::string
 
 // The registration's curve; empty (an empty array): the job's curve is learned online.
 std::optional<ScalingCurve> curve_value(const Json::Value& object) {
-  return curve_of(required(object, "curve"), "curve");
+  return curve_of(json_required(object, "curve"), "curve");
 }
 
 // The registration's "curves": {"TYPE": [[nodes, samples_per_s], ...]}, the job's curve on each
@@ -221,10 +206,10 @@ BatchRange batch_range_value(const Json::Value& value) {
   }
   reject_unknown_json_keys(value, kBatchRangeKeys, "batch.");
   BatchRange range;
-  range.tuned = int_value(required(value, "tuned"), "batch.tuned");
-  range.max = int_value(required(value, "max"), "batch.max");
+  range.tuned = json_int(json_required(value, "tuned"), "batch.tuned");
+  range.max = json_int(json_required(value, "max"), "batch.max");
   if (const Json::Value* per_node = optional_member(value, "max_per_node")) {
-    range.max_per_node = int_value(*per_node, "batch.max_per_node");
+    range.max_per_node = json_int(*per_node, "batch.max_per_node");
   }
   if (auto problem = batch_range_problem(range)) throw InputError("batch", *problem);
   return range;
@@ -232,7 +217,7 @@ BatchRange batch_range_value(const Json::Value& value) {
 
 // A finite number >= 0 (the gradient statistics, the noise scale); `max` bounds it.
 double statistic_value(const Json::Value& value, const std::string& field, double max) {
-  const double number = number_value(value, field);
+  const double number = json_number(value, field);
   if (!(number >= 0.0 && number <= max)) {
     throw InputError(field, "must be a number from 0 to " + describe_json(Json::Value(max)) +
                                 ", got " + describe_json(value));
@@ -249,7 +234,7 @@ std::vector<int> allowed_sizes_value(const Json::Value& value, int min_nodes, in
   }
   NodeSizes sizes{min_nodes, max_nodes, {}};
   for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-    sizes.allowed.push_back(int_value(value[i], "allowed_sizes[" + std::to_string(i) + "]"));
+    sizes.allowed.push_back(json_int(value[i], "allowed_sizes[" + std::to_string(i) + "]"));
   }
   if (const std::optional<std::string> problem = node_sizes_problem(sizes)) {
     throw InputError("allowed_sizes", *problem);
@@ -263,8 +248,8 @@ JobRegistration decode_body(const Json::Value& document, const JobRegistration& 
   r.job_id = job_id_value(document);
   r.user = name_value(document, "user");
   r.batch_host = name_value(document, "batch_host");
-  r.min_nodes = int_value(required(document, "min_nodes"), "min_nodes");
-  r.max_nodes = int_value(required(document, "max_nodes"), "max_nodes");
+  r.min_nodes = json_int(json_required(document, "min_nodes"), "min_nodes");
+  r.max_nodes = json_int(json_required(document, "max_nodes"), "max_nodes");
   if (r.min_nodes < 1) throw InputError("min_nodes", "must be >= 1");
   if (r.max_nodes > bounds::kMaxNodes) throw InputError("max_nodes", too_many_nodes(r.max_nodes));
   if (r.max_nodes < r.min_nodes) {
@@ -298,7 +283,7 @@ JobRegistration decode_body(const Json::Value& document, const JobRegistration& 
   r.down_cost_s = cost_value(document, "down_cost_s");
   // Optional: a plugin older than notices leaves it out.
   if (const Json::Value* notice = optional_member(document, "notice_s")) {
-    const double seconds = number_value(*notice, "notice_s");
+    const double seconds = json_number(*notice, "notice_s");
     if (!(seconds >= 0.0 && seconds <= kMaxNoticeS)) {
       throw InputError("notice_s", "must be a number of seconds from 0 to 86400 (a day), got " +
                                        describe_json(*notice));
@@ -321,7 +306,7 @@ LauncherReport decode_body(const Json::Value& document, const LauncherReport& /*
   r.job_id = job_id_value(document);
   r.running = node_list_value(document, "running");
   r.drained = node_list_value(document, "drained");
-  const Json::Value& samples = required(document, "samples_done");
+  const Json::Value& samples = json_required(document, "samples_done");
   if (!samples.isNull()) {
     if (!samples.isNumeric()) {
       throw_json_type_error("samples_done", "a number of samples or null", samples);
@@ -336,7 +321,7 @@ LauncherReport decode_body(const Json::Value& document, const LauncherReport& /*
   }
   // Both optional: a launcher older than them leaves them out.
   if (const Json::Value* time = optional_member(document, "progress_time")) {
-    const double t = number_value(*time, "progress_time");
+    const double t = json_number(*time, "progress_time");
     if (!std::isfinite(t) || t < 0.0 || t > bounds::kMaxTraceTimeS) {
       throw InputError("progress_time",
                        "must be a Unix time in seconds, got " + describe_json(*time));
@@ -344,7 +329,7 @@ LauncherReport decode_body(const Json::Value& document, const LauncherReport& /*
     r.progress_time = t;
   }
   if (const Json::Value* size = optional_member(document, "world_size")) {
-    const int n = int_value(*size, "world_size");
+    const int n = json_int(*size, "world_size");
     if (n < 1 || n > bounds::kMaxNodes * 64) {
       throw InputError("world_size",
                        "must be a positive count of workers, got " + describe_json(*size));
@@ -371,24 +356,24 @@ InstructedBatch instructed_batch_value(const Json::Value& value) {
   }
   reject_unknown_json_keys(value, kInstructedBatchKeys, "launch.batch.");
   InstructedBatch batch;
-  batch.tuned = int_value(required(value, "tuned"), "launch.batch.tuned");
+  batch.tuned = json_int(json_required(value, "tuned"), "launch.batch.tuned");
   if (batch.tuned < 1) throw InputError("launch.batch.tuned", "must be >= 1");
-  const Json::Value& global = required(value, "global");
+  const Json::Value& global = json_required(value, "global");
   if (!global.isInt64() || global.asInt64() < 1 ||
       global.asInt64() > std::int64_t{kMaxBatchSize} * bounds::kMaxNodes) {
     throw_json_type_error("launch.batch.global", "a positive number of samples", global);
   }
   batch.global = static_cast<long>(global.asInt64());
-  batch.per_node = int_value(required(value, "per_node"), "launch.batch.per_node");
+  batch.per_node = json_int(json_required(value, "per_node"), "launch.batch.per_node");
   if (batch.per_node < 1) throw InputError("launch.batch.per_node", "must be >= 1");
-  batch.accumulation = int_value(required(value, "accumulation"), "launch.batch.accumulation");
+  batch.accumulation = json_int(json_required(value, "accumulation"), "launch.batch.accumulation");
   if (batch.accumulation < 1) throw InputError("launch.batch.accumulation", "must be >= 1");
   if (batch.global % (static_cast<long>(batch.per_node) * batch.accumulation) != 0) {
     throw InputError("launch.batch.global",
                      "must be a multiple of per_node * accumulation, got " + describe_json(global));
   }
-  const Json::Value& gain = required(value, "lr_gain");
-  batch.lr_gain = number_value(gain, "launch.batch.lr_gain");
+  const Json::Value& gain = json_required(value, "lr_gain");
+  batch.lr_gain = json_number(gain, "launch.batch.lr_gain");
   if (!(batch.lr_gain > 0.0 && std::isfinite(batch.lr_gain))) {
     throw InputError("launch.batch.lr_gain",
                      "must be a finite number > 0, got " + describe_json(gain));
@@ -409,7 +394,7 @@ NodeTaken decode_body(const Json::Value& document, const NodeTaken& /*tag*/) {
   NodeTaken m;
   m.job_id = job_id_value(document);
   m.node = name_value(document, "node");
-  const Json::Value& elastic = required(document, "elastic");
+  const Json::Value& elastic = json_required(document, "elastic");
   if (!elastic.isBool()) throw_json_type_error("elastic", "true or false", elastic);
   m.elastic = elastic.asBool();
   return m;
@@ -505,7 +490,7 @@ std::optional<std::string> noise_scale_problem(double phi) {
 LaunchInstruction decode_launch_reply(std::string_view json) {
   const Json::Value document = parse_strict_json(json);
   if (!document.isObject()) throw_json_type_error("", "a JSON object", document);
-  const Json::Value& ok = required(document, "ok");
+  const Json::Value& ok = json_required(document, "ok");
   if (!ok.isBool()) throw_json_type_error("ok", "true or false", ok);
   if (!ok.asBool()) {
     // The daemon's refusal, passed on verbatim (it is already one line saying why).
@@ -515,7 +500,7 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
                                   : std::string("the controller refused without a reason"));
   }
   reject_unknown_json_keys(document, kLaunchReplyKeys);
-  const Json::Value& launch = required(document, "launch");
+  const Json::Value& launch = json_required(document, "launch");
   if (!launch.isObject()) throw_json_type_error("launch", "an object", launch);
   reject_unknown_json_keys(launch, kLaunchKeys, "launch.");
   LaunchInstruction instruction;
@@ -581,13 +566,13 @@ Request decode(std::string_view json) {
   const Json::Value document = parse_strict_json(json);
   if (!document.isObject()) throw_json_type_error("", "a JSON object", document);
 
-  const Json::Value& version = required(document, "v");
+  const Json::Value& version = json_required(document, "v");
   if (!version.isInt()) throw_json_type_error("v", "an integer protocol version", version);
   if (version.asInt() != kVersion) {
     throw InputError("v", "unsupported protocol version " + std::to_string(version.asInt()) +
                               " (this side speaks " + std::to_string(kVersion) + ")");
   }
-  const Json::Value& type = required(document, "type");
+  const Json::Value& type = json_required(document, "type");
   if (!type.isString()) throw_json_type_error("type", "a string", type);
   const std::string name = type.asString();
 

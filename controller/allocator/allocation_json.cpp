@@ -44,39 +44,8 @@ void require_array(const Json::Value& value, const std::string& field) {
   if (!value.isArray()) throw_json_type_error(field, "an array", value);
 }
 
-// The member `key` of `object`, or nullptr when absent.
-const Json::Value* member(const Json::Value& object, std::string_view key) {
-  return object.find(key.data(), key.data() + key.size());
-}
-
-const Json::Value& required_member(const Json::Value& object, std::string_view key) {
-  const Json::Value* value = member(object, key);
-  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
-  return *value;
-}
-
-double number_value(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric()) throw_json_type_error(field, "a number", value);
-  return value.asDouble();
-}
-
-int int_value(const Json::Value& value, const std::string& field) {
-  if (value.isInt()) return value.asInt();
-  // isInt() also rejects integers too large for an int; say so rather than "not an integer".
-  if (value.isNumeric() && std::trunc(value.asDouble()) == value.asDouble()) {
-    throw InputError(field, "expected an integer between " + std::to_string(INT_MIN) + " and " +
-                                std::to_string(INT_MAX) + ", got " + describe_json(value));
-  }
-  throw_json_type_error(field, "an integer", value);
-}
-
-std::string string_value(const Json::Value& value, const std::string& field) {
-  if (!value.isString()) throw_json_type_error(field, "a string", value);
-  return value.asString();
-}
-
 std::optional<std::string> optional_string(const Json::Value& object, std::string_view key) {
-  const Json::Value* value = member(object, key);
+  const Json::Value* value = json_member(object, key);
   if (value == nullptr || value->isNull()) return std::nullopt;
   if (!value->isString()) throw_json_type_error(std::string(key), "a string or null", *value);
   return value->asString();
@@ -86,7 +55,7 @@ std::optional<std::string> optional_string(const Json::Value& object, std::strin
 // "key[i]".
 template <typename T, typename Parse>
 std::vector<T> parse_array(const Json::Value& object, std::string_view key, Parse parse) {
-  const Json::Value& array = required_member(object, key);
+  const Json::Value& array = json_required(object, key);
   require_array(array, std::string(key));
   std::vector<T> items;
   items.reserve(array.size());
@@ -104,9 +73,9 @@ NodeState parse_node(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kNodeKeys);
   NodeState node;
-  node.name = string_value(required_member(value, "name"), "name");
+  node.name = json_string(json_required(value, "name"), "name");
   node.job = optional_string(value, "job");
-  if (const Json::Value* hole_end = member(value, "hole_end_s");
+  if (const Json::Value* hole_end = json_member(value, "hole_end_s");
       hole_end != nullptr && !hole_end->isNull()) {
     if (!hole_end->isNumeric()) throw_json_type_error("hole_end_s", "a number or null", *hole_end);
     node.hole_end_s = hole_end->asDouble();
@@ -127,7 +96,7 @@ ScalingCurve parse_curve(const Json::Value& value) {
           pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
       throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
     }
-    points.push_back({int_value(pair[0], field + "[0]"), number_value(pair[1], field + "[1]")});
+    points.push_back({json_int(pair[0], field + "[0]"), json_number(pair[1], field + "[1]")});
   }
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
@@ -154,13 +123,13 @@ std::map<std::string, ScalingCurve> parse_curves(const Json::Value& value) {
 
 // "curve" (every node type) or "curves" (per type), exactly one of them.
 void parse_job_curves(const Json::Value& value, ElasticJob& job) {
-  const Json::Value* curves = member(value, "curves");
+  const Json::Value* curves = json_member(value, "curves");
   if (curves != nullptr && curves->isNull()) curves = nullptr;
   if (curves == nullptr) {
-    job.curve = parse_curve(required_member(value, "curve"));
+    job.curve = parse_curve(json_required(value, "curve"));
     return;
   }
-  if (member(value, "curve") != nullptr) {
+  if (json_member(value, "curve") != nullptr) {
     throw InputError("curves",
                      "give either \"curve\" (the same on every node type) or "
                      "\"curves\" (per type; name \"\" for the default type), not both");
@@ -173,10 +142,10 @@ BatchRange parse_batch(const Json::Value& value) {
   require_object(value, "batch");
   reject_unknown_json_keys(value, kBatchKeys, "batch.");
   BatchRange batch;
-  batch.tuned = int_value(required_member(value, "tuned"), "batch.tuned");
-  batch.max = int_value(required_member(value, "max"), "batch.max");
-  if (const Json::Value* v = member(value, "max_per_node")) {
-    batch.max_per_node = int_value(*v, "batch.max_per_node");
+  batch.tuned = json_int(json_required(value, "tuned"), "batch.tuned");
+  batch.max = json_int(json_required(value, "max"), "batch.max");
+  if (const Json::Value* v = json_member(value, "max_per_node")) {
+    batch.max_per_node = json_int(*v, "batch.max_per_node");
   }
   return batch;
 }
@@ -191,7 +160,7 @@ std::vector<int> parse_allowed_sizes(const Json::Value& value) {
   std::vector<int> sizes;
   sizes.reserve(value.size());
   for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-    sizes.push_back(int_value(value[i], index_field("allowed_sizes", i)));
+    sizes.push_back(json_int(value[i], index_field("allowed_sizes", i)));
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -202,7 +171,7 @@ std::vector<int> parse_allowed_sizes(const Json::Value& value) {
 // then stands in.
 int node_bound(const Json::Value& job, std::string_view key, const std::vector<int>& sizes,
                int from_sizes) {
-  if (const Json::Value* value = member(job, key)) return int_value(*value, std::string(key));
+  if (const Json::Value* value = json_member(job, key)) return json_int(*value, std::string(key));
   if (sizes.empty()) throw InputError(std::string(key), "required key is missing");
   return from_sizes;
 }
@@ -211,8 +180,8 @@ ElasticJob parse_job(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kJobKeys);
   ElasticJob job;
-  job.id = string_value(required_member(value, "id"), "id");
-  if (const Json::Value* sizes = member(value, "allowed_sizes");
+  job.id = json_string(json_required(value, "id"), "id");
+  if (const Json::Value* sizes = json_member(value, "allowed_sizes");
       sizes != nullptr && !sizes->isNull()) {
     job.allowed_sizes = parse_allowed_sizes(*sizes);
   }
@@ -220,21 +189,23 @@ ElasticJob parse_job(const Json::Value& value) {
   job.min_nodes = node_bound(value, "min_nodes", sizes, sizes.empty() ? 0 : sizes.front());
   job.max_nodes = node_bound(value, "max_nodes", sizes, sizes.empty() ? 0 : sizes.back());
   parse_job_curves(value, job);
-  if (const Json::Value* mix = member(value, "mix_types"); mix != nullptr && !mix->isNull()) {
+  if (const Json::Value* mix = json_member(value, "mix_types"); mix != nullptr && !mix->isNull()) {
     if (!mix->isBool()) throw_json_type_error("mix_types", "true or false", *mix);
     job.mix_types = mix->asBool();  // (validate() refuses it with per-type curves)
   }
-  job.up_cost_s = number_value(required_member(value, "up_cost_s"), "up_cost_s");
-  job.down_cost_s = number_value(required_member(value, "down_cost_s"), "down_cost_s");
+  job.up_cost_s = json_number(json_required(value, "up_cost_s"), "up_cost_s");
+  job.down_cost_s = json_number(json_required(value, "down_cost_s"), "down_cost_s");
   job.batch_host = optional_string(value, "batch_host");
-  if (const Json::Value* weight = member(value, "weight")) {
-    job.weight = number_value(*weight, "weight");
+  if (const Json::Value* weight = json_member(value, "weight")) {
+    job.weight = json_number(*weight, "weight");
   }
-  if (const Json::Value* batch = member(value, "batch"); batch != nullptr && !batch->isNull()) {
+  if (const Json::Value* batch = json_member(value, "batch");
+      batch != nullptr && !batch->isNull()) {
     job.batch = parse_batch(*batch);
   }
-  if (const Json::Value* phi = member(value, "noise_scale"); phi != nullptr && !phi->isNull()) {
-    job.noise_scale = number_value(*phi, "noise_scale");
+  if (const Json::Value* phi = json_member(value, "noise_scale");
+      phi != nullptr && !phi->isNull()) {
+    job.noise_scale = json_number(*phi, "noise_scale");
   }
   return job;
 }
@@ -244,17 +215,17 @@ SolverOptions parse_solver(const Json::Value& value) {
   try {
     reject_unknown_json_keys(value, kSolverKeys);
     SolverOptions solver;
-    if (const Json::Value* v = member(value, "time_limit_s")) {
-      solver.time_limit_s = number_value(*v, "time_limit_s");
+    if (const Json::Value* v = json_member(value, "time_limit_s")) {
+      solver.time_limit_s = json_number(*v, "time_limit_s");
     }
-    if (const Json::Value* v = member(value, "mip_gap")) {
-      solver.mip_gap = number_value(*v, "mip_gap");
+    if (const Json::Value* v = json_member(value, "mip_gap")) {
+      solver.mip_gap = json_number(*v, "mip_gap");
     }
-    if (const Json::Value* v = member(value, "max_core_options")) {
-      solver.max_core_options = int_value(*v, "max_core_options");
+    if (const Json::Value* v = json_member(value, "max_core_options")) {
+      solver.max_core_options = json_int(*v, "max_core_options");
     }
-    if (const Json::Value* v = member(value, "max_hole_classes")) {
-      solver.max_hole_classes = int_value(*v, "max_hole_classes");
+    if (const Json::Value* v = json_member(value, "max_hole_classes")) {
+      solver.max_hole_classes = json_int(*v, "max_hole_classes");
     }
     return solver;
   } catch (const InputError& e) {
@@ -279,11 +250,11 @@ AllocationProblem problem_from_json(const Json::Value& document) {
   }
   reject_unknown_json_keys(document, kTopKeys);
   AllocationProblem problem;
-  if (const Json::Value* horizon = member(document, "horizon_s")) {
-    problem.horizon_s = number_value(*horizon, "horizon_s");
+  if (const Json::Value* horizon = json_member(document, "horizon_s")) {
+    problem.horizon_s = json_number(*horizon, "horizon_s");
   }
-  if (const Json::Value* objective = member(document, "objective")) {
-    const std::string name = string_value(*objective, "objective");
+  if (const Json::Value* objective = json_member(document, "objective")) {
+    const std::string name = json_string(*objective, "objective");
     const std::optional<Objective> parsed = objective_from_string(name);
     if (!parsed) {
       throw InputError("objective", "unknown objective " + describe_json(*objective) +
@@ -293,7 +264,7 @@ AllocationProblem problem_from_json(const Json::Value& document) {
   }
   problem.nodes = parse_array<NodeState>(document, "nodes", parse_node);
   problem.jobs = parse_array<ElasticJob>(document, "jobs", parse_job);
-  if (const Json::Value* solver = member(document, "solver")) {
+  if (const Json::Value* solver = json_member(document, "solver")) {
     problem.solver = parse_solver(*solver);
   }
   validate(problem);

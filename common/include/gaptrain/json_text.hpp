@@ -1,6 +1,7 @@
 // The pieces every strict JSON reader of gaptrain shares (allocation problems, protocol
-// messages, the daemon's config): one-line parse errors and short renderings of bad values, so
-// that every "field: expected X, got Y" message reads the same.
+// messages, the state file, the daemon's config): one-line parse errors, short renderings of bad
+// values and the readers of one field, so that every "field: expected X, got Y" message reads
+// the same.
 #pragma once
 
 #include <json/json.h>
@@ -39,5 +40,16 @@ std::string one_line_json(const Json::Value& value);
 // `object` that is not in `allowed`.
 void reject_unknown_json_keys(const Json::Value& object, std::span<const std::string_view> allowed,
                               const std::string& prefix = "");
+
+// One field of an object: the member `key`, or nullptr when it is absent; json_required throws
+// InputError(key, "required key is missing") instead.
+const Json::Value* json_member(const Json::Value& object, std::string_view key);
+const Json::Value& json_required(const Json::Value& object, std::string_view key);
+
+// A value of one type, or InputError(field, "expected ..., got ...") (throw_json_type_error). An
+// integer out of int's range says so, rather than "not an integer".
+int json_int(const Json::Value& value, const std::string& field);
+double json_number(const Json::Value& value, const std::string& field);
+std::string json_string(const Json::Value& value, const std::string& field);
 
 }  // namespace gaptrain
