@@ -37,7 +37,7 @@ void note_holes(const HoleChanges& changed, Notes& notes) {
 Controller::Controller(SlurmActions& slurm, CycleSettings cycle, const ResizerSettings& resizer,
                        std::optional<HistoryLimits> history)
     : resizer_(slurm, resizer), settings_(std::move(cycle)) {
-  if (history) history_.emplace(*history);
+  if (history) history_ = std::make_shared<JobHistory>(*history);
 }
 
 void Controller::set_settings(CycleSettings cycle, const ResizerSettings& resizer) {
@@ -129,13 +129,14 @@ bool Controller::report(const protocol::LauncherReport& report, const Now& now) 
 }
 
 CycleOutcome Controller::decide(const Now& now) {
-  CycleOutcome outcome = cycle(snapshot_, holes_, elastic_, resizer_, now, settings_);
-  if (history_) {
-    history_->tick(static_cast<double>(now.wall), now.mono);
-    for (const auto& [job_id, resize] : outcome.resizes) history_->resize(job_id, resize);
-    follow_history(static_cast<double>(now.wall));
-  }
-  return outcome;
+  return cycle(snapshot_, holes_, elastic_, resizer_, now, settings_);
+}
+
+void Controller::record(const CycleOutcome& outcome, const Now& now) {
+  if (!history_) return;
+  history_->tick(static_cast<double>(now.wall), now.mono);
+  for (const auto& [job_id, resize] : outcome.resizes) history_->resize(job_id, resize);
+  follow_history(static_cast<double>(now.wall));
 }
 
 SavedState Controller::saved(Operation operation) const {

@@ -4,13 +4,15 @@
 //
 // After each poll: observe() (the holes and the elastic jobs follow the snapshot, what was saved
 // by an earlier run restored at the first), then the registrations and launcher reports that
-// came in (add(), report()), then decide(). The daemon decides on a copy, on its worker thread,
-// and takes the copy back; what the daemon itself keeps is transport, threads, timers, systemd
-// and the state file's bytes. Each step returns what it has to say as notes (notes.hpp), which
-// the daemon journals and the simulator drops.
+// came in (add(), report()), then decide(), then record() (the job histories follow the
+// decision). The daemon decides on a copy, on its worker thread, and takes the copy back; what
+// the daemon itself keeps is transport, threads, timers, systemd and the state file's bytes.
+// Each step returns what it has to say as notes (notes.hpp), which the daemon journals and the
+// simulator drops.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +32,9 @@ namespace gaptrain::core {
 class Controller {
  public:
   // `slurm` must outlive the controller: the resizer acts through it. With `history`, each
-  // job's history is kept (`gaptrain job`); the simulator keeps none.
+  // job's history is kept (`gaptrain job`); the simulator keeps none. Copies share the
+  // histories (a copy to decide on does not copy megabytes of progress): only the thread that
+  // owns the original touches them, and decide() does not.
   Controller(SlurmActions& slurm, CycleSettings cycle, const ResizerSettings& resizer,
              std::optional<HistoryLimits> history = std::nullopt);
 
@@ -53,8 +57,11 @@ class Controller {
   // the job's history (read on the history's clock at `now.wall_precise`).
   bool report(const protocol::LauncherReport& report, const Now& now);
 
-  // The decision over the last snapshot (cycle.hpp); the resizes it made go to the histories.
+  // The decision over the last snapshot (cycle.hpp). Touches no history: it may run on a copy,
+  // on another thread.
   CycleOutcome decide(const Now& now);
+  // The histories follow a decision made at `now`: its resizes, the jobs' nodes and curves.
+  void record(const CycleOutcome& outcome, const Now& now);
 
   // What a restart must not forget, `operation` (the daemon's) with it.
   SavedState saved(Operation operation) const;
@@ -66,7 +73,7 @@ class Controller {
   Resizer& resizer() noexcept { return resizer_; }
   const CycleSettings& settings() const noexcept { return settings_; }
   // Null without a history. Mutable: a reader ticks its clock first (JobHistory::tick).
-  JobHistory* history() noexcept { return history_ ? &*history_ : nullptr; }
+  JobHistory* history() noexcept { return history_.get(); }
 
  private:
   void restore(const SavedState& saved, Notes& notes);
@@ -80,7 +87,7 @@ class Controller {
   ElasticJobs elastic_;
   Resizer resizer_;
   CycleSettings settings_;
-  std::optional<JobHistory> history_;
+  std::shared_ptr<JobHistory> history_;
 };
 
 }  // namespace gaptrain::core

@@ -327,6 +327,7 @@ void Daemon::act() {
 void Daemon::acted(ActOutcome outcome) {
   acting_ = false;
   controller_.emplace(std::move(outcome.controller));
+  controller_->record(outcome.cycle, outcome.decided_at);
   // A reload meanwhile changed the loop's copy.
   controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
                             resizer_settings(config_));

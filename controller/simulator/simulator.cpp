@@ -403,6 +403,7 @@ class Replay {
     (void)gaptraind_.observe(std::move(snapshot), core::Now{now, wall});
     register_and_report(wall, now);
     const core::CycleOutcome outcome = gaptraind_.decide(core::Now{now, wall});
+    gaptraind_.record(outcome, core::Now{now, wall});
     ++summary_.cycles;
     (void)gaptraind_.resizer().take_reclaim_latencies();
     if (outcome.allocation) {

@@ -118,8 +118,14 @@ TEST(Controller, AJobThatEndsIsForgottenAndItsHistoryEnds) {
   Controller controller(slurm, elastic_partition(), ResizerSettings{}, HistoryLimits{});
   (void)controller.observe(cluster(kWall), Now{0.0, kWall});
   ASSERT_FALSE(controller.add(registration(7), kWall));
-  (void)controller.decide(Now{0.0, kWall});
   ASSERT_NE(controller.history(), nullptr);
+  // As the daemon does: a copy decides (on its worker), touching no history; the original takes
+  // the decision into the histories it shares with the copy.
+  Controller copy = controller;
+  EXPECT_EQ(copy.history(), controller.history());
+  const CycleOutcome outcome = copy.decide(Now{0.0, kWall});
+  EXPECT_EQ(controller.history()->find(7), nullptr);
+  controller.record(outcome, Now{0.0, kWall});
   const JobRecord* record = controller.history()->find(7);
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(record->user, "alice");

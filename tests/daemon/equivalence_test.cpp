@@ -332,7 +332,7 @@ void expect_the_same_decisions(core::DaemonConfig config, void (*scenario)(Scena
       const auto refused = simulated.add(registrations.at(id), reports[k].decided_at.wall);
       EXPECT_FALSE(refused) << "step " << k << ": " << *refused;
     }
-    simulated.decide(reports[k].decided_at);
+    simulated.record(simulated.decide(reports[k].decided_at), reports[k].decided_at);
     std::vector<std::string> daemon_calls;
     for (const Call& call : steps[k].calls) daemon_calls.push_back(call.what);
     EXPECT_EQ(answers.made(), daemon_calls) << "at decision " << k << " of " << reports.size();
