@@ -96,12 +96,12 @@ std::string quoted_type(const std::string& type) {
 // curve for every type and may hold any mix.
 void validate_held_types(const AllocationProblem& problem,
                          const std::unordered_map<std::string, std::size_t>& job_index) {
-  std::vector<const NodeState*> first_held(problem.jobs.size(), nullptr);
-  for (const NodeState& node : problem.nodes) {
+  std::vector<const AllocatableNode*> first_held(problem.jobs.size(), nullptr);
+  for (const AllocatableNode& node : problem.nodes) {
     if (!node.job) continue;
     const std::size_t j = job_index.at(*node.job);
     const std::string field = "jobs[" + std::to_string(j) + "]";
-    const NodeState*& first = first_held[j];
+    const AllocatableNode*& first = first_held[j];
     if (first == nullptr) {
       first = &node;
       if (curve_on(problem.jobs[j], node.type) == nullptr) {
@@ -237,7 +237,7 @@ void validate(const AllocationProblem& problem) {
   std::set<std::string> node_names;
   std::unordered_map<std::string, std::string> holder_of;
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-    const NodeState& node = problem.nodes[n];
+    const AllocatableNode& node = problem.nodes[n];
     const std::string field = "nodes[" + std::to_string(n) + "]";
     if (node.name.empty()) throw InputError(field + ".name", "must not be empty");
     if (node.name.size() > bounds::kMaxNameBytes) {

@@ -24,7 +24,7 @@ std::string_view to_string(Objective objective);
 std::optional<Objective> objective_from_string(std::string_view name);
 
 // A node the allocator may hand out: idle (job empty) or held by an elastic job.
-struct NodeState {
+struct AllocatableNode {
   std::string name;
   std::optional<std::string> job;    // elastic job holding it now; empty: idle
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
@@ -76,7 +76,7 @@ struct SolverOptions {
 struct AllocationProblem {
   double horizon_s = 600.0;
   Objective objective = Objective::throughput;
-  std::vector<NodeState> nodes;
+  std::vector<AllocatableNode> nodes;
   std::vector<ElasticJob> jobs;
   SolverOptions solver;
 };

@@ -69,10 +69,10 @@ std::vector<T> parse_array(const Json::Value& object, std::string_view key, Pars
   return items;
 }
 
-NodeState parse_node(const Json::Value& value) {
+AllocatableNode parse_node(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kNodeKeys);
-  NodeState node;
+  AllocatableNode node;
   node.name = json_string(json_required(value, "name"), "name");
   node.job = optional_string(value, "job");
   if (const Json::Value* hole_end = json_member(value, "hole_end_s");
@@ -262,7 +262,7 @@ AllocationProblem problem_from_json(const Json::Value& document) {
     }
     problem.objective = *parsed;
   }
-  problem.nodes = parse_array<NodeState>(document, "nodes", parse_node);
+  problem.nodes = parse_array<AllocatableNode>(document, "nodes", parse_node);
   problem.jobs = parse_array<ElasticJob>(document, "jobs", parse_job);
   if (const Json::Value* solver = json_member(document, "solver")) {
     problem.solver = parse_solver(*solver);
@@ -280,7 +280,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
   document["horizon_s"] = number_or_null(problem.horizon_s);
   document["objective"] = std::string(to_string(problem.objective));
   Json::Value& nodes = document["nodes"] = Json::Value(Json::arrayValue);
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     Json::Value& n = nodes.append(Json::Value(Json::objectValue));
     n["name"] = node.name;
     n["job"] = string_or_null(node.job);

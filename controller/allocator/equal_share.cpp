@@ -49,7 +49,7 @@ namespace {
 std::vector<std::optional<std::string>> job_types(const AllocationProblem& problem) {
   std::map<std::string, int> nodes_of_type;
   std::map<std::string, std::string> held_type;  // job id -> type of its nodes
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     ++nodes_of_type[node.type];
     if (node.job) held_type.emplace(*node.job, node.type);
   }
@@ -82,7 +82,7 @@ AllocationResult share_one_pool(const AllocationProblem& problem) {
       equal_share_counts(limits, static_cast<int>(problem.nodes.size()));
   std::map<std::string, std::vector<std::string>> held;
   std::vector<std::string> idle;
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     if (node.job) {
       held[*node.job].push_back(node.name);
     } else {
@@ -121,7 +121,8 @@ AllocationResult share_by_type(const AllocationProblem& problem) {
   const std::vector<std::optional<std::string>> types = job_types(problem);
   const bool one_pool = std::all_of(types.begin(), types.end(),
                                     [&types](const auto& type) { return type == types.front(); });
-  if (one_pool && std::all_of(problem.nodes.begin(), problem.nodes.end(), [&](const NodeState& n) {
+  if (one_pool &&
+      std::all_of(problem.nodes.begin(), problem.nodes.end(), [&](const AllocatableNode& n) {
         return types.empty() || n.type == types.front();
       })) {
     return share_one_pool(problem);  // no node types (or one): the heuristic as BFTrainer has it
@@ -130,7 +131,7 @@ AllocationResult share_by_type(const AllocationProblem& problem) {
   // the jobs on it.
   AllocationResult result;
   std::map<std::string, AllocationProblem> pools;
-  for (const NodeState& node : problem.nodes) pools[node.type].nodes.push_back(node);
+  for (const AllocatableNode& node : problem.nodes) pools[node.type].nodes.push_back(node);
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     result.allocation[problem.jobs[j].id] = {};
     if (types[j]) pools[*types[j]].jobs.push_back(problem.jobs[j]);
@@ -147,7 +148,7 @@ AllocationResult share_by_type(const AllocationProblem& problem) {
 
 AllocationResult share_equally(const AllocationProblem& problem) {
   std::set<std::string> node_types;
-  for (const NodeState& node : problem.nodes) node_types.insert(node.type);
+  for (const AllocatableNode& node : problem.nodes) node_types.insert(node.type);
   std::set<std::string> mixing_ids;
   for (const ElasticJob& job : problem.jobs) {
     if (job.mix_types) mixing_ids.insert(job.id);
@@ -161,14 +162,14 @@ AllocationResult share_equally(const AllocationProblem& problem) {
   for (const ElasticJob& job : problem.jobs) {
     (job.mix_types ? mixing : typed).jobs.push_back(job);
   }
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     const bool mixing_holds = node.job && mixing_ids.contains(*node.job);
     (mixing_holds ? mixing : typed).nodes.push_back(node);
   }
   AllocationResult result = share_by_type(typed);
   std::set<std::string> taken;
   for (const auto& [id, nodes] : result.allocation) taken.insert(nodes.begin(), nodes.end());
-  for (const NodeState& node : typed.nodes) {
+  for (const AllocatableNode& node : typed.nodes) {
     if (!taken.contains(node.name)) mixing.nodes.push_back(node);
   }
   for (auto& [id, nodes] : share_one_pool(mixing).allocation) result.allocation[id] = nodes;

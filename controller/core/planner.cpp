@@ -371,7 +371,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   for (const auto& [name, hole] : free_holes) free_names.push_back(name);
   for (const std::string& name : slurm_order.last_offered_first(std::move(free_names))) {
     const Hole& hole = *free_holes.at(name);
-    gaptrain::allocator::NodeState node;
+    gaptrain::allocator::AllocatableNode node;
     node.name = hole.node;
     node.type = types.of(hole.node);
     if (hole.predicted_end && settings.use_hole_ends)
@@ -398,7 +398,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
       e->weight = settings.queue.weight_of(slurm_job->account);
     }
     for (const std::string& name : slurm_order.last_offered_first(job.nodes)) {
-      gaptrain::allocator::NodeState node;
+      gaptrain::allocator::AllocatableNode node;
       node.name = name;
       node.type = types.of(name);
       node.job = e->id;

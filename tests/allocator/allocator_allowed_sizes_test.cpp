@@ -28,7 +28,7 @@ namespace {
 AllocationProblem one_job(std::vector<int> sizes, int node_count, int held = 0) {
   AllocationProblem problem;
   for (int n = 0; n < node_count; ++n) {
-    NodeState node{"n" + std::to_string(n), {}, {}};
+    AllocatableNode node{"n" + std::to_string(n), {}, {}};
     if (n < held) node.job = "j";
     problem.nodes.push_back(node);
   }

@@ -44,7 +44,7 @@ inline double tolerance(double reference) {
 // The solver's own gap must not eat the comparison's tolerance.
 constexpr double kTightGap = 1e-9;
 
-inline double availability(const AllocationProblem& problem, const NodeState& node) {
+inline double availability(const AllocationProblem& problem, const AllocatableNode& node) {
   return node.hole_end_s ? std::min(*node.hole_end_s, problem.horizon_s) : problem.horizon_s;
 }
 
@@ -231,7 +231,7 @@ inline int jobs_holding_a_disallowed_count(const AllocationProblem& problem) {
   for (const ElasticJob& job : problem.jobs) {
     const auto held = static_cast<int>(
         std::count_if(problem.nodes.begin(), problem.nodes.end(),
-                      [&job](const NodeState& node) { return node.job == job.id; }));
+                      [&job](const AllocatableNode& node) { return node.job == job.id; }));
     count += held > 0 && !size_allowed(job, held) ? 1 : 0;
   }
   return count;

@@ -68,7 +68,7 @@ TEST(AllocatorExactness, MatchesEnumerationWithoutHoleEnds) {
   for (std::uint64_t seed = 1; seed <= 120; ++seed) {
     const AllocationProblem problem = random_problem(tiny_params(seed, 0.0));
     with_held_nodes += std::any_of(problem.nodes.begin(), problem.nodes.end(),
-                                   [](const NodeState& n) { return n.job.has_value(); });
+                                   [](const AllocatableNode& n) { return n.job.has_value(); });
     expect_matches_enumeration(seed, problem, mattered);
   }
   EXPECT_GT(with_held_nodes, 60);
@@ -192,7 +192,7 @@ TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
     // The first job holds an in-between count where the nodes allow it.
     const int held = std::min(node_count, std::vector<int>{3, 5, 6, 7}[rng() % 4U]);
     for (int n = 0; n < node_count; ++n) {
-      NodeState node{"n" + std::to_string(n), {}, {}};
+      AllocatableNode node{"n" + std::to_string(n), {}, {}};
       if (n < held) node.job = "j0";
       if (rng() % 3U == 0U) node.hole_end_s = 30.0 + static_cast<double>(rng() % 900U);
       problem.nodes.push_back(node);
@@ -221,7 +221,7 @@ double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& a
   double total = 0.0;
   for (const ElasticJob& job : problem.jobs) {
     std::vector<std::string> held;
-    for (const NodeState& node : problem.nodes) {
+    for (const AllocatableNode& node : problem.nodes) {
       if (node.job == job.id) held.push_back(node.name);
     }
     const auto found = allocation.find(job.id);

@@ -49,13 +49,13 @@ void add_node_types(AllocationProblem& problem, std::uint64_t seed, TypedCoverag
     }
     held_type[job.id] = runs_on[rng() % runs_on.size()];
   }
-  for (NodeState& node : problem.nodes) {
+  for (AllocatableNode& node : problem.nodes) {
     node.type = node.job ? held_type.at(*node.job) : types[rng() % types.size()];
   }
   coverage.held += static_cast<int>(
       std::count_if(problem.jobs.begin(), problem.jobs.end(), [&problem](const ElasticJob& job) {
         return std::any_of(problem.nodes.begin(), problem.nodes.end(),
-                           [&job](const NodeState& n) { return n.job == job.id; });
+                           [&job](const AllocatableNode& n) { return n.job == job.id; });
       }));
 }
 
@@ -64,7 +64,7 @@ void add_node_types(AllocationProblem& problem, std::uint64_t seed, TypedCoverag
 std::optional<std::string> mixed_or_unknown_type(const AllocationProblem& problem,
                                                  const NodeAllocation& allocation) {
   std::map<std::string, std::string> type_of;
-  for (const NodeState& node : problem.nodes) type_of[node.name] = node.type;
+  for (const AllocatableNode& node : problem.nodes) type_of[node.name] = node.type;
   for (const ElasticJob& job : problem.jobs) {
     const auto found = allocation.find(job.id);
     if (found == allocation.end()) continue;
@@ -172,7 +172,7 @@ std::set<std::string> types_given(const AllocationProblem& problem,
   std::set<std::string> types;
   const auto found = allocation.find(job);
   if (found == allocation.end()) return types;
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     if (std::find(found->second.begin(), found->second.end(), node.name) != found->second.end())
       types.insert(node.type);
   }
@@ -185,7 +185,7 @@ void add_mixing_jobs(AllocationProblem& problem, std::uint64_t seed, MixCoverage
   add_node_types(problem, seed, coverage.typed);
   std::mt19937_64 rng(seed * 7727U + 3U);
   std::set<std::string> present;
-  for (const NodeState& node : problem.nodes) present.insert(node.type);
+  for (const AllocatableNode& node : problem.nodes) present.insert(node.type);
   const std::vector<std::string> types(present.begin(), present.end());
   for (ElasticJob& job : problem.jobs) {
     if (rng() % 2U == 0U) continue;
@@ -193,7 +193,7 @@ void add_mixing_jobs(AllocationProblem& problem, std::uint64_t seed, MixCoverage
     job.curves.clear();
     std::set<std::string> held;
     std::size_t next = rng() % types.size();  // its held nodes take the types in turn
-    for (NodeState& node : problem.nodes) {
+    for (AllocatableNode& node : problem.nodes) {
       if (node.job != job.id) continue;
       node.type = types[next++ % types.size()];
       held.insert(node.type);
@@ -282,7 +282,7 @@ TEST(AllocatorExactness, OnlyAMixReachesTheOptimum) {
   for (const bool held : {false, true}) {
     AllocationProblem problem;
     for (const char* name : {"a1", "a2", "b1", "b2"}) {
-      NodeState& node = problem.nodes.emplace_back();
+      AllocatableNode& node = problem.nodes.emplace_back();
       node.name = name;
       node.type = std::string(1, name[0]);
     }

@@ -30,7 +30,7 @@ AllocationProblem three_types_ending_together(bool held) {
   for (const char* type : {"a", "b", "c"}) {
     for (const std::optional<double> end :
          {std::optional<double>(300.0), std::optional<double>()}) {
-      NodeState& node = problem.nodes.emplace_back();
+      AllocatableNode& node = problem.nodes.emplace_back();
       node.name = std::string(type) + (end ? "_short" : "_long");
       node.type = type;
       node.hole_end_s = end;

@@ -33,12 +33,13 @@ using test_support::random_problem;
 
 constexpr double kTolerance = 1e-6;
 
-NodeState idle(std::string name, std::optional<double> hole_end_s = std::nullopt) {
-  return NodeState{std::move(name), std::nullopt, hole_end_s};
+AllocatableNode idle(std::string name, std::optional<double> hole_end_s = std::nullopt) {
+  return AllocatableNode{std::move(name), std::nullopt, hole_end_s};
 }
 
-NodeState held(std::string name, std::string job, std::optional<double> hole_end_s = std::nullopt) {
-  return NodeState{std::move(name), std::move(job), hole_end_s};
+AllocatableNode held(std::string name, std::string job,
+                     std::optional<double> hole_end_s = std::nullopt) {
+  return AllocatableNode{std::move(name), std::move(job), hole_end_s};
 }
 
 ElasticJob job(std::string id, int min_nodes, int max_nodes,
@@ -53,7 +54,7 @@ ElasticJob job(std::string id, int min_nodes, int max_nodes,
   return j;
 }
 
-AllocationProblem problem_of(std::vector<NodeState> nodes, std::vector<ElasticJob> jobs) {
+AllocationProblem problem_of(std::vector<AllocatableNode> nodes, std::vector<ElasticJob> jobs) {
   AllocationProblem p;
   p.horizon_s = 600.0;
   p.objective = Objective::throughput;
@@ -399,7 +400,7 @@ TEST(Allocator, RandomAnswersNeverMigrateAndKeepBatchHostsFirst) {
     for (const ElasticJob& j : problem.jobs) {
       const std::vector<std::string>& given = r.allocation.at(j.id);
       std::set<std::string> now;
-      for (const NodeState& n : problem.nodes) {
+      for (const AllocatableNode& n : problem.nodes) {
         if (n.job == j.id) now.insert(n.name);
       }
       const std::set<std::string> after = as_set(given);
@@ -416,7 +417,7 @@ TEST(Allocator, RandomAnswersNeverMigrateAndKeepBatchHostsFirst) {
       } else if (!rounded) {
         // A new job's first node has the longest availability among its nodes.
         const auto availability = [&](const std::string& name) {
-          for (const NodeState& n : problem.nodes) {
+          for (const AllocatableNode& n : problem.nodes) {
             if (n.name == name) {
               return n.hole_end_s ? std::min(*n.hole_end_s, problem.horizon_s) : problem.horizon_s;
             }

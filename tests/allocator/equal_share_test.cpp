@@ -65,7 +65,7 @@ TEST(EqualShare, ShareEquallyGivesOnlyAllowedSizes) {
 TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
   AllocationProblem problem;
   for (int n = 0; n < 6; ++n) {
-    NodeState node{"g" + std::to_string(n), {}, {}};
+    AllocatableNode node{"g" + std::to_string(n), {}, {}};
     node.type = "gpu";
     problem.nodes.push_back(node);
   }
@@ -90,7 +90,7 @@ TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
 TEST(EqualShare, MixingJobsShareWhatTheTypedJobsLeave) {
   AllocationProblem problem;
   for (const char* name : {"g0", "g1", "g2", "g3"}) {
-    NodeState& node = problem.nodes.emplace_back(NodeState{name, {}, {}});
+    AllocatableNode& node = problem.nodes.emplace_back(AllocatableNode{name, {}, {}});
     node.type = "gpu";
   }
   problem.nodes[3].job = "mixer";  // a gpu node the mixer holds, beside c0

@@ -22,7 +22,7 @@ ElasticJob two_node_job(std::string id, int min_nodes = 1) {
   return j;
 }
 
-AllocationProblem problem(std::vector<NodeState> nodes, std::vector<ElasticJob> jobs) {
+AllocationProblem problem(std::vector<AllocatableNode> nodes, std::vector<ElasticJob> jobs) {
   AllocationProblem p;
   p.horizon_s = 600.0;
   p.nodes = std::move(nodes);

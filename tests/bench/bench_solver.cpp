@@ -130,7 +130,7 @@ const std::vector<allocator::AllocationProblem>& typed_instances(int nodes, int 
       held_type[job.id] = types[first + j / 9 % kinds];
     }
     for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-      gaptrain::allocator::NodeState& node = problem.nodes[n];
+      gaptrain::allocator::AllocatableNode& node = problem.nodes[n];
       node.type = node.job ? held_type.at(*node.job)
                            : types[std::array<std::size_t, 5>{0, 0, 1, 1, 2}[n % 5]];
     }
@@ -158,7 +158,7 @@ const std::vector<allocator::AllocationProblem>& mixing_instances(int nodes, int
       job.mix_types = true;
       held.emplace(job.id, 0);
     }
-    for (gaptrain::allocator::NodeState& node : problem.nodes) {
+    for (gaptrain::allocator::AllocatableNode& node : problem.nodes) {
       const auto mixer = node.job ? held.find(*node.job) : held.end();
       if (mixer != held.end()) node.type = kNodeTypes[mixer->second++ % kNodeTypes.size()];
     }

@@ -43,7 +43,7 @@ int add_row(glp_prob* lp, int type, double lower, double upper) {
   return row;
 }
 
-double hole_or_infinity(const allocator::NodeState& node) {
+double hole_or_infinity(const allocator::AllocatableNode& node) {
   return node.hole_end_s ? *node.hole_end_s : std::numeric_limits<double>::infinity();
 }
 
@@ -89,7 +89,7 @@ NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& p
   std::vector<int> held(job_count, 0);
   std::vector<std::ptrdiff_t> batch(job_count, -1);  // node index of b_j
   for (std::size_t n = 0; n < node_count; ++n) {
-    const allocator::NodeState& node = problem.nodes[n];
+    const allocator::AllocatableNode& node = problem.nodes[n];
     if (!node.job) continue;
     const std::size_t j = job_index.at(*node.job);
     holder[n] = static_cast<std::ptrdiff_t>(j);

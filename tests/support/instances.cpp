@@ -173,7 +173,7 @@ allocator::AllocationProblem random_problem(const InstanceParams& params) {
   std::vector<int> holds(problem.jobs.size(), 0);
   std::vector<std::vector<std::size_t>> held_nodes(problem.jobs.size());
   for (std::size_t position = 0; position < order.size(); ++position) {
-    allocator::NodeState node;
+    allocator::AllocatableNode node;
     node.name = padded('n', order[position], node_width);
     if (static_cast<int>(position) < held) {
       std::vector<std::size_t> open;
@@ -194,7 +194,7 @@ allocator::AllocationProblem random_problem(const InstanceParams& params) {
   std::shuffle(problem.nodes.begin(), problem.nodes.end(), rng);
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
     std::vector<std::string> mine;
-    for (const allocator::NodeState& node : problem.nodes) {
+    for (const allocator::AllocatableNode& node : problem.nodes) {
       if (node.job == problem.jobs[j].id) mine.push_back(node.name);
     }
     if (!mine.empty()) {
@@ -207,7 +207,7 @@ allocator::AllocationProblem random_problem(const InstanceParams& params) {
   for (int k = 0; k < params.distinct_hole_ends; ++k) {
     distinct.push_back(draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s));
   }
-  for (allocator::NodeState& node : problem.nodes) {
+  for (allocator::AllocatableNode& node : problem.nodes) {
     if (!draw_bool(hole_rng, params.hole_end_fraction)) continue;
     if (distinct.empty()) {
       node.hole_end_s = draw_real(hole_rng, params.hole_end_min_s, params.hole_end_max_s);
@@ -290,7 +290,7 @@ InstanceParams bench_grid_params(int nodes, int jobs, bool holes, int index) {
 
 int distinct_availabilities(const allocator::AllocationProblem& problem) {
   std::set<double> values;
-  for (const allocator::NodeState& node : problem.nodes) {
+  for (const allocator::AllocatableNode& node : problem.nodes) {
     values.insert(node.hole_end_s ? std::min(*node.hole_end_s, problem.horizon_s)
                                   : problem.horizon_s);
   }
@@ -305,7 +305,7 @@ std::string describe(const allocator::AllocationProblem& problem) {
                     ", \"max_hole_classes\": " + std::to_string(problem.solver.max_hole_classes) +
                     "},\n \"nodes\": [";
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-    const allocator::NodeState& node = problem.nodes[n];
+    const allocator::AllocatableNode& node = problem.nodes[n];
     out += std::string(n == 0 ? "" : ",") + "\n  {\"name\": \"" + node.name +
            "\", \"job\": " + (node.job ? "\"" + *node.job + "\"" : "null") +
            ", \"hole_end_s\": " + (node.hole_end_s ? number(*node.hole_end_s) : "null") +

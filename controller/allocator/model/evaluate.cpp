@@ -27,8 +27,8 @@ std::string type_text(const std::string& type) {
 // Why giving `node` to `job` breaks the one-type rule (docs/allocator.md, "Node types"): a type
 // the job has no curve for, or another type than the job's `first` node given (unless the job
 // mixes types).
-std::optional<std::string> type_infeasibility(const ElasticJob& job, const NodeState& node,
-                                              const NodeState*& first) {
+std::optional<std::string> type_infeasibility(const ElasticJob& job, const AllocatableNode& node,
+                                              const AllocatableNode*& first) {
   if (first == nullptr) {
     first = &node;
     if (curve_on(job, node.type) == nullptr) {
@@ -66,7 +66,7 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
   std::vector<int> given(problem.jobs.size(), 0);
   std::vector<bool> gained(problem.jobs.size(), false);
   std::vector<bool> lost(problem.jobs.size(), false);
-  std::vector<const NodeState*> first_given(problem.jobs.size(), nullptr);
+  std::vector<const AllocatableNode*> first_given(problem.jobs.size(), nullptr);
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
     const int holder = classed.holder[n];
     const int taker = owner[n];

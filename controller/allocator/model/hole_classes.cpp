@@ -9,7 +9,7 @@ namespace gaptrain::allocator {
 
 namespace {
 
-double availability(const NodeState& node, double horizon_s) {
+double availability(const AllocatableNode& node, double horizon_s) {
   return node.hole_end_s ? std::min(*node.hole_end_s, horizon_s) : horizon_s;
 }
 
@@ -50,7 +50,7 @@ std::map<double, double> rounding_of_type(const AllocationProblem& problem,
 
   std::map<double, int> finite;  // availability < horizon -> node count
   bool any_at_horizon = false;
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     if (node.type != type) continue;
     const double a = ignore_hole_ends ? horizon : availability(node, horizon);
     if (a < horizon) {
@@ -75,7 +75,7 @@ HoleClasses classify_holes(const AllocationProblem& problem) {
 
   HoleClasses classes;
   std::map<std::string, int> type_index;  // ascending names, "" (the default type) first
-  for (const NodeState& node : problem.nodes) type_index.emplace(node.type, 0);
+  for (const AllocatableNode& node : problem.nodes) type_index.emplace(node.type, 0);
   for (auto& [name, index] : type_index) {
     index = static_cast<int>(classes.type_name.size());
     classes.type_name.push_back(name);
@@ -96,7 +96,7 @@ HoleClasses classify_holes(const AllocationProblem& problem) {
   }
   classes.size.assign(classes.end_s.size(), 0);
   classes.node_class.reserve(problem.nodes.size());
-  for (const NodeState& node : problem.nodes) {
+  for (const AllocatableNode& node : problem.nodes) {
     const int t = type_index.at(node.type);
     const double a = ignore_hole_ends ? horizon : availability(node, horizon);
     const int c = index_of.at({rounded[static_cast<std::size_t>(t)].at(a), t});

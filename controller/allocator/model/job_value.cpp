@@ -63,7 +63,7 @@ ClassedProblem classify(const AllocationProblem& problem) {
   for (ClassedJob& job : out.jobs) job.held.assign(class_count, 0);
 
   for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
-    const NodeState& node = problem.nodes[n];
+    const AllocatableNode& node = problem.nodes[n];
     if (!node.job) continue;
     const std::size_t j = job_index.at(*node.job);
     const auto c = static_cast<std::size_t>(out.classes.node_class[n]);
