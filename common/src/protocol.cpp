@@ -20,6 +20,7 @@
 #include "gaptrain/json_text.hpp"
 #include "gaptrain/node_sizes.hpp"
 #include "gaptrain/parse_number.hpp"
+#include "gaptrain/scaling_curve_json.hpp"
 
 namespace gaptrain::protocol {
 
@@ -142,18 +143,7 @@ std::optional<ScalingCurve> curve_of(const Json::Value& value, const std::string
   if (!value.isArray())
     throw_json_type_error(field, "an array of [nodes, samples_per_s] pairs", value);
   if (value.empty()) return std::nullopt;
-  std::vector<ScalingCurve::Point> points;
-  points.reserve(value.size());
-  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-    const std::string point = field + "[" + std::to_string(i) + "]";
-    const Json::Value& pair = value[i];
-    if (!pair.isArray() || pair.size() != 2) {
-      const std::string got =
-          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
-      throw InputError(point, "expected a [nodes, samples_per_s] pair, got " + got);
-    }
-    points.push_back({json_int(pair[0], point + "[0]"), json_number(pair[1], point + "[1]")});
-  }
+  const std::vector<ScalingCurve::Point> points = curve_points_from_json(value, field);
   std::optional<ScalingCurve> curve;
   try {
     curve.emplace(points);

@@ -86,18 +86,7 @@ AllocatableNode parse_node(const Json::Value& value) {
 
 ScalingCurve parse_curve(const Json::Value& value) {
   require_array(value, "curve");
-  std::vector<ScalingCurve::Point> points;
-  points.reserve(value.size());
-  for (Json::ArrayIndex i = 0; i < value.size(); ++i) {
-    const Json::Value& pair = value[i];
-    const std::string field = index_field("curve", i);
-    if (!pair.isArray() || pair.size() != 2) {
-      const std::string got =
-          pair.isArray() ? "an array of " + std::to_string(pair.size()) : describe_json(pair);
-      throw InputError(field, "expected a [nodes, samples_per_s] pair, got " + got);
-    }
-    points.push_back({json_int(pair[0], field + "[0]"), json_number(pair[1], field + "[1]")});
-  }
+  std::vector<ScalingCurve::Point> points = curve_points_from_json(value, "curve");
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
 
