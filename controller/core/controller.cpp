@@ -9,11 +9,6 @@ namespace gaptrain::core {
 
 namespace {
 
-// A hole's predicted end as the journal shows it.
-std::string end_text(const std::optional<std::int64_t>& end) {
-  return end ? std::to_string(*end) : std::string("unknown");
-}
-
 void note_holes(const HoleChanges& changed, Notes& notes) {
   for (const Hole& hole : changed.opened) {
     notes.push_back({NoteLevel::info,

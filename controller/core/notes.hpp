@@ -5,7 +5,9 @@
 #pragma once
 
 #include <concepts>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +36,12 @@ struct Note {
 };
 
 using Notes = std::vector<Note>;
+
+// A hole's predicted end (or another optional Unix time) as a note's field shows it: "unknown"
+// when there is none.
+inline std::string end_text(const std::optional<std::int64_t>& end) {
+  return end ? std::to_string(*end) : std::string("unknown");
+}
 
 // Seconds as a note's field shows them: to a tenth ("GRACE_S=1.0", "IN_S=586.0").
 inline std::string seconds_text(double seconds) {

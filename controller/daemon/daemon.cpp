@@ -264,8 +264,14 @@ void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
   last_poll_ = now;
   // The state file's jobs are restored by the first poll, once Slurm said which still run.
   const std::optional<core::SavedState> saved = state_loaded_ ? std::nullopt : load_state();
-  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
-                            resizer_settings(config_));
+  // A pause or drain asked for before this first poll is the admin's latest word: it stands.
+  if (saved && !operation_asked_ && saved->operation != operation_) {
+    operation_ = saved->operation;
+    metrics_.set_operation(operation_);
+    log::info("operation restored", {{"OPERATION", std::string(to_string(operation_))}});
+  }
+  // What this poll and its act() decide with (Slurm's behaviour may have changed above).
+  update_controller_settings();
   const core::Now polled_at{.mono = static_cast<double>(mono) / static_cast<double>(kUsecPerS),
                             .wall = now};
   for (const core::Note& note :
@@ -275,12 +281,6 @@ void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
   // With slurmctld's configuration: at the first poll and every full one (a reconfigure that
   // changes the partitions shows there), not at every watch poll.
   if (slurm_config) note_satellite_partition();
-  // A pause or drain asked for before this first poll is the admin's latest word: it stands.
-  if (saved && !operation_asked_ && saved->operation != operation_) {
-    operation_ = saved->operation;
-    metrics_.set_operation(operation_);
-    log::info("operation restored", {{"OPERATION", std::string(to_string(operation_))}});
-  }
   // Registered now, they are planned by the act() below.
   for (const WaitingRegistration& waiting : std::exchange(awaiting_answer_, {})) {
     on_registration(waiting.request, waiting.uid, waiting.peer, waiting.id, true);
@@ -289,12 +289,16 @@ void Daemon::polled(core::SlurmQueries::Result result, core::Snapshot snapshot,
   act();
 }
 
+void Daemon::update_controller_settings() {
+  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
+                            resizer_settings(config_));
+  controller_->set_history_limits(history_limits(config_));
+}
+
 core::Now Daemon::now() const {
   return core::Now{.mono = static_cast<double>(mono_now(event_)) / static_cast<double>(kUsecPerS),
                    .wall = wall_now(),
-                   .wall_precise = std::chrono::duration<double>(
-                                       std::chrono::system_clock::now().time_since_epoch())
-                                       .count()};
+                   .wall_precise = wall_now_precise()};
 }
 
 // What act() did on the worker: the copy it changed, and the cycle's outcome.
@@ -307,8 +311,6 @@ struct Daemon::ActOutcome {
 void Daemon::act() {
   const core::Now at = now();
   acting_ = true;
-  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
-                            resizer_settings(config_));
   // A copy, handed over: the loop keeps its own to answer status meanwhile, and holds back what
   // would change it (hold_while_acting) until the outcome replaces it.
   slurm_worker_->post([this, at, controller = *controller_]() mutable -> Worker::Done {
@@ -328,10 +330,7 @@ void Daemon::acted(ActOutcome outcome) {
   acting_ = false;
   controller_.emplace(std::move(outcome.controller));
   controller_->record(outcome.cycle, outcome.decided_at);
-  // A reload meanwhile changed the loop's copy.
-  controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
-                            resizer_settings(config_));
-  controller_->set_history_limits(history_limits(config_));
+  update_controller_settings();  // the copy decided with those of its start: a reload since?
   for (const core::Note& note : outcome.cycle.notes) log::write(note);
   std::set<std::uint32_t> set_aside;
   for (const auto& [job_id, reason] : outcome.cycle.set_aside) {
@@ -474,9 +473,7 @@ void Daemon::reload() {
     server_->set_connection_limits(static_cast<std::size_t>(config_.max_connections),
                                    static_cast<std::size_t>(config_.max_connections_per_peer));
     // An act() running keeps the settings it started with; the next one has these.
-    controller_->set_settings(cycle_settings(config_, slurm_behaviour_, operation_),
-                              resizer_settings(config_));
-    controller_->set_history_limits(history_limits(config_));
+    update_controller_settings();
     log::info("configuration reloaded",
               {{"CONFIG", config_path_}, {"LISTEN", to_string(config_.listen)}});
   } catch (const InputError& e) {

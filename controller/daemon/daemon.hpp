@@ -109,6 +109,9 @@ class Daemon {
   // The end of a poll (and its act): the next one is timed, requests held meanwhile run.
   void end_cycle(std::uint64_t delay_usec);
   core::Now now() const;
+  // The controller decides with gaptraind.json, Slurm's behaviour and the admin's operation as
+  // they are now: set at each poll and reload, and again on the copy an act() hands back.
+  void update_controller_settings();
   // Polls as soon as the rate limit allows: a plugin event says the cluster changed.
   void poll_soon();
   // The same, not before `not_before` (CLOCK_MONOTONIC usec).

@@ -6,8 +6,6 @@
 
 #include <cstdint>
 #include <ctime>
-#include <optional>
-#include <string>
 
 namespace gaptrain::daemon {
 
@@ -41,11 +39,6 @@ inline std::uint64_t mono_now(sd_event* event) {
   std::uint64_t now = 0;
   sd_event_now(event, CLOCK_MONOTONIC, &now);
   return now;
-}
-
-// A hole's predicted end (or another optional Unix time) as the journal writes it.
-inline std::string end_text(const std::optional<std::int64_t>& end) {
-  return end ? std::to_string(*end) : std::string("unknown");
 }
 
 }  // namespace gaptrain::daemon

@@ -262,7 +262,7 @@ void Daemon::on_node_event(bool freed, std::uint32_t job_id, const std::string& 
                                    {"UID", uid},
                                    {"ELASTIC", elastic ? "yes" : "no"},
                                    {"HOLE_SINCE", hole->since},
-                                   {"HOLE_END", end_text(hole->predicted_end)}});
+                                   {"HOLE_END", core::end_text(hole->predicted_end)}});
     } else {
       log::info(
           "node taken",
@@ -334,9 +334,7 @@ std::string Daemon::on_launcher_report(const protocol::LauncherReport& report, u
   }
   const bool first =
       registered != controller_->jobs().jobs().end() && !registered->second.reported_at;
-  core::Now reported_at = now();
-  reported_at.wall_precise = wall_now_precise();
-  if (!controller_->report(report, reported_at)) {
+  if (!controller_->report(report, now())) {
     // The job's registration came and waits for the poll that sees the job run: the launcher's
     // first report often comes meanwhile. Not a refusal (status would count one at every job
     // start, and the launcher would register again): nothing to follow yet.
