@@ -89,7 +89,7 @@ void Controller::restore(const SavedState& saved, Notes& notes) {
     notes.push_back({NoteLevel::info,
                      "elastic job restored",
                      {{"JOB_ID", id},
-                      {"USER", elastic.user},
+                      {"USER", elastic.given.user},
                       {"NODES", join_nodes(elastic.nodes)},
                       {"CURVE", to_string(elastic.curve_source)},
                       {"COSTS", to_string(elastic.costs_source)},
@@ -144,7 +144,7 @@ SavedState Controller::saved(Operation operation) const {
 
 void Controller::follow_history(const ElasticJob& job, double now) {
   if (!history_) return;
-  history_->nodes(job.job_id, job.uid, job.user, static_cast<int>(job.nodes.size()), now);
+  history_->nodes(job.job_id, job.uid, job.given.user, static_cast<int>(job.nodes.size()), now);
   std::map<int, double> measured;
   if (job.learner && job.curve_source == Source::learned) measured = job.learner->measured_rates();
   std::vector<ScalingCurve::Point> assumed;
@@ -153,7 +153,7 @@ void Controller::follow_history(const ElasticJob& job, double now) {
   }
   history_->curve(job.job_id, std::move(measured), std::move(assumed), to_string(job.curve_source));
   const std::optional<NoiseScale> phi = noise_scale_of(job);
-  history_->goodput(job.job_id, job.batch, phi ? std::optional(phi->value) : std::nullopt,
+  history_->goodput(job.job_id, job.given.batch, phi ? std::optional(phi->value) : std::nullopt,
                     phi ? to_string(phi->source) : "");
 }
 

@@ -68,7 +68,7 @@ void apply_learned(ElasticJob& job) {
 // is that type's, and the allocator weighs the types by what was learned.
 void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapshot) {
   if (!elastic.curves.empty() || elastic.curve_source == Source::given || !elastic.learner ||
-      elastic.held_type.empty() || elastic.mix_types) {
+      elastic.held_type.empty() || elastic.given.mix_types) {
     return;
   }
   std::vector<std::string> types = types_in_constraint(job.features, snapshot);
@@ -78,7 +78,7 @@ void learn_per_type(ElasticJob& elastic, const Job& job, const Snapshot& snapsho
   for (const std::string& type : types) {
     TypeCurve& typed = elastic.curves[type];
     typed.curve = elastic.curve;
-    typed.learner.emplace(elastic.max_nodes, LearnerPrior{});
+    typed.learner.emplace(elastic.given.max_nodes, LearnerPrior{});
   }
 }
 
@@ -181,11 +181,11 @@ void keep_what_is_known(ElasticJob& fresh, ElasticJob known) {
   fresh.stalled_since_mono_s = known.stalled_since_mono_s;
   fresh.stalled_by_grow = known.stalled_by_grow;
   fresh.samples_at_resize = known.samples_at_resize;
-  if (fresh.batch) {
+  if (fresh.given.batch) {
     fresh.noise_learner = std::move(known.noise_learner);
     fresh.learned_noise_scale = known.learned_noise_scale;
   }
-  const bool same_range = fresh.max_nodes == known.max_nodes;
+  const bool same_range = fresh.given.max_nodes == known.given.max_nodes;
   if (fresh.curve_source != Source::given) {
     if (known.curve_source == Source::learned) {
       fresh.curve = std::move(known.curve);
@@ -221,10 +221,10 @@ std::string_view to_string(Source source) {
 }
 
 std::optional<NoiseScale> noise_scale_of(const ElasticJob& job) {
-  if (!job.batch) return std::nullopt;
-  if (job.given_noise_scale) return NoiseScale{*job.given_noise_scale, Source::given};
+  if (!job.given.batch) return std::nullopt;
+  if (job.given.noise_scale) return NoiseScale{*job.given.noise_scale, Source::given};
   if (job.learned_noise_scale) return NoiseScale{*job.learned_noise_scale, Source::learned};
-  return NoiseScale{static_cast<double>(job.batch->tuned), Source::assumed};
+  return NoiseScale{static_cast<double>(job.given.batch->tuned), Source::assumed};
 }
 
 std::optional<std::string> ElasticJobs::outside_submitted_range(
@@ -238,7 +238,7 @@ std::optional<std::string> ElasticJobs::outside_submitted_range(
   }
   std::string what = "submitted with";
   if (const auto registered = jobs_.find(request.job_id); registered != jobs_.end()) {
-    bound = {registered->second.min_nodes, registered->second.max_nodes};
+    bound = {registered->second.given.min_nodes, registered->second.given.max_nodes};
     what = "registered for";
   }
   if (!bound || (request.min_nodes >= bound->first && request.max_nodes <= bound->second)) {
@@ -287,15 +287,13 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
 
   ElasticJob elastic;
   elastic.job_id = request.job_id;
-  elastic.user = job->user.empty() ? request.user : job->user;
+  elastic.given = request;
+  if (!job->user.empty()) elastic.given.user = job->user;
+  if (!job->batch_host.empty()) elastic.given.batch_host = job->batch_host;
   elastic.uid = job->user_id;
-  elastic.batch_host = job->batch_host.empty() ? request.batch_host : job->batch_host;
+  elastic.batch_host = elastic.given.batch_host;
   elastic.nodes = batch_host_first(*job, elastic.batch_host);
   elastic.at_home = job->at_home;
-  elastic.min_nodes = request.min_nodes;
-  elastic.max_nodes = request.max_nodes;
-  elastic.allowed_sizes = request.allowed_sizes;
-  elastic.mix_types = request.mix_types;
   // A given curve is a ScalingCurve: its rule was checked when the registration was decoded.
   if (request.curve) {
     elastic.curve_source = Source::given;
@@ -324,9 +322,6 @@ std::optional<std::string> ElasticJobs::add(const protocol::JobRegistration& req
   elastic.up_cost_s = request.up_cost_s.value_or(prior.up_cost_s);
   elastic.down_cost_s = request.down_cost_s.value_or(prior.down_cost_s);
   elastic.registered_at = now;
-  elastic.notice_s = request.notice_s;
-  elastic.batch = request.batch;
-  if (request.batch) elastic.given_noise_scale = request.noise_scale;
   if (elastic.curve_source == Source::assumed || elastic.costs_source == Source::assumed) {
     prior.up_cost_s = elastic.up_cost_s;
     prior.down_cost_s = elastic.down_cost_s;
@@ -367,7 +362,7 @@ void ElasticJobs::restore_learned(std::uint32_t job_id, const std::optional<Scal
     job.down_cost_s = costs->second;
     job.costs_source = Source::learned;
   }
-  if (noise_scale && job.batch) job.learned_noise_scale = noise_scale;
+  if (noise_scale && job.given.batch) job.learned_noise_scale = noise_scale;
 }
 
 bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t now, double mono_s) {
@@ -385,10 +380,10 @@ bool ElasticJobs::report(const protocol::LauncherReport& report, std::int64_t no
   job.running = report.running;
   job.drained = report.drained;
   if (progress) learn(job, *report.samples_done, report.world_size, mono_s);
-  if (job.batch && report.grad_sqr && report.grad_var &&
+  if (job.given.batch && report.grad_sqr && report.grad_var &&
       job.noise_learner.observe(*report.grad_sqr, *report.grad_var)) {
-    job.learned_noise_scale = stepped_noise_scale(job.learned_noise_scale,
-                                                  job.noise_learner.noise_scale(job.batch->tuned));
+    job.learned_noise_scale = stepped_noise_scale(
+        job.learned_noise_scale, job.noise_learner.noise_scale(job.given.batch->tuned));
   }
   return true;
 }

@@ -60,7 +60,10 @@ struct TypeCurve {
 
 struct ElasticJob {
   std::uint32_t job_id = 0;
-  std::string user;
+  // What the job registered with (its --elastic options), as accepted: its user and batch host
+  // as Slurm showed them then. The bounds, sizes, types, notice and batch range are read from
+  // here; what gaptraind learned in place of what it left out, and what Slurm shows now, below.
+  protocol::JobRegistration given;
   uid_t uid = 0;
   // From Slurm, refreshed at every poll: the job's own nodes (batch host first), then those of
   // its satellites (cluster.hpp satellite_name: the nodes it grew into).
@@ -70,31 +73,19 @@ struct ElasticJob {
   // Its batch script runs on a home node (home.hpp): `nodes` are all satellites, and with none
   // left it is paused, never requeued.
   bool at_home = false;
-  int min_nodes = 1;
-  int max_nodes = 1;
-  // The only counts it runs on (--elastic=2-8:2; gaptrain/node_sizes.hpp); empty: every count.
-  std::vector<int> allowed_sizes;
   Source curve_source = Source::assumed;
   // Assumed curves are relative: samples/s per one-node rate.
   ScalingCurve curve = assumed_curve(1);
-  // Node types: the types it runs on, each with its curve (`curve` is then unused).
-  // Empty: it runs on every type, with `curve` on each.
+  // Node types: the types it runs on, each with its curve (`curve` is then unused): those it
+  // registered (given.curves) and, for a job that named types only in its --constraint, those
+  // it learns a curve on. Empty: it runs on every type, with `curve` on each.
   std::map<std::string, TypeCurve> curves;
-  // It may hold nodes of several types at once, at `curve` (--elastic-mix-types).
-  bool mix_types = false;
   // The type of the nodes it holds (cluster.hpp Node::type), from the last poll; "" untyped.
   std::string held_type;
   Source costs_source = Source::assumed;
   double up_cost_s = LearnerPrior{}.up_cost_s;
   double down_cost_s = LearnerPrior{}.down_cost_s;
   std::int64_t registered_at = 0;
-  // How long before a node is taken the job wants to know (--elastic-notice); empty: the
-  // default (settings.hpp kDefaultNoticeS). Capped by max_notice_s where it is used (notice.hpp).
-  std::optional<double> notice_s;
-  // The batch sizes it may train at (--elastic-batch): the allocator values it at its
-  // goodput, and its launcher is told the batch to train at. Empty: valued by throughput.
-  std::optional<BatchRange> batch;
-  std::optional<double> given_noise_scale;  // --elastic-noise-scale
   // Learned from the launcher's grad_sqr/grad_var (empty until a report carries them).
   NoiseScaleLearner noise_learner;
   std::optional<double> learned_noise_scale;

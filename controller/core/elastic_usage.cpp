@@ -11,8 +11,8 @@ NodesByOwner elastic_nodes_by_owner(const ElasticJobs& elastic, const Snapshot& 
   for (const auto& [id, job] : elastic.jobs()) {
     if (job.nodes.empty()) continue;
     const Job* slurm_job = index.find(id);
-    UsageOwner owner{slurm_job != nullptr ? slurm_job->partition : elastic_partition, job.user,
-                     slurm_job != nullptr ? slurm_job->account : std::string()};
+    UsageOwner owner{slurm_job != nullptr ? slurm_job->partition : elastic_partition,
+                     job.given.user, slurm_job != nullptr ? slurm_job->account : std::string()};
     held[std::move(owner)] += job.nodes.size();
   }
   return held;

@@ -8,15 +8,15 @@ namespace gaptrain::core {
 
 std::optional<protocol::InstructedBatch> instructed_batch(const ElasticJob& job, int nodes) {
   const std::optional<NoiseScale> phi = noise_scale_of(job);
-  if (!job.batch || !phi) return std::nullopt;
+  if (!job.given.batch || !phi) return std::nullopt;
   // The curve was measured (or is assumed) at the job's usual per-node batch: its tuned batch
   // over its fewest nodes, as the allocator's goodput curve reads it (allocation.hpp).
-  const int min_nodes = std::max(1, job.min_nodes);
-  const int per_node_batch = (job.batch->tuned + min_nodes - 1) / min_nodes;
+  const int min_nodes = std::max(1, job.given.min_nodes);
+  const int per_node_batch = (job.given.batch->tuned + min_nodes - 1) / min_nodes;
   const StepTimeModel model = StepTimeModel::from_curve(job.curve, per_node_batch);
-  const BatchChoice choice = choose_batch(model, *job.batch, min_nodes, phi->value,
+  const BatchChoice choice = choose_batch(model, *job.given.batch, min_nodes, phi->value,
                                           std::max(1, nodes), BatchRule::adaptive);
-  return protocol::InstructedBatch{job.batch->tuned, choice.global, choice.per_node,
+  return protocol::InstructedBatch{job.given.batch->tuned, choice.global, choice.per_node,
                                    choice.accumulation, choice.lr_gain};
 }
 

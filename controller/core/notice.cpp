@@ -19,7 +19,7 @@ bool holds(const ElasticJob& job, const std::string& node) {
 }  // namespace
 
 double notice_window_s(const ElasticJob& job, double max_notice_s) {
-  return std::clamp(job.notice_s.value_or(kDefaultNoticeS), 0.0, std::max(0.0, max_notice_s));
+  return std::clamp(job.given.notice_s.value_or(kDefaultNoticeS), 0.0, std::max(0.0, max_notice_s));
 }
 
 Notices due_notices(const ElasticJobs& jobs, const std::map<std::string, double>& leaving,

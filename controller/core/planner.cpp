@@ -59,7 +59,7 @@ bool loses_own_node(const ElasticJob& job, const std::set<std::string>& lost) {
 }
 
 NodeSizes sizes_of(const ElasticJob& job) {
-  return NodeSizes{job.min_nodes, job.max_nodes, job.allowed_sizes};
+  return NodeSizes{job.given.min_nodes, job.given.max_nodes, job.given.allowed_sizes};
 }
 
 // `kept` cut to the largest count the job runs on (it runs only at some: --elastic=2-8:2), the
@@ -94,7 +94,7 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
   keep_an_allowed_count(job, action.nodes);
   const std::vector<std::string> gone = minus(job.nodes, action.nodes);
   if (job.at_home) {
-    if (static_cast<int>(action.nodes.size()) < job.min_nodes) action.nodes.clear();
+    if (static_cast<int>(action.nodes.size()) < job.given.min_nodes) action.nodes.clear();
     action.kind = ActionKind::shrink;
     action.drain = minus(job.nodes, action.nodes);
     return action;
@@ -102,7 +102,8 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
   const bool keeps_batch_host = contains(action.nodes, job.batch_host);
   const bool shrinkable =
       shrink_own_nodes || !loses_own_node(job, std::set<std::string>(gone.begin(), gone.end()));
-  if (shrinkable && keeps_batch_host && static_cast<int>(action.nodes.size()) >= job.min_nodes) {
+  if (shrinkable && keeps_batch_host &&
+      static_cast<int>(action.nodes.size()) >= job.given.min_nodes) {
     action.kind = ActionKind::shrink;
     action.drain = minus(job.nodes, action.nodes);
   } else {
@@ -118,16 +119,16 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
 gaptrain::allocator::ElasticJob allocator_job(const ElasticJob& job) {
   gaptrain::allocator::ElasticJob e;
   e.id = std::to_string(job.job_id);
-  e.min_nodes = job.min_nodes;
-  e.max_nodes = job.max_nodes;  // the allocator clamps it to the nodes there are
-  e.allowed_sizes = job.allowed_sizes;
-  e.mix_types = job.mix_types;
+  e.min_nodes = job.given.min_nodes;
+  e.max_nodes = job.given.max_nodes;  // the allocator clamps it to the nodes there are
+  e.allowed_sizes = job.given.allowed_sizes;
+  e.mix_types = job.given.mix_types;
   e.curve = job.curve;
   for (const auto& [type, typed] : job.curves) e.curves.emplace(type, typed.curve);
   e.up_cost_s = job.up_cost_s;
   e.down_cost_s = job.down_cost_s;
   // A job with a batch range is valued at its goodput, at the noise scale known now.
-  e.batch = job.batch;
+  e.batch = job.given.batch;
   if (const std::optional<NoiseScale> phi = noise_scale_of(job)) e.noise_scale = phi->value;
   validate_job(e, "job " + e.id);
   return e;
@@ -184,7 +185,7 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
     if (job.held && !job.requeued && job.eligible_time > snapshot.taken_at) continue;
     ElasticJob candidate;
     candidate.job_id = job.id;
-    candidate.user = job.user;
+    candidate.given.user = job.user;
     candidate.uid = job.user_id;
     // Slurm's counts are unsigned (and NO_VAL when unset): a maximum beyond the cluster's node
     // count means all of them. (A minimum beyond it is kept: such a job never starts.)
@@ -192,9 +193,10 @@ std::vector<ElasticJob> admission_candidates(const Snapshot& snapshot,
         std::clamp<std::uint32_t>(job.min_nodes, 1, static_cast<std::uint32_t>(bounds::kMaxNodes));
     const std::uint32_t cluster_nodes =
         std::max(min_nodes, static_cast<std::uint32_t>(snapshot.nodes.size()));
-    candidate.min_nodes = static_cast<int>(min_nodes);
-    candidate.max_nodes = static_cast<int>(std::clamp(job.max_nodes, min_nodes, cluster_nodes));
-    candidate.curve = assumed_curve(candidate.max_nodes);
+    candidate.given.min_nodes = static_cast<int>(min_nodes);
+    candidate.given.max_nodes =
+        static_cast<int>(std::clamp(job.max_nodes, min_nodes, cluster_nodes));
+    candidate.curve = assumed_curve(candidate.given.max_nodes);
     // A job that asks for node types (--constraint="[a100|v100]") is admitted on one of them;
     // its curve per type comes with its registration.
     for (const std::string& type : types_in_constraint(job.features, snapshot)) {
@@ -271,7 +273,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
     if (!reclaimed.contains(hole.node) && !reserved.contains(hole.node)) ++free_nodes;
   for (const ElasticJob& job : running) {
     const std::size_t kept = minus(job.nodes, reclaimed).size();
-    free_nodes += kept - std::min(kept, static_cast<std::size_t>(std::max(1, job.min_nodes)));
+    free_nodes += kept - std::min(kept, static_cast<std::size_t>(std::max(1, job.given.min_nodes)));
   }
   std::vector<ElasticJob> candidates = admission_candidates(snapshot, scope.partition);
   if (settings.operation != Operation::running) {
@@ -470,7 +472,8 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
                            return end_or_never(a) > end_or_never(b);
                          });
       }
-      start.resize(std::min(start.size(), static_cast<std::size_t>(std::max(1, job.min_nodes))));
+      start.resize(
+          std::min(start.size(), static_cast<std::size_t>(std::max(1, job.given.min_nodes))));
       Action admit{ActionKind::admit, job.job_id, start, {}, "allocator", 0, first_end(start)};
       if (const auto head = admission.overtaking.find(job.job_id);
           head != admission.overtaking.end()) {

@@ -174,7 +174,7 @@ std::vector<std::uint32_t> make_way(const std::vector<ElasticJob>& running,
   for (const ElasticJob* job : overtakers) {
     if (min_nodes <= std::min(free, share)) break;
     const std::size_t held = job->nodes.size();
-    free += std::min(held, static_cast<std::size_t>(std::max(1, job->min_nodes)));
+    free += std::min(held, static_cast<std::size_t>(std::max(1, job->given.min_nodes)));
     share += held;
     give_way.push_back(job->job_id);
   }
@@ -256,7 +256,7 @@ Admission order_admissions(const Snapshot& snapshot, const std::vector<ElasticJo
     const auto wait = [&](std::string why) {
       result.waiting.emplace_back(candidate.job_id, std::move(why));
     };
-    const auto min_nodes = static_cast<std::size_t>(std::max(1, candidate.min_nodes));
+    const auto min_nodes = static_cast<std::size_t>(std::max(1, candidate.given.min_nodes));
     if (job != nullptr && dependency_unmet(*job, jobs)) {
       wait("dependency not met (" + job->dependency + ")");
     } else if (job != nullptr && capped(policy.max_running_per_user, user_jobs[user_of(*job)])) {

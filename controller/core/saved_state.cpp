@@ -6,30 +6,14 @@ SavedJob saved_job(const ElasticJob& job) {
   SavedJob saved;
   saved.uid = job.uid;
   saved.registered_at = job.registered_at;
-  protocol::JobRegistration& r = saved.registration;
-  r.job_id = job.job_id;
-  r.user = job.user;
-  r.batch_host = job.batch_host;
-  r.min_nodes = job.min_nodes;
-  r.max_nodes = job.max_nodes;
-  r.allowed_sizes = job.allowed_sizes;
-  r.mix_types = job.mix_types;
-  if (job.curves.empty()) {
-    if (job.curve_source == Source::given) r.curve = job.curve;
-    if (job.curve_source == Source::learned) saved.learned_curve = job.curve;
-  }
-  // Per node type: the given curves; one learned on a type is learned again after a restart.
+  // The registration as given, with the batch host Slurm shows now, and each node type a curve
+  // is being learned on (a restarted gaptraind learns it there again, from the prior).
+  saved.registration = job.given;
+  saved.registration.batch_host = job.batch_host;
   for (const auto& [type, typed] : job.curves) {
-    r.curves[type] =
-        typed.source == Source::given ? std::optional<ScalingCurve>(typed.curve) : std::nullopt;
+    if (typed.source != Source::given) saved.registration.curves[type] = std::nullopt;
   }
-  if (job.costs_source == Source::given) {
-    r.up_cost_s = job.up_cost_s;
-    r.down_cost_s = job.down_cost_s;
-  }
-  r.notice_s = job.notice_s;
-  r.batch = job.batch;
-  r.noise_scale = job.given_noise_scale;
+  if (job.curves.empty() && job.curve_source == Source::learned) saved.learned_curve = job.curve;
   saved.learned_noise_scale = job.learned_noise_scale;
   if (job.costs_source == Source::learned) saved.learned_costs = {job.up_cost_s, job.down_cost_s};
   return saved;

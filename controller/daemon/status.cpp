@@ -93,17 +93,17 @@ Json::Value status_json(const core::Snapshot& snapshot, const std::vector<core::
   for (const auto& [id, job] : elastic.jobs()) {
     Json::Value j(Json::objectValue);
     j["job_id"] = id;
-    j["user"] = job.user;
+    j["user"] = job.given.user;
     // Which elastic partition plans it (several may be configured); "" when Slurm lists it not.
     const core::Job* slurm_job = slurm_jobs.find(id);
     j["partition"] = slurm_job != nullptr ? slurm_job->partition : std::string();
     j["nodes"] = string_array(job.nodes);
     j["batch_host"] = job.batch_host;
-    j["min_nodes"] = job.min_nodes;
-    j["max_nodes"] = job.max_nodes;
-    if (!job.allowed_sizes.empty()) {  // only some counts (--elastic=2-8:2)
+    j["min_nodes"] = job.given.min_nodes;
+    j["max_nodes"] = job.given.max_nodes;
+    if (!job.given.allowed_sizes.empty()) {  // only some counts (--elastic=2-8:2)
       Json::Value& allowed = j["allowed_sizes"] = Json::Value(Json::arrayValue);
-      for (const int nodes : job.allowed_sizes) allowed.append(nodes);
+      for (const int nodes : job.given.allowed_sizes) allowed.append(nodes);
     }
     j["curve"] = curve_json(job.curve_source, job.curve);
     if (!job.curves.empty()) {  // node types: the types it runs on, a curve each
@@ -111,8 +111,8 @@ Json::Value status_json(const core::Snapshot& snapshot, const std::vector<core::
       for (const auto& [type, typed] : job.curves)
         curves[type] = curve_json(typed.source, typed.curve);
     }
-    j["type"] = job.mix_types ? types_held(job.nodes, node_types) : job.held_type;
-    if (job.mix_types) j["mix_types"] = true;  // its nodes may be of several types
+    j["type"] = job.given.mix_types ? types_held(job.nodes, node_types) : job.held_type;
+    if (job.given.mix_types) j["mix_types"] = true;  // its nodes may be of several types
     j["costs_source"] = std::string(to_string(job.costs_source));
     j["up_cost_s"] = job.up_cost_s;
     j["down_cost_s"] = job.down_cost_s;
@@ -123,7 +123,7 @@ Json::Value status_json(const core::Snapshot& snapshot, const std::vector<core::
     j["samples_done"] = or_null(job.samples_done);
     j["reported_at"] = job.reported_at ? epoch(*job.reported_at) : Json::Value(Json::nullValue);
     const std::optional<core::NoiseScale> phi = noise_scale_of(job);
-    put_goodput_json(j, job.batch, phi ? std::optional(phi->value) : std::nullopt,
+    put_goodput_json(j, job.given.batch, phi ? std::optional(phi->value) : std::nullopt,
                      phi ? to_string(phi->source) : "");
     job_array.append(j);
   }

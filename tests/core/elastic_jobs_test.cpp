@@ -261,15 +261,15 @@ TEST(ElasticJobs, ABatchRangeIsKeptAndItsNoiseScaleGivenAssumedOrLearned) {
   ElasticJobs jobs;
   const Job job = running_job(5);
   ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
-  EXPECT_FALSE(jobs.jobs().at(5).batch);
+  EXPECT_FALSE(jobs.jobs().at(5).given.batch);
   EXPECT_FALSE(noise_scale_of(jobs.jobs().at(5))) << "no batch range: valued by throughput";
 
   protocol::JobRegistration r = registration(5);
   r.batch = BatchRange{128, 4096, 256};
   ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
-  ASSERT_TRUE(e.batch);
-  EXPECT_EQ(e.batch->max, 4096);
+  ASSERT_TRUE(e.given.batch);
+  EXPECT_EQ(e.given.batch->max, 4096);
   // Not given, not learned yet: phi = M0, the cautious assumption.
   ASSERT_TRUE(noise_scale_of(e));
   EXPECT_EQ(noise_scale_of(e)->value, 128.0);
@@ -469,7 +469,7 @@ TEST(ElasticJobs, AReRegistrationCannotWidenTheRange) {
   const auto refused = jobs.add(wider, &job, "elastic", kNow);
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->find("registered for 1-2 nodes"), std::string::npos) << *refused;
-  EXPECT_EQ(jobs.jobs().at(5).max_nodes, 2);
+  EXPECT_EQ(jobs.jobs().at(5).given.max_nodes, 2);
   EXPECT_FALSE(jobs.add(first, &job, "elastic", kNow));  // the same again: the launcher's way
 }
 

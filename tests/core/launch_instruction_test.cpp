@@ -36,9 +36,10 @@ protocol::JobRegistration registration(std::optional<BatchRange> batch) {
 }
 
 protocol::InstructedBatch expected(const ElasticJob& job, int nodes, double phi) {
-  const BatchChoice choice = choose_batch(StepTimeModel::from_curve(job.curve, 64), *job.batch, 1,
-                                          phi, nodes, BatchRule::adaptive);
-  return {job.batch->tuned, choice.global, choice.per_node, choice.accumulation, choice.lr_gain};
+  const BatchChoice choice = choose_batch(StepTimeModel::from_curve(job.curve, 64),
+                                          *job.given.batch, 1, phi, nodes, BatchRule::adaptive);
+  return {job.given.batch->tuned, choice.global, choice.per_node, choice.accumulation,
+          choice.lr_gain};
 }
 
 TEST(LaunchInstruction, AJobWithoutABatchRangeIsToldNoBatch) {

@@ -38,9 +38,9 @@ TEST(Notice, TheWindowIsWhatTheJobAskedCappedByTheAdmin) {
   ElasticJob job;
   EXPECT_EQ(notice_window_s(job, 600.0), kDefaultNoticeS);
   EXPECT_EQ(notice_window_s(job, 10.0), 10.0);
-  job.notice_s = 900.0;
+  job.given.notice_s = 900.0;
   EXPECT_EQ(notice_window_s(job, 600.0), 600.0);
-  job.notice_s = 0.0;
+  job.given.notice_s = 0.0;
   EXPECT_EQ(notice_window_s(job, 600.0), 0.0);
   EXPECT_EQ(notice_window_s(job, 0.0), 0.0);
 }

@@ -38,8 +38,8 @@ TEST(Planner, AJobWithABatchRangeIsValuedAtItsGoodput) {
   ElasticJob job = elastic_job(s, 7, {"n1"}, 1, 4);
   job.curve = ScalingCurve({{1, 100.0}, {4, 101.0}});
   EXPECT_EQ(action_for(plan(s, find_holes(s), {job}, kNow, {}), 7), nullptr);
-  job.batch = BatchRange{32, 4096, 1024};
-  job.given_noise_scale = 1e6;
+  job.given.batch = BatchRange{32, 4096, 1024};
+  job.given.noise_scale = 1e6;
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
   const Action* grow = action_for(p, 7);
   ASSERT_NE(grow, nullptr);
@@ -82,7 +82,7 @@ TEST(Planner, ARegularJobWaitingOnAnElasticLeaseGetsItsNodesAtOnce) {
 TEST(Planner, AReclaimLeavesAJobAtItsNextAllowedCountDown) {
   Snapshot s = cluster(4, {"n1", "n2", "n3", "n4"});
   ElasticJob job = elastic_job(s, 7, {"n1", "n2", "n3", "n4"}, 2, 8);
-  job.allowed_sizes = {2, 4, 8};
+  job.given.allowed_sizes = {2, 4, 8};
   job.satellites = {{"n3", 70}, {"n4", 71}};
   add_pending_regular(s, 42, kNow + 240, {"n2"});
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
@@ -93,11 +93,11 @@ TEST(Planner, AReclaimLeavesAJobAtItsNextAllowedCountDown) {
   EXPECT_EQ(first.nodes.front(), "n1");
   EXPECT_EQ(first.drain.size(), 2U);
   // With every count allowed it keeps 3.
-  job.allowed_sizes.clear();
+  job.given.allowed_sizes.clear();
   EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).actions.front().nodes.size(), 3U);
   // Below its smallest count it cannot run: a requeue.
-  job.allowed_sizes = {4, 8};
-  job.min_nodes = 4;
+  job.given.allowed_sizes = {4, 8};
+  job.given.min_nodes = 4;
   EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).actions.front().kind, ActionKind::requeue);
 }
 
@@ -105,7 +105,7 @@ TEST(Planner, AReclaimLeavesAJobAtItsNextAllowedCountDown) {
 TEST(Planner, AJobGrowsOnlyToAnAllowedCount) {
   Snapshot s = cluster(5, {"n1", "n2"});
   ElasticJob job = elastic_job(s, 7, {"n1", "n2"}, 2, 8);
-  job.allowed_sizes = {2, 4, 6, 8};
+  job.given.allowed_sizes = {2, 4, 6, 8};
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
   const Action* grow = action_for(p, 7);
   ASSERT_NE(grow, nullptr);
@@ -156,7 +156,7 @@ TEST(Planner, AJobThatMixesTypesGrowsOntoEveryType) {
   Snapshot s = cluster(4, {"n1", "n3"});
   for (Node& node : s.nodes) node.type = node.name <= "n2" ? "a100" : "v100";
   ElasticJob job = elastic_job(s, 7, {"n1", "n3"}, 1, 4);
-  job.mix_types = true;
+  job.given.mix_types = true;
   const Plan p = plan(s, find_holes(s), {job}, kNow, {});
   EXPECT_TRUE(p.set_aside.empty());
   const Action* grow = action_for(p, 7);
@@ -165,7 +165,7 @@ TEST(Planner, AJobThatMixesTypesGrowsOntoEveryType) {
   Nodes grown = grow->nodes;
   std::sort(grown.begin(), grown.end());
   EXPECT_EQ(grown, (Nodes{"n2", "n4"}));  // the free a100 and the free v100
-  job.mix_types = false;
+  job.given.mix_types = false;
   EXPECT_EQ(plan(s, find_holes(s), {job}, kNow, {}).set_aside.size(), 1U);
 }
 
@@ -239,7 +239,7 @@ TEST(Planner, AHeldJobAskingForMoreNodesThanTheClusterHasIsAdmittedForAllOfThem)
   add_held_elastic(s, 7).max_nodes = 2'147'483'647;
   const std::vector<ElasticJob> candidates = admission_candidates(s, "elastic");
   ASSERT_EQ(candidates.size(), 1U);
-  EXPECT_EQ(candidates.front().max_nodes, 4);
+  EXPECT_EQ(candidates.front().given.max_nodes, 4);
   EXPECT_EQ(candidates.front().curve.points().back().nodes, 4);
   const Plan p = plan(s, find_holes(s), {}, kNow, {});
   const Action* admit = action_for(p, 7);

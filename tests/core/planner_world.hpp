@@ -51,8 +51,8 @@ inline ElasticJob elastic_job(Snapshot& s, std::uint32_t id, const Nodes& nodes,
   e.job_id = id;
   e.nodes = nodes;
   e.batch_host = nodes.front();
-  e.min_nodes = min;
-  e.max_nodes = max;
+  e.given.min_nodes = min;
+  e.given.max_nodes = max;
   e.curve = ScalingCurve({{1, 100.0}, {max, 100.0 * max}});
   e.up_cost_s = 10.0;
   e.down_cost_s = 10.0;

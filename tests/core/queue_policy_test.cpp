@@ -54,7 +54,7 @@ Job& add_parked(Snapshot& s, std::uint32_t id, std::uint32_t min, std::uint32_t 
 ElasticJob add_running(Snapshot& s, std::uint32_t id, const Nodes& nodes, int max,
                        const std::string& user) {
   ElasticJob e = elastic_job(s, id, nodes, 1, max);
-  e.user = user;
+  e.given.user = user;
   s.jobs.back().user = user;
   s.jobs.back().user_id = uid_of(user);
   s.jobs.back().account = "physics";
@@ -354,8 +354,8 @@ TEST(QueuePolicy, APerUserNodeCapLimitsGrows) {
 TEST(QueuePolicy, ACapStopsAJobAtAnAllowedCount) {
   Snapshot s = cluster(8, {"n1", "n2"});
   ElasticJob running = add_running(s, 5, {"n1", "n2"}, 8, "alice");
-  running.min_nodes = 2;
-  running.allowed_sizes = {2, 4, 6, 8};
+  running.given.min_nodes = 2;
+  running.given.allowed_sizes = {2, 4, 6, 8};
   PlannerSettings settings;
   EXPECT_EQ(nodes_added(plan(s, find_holes(s), {running}, kNow, settings), 5), 6U);
   settings.queue.max_nodes_per_user = 5;

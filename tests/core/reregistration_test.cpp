@@ -110,10 +110,10 @@ TEST(Reregistration, ANewTermReplacesItsOldValueAndKeepsTheNodes) {
   ASSERT_FALSE(jobs.add(narrower, &s.jobs.front(), "elastic", kNow + 40));
   const ElasticJob& again = jobs.jobs().at(5);
   EXPECT_EQ(again.nodes, kGrown);
-  EXPECT_EQ(again.max_nodes, 3);
+  EXPECT_EQ(again.given.max_nodes, 3);
   EXPECT_EQ(again.curve_source, Source::given);
   EXPECT_DOUBLE_EQ(again.curve.at(3), 250.0);
-  EXPECT_EQ(again.notice_s, 30.0);
+  EXPECT_EQ(again.given.notice_s, 30.0);
 }
 
 // gaptraind restarted without its state file: the job is new to it, and its satellites are

@@ -108,21 +108,21 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
     EXPECT_DOUBLE_EQ(after.up_cost_s, before.up_cost_s) << id;
     EXPECT_DOUBLE_EQ(after.down_cost_s, before.down_cost_s) << id;
     EXPECT_EQ(after.registered_at, before.registered_at) << id;
-    EXPECT_EQ(after.min_nodes, before.min_nodes) << id;
-    EXPECT_EQ(after.max_nodes, before.max_nodes) << id;
-    EXPECT_EQ(after.notice_s, before.notice_s) << id;
-    EXPECT_EQ(after.batch, before.batch) << id;
-    EXPECT_EQ(after.given_noise_scale, before.given_noise_scale) << id;
+    EXPECT_EQ(after.given.min_nodes, before.given.min_nodes) << id;
+    EXPECT_EQ(after.given.max_nodes, before.given.max_nodes) << id;
+    EXPECT_EQ(after.given.notice_s, before.given.notice_s) << id;
+    EXPECT_EQ(after.given.batch, before.given.batch) << id;
+    EXPECT_EQ(after.given.noise_scale, before.given.noise_scale) << id;
     EXPECT_EQ(after.learned_noise_scale, before.learned_noise_scale) << id;
   }
-  EXPECT_EQ(restored.jobs().at(5).batch, (BatchRange{128, 4096, 256}));
+  EXPECT_EQ(restored.jobs().at(5).given.batch, (BatchRange{128, 4096, 256}));
   EXPECT_EQ(noise_scale_of(restored.jobs().at(5))->source, core::Source::given);
-  EXPECT_FALSE(restored.jobs().at(6).batch);
+  EXPECT_FALSE(restored.jobs().at(6).given.batch);
   EXPECT_EQ(noise_scale_of(restored.jobs().at(7))->source, core::Source::learned);
   EXPECT_DOUBLE_EQ(noise_scale_of(restored.jobs().at(7))->value, 64.0 * 0.1 / 3.0);
-  EXPECT_EQ(restored.jobs().at(5).notice_s, 90.0);
-  EXPECT_EQ(restored.jobs().at(5).allowed_sizes, (std::vector<int>{1, 2, 4}));
-  EXPECT_FALSE(restored.jobs().at(6).notice_s);
+  EXPECT_EQ(restored.jobs().at(5).given.notice_s, 90.0);
+  EXPECT_EQ(restored.jobs().at(5).given.allowed_sizes, (std::vector<int>{1, 2, 4}));
+  EXPECT_FALSE(restored.jobs().at(6).given.notice_s);
   EXPECT_EQ(restored.jobs().at(6).curve_source, core::Source::learned);
   EXPECT_EQ(restored.jobs().at(5).curve_source, core::Source::given);
 }
