@@ -69,7 +69,7 @@ void validate_allowed_sizes(const std::vector<int>& sizes, const std::string& fi
 }
 
 // A size the bounds exclude is a contradiction in the job's own request, not a size to ignore.
-void require_sizes_within_bounds(const ElasticJob& job, const std::string& field) {
+void require_sizes_within_bounds(const AllocatableJob& job, const std::string& field) {
   for (int size : job.allowed_sizes) {
     if (size < job.min_nodes || size > job.max_nodes) {
       throw InputError(field,
@@ -122,17 +122,17 @@ void validate_held_types(const AllocationProblem& problem,
 
 }  // namespace
 
-const ScalingCurve* curve_on(const ElasticJob& job, const std::string& type) {
+const ScalingCurve* curve_on(const AllocatableJob& job, const std::string& type) {
   if (job.curves.empty()) return &job.curve;
   const auto it = job.curves.find(type);
   return it == job.curves.end() ? nullptr : &it->second;
 }
 
-bool size_allowed(const ElasticJob& job, int nodes) {
+bool size_allowed(const AllocatableJob& job, int nodes) {
   return allows(NodeSizes{job.min_nodes, job.max_nodes, job.allowed_sizes}, nodes);
 }
 
-void validate_job(const ElasticJob& job, const std::string& field) {
+void validate_job(const AllocatableJob& job, const std::string& field) {
   if (job.id.empty()) throw InputError(field + ".id", "must not be empty");
   validate_allowed_sizes(job.allowed_sizes, field + ".allowed_sizes");
   if (job.min_nodes < 1) throw InputError(field + ".min_nodes", "must be >= 1");
@@ -179,7 +179,7 @@ void validate_job(const ElasticJob& job, const std::string& field) {
 }
 
 AllocationProblem valued_by_goodput(AllocationProblem problem) {
-  for (ElasticJob& job : problem.jobs) {
+  for (AllocatableJob& job : problem.jobs) {
     if (!job.batch) continue;
     const BatchRange& b = *job.batch;
     const int reference = (b.tuned + job.min_nodes - 1) / job.min_nodes;
@@ -221,7 +221,7 @@ void validate(const AllocationProblem& problem) {
 
   std::unordered_map<std::string, std::size_t> job_index;
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const AllocatableJob& job = problem.jobs[j];
     const std::string field = "jobs[" + std::to_string(j) + "]";
     validate_job(job, field);
     if (!job_index.emplace(job.id, j).second) {
@@ -266,7 +266,7 @@ void validate(const AllocationProblem& problem) {
   validate_held_types(problem, job_index);
 
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const AllocatableJob& job = problem.jobs[j];
     if (!job.batch_host) continue;
     const auto holder = holder_of.find(*job.batch_host);
     if (holder == holder_of.end() || holder->second != job.id) {

@@ -30,11 +30,11 @@ struct AllocatableNode {
   std::optional<double> hole_end_s;  // seconds until the regular workload takes it; empty: unknown
   // The node's kind (a GPU generation, CPU-only, large memory); "" is the default type.
   // A job runs on nodes of one type at a time (curve_on() below), unless it mixes types
-  // (ElasticJob::mix_types).
+  // (AllocatableJob::mix_types).
   std::string type = {};
 };
 
-struct ElasticJob {
+struct AllocatableJob {
   std::string id;
   int min_nodes = 1;
   int max_nodes = 1;
@@ -77,7 +77,7 @@ struct AllocationProblem {
   double horizon_s = 600.0;
   Objective objective = Objective::throughput;
   std::vector<AllocatableNode> nodes;
-  std::vector<ElasticJob> jobs;
+  std::vector<AllocatableJob> jobs;
   SolverOptions solver;
 };
 
@@ -92,15 +92,15 @@ void validate(const AllocationProblem& problem);
 // The checks of validate() that concern one job alone (fields named under `field`, such as
 // "jobs[3]"): a caller assembling a problem from many sources sets a job that fails them aside
 // rather than losing the whole problem.
-void validate_job(const ElasticJob& job, const std::string& field);
+void validate_job(const AllocatableJob& job, const std::string& field);
 
 // The job's curve on nodes of `type`, or nullptr when the job cannot run there (see
-// ElasticJob::curves).
-const ScalingCurve* curve_on(const ElasticJob& job, const std::string& type);
+// AllocatableJob::curves).
+const ScalingCurve* curve_on(const AllocatableJob& job, const std::string& type);
 
 // Whether `job` may run on `nodes` nodes: within [min_nodes, max_nodes] and one of its allowed
 // sizes when it names any. (0 nodes, the job off, is always possible and not asked here.)
-bool size_allowed(const ElasticJob& job, int nodes);
+bool size_allowed(const AllocatableJob& job, int nodes);
 
 // `problem` with every job that has a batch range valued at its goodput curve (goodput_curve,
 // adaptive) instead of its throughput curve, and its batch range and noise scale cleared: what

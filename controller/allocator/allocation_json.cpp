@@ -111,7 +111,7 @@ std::map<std::string, ScalingCurve> parse_curves(const Json::Value& value) {
 }
 
 // "curve" (every node type) or "curves" (per type), exactly one of them.
-void parse_job_curves(const Json::Value& value, ElasticJob& job) {
+void parse_job_curves(const Json::Value& value, AllocatableJob& job) {
   const Json::Value* curves = json_member(value, "curves");
   if (curves != nullptr && curves->isNull()) curves = nullptr;
   if (curves == nullptr) {
@@ -139,7 +139,8 @@ BatchRange parse_batch(const Json::Value& value) {
   return batch;
 }
 
-// [2, 4, 8]: sorted and without repeats, as ElasticJob keeps them (validate() checks the values).
+// [2, 4, 8]: sorted and without repeats, as AllocatableJob keeps them (validate() checks the
+// values).
 std::vector<int> parse_allowed_sizes(const Json::Value& value) {
   require_array(value, "allowed_sizes");
   if (value.empty()) {
@@ -165,10 +166,10 @@ int node_bound(const Json::Value& job, std::string_view key, const std::vector<i
   return from_sizes;
 }
 
-ElasticJob parse_job(const Json::Value& value) {
+AllocatableJob parse_job(const Json::Value& value) {
   require_object(value, "");
   reject_unknown_json_keys(value, kJobKeys);
-  ElasticJob job;
+  AllocatableJob job;
   job.id = json_string(json_required(value, "id"), "id");
   if (const Json::Value* sizes = json_member(value, "allowed_sizes");
       sizes != nullptr && !sizes->isNull()) {
@@ -252,7 +253,7 @@ AllocationProblem problem_from_json(const Json::Value& document) {
     problem.objective = *parsed;
   }
   problem.nodes = parse_array<AllocatableNode>(document, "nodes", parse_node);
-  problem.jobs = parse_array<ElasticJob>(document, "jobs", parse_job);
+  problem.jobs = parse_array<AllocatableJob>(document, "jobs", parse_job);
   if (const Json::Value* solver = json_member(document, "solver")) {
     problem.solver = parse_solver(*solver);
   }
@@ -277,7 +278,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
     if (!node.type.empty()) n["type"] = node.type;
   }
   Json::Value& jobs = document["jobs"] = Json::Value(Json::arrayValue);
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     Json::Value& j = jobs.append(Json::Value(Json::objectValue));
     j["id"] = job.id;
     j["min_nodes"] = job.min_nodes;

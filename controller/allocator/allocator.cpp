@@ -380,7 +380,7 @@ AllocationResult allocate(const AllocationProblem& input) {
   // Jobs with a batch range are valued at their goodput (goodput.hpp): the rest of the solve
   // sees plain curves.
   const bool batched = std::any_of(input.jobs.begin(), input.jobs.end(),
-                                   [](const ElasticJob& job) { return job.batch.has_value(); });
+                                   [](const AllocatableJob& job) { return job.batch.has_value(); });
   const AllocationProblem valued = batched ? valued_by_goodput(input) : AllocationProblem{};
   const AllocationProblem& problem = batched ? valued : input;
   const auto limit = std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -54,7 +54,7 @@ std::vector<std::optional<std::string>> job_types(const AllocationProblem& probl
     if (node.job) held_type.emplace(*node.job, node.type);
   }
   std::vector<std::optional<std::string>> types;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     std::optional<std::string>& type = types.emplace_back();
     if (const auto held = held_type.find(job.id); held != held_type.end()) {
       type = held->second;
@@ -75,7 +75,7 @@ std::vector<std::optional<std::string>> job_types(const AllocationProblem& probl
 AllocationResult share_one_pool(const AllocationProblem& problem) {
   AllocationResult result;
   std::vector<ShareLimits> limits;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     limits.push_back({job.min_nodes, job.max_nodes, job.allowed_sizes});
   }
   const std::vector<int> counts =
@@ -91,7 +91,7 @@ AllocationResult share_one_pool(const AllocationProblem& problem) {
   }
   std::vector<std::vector<std::string>> kept(problem.jobs.size());
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const AllocatableJob& job = problem.jobs[j];
     std::vector<std::string>& nodes = kept[j];
     nodes = held[job.id];
     if (job.batch_host) {  // batch host first: a shrink keeps it
@@ -150,7 +150,7 @@ AllocationResult share_equally(const AllocationProblem& problem) {
   std::set<std::string> node_types;
   for (const AllocatableNode& node : problem.nodes) node_types.insert(node.type);
   std::set<std::string> mixing_ids;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     if (job.mix_types) mixing_ids.insert(job.id);
   }
   if (mixing_ids.empty() || node_types.size() <= 1) return share_by_type(problem);
@@ -159,7 +159,7 @@ AllocationResult share_equally(const AllocationProblem& problem) {
   AllocationProblem typed;
   AllocationProblem mixing;
   typed.horizon_s = mixing.horizon_s = problem.horizon_s;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     (job.mix_types ? mixing : typed).jobs.push_back(job);
   }
   for (const AllocatableNode& node : problem.nodes) {

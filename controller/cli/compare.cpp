@@ -28,7 +28,7 @@ std::string settings_text(const sim::SimOptions& options) {
   return std::string(to_string(options.objective)) + ", " + horizon_text(options.config.horizon_s);
 }
 
-Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobSpec>& jobs,
+Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobRow>& jobs,
                             const sim::CurveTable& curves, const sim::SimOptions& options,
                             const std::function<void(const std::string&)>& progress) {
   Comparison comparison;

@@ -34,7 +34,7 @@ inline constexpr double kBftrainerMethodHorizonsS[] = {5.0, 10.0};
 // ends hidden), BFTrainer's method at both horizons (the better kept) and equal-share, each
 // learning its curves when options.learn; then the bound, valid for every row.
 // `progress(label)`, when set, is called before each run.
-Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobSpec>& jobs,
+Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobRow>& jobs,
                             const sim::CurveTable& curves, const sim::SimOptions& options,
                             const std::function<void(const std::string&)>& progress = {});
 

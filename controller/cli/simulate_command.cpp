@@ -262,7 +262,7 @@ std::optional<std::string> too_many_repeats(std::size_t mix, double period_s, do
 // JSON there (`json_out`, opened before the runs like the summary's; "-" puts it on stdout
 // instead of the table).
 int run_compare(const SimulateArgs& args, const sim::Scenario& in,
-                const std::vector<sim::JobSpec>& jobs, const sim::SimOptions& options,
+                const std::vector<sim::JobRow>& jobs, const sim::SimOptions& options,
                 std::optional<OutputFile>& json_out) {
   const bool show_progress = isatty(STDERR_FILENO) == 1;
   Comparison comparison;
@@ -349,7 +349,7 @@ int run_simulate(const SimulateArgs& args) {
     report(*why);
     return kExitBadInput;
   }
-  const std::vector<sim::JobSpec> jobs =
+  const std::vector<sim::JobRow> jobs =
       sim::repeat_jobs(in.jobs, in.repeat_s, window_end - options.start_s);
   if (args.compare) return run_compare(args, in, jobs, options, json_out);
 

@@ -116,8 +116,8 @@ Action release(const ElasticJob& job, const std::set<std::string>& lost, std::st
 
 // The job as the allocator sees it; throws InputError (naming the job's field) when the
 // allocator would refuse it.
-gaptrain::allocator::ElasticJob allocator_job(const ElasticJob& job) {
-  gaptrain::allocator::ElasticJob e;
+gaptrain::allocator::AllocatableJob allocator_job(const ElasticJob& job) {
+  gaptrain::allocator::AllocatableJob e;
   e.id = std::to_string(job.job_id);
   e.min_nodes = job.given.min_nodes;
   e.max_nodes = job.given.max_nodes;  // the allocator clamps it to the nodes there are
@@ -137,7 +137,7 @@ gaptrain::allocator::ElasticJob allocator_job(const ElasticJob& job) {
 // Why the allocator could not plan a job on the nodes it holds: nodes of two types
 // (Slurm started it so: its submission named no one type), or of a type it has no curve for. Set
 // aside rather than handed to the allocator, which would refuse the whole problem.
-std::optional<std::string> held_types_problem(const gaptrain::allocator::ElasticJob& job,
+std::optional<std::string> held_types_problem(const gaptrain::allocator::AllocatableJob& job,
                                               const std::vector<std::string>& nodes,
                                               const NodeTypes& types) {
   const auto named = [](const std::string& type) {
@@ -385,7 +385,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   std::vector<ElasticJob> planned;
   const JobIndex jobs(snapshot);
   for (ElasticJob& job : staying) {
-    std::optional<gaptrain::allocator::ElasticJob> e;
+    std::optional<gaptrain::allocator::AllocatableJob> e;
     try {
       e = allocator_job(job);
     } catch (const InputError& error) {

@@ -5,7 +5,7 @@
 
 namespace gaptrain::sim {
 
-BatchTraining::BatchTraining(const PolluxModel& model, const JobSpec& spec, BatchRule rule)
+BatchTraining::BatchTraining(const PolluxModel& model, const JobRow& spec, BatchRule rule)
     : model_(&model), range_(spec.batch.value()), min_nodes_(spec.min_nodes), rule_(rule) {
   if (range_.max_per_node == 0) {
     // What fits a node, but never less than the job's usual per-node batch: a mix that tunes

@@ -25,7 +25,7 @@ struct TrainingRate {
 class BatchTraining {
  public:
   // `spec` must have a batch range; `model` must outlive this.
-  BatchTraining(const PolluxModel& model, const JobSpec& spec, BatchRule rule);
+  BatchTraining(const PolluxModel& model, const JobRow& spec, BatchRule rule);
 
   // The job's range, a node's micro-step bounded by what its model measured where the mix
   // leaves it open.

@@ -11,7 +11,7 @@
 
 namespace gaptrain::sim {
 
-// As ElasticJob's curve and curves (allocator/allocation.hpp): `by_type` empty, the model runs
+// As AllocatableJob's curve and curves (allocator/allocation.hpp): `by_type` empty, the model runs
 // on every node type at `curve`; otherwise it runs only on the types named there, and `curve`
 // is its slowest: at each count, the least of its types' rates (slowest_curve below). That is
 // what a user who measured one kind of node gives, and what --ignore-node-types tells.

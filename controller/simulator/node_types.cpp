@@ -92,14 +92,14 @@ void assign_node_types(HoleTrace& trace, const std::vector<NodeTypeRow>& rows,
   }
 }
 
-void check_jobs_have_node_types(const HoleTrace& trace, int nodes, const std::vector<JobSpec>& jobs,
+void check_jobs_have_node_types(const HoleTrace& trace, int nodes, const std::vector<JobRow>& jobs,
                                 const CurveTable& curves, const std::string& jobs_name) {
   std::set<std::string, std::less<>> present;
   const auto count =
       std::min(static_cast<std::size_t>(std::max(nodes, 0)), trace.node_names.size());
   for (std::size_t i = 0; i < count; ++i)
     present.insert(trace.node_types.empty() ? std::string() : trace.node_types[i]);
-  for (const JobSpec& job : jobs) {
+  for (const JobRow& job : jobs) {
     const auto model = curves.find(job.model);
     if (model == curves.end() || model->second.by_type.empty()) continue;
     std::string types;

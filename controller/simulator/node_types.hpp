@@ -38,7 +38,7 @@ void assign_node_types(HoleTrace& trace, const std::vector<NodeTypeRow>& rows,
 // Throws InputError (field "JOBS_NAME:LINE") for the first job whose model runs only on some
 // types (curves per type) that none of the first `nodes` nodes of the trace has: it could never
 // train (the curves file's types and --node-types' disagree, or --node-types was left out).
-void check_jobs_have_node_types(const HoleTrace& trace, int nodes, const std::vector<JobSpec>& jobs,
+void check_jobs_have_node_types(const HoleTrace& trace, int nodes, const std::vector<JobRow>& jobs,
                                 const CurveTable& curves, const std::string& jobs_name);
 
 }  // namespace gaptrain::sim

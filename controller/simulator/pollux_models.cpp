@@ -136,9 +136,9 @@ PolluxModel pollux_model(std::string_view scalability, const std::string& scalab
   return model;
 }
 
-void check_jobs_have_models(const std::vector<JobSpec>& jobs, const ModelTable& models,
+void check_jobs_have_models(const std::vector<JobRow>& jobs, const ModelTable& models,
                             const std::string& jobs_name) {
-  for (const JobSpec& job : jobs) {
+  for (const JobRow& job : jobs) {
     const std::string where = jobs_name + ":" + std::to_string(job.line);
     if (!models.contains(job.model)) {
       throw InputError(where, "model " + quote_input(job.model) +

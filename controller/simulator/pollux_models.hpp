@@ -53,7 +53,7 @@ PolluxModel pollux_model(std::string_view scalability, const std::string& scalab
 // Throws InputError (field "JOBS_NAME:LINE") for the first job whose model is not in `models`
 // or that has no batch range: with --models every job trains by its model, at a batch in its
 // range.
-void check_jobs_have_models(const std::vector<JobSpec>& jobs, const ModelTable& models,
+void check_jobs_have_models(const std::vector<JobRow>& jobs, const ModelTable& models,
                             const std::string& jobs_name);
 
 }  // namespace gaptrain::sim

@@ -203,7 +203,7 @@ void ReplayedSlurm::count_pause_of(std::uint32_t owner) {
 
 std::uint32_t ReplayedSlurm::submit_elastic(const std::string& name, int min_nodes, int max_nodes) {
   const std::uint32_t id = next_id_++;
-  ElasticJob job;
+  JobRecord job;
   job.name = name;
   job.min_nodes = min_nodes;
   job.max_nodes = max_nodes;
@@ -357,7 +357,7 @@ ActionResult ReplayedSlurm::admit(const core::AdmitRequest& request) {
   return {true, {}};
 }
 
-ActionResult ReplayedSlurm::admit_home(ElasticJob& job, const core::AdmitRequest& request) {
+ActionResult ReplayedSlurm::admit_home(JobRecord& job, const core::AdmitRequest& request) {
   if (request.home_partition != setup_.home_partition)
     return refuse("admit: partition " + request.home_partition + " does not exist" +
                   (setup_.home_partition.empty() ? "" : " (home: " + setup_.home_partition + ")"));

@@ -170,7 +170,7 @@ class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions
     double wanted_since_s = 0.0;
   };
   enum class Phase { held, running, ended };
-  struct ElasticJob {
+  struct JobRecord {
     std::string name;
     int min_nodes = 1;
     int max_nodes = 1;
@@ -226,10 +226,10 @@ class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions
   // Counts a pause when `owner` is a job at home that holds no node any more.
   void count_pause_of(std::uint32_t owner);
   core::Job satellite_view(std::uint32_t id, const Satellite& satellite) const;
-  core::Job job_view(std::uint32_t id, const ElasticJob& job) const;
+  core::Job job_view(std::uint32_t id, const JobRecord& job) const;
   core::ActionResult refuse(const std::string& what) const;
   // admit() with AdmitRequest::home_partition: the job starts on the home node.
-  core::ActionResult admit_home(ElasticJob& job, const core::AdmitRequest& request);
+  core::ActionResult admit_home(JobRecord& job, const core::AdmitRequest& request);
 
   std::string elastic_partition_;
   ElasticSetup setup_;
@@ -245,7 +245,7 @@ class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions
   bool report_types_ = true;
   std::map<std::string, int> index_;
   std::vector<Node> nodes_;
-  std::map<std::uint32_t, ElasticJob> jobs_;
+  std::map<std::uint32_t, JobRecord> jobs_;
   std::map<std::uint32_t, Satellite> satellites_;
   std::uint32_t next_id_ = 1;
   double now_s_ = 0.0;

@@ -51,7 +51,7 @@ std::string type_partition(const std::string& type) {
 
 }  // namespace
 
-Job ReplayedSlurm::job_view(std::uint32_t id, const ElasticJob& elastic) const {
+Job ReplayedSlurm::job_view(std::uint32_t id, const JobRecord& elastic) const {
   Job job;
   job.id = id;
   job.name = elastic.name;

@@ -36,13 +36,13 @@ std::optional<std::pair<std::filesystem::path, int>> validation_file(
 }
 
 // --models DIR: the Pollux model of every model the job mix names.
-ModelTable load_models(const std::string& dir, const std::vector<JobSpec>& jobs,
+ModelTable load_models(const std::string& dir, const std::vector<JobRow>& jobs,
                        const std::function<std::string(const std::string&)>& read) {
   if (!std::filesystem::is_directory(dir)) {
     throw InputError("--models", quote_input(dir) + " is not a directory (Pollux's model files)");
   }
   ModelTable models;
-  for (const JobSpec& job : jobs) {
+  for (const JobRow& job : jobs) {
     if (models.contains(job.model)) continue;
     const std::filesystem::path scalability =
         std::filesystem::path(dir) / (job.model + "-scalability.csv");

@@ -49,7 +49,7 @@ struct Scenario {
   std::string trace_kind;       // "swf" | "node-events"
   std::string node_types_name;  // --node-types' file, or its counts
   int swf_skipped = 0;
-  std::vector<JobSpec> jobs;
+  std::vector<JobRow> jobs;
   std::string jobs_name;
   CurveTable curves;
   std::string curves_name;

@@ -43,7 +43,7 @@ constexpr double kModelTickS = 60.0;
 enum class Phase { waiting, queued, in_slurm, done };
 
 struct JobRun {
-  const JobSpec* spec = nullptr;
+  const JobRow* spec = nullptr;
   // The curve one number per count says of the job: its model's (the slowest of its types' when
   // it has types, model_curves.hpp), or with a batch range what it registers, raw.
   const ScalingCurve* curve = nullptr;
@@ -94,7 +94,7 @@ core::CycleSettings policy_settings(const SimOptions& options) {
 // Slurm, and gaptraind's core decides after each change (docs/simulator.md "Event semantics").
 class Replay {
  public:
-  Replay(const HoleTrace& trace, const std::vector<JobSpec>& jobs, const CurveTable& curves,
+  Replay(const HoleTrace& trace, const std::vector<JobRow>& jobs, const CurveTable& curves,
          const SimOptions& options, const StepObserver& observer)
       : trace_(trace),
         options_(options),
@@ -108,7 +108,7 @@ class Replay {
     start_s_ = options.start_s;
     end_s_ = std::min(trace.end_s, options.start_s + options.duration_s);
     jobs_.reserve(jobs.size());
-    for (const JobSpec& spec : jobs) {
+    for (const JobRow& spec : jobs) {
       if (!options.models) {
         JobRun run;
         run.spec = &spec;
@@ -557,7 +557,7 @@ std::optional<Policy> policy_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
+SimSummary simulate(const HoleTrace& trace, const std::vector<JobRow>& jobs,
                     const CurveTable& curves, const SimOptions& options,
                     const StepObserver& observer) {
   validate_options(trace, options);
@@ -573,16 +573,15 @@ SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
   return Replay(trace, jobs, curves, options, observer).run();
 }
 
-std::vector<JobSpec> repeat_jobs(const std::vector<JobSpec>& jobs, double period_s,
-                                 double until_s) {
+std::vector<JobRow> repeat_jobs(const std::vector<JobRow>& jobs, double period_s, double until_s) {
   if (period_s <= 0.0) return jobs;
-  std::vector<JobSpec> repeated;
+  std::vector<JobRow> repeated;
   for (int round = 0;; ++round) {
     const double shift = round * period_s;
     bool any = false;
-    for (const JobSpec& spec : jobs) {
+    for (const JobRow& spec : jobs) {
       if (spec.submit_s + shift >= until_s) continue;
-      JobSpec copy = spec;
+      JobRow copy = spec;
       copy.submit_s += shift;
       if (round > 0) copy.id += "#" + std::to_string(round + 1);
       repeated.push_back(std::move(copy));

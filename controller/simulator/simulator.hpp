@@ -148,12 +148,12 @@ struct SimSummary {
 // start) whose true scaling curves are `curves` (or, with options.models, whose models those
 // are). Throws InputError for options or jobs that cannot run (e.g. a model without a curve).
 // `observer`, when set, sees every step.
-SimSummary simulate(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
+SimSummary simulate(const HoleTrace& trace, const std::vector<JobRow>& jobs,
                     const CurveTable& curves, const SimOptions& options,
                     const StepObserver& observer = {});
 
 // The job mix resubmitted every `period_s` seconds (ids get "#2", "#3", ... appended) for as long
 // as submits fall before `until_s`; period_s <= 0 returns the mix unchanged.
-std::vector<JobSpec> repeat_jobs(const std::vector<JobSpec>& jobs, double period_s, double until_s);
+std::vector<JobRow> repeat_jobs(const std::vector<JobRow>& jobs, double period_s, double until_s);
 
 }  // namespace gaptrain::sim

@@ -40,7 +40,7 @@ class TimelinePlot {
   // `jobs` is the job list the records' indices refer to (for names, models and colours);
   // an index past its end is drawn as "job #INDEX". `detail` says whether the elastic area is
   // one band or one per job.
-  std::string render_svg(const std::vector<JobSpec>& jobs, const std::string& title,
+  std::string render_svg(const std::vector<JobRow>& jobs, const std::string& title,
                          TimelineDetail detail = TimelineDetail::capacity) const;
 
   // For tests and inspection: the time-weighted mean nodes `job` holds in `column`, and the

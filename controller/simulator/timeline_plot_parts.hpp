@@ -150,9 +150,9 @@ inline std::string hex(Rgb colour) {
 // list gets the same colours in every run (plots of two policies compare at a glance).
 class Palette {
  public:
-  explicit Palette(const std::vector<JobSpec>& jobs) {
+  explicit Palette(const std::vector<JobRow>& jobs) {
     std::set<std::string> names;
-    for (const JobSpec& job : jobs) names.insert(job.model);
+    for (const JobRow& job : jobs) names.insert(job.model);
     for (const std::string& name : names) {
       const std::size_t index = models_.size();
       Rgb base = kPalette[index % kPalette.size()];

@@ -192,7 +192,7 @@ std::string job_tooltip(const std::string& id, const std::string& model, const J
 
 // The job bands' <path> elements; notes the models drawn (for the legend) and whether a job
 // index fell outside the job list.
-std::string job_paths(Bands& bands, const std::vector<JobSpec>& jobs, const Palette& palette,
+std::string job_paths(Bands& bands, const std::vector<JobRow>& jobs, const Palette& palette,
                       const std::map<int, JobSpan>& spans, double start_s, const TimeUnit& unit,
                       std::set<std::string>& drawn_models, bool& unknown_jobs) {
   std::string out;
@@ -217,7 +217,7 @@ std::string plot_border() {
 
 }  // namespace
 
-std::string TimelinePlot::render_svg(const std::vector<JobSpec>& jobs, const std::string& title,
+std::string TimelinePlot::render_svg(const std::vector<JobRow>& jobs, const std::string& title,
                                      TimelineDetail detail) const {
   const Impl& impl = *impl_;
   const int column_count = impl.column_count();

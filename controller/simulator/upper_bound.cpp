@@ -116,15 +116,15 @@ struct BoundJob {
   double entry_samples = 0.0;
 };
 
-std::vector<BoundJob> bound_jobs(const std::vector<JobSpec>& jobs, const CurveTable& curves,
+std::vector<BoundJob> bound_jobs(const std::vector<JobRow>& jobs, const CurveTable& curves,
                                  const SimOptions& options, int nodes, double end_s) {
-  std::vector<const JobSpec*> order;
-  for (const JobSpec& spec : jobs) order.push_back(&spec);
+  std::vector<const JobRow*> order;
+  for (const JobRow& spec : jobs) order.push_back(&spec);
   std::stable_sort(order.begin(), order.end(),
-                   [](const JobSpec* a, const JobSpec* b) { return a->submit_s < b->submit_s; });
+                   [](const JobRow* a, const JobRow* b) { return a->submit_s < b->submit_s; });
   double top_rate = 0.0;
   std::vector<BoundJob> result;
-  for (const JobSpec* spec : order) {
+  for (const JobRow* spec : order) {
     const double submit = options.start_s + spec->submit_s;
     if (submit >= end_s) break;  // submitted at the window's end or later: trains nothing
     // With node types, its fastest type's at every count: no job trains faster anywhere.
@@ -504,7 +504,7 @@ double per_model_bound(const Relaxation& r, const Buckets& buckets, const std::v
 
 }  // namespace
 
-UpperBound useful_samples_bound(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
+UpperBound useful_samples_bound(const HoleTrace& trace, const std::vector<JobRow>& jobs,
                                 const CurveTable& curves, const SimOptions& options,
                                 const BoundOptions& bound) {
   if (options.max_running < 1) throw InputError("--max-running", "must be >= 1");

@@ -43,7 +43,7 @@ struct UpperBound {
 };
 
 // Throws InputError for what simulate() refuses (options, unknown models).
-UpperBound useful_samples_bound(const HoleTrace& trace, const std::vector<JobSpec>& jobs,
+UpperBound useful_samples_bound(const HoleTrace& trace, const std::vector<JobRow>& jobs,
                                 const CurveTable& curves, const SimOptions& options,
                                 const BoundOptions& bound = {});
 

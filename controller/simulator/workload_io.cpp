@@ -132,8 +132,8 @@ std::array<std::string_view, N> csv_columns(std::string_view line, const Where& 
 
 // The 8 columns every job has (`c` holds at least those, in kJobsColumns' order).
 template <std::size_t N>
-JobSpec parse_job(const std::array<std::string_view, N>& c, const Where& where) {
-  JobSpec job;
+JobRow parse_job(const std::array<std::string_view, N>& c, const Where& where) {
+  JobRow job;
   job.id = non_empty(c[0], "id", where);
   job.submit_s = number_at_least_zero(c[1], "submit_s", where, bounds::kMaxTraceTimeS, "1e10");
   job.model = non_empty(c[2], "model", where);
@@ -156,7 +156,7 @@ JobSpec parse_job(const std::array<std::string_view, N>& c, const Where& where) 
 
 // batch_size (M0) and max_batch_size, both empty for a job without a batch range.
 void parse_batch_columns(std::string_view tuned, std::string_view max, const Where& where,
-                         JobSpec& job) {
+                         JobRow& job) {
   if (tuned.empty() && max.empty()) return;
   const std::string bound = std::to_string(bounds::kMaxBatch);
   BatchRange range;
@@ -170,7 +170,7 @@ void parse_batch_columns(std::string_view tuned, std::string_view max, const Whe
 }
 
 // allowed_sizes: the counts from min_nodes to max_nodes the job runs at; empty for every count.
-void parse_allowed_sizes(std::string_view text, const Where& where, JobSpec& job) {
+void parse_allowed_sizes(std::string_view text, const Where& where, JobRow& job) {
   if (text.empty()) return;
   const std::optional<NodeSizes> sizes = node_sizes_from_text(text);
   if (!sizes) {
@@ -264,7 +264,7 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
   return rows;
 }
 
-std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) {
+std::vector<JobRow> parse_jobs(std::string_view text, const std::string& name) {
   LineReader lines(text);
   // The header says whether the jobs have batch ranges.
   std::string_view header;
@@ -281,13 +281,13 @@ std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name) 
                       " (a mix with batch ranges adds ,batch_size,max_batch_size; one with "
                       "allowed sizes ends with ,allowed_sizes)");
   }
-  std::vector<JobSpec> jobs;
+  std::vector<JobRow> jobs;
   std::unordered_map<std::string, int> line_of_id;
   std::string_view line;
   while (lines.next(line)) {
     if (is_blank(line)) continue;
     const Where where{name, lines.number()};
-    JobSpec job;
+    JobRow job;
     if (sized_batch) {
       std::array<std::string, 11> unescaped;
       const auto c = csv_columns(line, where, kSizedBatchJobsColumns, unescaped);
@@ -403,9 +403,9 @@ std::vector<NodeTypeRow> parse_node_types(std::string_view text, const std::stri
   return rows;
 }
 
-void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,
+void check_models_known(const std::vector<JobRow>& jobs, const CurveTable& curves,
                         const std::string& jobs_name) {
-  for (const JobSpec& job : jobs) {
+  for (const JobRow& job : jobs) {
     if (curves.contains(job.model)) continue;
     // A few names say what the file holds; thousands would make the message the problem.
     constexpr std::size_t kModelsNamed = 10;

@@ -81,7 +81,7 @@ std::vector<NodeEventRow> parse_node_events(std::string_view text, const std::st
 // the largest it may train at (`simulate --models`); an empty batch_size leaves that
 // job without a batch range. With a batch range, work_samples is the progress to make: samples
 // at M0, each sample at a larger batch counting for its statistical efficiency.
-struct JobSpec {
+struct JobRow {
   std::string id;
   double submit_s = 0.0;
   std::string model;
@@ -95,7 +95,7 @@ struct JobSpec {
   std::vector<int> allowed_sizes;
   int line = 0;  // line of the jobs file it came from, for messages
 };
-std::vector<JobSpec> parse_jobs(std::string_view text, const std::string& name);
+std::vector<JobRow> parse_jobs(std::string_view text, const std::string& name);
 
 // Scaling curves: header `model,nodes,samples_per_s`, rows in any order; per model the node
 // counts must be distinct (they are sorted). Model name -> curves. A fourth column `type`
@@ -115,7 +115,7 @@ struct NodeTypeRow {
 std::vector<NodeTypeRow> parse_node_types(std::string_view text, const std::string& name);
 
 // Throws InputError (field "JOBS_NAME:LINE") for the first job whose model has no curve.
-void check_models_known(const std::vector<JobSpec>& jobs, const CurveTable& curves,
+void check_models_known(const std::vector<JobRow>& jobs, const CurveTable& curves,
                         const std::string& jobs_name);
 
 }  // namespace gaptrain::sim

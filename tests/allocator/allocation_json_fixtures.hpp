@@ -73,8 +73,8 @@ inline void expect_same_problem(const AllocationProblem& a, const AllocationProb
   }
   ASSERT_EQ(a.jobs.size(), b.jobs.size());
   for (std::size_t j = 0; j < a.jobs.size(); ++j) {
-    const ElasticJob& x = a.jobs[j];
-    const ElasticJob& y = b.jobs[j];
+    const AllocatableJob& x = a.jobs[j];
+    const AllocatableJob& y = b.jobs[j];
     EXPECT_EQ(x.id, y.id) << j;
     EXPECT_EQ(x.min_nodes, y.min_nodes) << j;
     EXPECT_EQ(x.max_nodes, y.max_nodes) << j;

@@ -38,7 +38,7 @@ TEST(ProblemFromJson, ReadsEveryField) {
   EXPECT_EQ(problem.nodes[1].job, std::nullopt);
   EXPECT_EQ(problem.nodes[1].hole_end_s, std::nullopt);
   ASSERT_EQ(problem.jobs.size(), 1U);
-  const ElasticJob& job = problem.jobs[0];
+  const AllocatableJob& job = problem.jobs[0];
   EXPECT_EQ(job.id, "j1");
   EXPECT_EQ(job.min_nodes, 2);
   EXPECT_EQ(job.max_nodes, 16);
@@ -193,7 +193,7 @@ TEST(ProblemFromJson, AllowedSizesAloneGiveTheBounds) {
   job.removeMember("min_nodes");
   job.removeMember("max_nodes");
   job["allowed_sizes"] = json("[4, 12, 8]");
-  const ElasticJob read = problem_from_json(document).jobs[1];
+  const AllocatableJob read = problem_from_json(document).jobs[1];
   EXPECT_EQ(read.min_nodes, 4);
   EXPECT_EQ(read.max_nodes, 12);
 
@@ -265,7 +265,7 @@ TEST(ValidateJob, AllowedSizesBuiltInCodeMustBeAscendingWithoutRepeats) {
 }
 
 TEST(SizeAllowed, IsTheBoundsWithoutSizesAndTheSizesWithThem) {
-  ElasticJob job;
+  AllocatableJob job;
   job.min_nodes = 2;
   job.max_nodes = 8;
   for (int k : {2, 3, 5, 8}) EXPECT_TRUE(size_allowed(job, k)) << k;

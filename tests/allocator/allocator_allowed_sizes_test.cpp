@@ -32,7 +32,7 @@ AllocationProblem one_job(std::vector<int> sizes, int node_count, int held = 0) 
     if (n < held) node.job = "j";
     problem.nodes.push_back(node);
   }
-  ElasticJob job;
+  AllocatableJob job;
   job.id = "j";
   job.min_nodes = 1;
   job.max_nodes = 8;

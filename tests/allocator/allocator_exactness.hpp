@@ -50,7 +50,7 @@ inline double availability(const AllocationProblem& problem, const AllocatableNo
 
 // Puts a job's list in the allocator's order: its batch host first when it holds nodes now,
 // else its longest-lived node first (first in input order on ties).
-inline void order_like_allocator(const AllocationProblem& problem, const ElasticJob& job,
+inline void order_like_allocator(const AllocationProblem& problem, const AllocatableJob& job,
                                  std::vector<std::size_t>& nodes) {
   if (nodes.empty()) return;
   auto first = nodes.begin();
@@ -153,7 +153,7 @@ inline InstanceParams tiny_params(std::uint64_t seed, double hole_end_fraction) 
 // instances where the decision matters, counted so that the tests cannot pass on trivia.
 inline bool decision_matters(const AllocationProblem& problem, double best) {
   NodeAllocation current;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     std::vector<std::size_t> held;
     for (std::size_t n = 0; n < problem.nodes.size(); ++n) {
       if (problem.nodes[n].job == job.id) held.push_back(n);
@@ -201,7 +201,7 @@ using test_support::SizeRule;
 // which the enumeration relies on.
 inline std::optional<std::string> disallowed_count(const AllocationProblem& problem,
                                                    const NodeAllocation& allocation) {
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     const auto found = allocation.find(job.id);
     const auto given = found == allocation.end() ? 0 : static_cast<int>(found->second.size());
     const bool listed = job.allowed_sizes.empty() ||
@@ -228,7 +228,7 @@ inline AllocationProblem tiny_sized_problem(std::uint64_t seed, double hole_end_
 // Jobs that hold a count they may not run at: they must move to an allowed one, or stop.
 inline int jobs_holding_a_disallowed_count(const AllocationProblem& problem) {
   int count = 0;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     const auto held = static_cast<int>(
         std::count_if(problem.nodes.begin(), problem.nodes.end(),
                       [&job](const AllocatableNode& node) { return node.job == job.id; }));

@@ -38,7 +38,7 @@ TEST(AllocatorExactness, JobsWithABatchRangeAreValuedAtTheirGoodput) {
   for (std::uint64_t seed = 1; seed <= 60; ++seed) {
     AllocationProblem problem = random_problem(tiny_params(seed, 0.5));
     std::mt19937_64 rng(seed * 104729U);
-    for (ElasticJob& job : problem.jobs) {
+    for (AllocatableJob& job : problem.jobs) {
       if (rng() % 4U == 0) continue;
       const int tuned = 8 * (1 + static_cast<int>(rng() % 4U));
       job.batch = BatchRange{tuned, tuned * (1 + static_cast<int>(rng() % 16U)), 0};
@@ -179,7 +179,7 @@ TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
     const int node_count = 2 + static_cast<int>(rng() % 11U);
     const int job_count = 1 + static_cast<int>(rng() % 3U);
     for (int j = 0; j < job_count; ++j) {
-      ElasticJob job;
+      AllocatableJob job;
       job.id = "j" + std::to_string(j);
       job.min_nodes = 2;
       job.max_nodes = 8;
@@ -219,7 +219,7 @@ TEST(AllocatorExactness, TheIssueExampleNeverGetsAnInBetweenCount) {
 // itself: H * v(|A_j|) - (grew * up + shrank * down) * r_j.
 double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& allocation) {
   double total = 0.0;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     std::vector<std::string> held;
     for (const AllocatableNode& node : problem.nodes) {
       if (node.job == job.id) held.push_back(node.name);
@@ -345,7 +345,7 @@ TEST(AllocatorExactness, ListingEveryCountChangesNothing) {
   for (std::uint64_t seed = 7701; seed <= 7740; ++seed) {
     const AllocationProblem plain = random_problem(small_params(seed));
     AllocationProblem listed = plain;
-    for (ElasticJob& job : listed.jobs) {
+    for (AllocatableJob& job : listed.jobs) {
       for (int k = job.min_nodes; k <= job.max_nodes; ++k) job.allowed_sizes.push_back(k);
     }
     SCOPED_TRACE(context(seed, listed));

@@ -28,7 +28,7 @@ void add_node_types(AllocationProblem& problem, std::uint64_t seed, TypedCoverag
                                                    : std::vector<std::string>{"a", "b", "c"};
   types.resize(2 + rng() % 2U);
   std::map<std::string, std::string> held_type;
-  for (ElasticJob& job : problem.jobs) {
+  for (AllocatableJob& job : problem.jobs) {
     std::vector<std::string> runs_on;
     if (rng() % 4U != 0U) {
       for (const std::string& type : types) {
@@ -52,8 +52,8 @@ void add_node_types(AllocationProblem& problem, std::uint64_t seed, TypedCoverag
   for (AllocatableNode& node : problem.nodes) {
     node.type = node.job ? held_type.at(*node.job) : types[rng() % types.size()];
   }
-  coverage.held += static_cast<int>(
-      std::count_if(problem.jobs.begin(), problem.jobs.end(), [&problem](const ElasticJob& job) {
+  coverage.held += static_cast<int>(std::count_if(
+      problem.jobs.begin(), problem.jobs.end(), [&problem](const AllocatableJob& job) {
         return std::any_of(problem.nodes.begin(), problem.nodes.end(),
                            [&job](const AllocatableNode& n) { return n.job == job.id; });
       }));
@@ -65,7 +65,7 @@ std::optional<std::string> mixed_or_unknown_type(const AllocationProblem& proble
                                                  const NodeAllocation& allocation) {
   std::map<std::string, std::string> type_of;
   for (const AllocatableNode& node : problem.nodes) type_of[node.name] = node.type;
-  for (const ElasticJob& job : problem.jobs) {
+  for (const AllocatableJob& job : problem.jobs) {
     const auto found = allocation.find(job.id);
     if (found == allocation.end()) continue;
     for (const std::string& node : found->second) {
@@ -187,7 +187,7 @@ void add_mixing_jobs(AllocationProblem& problem, std::uint64_t seed, MixCoverage
   std::set<std::string> present;
   for (const AllocatableNode& node : problem.nodes) present.insert(node.type);
   const std::vector<std::string> types(present.begin(), present.end());
-  for (ElasticJob& job : problem.jobs) {
+  for (AllocatableJob& job : problem.jobs) {
     if (rng() % 2U == 0U) continue;
     job.mix_types = true;
     job.curves.clear();
@@ -213,11 +213,11 @@ void expect_mixing_matches_enumeration(std::uint64_t seed, const AllocationProbl
   coverage.optimum_mixes += mixes ? 1 : 0;
   // Jobs that do not mix stay on one type they have a curve for.
   AllocationProblem typed_only = problem;
-  std::erase_if(typed_only.jobs, [](const ElasticJob& job) { return job.mix_types; });
+  std::erase_if(typed_only.jobs, [](const AllocatableJob& job) { return job.mix_types; });
   NodeAllocation allocation = allocate(problem).allocation;
   std::erase_if(allocation, [&](const auto& entry) {
     return std::none_of(typed_only.jobs.begin(), typed_only.jobs.end(),
-                        [&](const ElasticJob& job) { return job.id == entry.first; });
+                        [&](const AllocatableJob& job) { return job.id == entry.first; });
   });
   const std::optional<std::string> why = mixed_or_unknown_type(typed_only, allocation);
   EXPECT_FALSE(why) << *why << "\nallocate(): " << dump(allocation);
@@ -287,7 +287,7 @@ TEST(AllocatorExactness, OnlyAMixReachesTheOptimum) {
       node.type = std::string(1, name[0]);
     }
     if (held) problem.nodes[0].job = "mixer";
-    ElasticJob& job = problem.jobs.emplace_back();
+    AllocatableJob& job = problem.jobs.emplace_back();
     job.id = "mixer";
     job.max_nodes = 4;
     job.curve = ScalingCurve({{1, 10.0}, {4, 40.0}});

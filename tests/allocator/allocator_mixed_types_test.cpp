@@ -37,7 +37,7 @@ AllocationProblem three_types_ending_together(bool held) {
     }
   }
   if (held) problem.nodes[1].job = problem.nodes[3].job = "mixer";
-  ElasticJob& job = problem.jobs.emplace_back();
+  AllocatableJob& job = problem.jobs.emplace_back();
   job.id = "mixer";
   job.max_nodes = 6;
   job.curve = ScalingCurve({{1, 100.0}, {6, 600.0}});

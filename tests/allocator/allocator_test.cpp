@@ -42,9 +42,9 @@ AllocatableNode held(std::string name, std::string job,
   return AllocatableNode{std::move(name), std::move(job), hole_end_s};
 }
 
-ElasticJob job(std::string id, int min_nodes, int max_nodes,
-               std::vector<ScalingCurve::Point> curve) {
-  ElasticJob j;
+AllocatableJob job(std::string id, int min_nodes, int max_nodes,
+                   std::vector<ScalingCurve::Point> curve) {
+  AllocatableJob j;
   j.id = std::move(id);
   j.min_nodes = min_nodes;
   j.max_nodes = max_nodes;
@@ -54,7 +54,7 @@ ElasticJob job(std::string id, int min_nodes, int max_nodes,
   return j;
 }
 
-AllocationProblem problem_of(std::vector<AllocatableNode> nodes, std::vector<ElasticJob> jobs) {
+AllocationProblem problem_of(std::vector<AllocatableNode> nodes, std::vector<AllocatableJob> jobs) {
   AllocationProblem p;
   p.horizon_s = 600.0;
   p.objective = Objective::throughput;
@@ -310,8 +310,8 @@ TEST(Allocator, SpeedupObjectiveValuesJobsByTheirOwnOneNodeThroughput) {
   // Two idle nodes, two new jobs: a (max 1, S(1) = 1000) and b (S(1) = 10, S(2) = 30).
   //   throughput: a + b = 600 * 1010 = 606000 > b on 2 = 600 * 30 = 18000
   //   speedup:    b on 2 = 600 * 30/10 = 1800 > a + b = 600 * (1 + 1) = 1200
-  const std::vector<ElasticJob> jobs = {job("a", 1, 1, {{1, 1000.0}}),
-                                        job("b", 1, 2, {{1, 10.0}, {2, 30.0}})};
+  const std::vector<AllocatableJob> jobs = {job("a", 1, 1, {{1, 1000.0}}),
+                                            job("b", 1, 2, {{1, 10.0}, {2, 30.0}})};
   auto p = problem_of({idle("n1"), idle("n2")}, jobs);
   const AllocationResult throughput = solve(p);
   EXPECT_EQ(throughput.allocation.at("a").size(), 1U);
@@ -330,8 +330,8 @@ TEST(Allocator, FairObjectiveSpreadsNodesAcrossJobs) {
   // log2(1 + k): 2 + 2 nodes gives 2 * log2(3) = 3.17 > 4 + 0 nodes, log2(5) = 2.32 (and 3 + 1
   // gives 2 + 1 = 3). Throughput is indifferent; fair must split 2 + 2:
   // 600 * 2 * log2(3) = 1901.955...
-  const std::vector<ElasticJob> jobs = {job("a", 1, 4, {{1, 10.0}, {4, 40.0}}),
-                                        job("b", 1, 4, {{1, 10.0}, {4, 40.0}})};
+  const std::vector<AllocatableJob> jobs = {job("a", 1, 4, {{1, 10.0}, {4, 40.0}}),
+                                            job("b", 1, 4, {{1, 10.0}, {4, 40.0}})};
   auto p = problem_of({idle("n1"), idle("n2"), idle("n3"), idle("n4")}, jobs);
   p.objective = Objective::fair;
   const AllocationResult r = solve(p);
@@ -343,8 +343,8 @@ TEST(Allocator, FairObjectiveSpreadsNodesAcrossJobs) {
 TEST(Allocator, FairObjectiveTiltsTowardsHeavierWeights) {
   // Same jobs, weight 3 for a: a on 3, b on 1 gives 3*log2(4) + log2(2) = 7 against 2 + 2:
   // 4 * log2(3) = 6.34 and 4 + 0: 3 * log2(5) = 6.97. So 3 + 1: 600 * 7 = 4200.
-  std::vector<ElasticJob> jobs = {job("a", 1, 4, {{1, 10.0}, {4, 40.0}}),
-                                  job("b", 1, 4, {{1, 10.0}, {4, 40.0}})};
+  std::vector<AllocatableJob> jobs = {job("a", 1, 4, {{1, 10.0}, {4, 40.0}}),
+                                      job("b", 1, 4, {{1, 10.0}, {4, 40.0}})};
   jobs[0].weight = 3.0;
   auto p = problem_of({idle("n1"), idle("n2"), idle("n3"), idle("n4")}, jobs);
   p.objective = Objective::fair;
@@ -397,7 +397,7 @@ TEST(Allocator, RandomAnswersNeverMigrateAndKeepBatchHostsFirst) {
     const bool rounded = distinct_availabilities(problem) > problem.solver.max_hole_classes;
 
     std::set<std::string> seen;
-    for (const ElasticJob& j : problem.jobs) {
+    for (const AllocatableJob& j : problem.jobs) {
       const std::vector<std::string>& given = r.allocation.at(j.id);
       std::set<std::string> now;
       for (const AllocatableNode& n : problem.nodes) {

@@ -48,7 +48,7 @@ TEST(EqualShare, ShareEquallyGivesOnlyAllowedSizes) {
   for (int n = 0; n < 7; ++n) problem.nodes.push_back({"n" + std::to_string(n), {}, {}});
   problem.nodes[0].job = problem.nodes[1].job = problem.nodes[2].job = "a";  // holds 3
   for (const char* id : {"a", "b"}) {
-    ElasticJob job;
+    AllocatableJob job;
     job.id = id;
     job.min_nodes = 2;
     job.max_nodes = 8;
@@ -72,7 +72,7 @@ TEST(EqualShare, EachTypeIsSharedAmongTheJobsOnIt) {
   problem.nodes.push_back({"c0", {}, {}});  // the default type
   problem.nodes.push_back({"c1", "held", {}});
   for (const char* id : {"gpu_only", "anywhere", "held", "nowhere"}) {
-    ElasticJob& job = problem.jobs.emplace_back();
+    AllocatableJob& job = problem.jobs.emplace_back();
     job.id = id;
     job.max_nodes = 8;
   }
@@ -97,7 +97,7 @@ TEST(EqualShare, MixingJobsShareWhatTheTypedJobsLeave) {
   problem.nodes.push_back({"c0", "mixer", {}});
   problem.nodes.push_back({"c1", {}, {}});
   for (const char* id : {"gpu_only", "mixer", "other_mixer"}) {
-    ElasticJob& job = problem.jobs.emplace_back();
+    AllocatableJob& job = problem.jobs.emplace_back();
     job.id = id;
     job.max_nodes = 8;
   }

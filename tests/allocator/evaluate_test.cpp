@@ -11,8 +11,8 @@
 namespace gaptrain::allocator {
 namespace {
 
-ElasticJob two_node_job(std::string id, int min_nodes = 1) {
-  ElasticJob j;
+AllocatableJob two_node_job(std::string id, int min_nodes = 1) {
+  AllocatableJob j;
   j.id = std::move(id);
   j.min_nodes = min_nodes;
   j.max_nodes = 2;
@@ -22,7 +22,7 @@ ElasticJob two_node_job(std::string id, int min_nodes = 1) {
   return j;
 }
 
-AllocationProblem problem(std::vector<AllocatableNode> nodes, std::vector<ElasticJob> jobs) {
+AllocationProblem problem(std::vector<AllocatableNode> nodes, std::vector<AllocatableJob> jobs) {
   AllocationProblem p;
   p.horizon_s = 600.0;
   p.nodes = std::move(nodes);

@@ -22,7 +22,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 AllocationProblem valid_problem() {
   AllocationProblem problem;
   problem.nodes = {{"n1", "a", 900.0}, {"n2", "a", std::nullopt}, {"n3", std::nullopt, 60.0}};
-  ElasticJob a;
+  AllocatableJob a;
   a.id = "a";
   a.min_nodes = 1;
   a.max_nodes = 4;
@@ -30,7 +30,7 @@ AllocationProblem valid_problem() {
   a.up_cost_s = 18;
   a.down_cost_s = 12;
   a.batch_host = "n1";
-  ElasticJob b = a;
+  AllocatableJob b = a;
   b.id = "b";
   b.batch_host.reset();
   problem.jobs = {a, b};

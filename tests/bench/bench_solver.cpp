@@ -89,7 +89,7 @@ const std::vector<allocator::AllocationProblem>& sized_instances(int nodes, int 
   for (std::size_t i = 0; i < problems.size(); ++i) {
     support::constrain_sizes(problems[i], support::SizeRule::mixed, 33U + i, /*large=*/true);
     // (mixed leaves a quarter of the jobs free: constrain those as powers of two)
-    for (gaptrain::allocator::ElasticJob& job : problems[i].jobs) {
+    for (gaptrain::allocator::AllocatableJob& job : problems[i].jobs) {
       if (!job.allowed_sizes.empty()) continue;
       for (int k = 1; k <= job.max_nodes; k *= 2) {
         if (k >= job.min_nodes) job.allowed_sizes.push_back(k);
@@ -118,7 +118,7 @@ const std::vector<allocator::AllocationProblem>& typed_instances(int nodes, int 
   for (allocator::AllocationProblem& problem : problems) {
     std::map<std::string, std::string> held_type;
     for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-      gaptrain::allocator::ElasticJob& job = problem.jobs[j];
+      gaptrain::allocator::AllocatableJob& job = problem.jobs[j];
       const std::size_t kinds = j % 3 == 0 ? 3 : j % 3 == 1 ? 2 : 1;  // a100..: 3, 2 or 1 types
       const std::size_t first = kinds == 1 ? j / 3 % 3 : 0;
       for (std::size_t t = first; t < first + kinds; ++t) {
@@ -149,7 +149,7 @@ const std::vector<allocator::AllocationProblem>& mixing_instances(int nodes, int
   for (allocator::AllocationProblem& problem : problems) {
     std::map<std::string, std::size_t> held;  // mixing job -> its held nodes typed so far
     for (std::size_t j = 4; j < problem.jobs.size(); j += 5) {
-      gaptrain::allocator::ElasticJob& job = problem.jobs[j];
+      gaptrain::allocator::AllocatableJob& job = problem.jobs[j];
       std::vector<gaptrain::ScalingCurve::Point> points = job.curve.points();
       const double factor = 1.0 + 0.03 * static_cast<double>(j % 11);
       for (auto& point : points) point.samples_per_s *= factor;

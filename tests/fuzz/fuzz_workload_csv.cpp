@@ -74,14 +74,14 @@ void node_events(std::string_view text) {
 }
 
 void jobs(std::string_view text) {
-  std::vector<sim::JobSpec> specs;
+  std::vector<sim::JobRow> specs;
   try {
     specs = sim::parse_jobs(text, "jobs.csv");
   } catch (const gaptrain::InputError&) {
     return;
   }
   std::set<std::string> ids;
-  for (const sim::JobSpec& job : specs) {
+  for (const sim::JobRow& job : specs) {
     check(ids.insert(job.id).second, "job id used twice");
     check(!job.model.empty(), "job without a model");
     check_text_field(text, job.id, "job id not valid UTF-8 or padded");

@@ -19,8 +19,8 @@ const PolluxModel& cifar10() {
   return model;
 }
 
-JobSpec job(int min_nodes) {
-  JobSpec spec;
+JobRow job(int min_nodes) {
+  JobRow spec;
   spec.id = "c";
   spec.model = "cifar10";
   spec.min_nodes = min_nodes;

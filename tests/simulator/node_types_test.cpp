@@ -88,7 +88,7 @@ TEST(NodeTypeCheck, AJobWhoseTypesNoReplayedNodeHasIsRefused) {
   curves.emplace("v100-or-h100", ModelCurves{ScalingCurve({{1, 1.0}}),
                                              {{"h100", ScalingCurve({{1, 1.0}})},
                                               {"v100", ScalingCurve({{1, 1.0}})}}});
-  std::vector<JobSpec> jobs(3);
+  std::vector<JobRow> jobs(3);
   jobs[0].model = "any";
   jobs[1].model = "v100-or-h100";
   jobs[2].model = "h100-only";

@@ -20,8 +20,8 @@ using testing::idle;
 using testing::make_trace;
 
 // 100 samples/s per node; grows (and starts) cost 20 s, shrinks 10 s.
-JobSpec linear_job(int min_nodes, int max_nodes) {
-  JobSpec job;
+JobRow linear_job(int min_nodes, int max_nodes) {
+  JobRow job;
   job.id = "a";
   job.model = "linear";
   job.min_nodes = min_nodes;

@@ -19,7 +19,7 @@ const std::string kData = GAPTRAIN_SHARED_DATA_DIR;
 
 struct Scenario {
   HoleTrace trace;
-  std::vector<JobSpec> jobs;
+  std::vector<JobRow> jobs;
   CurveTable curves;
 };
 

@@ -26,9 +26,9 @@ using testing::idle;
 using testing::make_trace;
 
 // A job on the "linear" model: 100 samples/s per node, grows cost 20 s, shrinks 10 s.
-JobSpec linear_job(std::string id, double submit_s, int min_nodes, int max_nodes,
-                   double work_samples = 1e12) {
-  JobSpec job;
+JobRow linear_job(std::string id, double submit_s, int min_nodes, int max_nodes,
+                  double work_samples = 1e12) {
+  JobRow job;
   job.id = std::move(id);
   job.submit_s = submit_s;
   job.model = "linear";
@@ -321,7 +321,7 @@ TEST(SimulatorSemantics, LearnedCurvesStillProgressAtTheTrueRate) {
 // held for nothing.
 TEST(SimulatorSemantics, AJobTrainsOnTheLargestAllowedCountItHolds) {
   const HoleTrace trace = make_trace(3, 1000.0, {{0.0, {idle(0), idle(1), idle(2)}}});
-  JobSpec job = linear_job("a", 0, 2, 4);
+  JobRow job = linear_job("a", 0, 2, 4);
   job.allowed_sizes = {2, 4};
   SimOptions told = with_policy(Policy::gaptrain);
   const SimSummary with_sizes = simulate(trace, {job}, kCurves, told);
@@ -389,7 +389,7 @@ TEST(SimulatorNodeTypes, LearningCurvesPerTypeTheJobStillKeepsToOneType) {
 TEST(SimulatorNodeTypes, AJobWhoseTypesNoNodeHasIsAnError) {
   HoleTrace trace = typed_trace();
   trace.node_types = {"h100", "h100", "h100", "h100"};
-  JobSpec job = linear_job("a", 0, 1, 4);
+  JobRow job = linear_job("a", 0, 1, 4);
   job.line = 2;
   const InputError e = testing::input_error_from(
       [&] { simulate(trace, {job}, typed_curves(), with_policy(Policy::gaptrain)); });
@@ -398,7 +398,7 @@ TEST(SimulatorNodeTypes, AJobWhoseTypesNoNodeHasIsAnError) {
 
 TEST(SimulatorInput, AModelWithoutACurveIsAnError) {
   const HoleTrace trace = make_trace(1, 100.0, {{0.0, {idle(0)}}});
-  JobSpec job = linear_job("a", 0, 1, 1);
+  JobRow job = linear_job("a", 0, 1, 1);
   job.model = "bert";
   job.line = 3;
   const InputError e = testing::input_error_from(
@@ -422,11 +422,11 @@ TEST(SimulatorPolicy, NamesRoundTrip) {
 }
 
 TEST(RepeatJobs, ResubmitsTheMixWithFreshIdsUntilTheEnd) {
-  const std::vector<JobSpec> mix = {linear_job("a", 0, 1, 1), linear_job("b", 50, 1, 1)};
-  const std::vector<JobSpec> jobs = repeat_jobs(mix, 100.0, 260.0);
+  const std::vector<JobRow> mix = {linear_job("a", 0, 1, 1), linear_job("b", 50, 1, 1)};
+  const std::vector<JobRow> jobs = repeat_jobs(mix, 100.0, 260.0);
   std::vector<std::string> ids;
   std::vector<double> submits;
-  for (const JobSpec& j : jobs) {
+  for (const JobRow& j : jobs) {
     ids.push_back(j.id);
     submits.push_back(j.submit_s);
   }

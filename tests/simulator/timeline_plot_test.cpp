@@ -25,8 +25,8 @@ StepRecord record(double time_s, int hole_nodes, std::vector<JobNodes> allocatio
   return r;
 }
 
-JobSpec job(std::string id, std::string model) {
-  JobSpec spec;
+JobRow job(std::string id, std::string model) {
+  JobRow spec;
   spec.id = std::move(id);
   spec.model = std::move(model);
   return spec;
@@ -336,7 +336,7 @@ TEST(TimelinePlotSvg, AJobPastTheJobListIsStillDrawn) {
 TEST(TimelinePlotSvg, AYearOfManyShortJobsStaysSmall) {
   const double day = 86400.0;
   const int job_count = 3000;
-  std::vector<JobSpec> jobs;
+  std::vector<JobRow> jobs;
   for (int j = 0; j < job_count; ++j) {
     jobs.push_back(job("job-" + std::to_string(j), "model" + std::to_string(j % 5)));
   }

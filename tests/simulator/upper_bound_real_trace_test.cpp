@@ -30,7 +30,7 @@ TEST(UpperBoundRealTrace, GaptrainAndBftrainerStayUnderTheBoundOnSummit) {
   options.node_limit = 200;
   options.start_s = 0.0;
   options.duration_s = 3 * 3600.0;
-  const std::vector<JobSpec> jobs =
+  const std::vector<JobRow> jobs =
       repeat_jobs(parse_jobs(read_input_file(jobs_file), jobs_file), 3600.0, options.duration_s);
 
   double waited = 0.0;

@@ -23,8 +23,8 @@ using testing::busy;
 using testing::idle;
 using testing::make_trace;
 
-JobSpec job(std::string id, std::string model, double submit_s, int max_nodes, double work) {
-  JobSpec spec;
+JobRow job(std::string id, std::string model, double submit_s, int max_nodes, double work) {
+  JobRow spec;
   spec.id = std::move(id);
   spec.model = std::move(model);
   spec.submit_s = submit_s;
@@ -74,7 +74,7 @@ TEST(UpperBound, WithNodeTypesAJobMayTrainAtItsFastestTypeOnEveryNode) {
       {"v100", ScalingCurve({{1, 100.0}, {4, 400.0}})}};
   CurveTable curves;
   curves.emplace("typed", ModelCurves{slowest_curve(by_type), by_type});
-  const std::vector<JobSpec> jobs = {job("a", "typed", 0, 4, 1e12)};
+  const std::vector<JobRow> jobs = {job("a", "typed", 0, 4, 1e12)};
   const UpperBound b = useful_samples_bound(trace, jobs, curves, slots(10));
   EXPECT_NEAR(b.samples, 400'000.0, 1e-3);
   for (const bool told : {true, false}) {
@@ -111,8 +111,8 @@ TEST(UpperBound, AJobTrainsAtMostItsWork) {
 TEST(UpperBound, AJobStartsOnlyOnceTheJobsBeforeItLeaveASlot) {
   // The slow job, submitted first, cannot finish in the window: with one slot the fast job never
   // enters Slurm, and only the slow one trains (2 nodes x 1000 s x 100).
-  const std::vector<JobSpec> jobs = {job("slow", "slow", 0, 4, 1e12),
-                                     job("fast", "fast", 0, 4, 1e12)};
+  const std::vector<JobRow> jobs = {job("slow", "slow", 0, 4, 1e12),
+                                    job("fast", "fast", 0, 4, 1e12)};
   const UpperBound one_slot = useful_samples_bound(two_free_nodes(), jobs, kCurves, slots(1));
   EXPECT_NEAR(one_slot.samples, 200'000.0, 1e-3);
   EXPECT_EQ(one_slot.jobs_modelled, 1);
@@ -135,8 +135,8 @@ TEST(UpperBound, ThePerModelFallbackIgnoresSubmissionOrder) {
   // The slow job can finish (50,000 samples), so the fast one may start: pooled per model,
   // nothing says it must wait (the pooled order rows only bound the mix up to one slot's work),
   // and it has every node-second at 200 samples each.
-  const std::vector<JobSpec> jobs = {job("slow", "slow", 0, 4, 50'000),
-                                     job("fast", "fast", 0, 4, 1e12)};
+  const std::vector<JobRow> jobs = {job("slow", "slow", 0, 4, 50'000),
+                                    job("fast", "fast", 0, 4, 1e12)};
   BoundOptions options;
   options.max_job_buckets = 0;  // too big for the per-job relaxation
   const UpperBound b = useful_samples_bound(two_free_nodes(), jobs, kCurves, slots(1), options);
@@ -154,7 +154,7 @@ const CurveTable kRandomCurves = {
 
 struct RandomCase {
   HoleTrace trace;
-  std::vector<JobSpec> jobs;
+  std::vector<JobRow> jobs;
   SimOptions options;
 };
 
@@ -183,8 +183,8 @@ RandomCase random_case(unsigned seed) {
   const char* models[] = {"linear", "concave", "bumpy"};
   const int jobs = uniform(1, 4);
   for (int j = 0; j < jobs; ++j) {
-    JobSpec spec = job("j" + std::to_string(j), models[uniform(0, 2)], uniform(0, 600),
-                       uniform(1, 5), uniform(1, 20) * 10'000.0);
+    JobRow spec = job("j" + std::to_string(j), models[uniform(0, 2)], uniform(0, 600),
+                      uniform(1, 5), uniform(1, 20) * 10'000.0);
     spec.min_nodes = uniform(1, std::min(2, spec.max_nodes));
     spec.up_cost_s = uniform(0, 30);
     spec.down_cost_s = uniform(0, 30);

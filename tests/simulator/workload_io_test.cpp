@@ -162,7 +162,7 @@ constexpr std::string_view kJobsHeader =
 
 TEST(WorkloadIoJobs, ParsesTheExampleJobMix) {
   const std::string path = shared_data("models/jobs-example.csv");
-  const std::vector<JobSpec> jobs = parse_jobs(read_input_file(path), path);
+  const std::vector<JobRow> jobs = parse_jobs(read_input_file(path), path);
   ASSERT_EQ(jobs.size(), 30u);
   EXPECT_EQ(jobs[0].id, "job000");
   EXPECT_EQ(jobs[0].submit_s, 0.0);
@@ -182,7 +182,7 @@ TEST(WorkloadIoJobs, ParsesRowsAndRecordsTheirLines) {
                            "a,0,vgg16,1,1,1e6,0,0\r\n"
                            "\n"
                            "b,12.5,resnet18,2,8,500,1.5,2.25\n";
-  const std::vector<JobSpec> jobs = parse_jobs(text, "jobs.csv");
+  const std::vector<JobRow> jobs = parse_jobs(text, "jobs.csv");
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].id, "a");
   EXPECT_EQ(jobs[0].work_samples, 1e6);
@@ -420,11 +420,11 @@ TEST(WorkloadIoNodeTypes, RejectsBadRowsNamingTheLine) {
 TEST(WorkloadIoModelsKnown, NamesTheFirstJobWithoutACurve) {
   const CurveTable curves = parse_curves(
       "model,nodes,samples_per_s\nvgg16,1,1\nresnet18,1,1\nshufflenet,1,1\n", "curves.csv");
-  const std::vector<JobSpec> jobs = parse_jobs(std::string(kJobsHeader) +
-                                                   "a,0,vgg16,1,1,1,0,0\n"
-                                                   "b,0,foo,1,1,1,0,0\n"
-                                                   "c,0,bar,1,1,1,0,0\n",
-                                               "jobs.csv");
+  const std::vector<JobRow> jobs = parse_jobs(std::string(kJobsHeader) +
+                                                  "a,0,vgg16,1,1,1,0,0\n"
+                                                  "b,0,foo,1,1,1,0,0\n"
+                                                  "c,0,bar,1,1,1,0,0\n",
+                                              "jobs.csv");
   EXPECT_NO_THROW(check_models_known({jobs[0]}, curves, "jobs.csv"));
   const InputError error = input_error_from([&] { check_models_known(jobs, curves, "jobs.csv"); });
   EXPECT_EQ(error.field(), "jobs.csv:3");
@@ -454,7 +454,7 @@ TEST(WorkloadIoErrors, QuoteAtMostABoundedPrefixOfTheInput) {
       message([&] { parse_jobs(h + "a,0,m,1,2," + huge + ",0,0\n", "jobs.csv"); }),
       message([&] { parse_curves("model,nodes,samples_per_s\nm," + huge + ",1\n", "c.csv"); }),
       message([&] {
-        const std::vector<JobSpec> jobs =
+        const std::vector<JobRow> jobs =
             parse_jobs(h + "a,0," + huge + ",1,2,100,0,0\n", "jobs.csv");
         check_models_known(jobs, parse_curves("model,nodes,samples_per_s\nm,1,1\n", "c.csv"),
                            "jobs.csv");

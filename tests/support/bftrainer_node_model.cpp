@@ -59,7 +59,7 @@ void track_bound(glp_tree* tree, void* info) {
 
 }  // namespace
 
-double rate(const allocator::ElasticJob& job, allocator::Objective objective, int nodes) {
+double rate(const allocator::AllocatableJob& job, allocator::Objective objective, int nodes) {
   if (nodes <= 0) return 0.0;
   const double one = job.curve.at(1.0);
   const double s = job.curve.at(static_cast<double>(nodes));
@@ -71,7 +71,8 @@ double rate(const allocator::ElasticJob& job, allocator::Objective objective, in
   return 0.0;
 }
 
-std::vector<double> rate_table(const allocator::ElasticJob& job, allocator::Objective objective) {
+std::vector<double> rate_table(const allocator::AllocatableJob& job,
+                               allocator::Objective objective) {
   std::vector<double> rates;
   for (int k = 0; k <= job.max_nodes; ++k) rates.push_back(rate(job, objective, k));
   return rates;
@@ -94,7 +95,7 @@ NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& p
     const std::size_t j = job_index.at(*node.job);
     holder[n] = static_cast<std::ptrdiff_t>(j);
     ++held[j];
-    const allocator::ElasticJob& job = problem.jobs[j];
+    const allocator::AllocatableJob& job = problem.jobs[j];
     const bool named = job.batch_host && *job.batch_host == node.name;
     const bool longer =
         !job.batch_host &&
@@ -117,7 +118,7 @@ NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& p
 
   std::vector<std::vector<int>> x(job_count, std::vector<int>(node_count, 0));
   for (std::size_t j = 0; j < job_count; ++j) {
-    const allocator::ElasticJob& job = problem.jobs[j];
+    const allocator::AllocatableJob& job = problem.jobs[j];
     const std::vector<double> v = rate_table(job, problem.objective);
     const int c = held[j];
     const double r = c >= job.min_nodes ? rate(job, problem.objective, c) : 0.0;

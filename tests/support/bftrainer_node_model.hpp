@@ -45,7 +45,8 @@ NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& p
 
 // The objective's rate v_j(k) of `job` on `nodes` nodes (0 for nodes <= 0), ignoring min_nodes,
 // and the table of it for k = 0..max_nodes.
-double rate(const allocator::ElasticJob& job, allocator::Objective objective, int nodes);
-std::vector<double> rate_table(const allocator::ElasticJob& job, allocator::Objective objective);
+double rate(const allocator::AllocatableJob& job, allocator::Objective objective, int nodes);
+std::vector<double> rate_table(const allocator::AllocatableJob& job,
+                               allocator::Objective objective);
 
 }  // namespace gaptrain::test_support

@@ -141,7 +141,7 @@ allocator::AllocationProblem random_problem(const InstanceParams& params) {
 
   std::vector<bool> pending;
   for (int j = 0; j < params.jobs; ++j) {
-    allocator::ElasticJob job;
+    allocator::AllocatableJob job;
     job.id = padded('j', j, 3);
     job.max_nodes = draw_int(rng, 1, params.max_nodes_cap);
     job.min_nodes = draw_int(rng, 1, std::min(params.min_nodes_cap, job.max_nodes));
@@ -233,7 +233,7 @@ std::vector<int> random_sizes(std::mt19937_64& rng, int low, int high) {
 }
 
 std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule,
-                               const allocator::ElasticJob& job, bool large) {
+                               const allocator::AllocatableJob& job, bool large) {
   std::vector<int> sizes;
   switch (rule) {
     case SizeRule::none: return {};
@@ -264,7 +264,7 @@ std::vector<int> sizes_by_rule(std::mt19937_64& rng, SizeRule rule,
 void constrain_sizes(allocator::AllocationProblem& problem, SizeRule rule, std::uint64_t seed,
                      bool large) {
   std::mt19937_64 rng(seed * 2654435761U + 33U);
-  for (allocator::ElasticJob& job : problem.jobs)
+  for (allocator::AllocatableJob& job : problem.jobs)
     job.allowed_sizes = sizes_by_rule(rng, rule, job, large);
 }
 
@@ -313,7 +313,7 @@ std::string describe(const allocator::AllocationProblem& problem) {
   }
   out += "],\n \"jobs\": [";
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const allocator::ElasticJob& job = problem.jobs[j];
+    const allocator::AllocatableJob& job = problem.jobs[j];
     out += std::string(j == 0 ? "" : ",") + "\n  {\"id\": \"" + job.id +
            "\", \"min_nodes\": " + std::to_string(job.min_nodes) +
            ", \"max_nodes\": " + std::to_string(job.max_nodes) +

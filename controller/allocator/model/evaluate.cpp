@@ -27,7 +27,8 @@ std::string type_text(const std::string& type) {
 // Why giving `node` to `job` breaks the one-type rule (docs/allocator.md, "Node types"): a type
 // the job has no curve for, or another type than the job's `first` node given (unless the job
 // mixes types).
-std::optional<std::string> type_infeasibility(const ElasticJob& job, const AllocatableNode& node,
+std::optional<std::string> type_infeasibility(const AllocatableJob& job,
+                                              const AllocatableNode& node,
                                               const AllocatableNode*& first) {
   if (first == nullptr) {
     first = &node;
@@ -82,7 +83,7 @@ std::optional<std::string> infeasibility(const AllocationProblem& problem,
     if (holder >= 0 && taker != holder) lost[static_cast<std::size_t>(holder)] = true;
   }
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& job = problem.jobs[j];
+    const AllocatableJob& job = problem.jobs[j];
     const auto me = static_cast<int>(j);
     const auto who = [&job] { return "job \"" + job.id + "\""; };
     if (given[j] > 0 && (given[j] < job.min_nodes || given[j] > job.max_nodes)) {

@@ -10,7 +10,7 @@ namespace gaptrain::allocator {
 
 namespace {
 
-std::vector<double> rate_table(const ElasticJob& job, const ScalingCurve& curve,
+std::vector<double> rate_table(const AllocatableJob& job, const ScalingCurve& curve,
                                Objective objective, int largest) {
   const double one_node = curve.at(1.0);
   std::vector<double> rate(static_cast<std::size_t>(largest) + 1, 0.0);
@@ -71,7 +71,7 @@ ClassedProblem classify(const AllocationProblem& problem) {
     ++out.jobs[j].held[c];
     ++out.jobs[j].held_total;
     // Without an explicit batch host, assume the held node whose hole lasts longest.
-    const ElasticJob& spec = problem.jobs[j];
+    const AllocatableJob& spec = problem.jobs[j];
     int& host = out.batch_host_node[j];
     if (spec.batch_host) {
       if (*spec.batch_host == node.name) host = static_cast<int>(n);
@@ -82,7 +82,7 @@ ClassedProblem classify(const AllocationProblem& problem) {
   }
 
   for (std::size_t j = 0; j < problem.jobs.size(); ++j) {
-    const ElasticJob& spec = problem.jobs[j];
+    const AllocatableJob& spec = problem.jobs[j];
     ClassedJob& job = out.jobs[j];
     // Allowed sizes lie within [min, max] (validate()): their ends are the job's real bounds.
     job.sizes = spec.allowed_sizes;

@@ -32,14 +32,14 @@ struct JobOnType {
 struct ClassedJob {
   int min_nodes = 1;       // the smallest allowed size when the job names sizes
   int max_nodes = 1;       // at most the problem's node count (may then fall below min_nodes)
-  std::vector<int> sizes;  // ElasticJob::allowed_sizes, ascending; empty: every count
+  std::vector<int> sizes;  // AllocatableJob::allowed_sizes, ascending; empty: every count
   int held_total = 0;      // c_j: nodes held now
   std::vector<int> held;   // h_{j,c}: held nodes per class
   int batch_class = -1;    // class of the batch host; -1 when the job holds no nodes
   // The node types the job may run on, ascending by type: those present that it has a curve
   // for; for a job holding nodes, their type alone (it grows or shrinks there: moving to another
   // type would be a migration, rule 3). Every option uses the classes of one of them only.
-  // A job that mixes types (ElasticJob::mix_types) has one entry, kEveryType, whose options may
+  // A job that mixes types (AllocatableJob::mix_types) has one entry, kEveryType, whose options may
   // use the classes of every type, held or not.
   std::vector<JobOnType> on;
   double current_rate = 0.0;  // r_j: v_j(c_j) on the held type when c_j >= min_j, else 0
