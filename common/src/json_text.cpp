@@ -127,10 +127,23 @@ const Json::Value* json_member(const Json::Value& object, std::string_view key) 
   return object.find(key.data(), key.data() + key.size());
 }
 
-const Json::Value& json_required(const Json::Value& object, std::string_view key) {
+const Json::Value& json_required(const Json::Value& object, std::string_view key,
+                                 std::string_view prefix) {
   const Json::Value* value = json_member(object, key);
-  if (value == nullptr) throw InputError(std::string(key), "required key is missing");
+  if (value == nullptr) {
+    throw InputError(std::string(prefix) + std::string(key), "required key is missing");
+  }
   return *value;
+}
+
+const Json::Value& json_object(const Json::Value& value, std::string_view field) {
+  if (!value.isObject()) throw_json_type_error(std::string(field), "an object", value);
+  return value;
+}
+
+const Json::Value& json_array(const Json::Value& value, std::string_view field) {
+  if (!value.isArray()) throw_json_type_error(std::string(field), "an array", value);
+  return value;
 }
 
 int json_int(const Json::Value& value, const std::string& field) {
@@ -150,6 +163,14 @@ double json_number(const Json::Value& value, const std::string& field) {
 std::string json_string(const Json::Value& value, const std::string& field) {
   if (!value.isString()) throw_json_type_error(field, "a string", value);
   return value.asString();
+}
+
+std::uint64_t json_whole_number(const Json::Value& value, const std::string& field,
+                                std::uint64_t max) {
+  if (!value.isIntegral() || !value.isUInt64() || value.asLargestUInt() > max) {
+    throw_json_type_error(field, "a whole number from 0 to " + std::to_string(max), value);
+  }
+  return value.asLargestUInt();
 }
 
 }  // namespace gaptrain

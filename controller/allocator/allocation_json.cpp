@@ -36,14 +36,6 @@ std::string index_field(std::string_view array, Json::ArrayIndex i) {
   return std::string(array) + "[" + std::to_string(i) + "]";
 }
 
-void require_object(const Json::Value& value, const std::string& field) {
-  if (!value.isObject()) throw_json_type_error(field, "an object", value);
-}
-
-void require_array(const Json::Value& value, const std::string& field) {
-  if (!value.isArray()) throw_json_type_error(field, "an array", value);
-}
-
 std::optional<std::string> optional_string(const Json::Value& object, std::string_view key) {
   const Json::Value* value = json_member(object, key);
   if (value == nullptr || value->isNull()) return std::nullopt;
@@ -56,7 +48,7 @@ std::optional<std::string> optional_string(const Json::Value& object, std::strin
 template <typename T, typename Parse>
 std::vector<T> parse_array(const Json::Value& object, std::string_view key, Parse parse) {
   const Json::Value& array = json_required(object, key);
-  require_array(array, std::string(key));
+  json_array(array, std::string(key));
   std::vector<T> items;
   items.reserve(array.size());
   for (Json::ArrayIndex i = 0; i < array.size(); ++i) {
@@ -70,7 +62,7 @@ std::vector<T> parse_array(const Json::Value& object, std::string_view key, Pars
 }
 
 AllocatableNode parse_node(const Json::Value& value) {
-  require_object(value, "");
+  json_object(value, "");
   reject_unknown_json_keys(value, kNodeKeys);
   AllocatableNode node;
   node.name = json_string(json_required(value, "name"), "name");
@@ -85,14 +77,14 @@ AllocatableNode parse_node(const Json::Value& value) {
 }
 
 ScalingCurve parse_curve(const Json::Value& value) {
-  require_array(value, "curve");
+  json_array(value, "curve");
   std::vector<ScalingCurve::Point> points = curve_points_from_json(value, "curve");
   return ScalingCurve(std::move(points));  // throws InputError("curve[i]") on a bad curve
 }
 
 // {"TYPE": [[nodes, samples_per_s], ...], ...}: the job's curve on each node type it runs on.
 std::map<std::string, ScalingCurve> parse_curves(const Json::Value& value) {
-  require_object(value, "curves");
+  json_object(value, "curves");
   if (value.empty()) {
     throw InputError("curves",
                      "must name at least one node type (leave it out, and give "
@@ -128,7 +120,7 @@ void parse_job_curves(const Json::Value& value, AllocatableJob& job) {
 
 // {"tuned": M0, "max": MAX, "max_per_node": PERNODE (optional, 0: tuned / min_nodes)}
 BatchRange parse_batch(const Json::Value& value) {
-  require_object(value, "batch");
+  json_object(value, "batch");
   reject_unknown_json_keys(value, kBatchKeys, "batch.");
   BatchRange batch;
   batch.tuned = json_int(json_required(value, "tuned"), "batch.tuned");
@@ -142,7 +134,7 @@ BatchRange parse_batch(const Json::Value& value) {
 // [2, 4, 8]: sorted and without repeats, as AllocatableJob keeps them (validate() checks the
 // values).
 std::vector<int> parse_allowed_sizes(const Json::Value& value) {
-  require_array(value, "allowed_sizes");
+  json_array(value, "allowed_sizes");
   if (value.empty()) {
     throw InputError("allowed_sizes",
                      "must name at least one node count (leave it out to allow every count)");
@@ -167,7 +159,7 @@ int node_bound(const Json::Value& job, std::string_view key, const std::vector<i
 }
 
 AllocatableJob parse_job(const Json::Value& value) {
-  require_object(value, "");
+  json_object(value, "");
   reject_unknown_json_keys(value, kJobKeys);
   AllocatableJob job;
   job.id = json_string(json_required(value, "id"), "id");
@@ -201,7 +193,7 @@ AllocatableJob parse_job(const Json::Value& value) {
 }
 
 SolverOptions parse_solver(const Json::Value& value) {
-  require_object(value, "solver");
+  json_object(value, "solver");
   try {
     reject_unknown_json_keys(value, kSolverKeys);
     SolverOptions solver;

@@ -33,50 +33,38 @@ std::string known_keys() {
   return list;
 }
 
-std::string require_string(const Json::Value& root, const char* key, const char* hint) {
-  const Json::Value& value = root[key];
-  if (!value.isString()) throw InputError(key, std::string("must be a string: ") + hint);
+// The readers of one setting: the kit's "KEY: expected WHAT, got VALUE", WHAT saying what to
+// give (and, for a number, the default that removing the key keeps).
+std::string require_string(const Json::Value& value, std::string_view key, std::string_view hint) {
+  if (!value.isString()) {
+    throw_json_type_error(std::string(key), "a string, " + std::string(hint), value);
+  }
   return value.asString();
 }
 
-// root[key] as seconds within the setting's bounds; its default is what the hint names.
-double require_seconds(const Json::Value& root, const NumberSetting& setting) {
-  const char* key = setting.key.data();  // (the table's keys are string literals)
-  const double min = setting.min;
-  const double max = setting.max;
-  const double fallback = setting.default_value;
-  std::ostringstream hint_text;
-  hint_text << "give seconds between " << min << " and " << max
-            << ", or remove the key for the default " << std::fixed << std::setprecision(1)
-            << fallback;
-  const std::string hint = hint_text.str();
-  const Json::Value& value = root[key];
-  if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);
-  const double seconds = value.asDouble();
-  if (!std::isfinite(seconds) || seconds < min || seconds > max) {
-    std::ostringstream got;
-    got << seconds;
-    throw InputError(key, "out of range (" + got.str() + "): " + hint);
+// Seconds within the setting's bounds.
+double require_seconds(const Json::Value& value, const NumberSetting& setting) {
+  std::ostringstream expected;
+  expected << "seconds from " << setting.min << " to " << setting.max
+           << " (remove the key for the default " << std::fixed << std::setprecision(1)
+           << setting.default_value << ")";
+  if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < setting.min ||
+      value.asDouble() > setting.max) {
+    throw_json_type_error(std::string(setting.key), expected.str(), value);
   }
-  return seconds;
+  return value.asDouble();
 }
 
-// root[key] as a whole number within the setting's bounds; its default is what the hint names.
-int require_count(const Json::Value& root, const NumberSetting& setting) {
-  const char* key = setting.key.data();  // (the table's keys are string literals)
+// A whole number within the setting's bounds.
+int require_count(const Json::Value& value, const NumberSetting& setting) {
   const auto min = static_cast<int>(setting.min);
   const auto max = static_cast<int>(setting.max);
-  const auto fallback = static_cast<int>(setting.default_value);
-  const std::string hint = "give a whole number from " + std::to_string(min) + " to " +
-                           std::to_string(max) + ", or remove the key for the default " +
-                           std::to_string(fallback);
-  const Json::Value& value = root[key];
-  if (!value.isNumeric()) throw InputError(key, "must be a number: " + hint);
-  const double count = value.asDouble();
+  const std::string expected = "a whole number from " + std::to_string(min) + " to " +
+                               std::to_string(max) + " (remove the key for the default " +
+                               std::to_string(static_cast<int>(setting.default_value)) + ")";
+  const double count = value.isNumeric() ? value.asDouble() : std::nan("");
   if (!std::isfinite(count) || count != std::floor(count) || count < min || count > max) {
-    std::ostringstream got;
-    got << count;
-    throw InputError(key, "out of range (" + got.str() + "): " + hint);
+    throw_json_type_error(std::string(setting.key), expected, value);
   }
   return static_cast<int>(count);
 }
@@ -205,15 +193,17 @@ DaemonConfig parse_config(std::string_view json_text) {
   }
 
   DaemonConfig config;
-  if (root.isMember("listen")) {
-    config.listen = parse_listen(require_string(root, "listen", "\"HOST:PORT\""));
+  if (const Json::Value* value = json_member(root, "listen")) {
+    config.listen = parse_listen(require_string(*value, "listen", "\"HOST:PORT\""));
   }
-  if (root.isMember("munge_socket")) {
-    config.munge_socket =
-        require_string(root, "munge_socket", "a path to munged's socket, or \"\" for the default");
+  if (const Json::Value* value = json_member(root, "munge_socket")) {
+    config.munge_socket = require_string(*value, "munge_socket",
+                                         "a path to munged's socket, or \"\" for the default");
   }
   const auto seconds = [&](const NumberSetting& setting, double& field) {
-    if (root.isMember(setting.key.data())) field = require_seconds(root, setting);
+    if (const Json::Value* value = json_member(root, setting.key)) {
+      field = require_seconds(*value, setting);
+    }
   };
   seconds(kPollIntervalS, config.poll_interval_s);
   seconds(kWatchIntervalS, config.watch_interval_s);
@@ -222,9 +212,9 @@ DaemonConfig parse_config(std::string_view json_text) {
   seconds(kDrainGraceS, config.drain_grace_s);
   seconds(kReclaimGraceS, config.reclaim_grace_s);
   seconds(kMaxNoticeS, config.max_notice_s);
-  if (root.isMember("metrics_listen")) {
+  if (const Json::Value* value = json_member(root, "metrics_listen")) {
     const std::string text = require_string(
-        root, "metrics_listen", "\"HOST:PORT\" to serve Prometheus metrics on, or \"\" for none");
+        *value, "metrics_listen", "\"HOST:PORT\" to serve Prometheus metrics on, or \"\" for none");
     if (text.empty()) {
       config.metrics_listen.reset();
     } else {
@@ -237,23 +227,25 @@ DaemonConfig parse_config(std::string_view json_text) {
       }
     }
   }
-  if (root.isMember("state_file")) {
-    config.state_file = require_string(root, "state_file",
+  if (const Json::Value* value = json_member(root, "state_file")) {
+    config.state_file = require_string(*value, "state_file",
                                        "an absolute path for gaptraind's state, or \"\" for none");
     if (!config.state_file.empty() && config.state_file.front() != '/') {
       throw InputError("state_file", "must be an absolute path (or \"\" for none), got \"" +
                                          config.state_file + "\"");
     }
   }
-  if (root.isMember(kIdleReserveNodes.key.data())) {
-    config.idle_reserve_nodes = require_count(root, kIdleReserveNodes);
+  if (const Json::Value* value = json_member(root, kIdleReserveNodes.key)) {
+    config.idle_reserve_nodes = require_count(*value, kIdleReserveNodes);
   }
   for (const auto& [setting, field] :
        {std::pair{&kMaxConnections, &config.max_connections},
         std::pair{&kMaxConnectionsPerPeer, &config.max_connections_per_peer},
         std::pair{&kJobHistory, &config.job_history},
         std::pair{&kJobHistoryPoints, &config.job_history_points}}) {
-    if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
+    if (const Json::Value* value = json_member(root, setting->key)) {
+      *field = require_count(*value, *setting);
+    }
   }
   for (const auto& [setting, field] :
        {std::pair{&kMaxRunningPerUser, &config.queue.max_running_per_user},
@@ -261,14 +253,16 @@ DaemonConfig parse_config(std::string_view json_text) {
         std::pair{&kMaxRunningPerAccount, &config.queue.max_running_per_account},
         std::pair{&kMaxNodesPerAccount, &config.queue.max_nodes_per_account},
         std::pair{&kMaxElasticPercent, &config.queue.max_elastic_percent}}) {
-    if (root.isMember(setting->key.data())) *field = require_count(root, *setting);
+    if (const Json::Value* value = json_member(root, setting->key)) {
+      *field = require_count(*value, *setting);
+    }
   }
-  if (root.isMember("objective")) {
+  if (const Json::Value* value = json_member(root, "objective")) {
     config.objective = parse_objective(
-        require_string(root, "objective", "one of \"throughput\", \"speedup\", \"fair\""));
+        require_string(*value, "objective", "one of \"throughput\", \"speedup\", \"fair\""));
   }
-  if (root.isMember("account_weights")) {
-    config.queue.account_weights = parse_account_weights(root["account_weights"]);
+  if (const Json::Value* value = json_member(root, "account_weights")) {
+    config.queue.account_weights = parse_account_weights(*value);
   }
   if (config.max_connections_per_peer > config.max_connections) {
     throw InputError("max_connections_per_peer",
@@ -276,43 +270,46 @@ DaemonConfig parse_config(std::string_view json_text) {
                          ", more than max_connections (" + std::to_string(config.max_connections) +
                          "): lower it, or one host could take every connection");
   }
-  if (root.isMember("resize")) {
-    if (!root["resize"].isBool()) {
-      throw InputError("resize", "must be true (resize elastic jobs) or false (only watch)");
+  if (const Json::Value* value = json_member(root, "resize")) {
+    if (!value->isBool()) {
+      throw_json_type_error("resize", "true (resize elastic jobs) or false (only watch)", *value);
     }
-    config.resize = root["resize"].asBool();
+    config.resize = value->asBool();
   }
-  if (root.isMember("elastic_partition")) {
+  if (const Json::Value* value = json_member(root, "elastic_partition")) {
     config.elastic_partitions = ElasticPartitions(
-        require_string(root, "elastic_partition",
+        require_string(*value, "elastic_partition",
                        "the Slurm partition elastic jobs run in, or several joined by commas"));
   }
-  if (root.isMember("node_types")) config.node_types = parse_node_types(root["node_types"]);
-  if (root.isMember("satellite_qos")) {
-    config.satellite_qos =
-        require_string(root, "satellite_qos", "the QOS satellites run in (\"\" for the job's own)");
+  if (const Json::Value* value = json_member(root, "node_types")) {
+    config.node_types = parse_node_types(*value);
   }
-  if (root.isMember("satellite_partition")) {
+  if (const Json::Value* value = json_member(root, "satellite_qos")) {
+    config.satellite_qos = require_string(*value, "satellite_qos",
+                                          "the QOS satellites run in (\"\" for the job's own)");
+  }
+  if (const Json::Value* value = json_member(root, "satellite_partition")) {
     config.satellite_partition =
-        require_string(root, "satellite_partition",
+        require_string(*value, "satellite_partition",
                        "the partition satellites are allocated in (\"\" for the job's)");
   }
-  if (root.isMember("home_partition")) {
-    config.home_partition = require_string(
-        root, "home_partition", "the partition elastic jobs' batch scripts run in (\"\" for none)");
+  if (const Json::Value* value = json_member(root, "home_partition")) {
+    config.home_partition =
+        require_string(*value, "home_partition",
+                       "the partition elastic jobs' batch scripts run in (\"\" for none)");
     if (config.elastic_partitions.contains(config.home_partition)) {
       throw InputError("home_partition", "\"" + config.home_partition +
                                              "\" is also an elastic partition: home nodes never "
                                              "train; name a partition of service nodes of its own");
     }
   }
-  if (root.isMember("satellite_reservation")) {
+  if (const Json::Value* value = json_member(root, "satellite_reservation")) {
     config.satellite_reservation = require_string(
-        root, "satellite_reservation", "the reservation satellites are made in (\"\" for none)");
+        *value, "satellite_reservation", "the reservation satellites are made in (\"\" for none)");
   }
-  if (root.isMember("log_level")) {
+  if (const Json::Value* value = json_member(root, "log_level")) {
     const std::string level =
-        require_string(root, "log_level", "one of \"debug\", \"info\", \"warning\"");
+        require_string(*value, "log_level", "one of \"debug\", \"info\", \"warning\"");
     if (level == "debug") {
       config.log_level = LogLevel::debug;
     } else if (level == "info") {

@@ -34,35 +34,18 @@ constexpr std::uint64_t kMaxCurveNodes = 1000000;
 
 using protocol::Request;
 
-// `field` by value: a reference parameter bound to a temporary ("" at the top level) makes GCC 14
-// suspect the returned reference (-Wdangling-reference), although it refers into `object`.
-const Json::Value& member(const Json::Value& object, const char* key, std::string_view field) {
-  if (!object.isMember(key)) throw InputError(std::string(field) + key, "missing");
-  return object[key];
-}
-
-std::uint64_t whole_number(const Json::Value& value, const std::string& field, std::uint64_t max) {
-  // isUInt64 before any as*(): jsoncpp throws its own LogicError for a value out of the range
-  // asked for (a uid of 2^63 read as a signed number ended gaptraind's start).
-  if (!value.isIntegral() || !value.isUInt64() || value.asLargestUInt() > max) {
-    throw_json_type_error(field, "a whole number from 0 to " + std::to_string(max), value);
-  }
-  return value.asLargestUInt();
-}
-
 double seconds(const Json::Value& value, const std::string& field) {
-  if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < 0.0) {
-    throw_json_type_error(field, "a finite number >= 0", value);
-  }
-  return value.asDouble();
+  const double s = json_number(value, field);
+  if (!std::isfinite(s) || s < 0.0) throw_json_type_error(field, "a finite number >= 0", value);
+  return s;
 }
 
 // The learned curve restored as a job's model, under ScalingCurve's rule (its rates are > 0:
 // the speedup and fair objectives divide by the 1-node rate, job_value.cpp). A corrupt one
 // would otherwise stop every plan.
 ScalingCurve learned_curve(const Json::Value& curve, const std::string& field) {
-  if (!curve.isArray()) throw_json_type_error(field, "an array", curve);
-  if (curve.empty()) throw InputError(field, "expected at least one [nodes, samples/s] point");
+  if (json_array(curve, field).empty())
+    throw InputError(field, "expected at least one [nodes, samples/s] point");
   std::vector<ScalingCurve::Point> points;
   for (Json::ArrayIndex i = 0; i < curve.size(); ++i) {
     const std::string at = field + "[" + std::to_string(i) + "]";
@@ -70,9 +53,9 @@ ScalingCurve learned_curve(const Json::Value& curve, const std::string& field) {
     if (!point.isArray() || point.size() != 2) {
       throw_json_type_error(at, "[nodes, samples/s]", point);
     }
-    if (!point[1].isNumeric()) throw_json_type_error(at + "[1]", "a number", point[1]);
     const ScalingCurve::Point next{
-        static_cast<int>(whole_number(point[0], at + "[0]", kMaxCurveNodes)), point[1].asDouble()};
+        static_cast<int>(json_whole_number(point[0], at + "[0]", kMaxCurveNodes)),
+        json_number(point[1], at + "[1]")};
     if (auto problem =
             ScalingCurve::point_problem(points.empty() ? 0 : points.back().nodes, next)) {
       throw InputError(at, *problem);
@@ -83,24 +66,24 @@ ScalingCurve learned_curve(const Json::Value& curve, const std::string& field) {
 }
 
 std::pair<double, double> learned_costs(const Json::Value& costs, const std::string& field) {
-  if (!costs.isObject()) throw_json_type_error(field, "an object", costs);
+  json_object(costs, field);
   static constexpr std::array<std::string_view, 2> kCostKeys{"up_s", "down_s"};
   reject_unknown_json_keys(costs, kCostKeys, field + ".");
-  return {seconds(member(costs, "up_s", field + "."), field + ".up_s"),
-          seconds(member(costs, "down_s", field + "."), field + ".down_s")};
+  return {seconds(json_required(costs, "up_s", field + "."), field + ".up_s"),
+          seconds(json_required(costs, "down_s", field + "."), field + ".down_s")};
 }
 
 // One job, or an InputError naming what makes it unusable. A bad learned part is dropped
 // alone (into `dropped`): the job is managed again and learns it anew.
 core::SavedJob decode_job(const Json::Value& entry, const std::string& field,
                           std::vector<DroppedEntry>& dropped) {
-  if (!entry.isObject()) throw_json_type_error(field, "an object", entry);
+  json_object(entry, field);
   static constexpr std::array<std::string_view, 6> kKeys{"registration",  "uid",
                                                          "registered_at", "learned_curve",
                                                          "learned_costs", "learned_noise_scale"};
   reject_unknown_json_keys(entry, kKeys, field + ".");
   core::SavedJob job;
-  const Json::Value& saved_registration = member(entry, "registration", field + ".");
+  const Json::Value& saved_registration = json_required(entry, "registration", field + ".");
   Request request;
   try {
     request = protocol::decode(one_line_json(saved_registration));
@@ -113,32 +96,31 @@ core::SavedJob decode_job(const Json::Value& entry, const std::string& field,
   }
   job.registration = *registration;
   job.uid = static_cast<uid_t>(
-      whole_number(member(entry, "uid", field + "."), field + ".uid", 0xfffffffeU));
-  job.registered_at = static_cast<std::int64_t>(whole_number(
-      member(entry, "registered_at", field + "."), field + ".registered_at", INT64_MAX));
-  if (entry.isMember("learned_curve")) {
+      json_whole_number(json_required(entry, "uid", field + "."), field + ".uid", 0xfffffffeU));
+  job.registered_at = static_cast<std::int64_t>(json_whole_number(
+      json_required(entry, "registered_at", field + "."), field + ".registered_at", INT64_MAX));
+  if (const Json::Value* curve = json_member(entry, "learned_curve")) {
     try {
-      job.learned_curve = learned_curve(entry["learned_curve"], field + ".learned_curve");
+      job.learned_curve = learned_curve(*curve, field + ".learned_curve");
     } catch (const InputError& e) {
       dropped.push_back({field + ".learned_curve", e.what()});
     }
   }
-  if (entry.isMember("learned_costs")) {
+  if (const Json::Value* costs = json_member(entry, "learned_costs")) {
     try {
-      job.learned_costs = learned_costs(entry["learned_costs"], field + ".learned_costs");
+      job.learned_costs = learned_costs(*costs, field + ".learned_costs");
     } catch (const InputError& e) {
       dropped.push_back({field + ".learned_costs", e.what()});
     }
   }
   // Absent from files written before goodput.
-  if (entry.isMember("learned_noise_scale")) {
+  if (const Json::Value* phi = json_member(entry, "learned_noise_scale")) {
     const std::string at = field + ".learned_noise_scale";
-    const Json::Value& phi = entry["learned_noise_scale"];
-    if (phi.isNumeric() && !protocol::noise_scale_problem(phi.asDouble())) {
-      job.learned_noise_scale = phi.asDouble();
+    if (phi->isNumeric() && !protocol::noise_scale_problem(phi->asDouble())) {
+      job.learned_noise_scale = phi->asDouble();
     } else {
       dropped.push_back(
-          {at, at + ": expected a noise scale from 0 to 1e15, got " + describe_json(phi)});
+          {at, at + ": expected a noise scale from 0 to 1e15, got " + describe_json(*phi)});
     }
   }
   return job;
@@ -184,21 +166,19 @@ DecodedState decode_state(std::string_view json) {
                              " bytes: not a state gaptraind wrote");
   }
   const Json::Value root = parse_strict_json(json);
-  if (!root.isObject()) throw_json_type_error("", "an object", root);
+  json_object(root, "");
   static constexpr std::array<std::string_view, 4> kKeys{"version", "jobs", "user_limits",
                                                          "operation"};
   reject_unknown_json_keys(root, kKeys);
-  const Json::Value& version = member(root, "version", "");
+  const Json::Value& version = json_required(root, "version");
   if (!version.isIntegral() || !version.isInt64() || version.asInt64() != kStateVersion) {
     throw InputError("version", "expected " + std::to_string(kStateVersion) + ", got " +
                                     describe_json(version) +
                                     ": written by another gaptraind version; remove the file "
                                     "to start without it");
   }
-  const Json::Value& jobs = member(root, "jobs", "");
-  if (!jobs.isArray()) throw_json_type_error("jobs", "an array", jobs);
-  const Json::Value& limits = member(root, "user_limits", "");
-  if (!limits.isObject()) throw_json_type_error("user_limits", "an object", limits);
+  const Json::Value& jobs = json_array(json_required(root, "jobs"), "jobs");
+  const Json::Value& limits = json_object(json_required(root, "user_limits"), "user_limits");
 
   DecodedState decoded;
   core::SavedState& state = decoded.state;
@@ -222,22 +202,21 @@ DecodedState decode_state(std::string_view json) {
       const std::uint32_t job_id = parse_number<std::uint32_t>(key).value_or(0);
       if (job_id == 0) throw InputError(field, "a job id is a whole number > 0");
       state.user_limits[job_id] =
-          static_cast<std::uint32_t>(whole_number(limits[key], field, 0xffffffffU));
+          static_cast<std::uint32_t>(json_whole_number(limits[key], field, 0xffffffffU));
     } catch (const InputError& e) {
       decoded.dropped.push_back({field, e.what()});
     }
   }
   // Absent from files written before pause and drain were kept: running.
-  if (root.isMember("operation")) {
-    const Json::Value& operation = root["operation"];
+  if (const Json::Value* operation = json_member(root, "operation")) {
     const std::optional<core::Operation> parsed =
-        operation.isString() ? core::parse_operation(operation.asString()) : std::nullopt;
+        operation->isString() ? core::parse_operation(operation->asString()) : std::nullopt;
     if (parsed) {
       state.operation = *parsed;
     } else {
       decoded.dropped.push_back(
           {"operation", "operation: expected \"running\", \"paused\" or \"draining\", got " +
-                            describe_json(operation)});
+                            describe_json(*operation)});
     }
   }
   return decoded;

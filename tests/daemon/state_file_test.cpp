@@ -258,7 +258,7 @@ TEST(StateFile, ABadEntryIsDroppedAndTheRestKept) {
             (std::vector<std::string>{"jobs[1]", "jobs[2]", "jobs[4]", "jobs[5]", "user_limits.0",
                                       "user_limits.10", "user_limits.x"}));
   // Each reason says what is wrong with it, in one line.
-  EXPECT_EQ(decoded.dropped[0].reason, "jobs[1].registration: missing");
+  EXPECT_EQ(decoded.dropped[0].reason, "jobs[1].registration: required key is missing");
   EXPECT_EQ(decoded.dropped[3].reason, "jobs[5].registration: not a \"register\" request");
   EXPECT_NE(decoded.dropped[2].reason.find("saved twice"), std::string::npos);
   for (const DroppedEntry& d : decoded.dropped) EXPECT_EQ(d.reason.find('\n'), std::string::npos);

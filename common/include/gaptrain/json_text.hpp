@@ -6,6 +6,7 @@
 
 #include <json/json.h>
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,14 +43,27 @@ void reject_unknown_json_keys(const Json::Value& object, std::span<const std::st
                               const std::string& prefix = "");
 
 // One field of an object: the member `key`, or nullptr when it is absent; json_required throws
-// InputError(key, "required key is missing") instead.
+// InputError(prefix + key, "required key is missing") instead (`prefix`: where the object is,
+// such as "jobs[3].").
 const Json::Value* json_member(const Json::Value& object, std::string_view key);
-const Json::Value& json_required(const Json::Value& object, std::string_view key);
+const Json::Value& json_required(const Json::Value& object, std::string_view key,
+                                 std::string_view prefix = "");
+
+// `value` itself when it is an object (an array), else InputError(field, "expected an object,
+// got ..."). The field names (here and in json_required) are taken by value: a reference
+// parameter bound to a temporary makes GCC 14 suspect the returned reference
+// (-Wdangling-reference), although it refers into the value.
+const Json::Value& json_object(const Json::Value& value, std::string_view field);
+const Json::Value& json_array(const Json::Value& value, std::string_view field);
 
 // A value of one type, or InputError(field, "expected ..., got ...") (throw_json_type_error). An
 // integer out of int's range says so, rather than "not an integer".
 int json_int(const Json::Value& value, const std::string& field);
 double json_number(const Json::Value& value, const std::string& field);
 std::string json_string(const Json::Value& value, const std::string& field);
+// A whole number from 0 to `max` ("expected a whole number from 0 to MAX, got ..."). Checked
+// before any conversion: jsoncpp throws its own error for a value out of the range asked for.
+std::uint64_t json_whole_number(const Json::Value& value, const std::string& field,
+                                std::uint64_t max);
 
 }  // namespace gaptrain
