@@ -7,49 +7,31 @@
 #include <map>
 
 #include "gaptrain/scaling_curve.hpp"
+#include "support/alice_jobs.hpp"
 
 namespace gaptrain::core {
 namespace {
 
+using testing::alice_registration;
+using testing::alice_running_job;
+
 constexpr std::int64_t kNow = 1'700'000'000;
 constexpr double kMono = 5'000.0;  // the monotonic clock: seconds since boot
-
-Job running_job(std::uint32_t id) {
-  Job job;
-  job.id = id;
-  job.user_id = 1001;
-  job.user = "alice";
-  job.partition = "elastic";
-  job.state = JobState::running;
-  job.nodes = {"n1", "n2"};
-  job.batch_host = "n1";
-  return job;
-}
 
 // A running satellite `id` of job `owner` (its user's, named after it) on `node`.
 Job satellite_of(std::uint32_t owner, std::uint32_t id, const std::string& node,
                  const std::string& partition = "elastic") {
-  Job satellite = running_job(id);
+  Job satellite = alice_running_job(id);
   satellite.name = satellite_name(owner);
   satellite.partition = partition;
   satellite.nodes = {node};
   return satellite;
 }
 
-protocol::JobRegistration registration(std::uint32_t id) {
-  protocol::JobRegistration r;
-  r.job_id = id;
-  r.user = "alice";
-  r.batch_host = "n1";
-  r.min_nodes = 1;
-  r.max_nodes = 4;
-  return r;
-}
-
 TEST(ElasticJobs, WithoutCurveTheCurveAndCostsAreAssumed) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
   EXPECT_EQ(e.curve_source, Source::assumed);
   EXPECT_EQ(e.costs_source, Source::assumed);
@@ -65,8 +47,8 @@ TEST(ElasticJobs, WithoutCurveTheCurveAndCostsAreAssumed) {
 
 TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  protocol::JobRegistration r = registration(5);
+  const Job job = alice_running_job(5);
+  protocol::JobRegistration r = alice_registration(5);
   r.curve = ScalingCurve({{1, 100.0}, {2, 190.0}});
   r.up_cost_s = 18.0;
   r.down_cost_s = 12.0;
@@ -80,17 +62,18 @@ TEST(ElasticJobs, GivenCurveAndCostsAreKept) {
 
 TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
   ElasticJobs jobs;
-  EXPECT_NE(jobs.add(registration(5), nullptr, "elastic", kNow)->find("not known"),
+  EXPECT_NE(jobs.add(alice_registration(5), nullptr, "elastic", kNow)->find("not known"),
             std::string::npos);
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.state = JobState::pending;
-  EXPECT_NE(jobs.add(registration(5), &job, "elastic", kNow)->find("pending"), std::string::npos);
+  EXPECT_NE(jobs.add(alice_registration(5), &job, "elastic", kNow)->find("pending"),
+            std::string::npos);
   job.state = JobState::running;
-  protocol::JobRegistration r = registration(5);
+  protocol::JobRegistration r = alice_registration(5);
   r.min_nodes = 3;
   r.max_nodes = 2;
   EXPECT_TRUE(jobs.add(r, &job, "elastic", kNow));
-  r = registration(5);
+  r = alice_registration(5);
   r.up_cost_s = -1.0;
   EXPECT_NE(jobs.add(r, &job, "elastic", kNow)->find("up_cost_s"), std::string::npos);
   EXPECT_TRUE(jobs.jobs().empty());
@@ -98,29 +81,29 @@ TEST(ElasticJobs, RefusesJobsThatDoNotRunOrBadBounds) {
 
 TEST(ElasticJobs, AJobOfAnyElasticPartitionIsManagedAndOthersAreToldWhere) {
   ElasticJobs jobs;
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.partition = "cpu";
-  const std::optional<std::string> refused = jobs.add(registration(5), &job, "gpu", kNow);
+  const std::optional<std::string> refused = jobs.add(alice_registration(5), &job, "gpu", kNow);
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->find("submit with -p gpu"), std::string::npos) << *refused;
-  EXPECT_FALSE(jobs.add(registration(5), &job, "gpu,cpu", kNow));
+  EXPECT_FALSE(jobs.add(alice_registration(5), &job, "gpu,cpu", kNow));
   job.partition = "regular";
-  const std::optional<std::string> outside = jobs.add(registration(6), &job, "gpu,cpu", kNow);
+  const std::optional<std::string> outside = jobs.add(alice_registration(6), &job, "gpu,cpu", kNow);
   ASSERT_TRUE(outside);
   EXPECT_NE(outside->find("elastic partitions gpu,cpu"), std::string::npos) << *outside;
 }
 
 TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
   ElasticJobs jobs;
-  const Job five = running_job(5);
-  const Job six = running_job(6);
-  ASSERT_FALSE(jobs.add(registration(5), &five, "elastic", kNow));
-  ASSERT_FALSE(jobs.add(registration(6), &six, "elastic", kNow));
+  const Job five = alice_running_job(5);
+  const Job six = alice_running_job(6);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &five, "elastic", kNow));
+  ASSERT_FALSE(jobs.add(alice_registration(6), &six, "elastic", kNow));
   Snapshot s;
   s.taken_at = kNow + 10;
-  s.jobs.push_back(running_job(5));
+  s.jobs.push_back(alice_running_job(5));
   s.jobs.back().nodes = {"n1", "n2", "n3"};  // grown
-  s.jobs.push_back(running_job(6));
+  s.jobs.push_back(alice_running_job(6));
   s.jobs.back().state = JobState::finished;
   EXPECT_EQ(jobs.refresh(s, 0.0).forgotten, (std::vector<std::uint32_t>{6}));
   EXPECT_EQ(jobs.jobs().at(5).nodes.size(), 3U);
@@ -131,10 +114,10 @@ TEST(ElasticJobs, FollowSlurmAndForgetEndedJobs) {
 
 TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
   ElasticJobs jobs;
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.nodes = {"n1", "n2"};
   job.batch_host = "n2";
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   EXPECT_EQ(jobs.jobs().at(5).nodes, (std::vector<std::string>{"n2", "n1"}));
   Snapshot s;
   s.jobs.push_back(job);
@@ -155,8 +138,8 @@ TEST(ElasticJobs, SatellitesAreTheJobsNodesAfterItsOwnBatchHostFirst) {
 // hand, its lease run out) is only gone.
 TEST(ElasticJobs, ASatelliteSlurmPreemptedIsReportedAndItsStallLearned) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   Snapshot s;
   s.jobs.push_back(job);
   for (const auto& [id, node] : {std::pair{9U, "n3"}, {10U, "n4"}}) {
@@ -187,8 +170,8 @@ TEST(ElasticJobs, ASatelliteSlurmPreemptedIsReportedAndItsStallLearned) {
 // to job 5's launcher), nor is a job of the same user in another partition.
 TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   Snapshot s;
   s.jobs.push_back(job);
   s.jobs.push_back(satellite_of(5, 9, "n3"));
@@ -205,8 +188,8 @@ TEST(ElasticJobs, JobsNamedAfterAJobButNotItsSatellitesAreNotItsNodes) {
 // the same name and user in a third partition still is not.
 TEST(ElasticJobs, SatellitesInTheSatellitePartitionAreTheJobsNodes) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   Snapshot s;
   s.jobs.push_back(job);
   s.jobs.push_back(satellite_of(5, 9, "n3", "satellites"));
@@ -222,9 +205,9 @@ TEST(ElasticJobs, SatellitesInTheSatellitePartitionAreTheJobsNodes) {
 // grown into the holes and shrunk for nobody.
 TEST(ElasticJobs, AJobOutsideTheElasticPartitionIsRefused) {
   ElasticJobs jobs;
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.partition = "regular";
-  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);
+  const auto refused = jobs.add(alice_registration(5), &job, "elastic", kNow);
   ASSERT_TRUE(refused);
   EXPECT_EQ(*refused,
             "job 5 runs in partition regular: only jobs of the elastic partition elastic are "
@@ -234,9 +217,9 @@ TEST(ElasticJobs, AJobOutsideTheElasticPartitionIsRefused) {
 
 TEST(ElasticJobs, AJobAskingForItsGpusAsAJobTotalIsRefused) {
   ElasticJobs jobs;
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.tres_per_job = "gres/gpu:8";
-  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);
+  const auto refused = jobs.add(alice_registration(5), &job, "elastic", kNow);
   ASSERT_TRUE(refused);
   EXPECT_EQ(*refused,
             "job 5 asks for its GPUs as a job total (gres/gpu:8): a node it grows into would get "
@@ -244,7 +227,7 @@ TEST(ElasticJobs, AJobAskingForItsGpusAsAJobTotalIsRefused) {
   EXPECT_FALSE(jobs.contains(5));
 
   job.tres_per_node = "gres/gpu:4";  // per node as well: every new node gets 4
-  EXPECT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  EXPECT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
 }
 
 // The launcher's report of a job running a step on `nodes` with `samples` done.
@@ -259,12 +242,12 @@ protocol::LauncherReport progress(std::uint32_t id, std::vector<std::string> nod
 
 TEST(ElasticJobs, ABatchRangeIsKeptAndItsNoiseScaleGivenAssumedOrLearned) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).given.batch);
   EXPECT_FALSE(noise_scale_of(jobs.jobs().at(5))) << "no batch range: valued by throughput";
 
-  protocol::JobRegistration r = registration(5);
+  protocol::JobRegistration r = alice_registration(5);
   r.batch = BatchRange{128, 4096, 256};
   ASSERT_FALSE(jobs.add(r, &job, "elastic", kNow));
   const ElasticJob& e = jobs.jobs().at(5);
@@ -314,8 +297,8 @@ TEST(ElasticJobs, ABatchRangeIsKeptAndItsNoiseScaleGivenAssumedOrLearned) {
 
 TEST(ElasticJobs, AssumedCurveAndCostsAreLearnedFromProgress) {
   ElasticJobs jobs;
-  const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   // Not steady yet: only n1 runs a step.
   ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 0), kNow, kMono));
   ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 500), kNow + 20, kMono + 20));
@@ -345,9 +328,9 @@ TEST(ElasticJobs, ACurveIsLearnedPerNodeType) {
   s.nodes = {{.name = "n1", .type = "a100"},
              {.name = "n2", .type = "a100"},
              {.name = "n3", .type = "v100"}};
-  s.jobs = {running_job(5)};  // n1, n2
+  s.jobs = {alice_running_job(5)};  // n1, n2
   s.jobs[0].features = "[a100|v100]";
-  ASSERT_FALSE(jobs.add(registration(5), &s.jobs[0], "elastic", kNow));
+  ASSERT_FALSE(jobs.add(alice_registration(5), &s.jobs[0], "elastic", kNow));
   jobs.refresh(s, kMono);
   const ElasticJob& job = jobs.jobs().at(5);
   EXPECT_EQ(job.held_type, "a100");
@@ -362,13 +345,13 @@ TEST(ElasticJobs, ACurveIsLearnedPerNodeType) {
   // Without a constraint naming types: one curve for every type.
   ElasticJobs untyped;
   s.jobs[0].features = "";
-  ASSERT_FALSE(untyped.add(registration(5), &s.jobs[0], "elastic", kNow));
+  ASSERT_FALSE(untyped.add(alice_registration(5), &s.jobs[0], "elastic", kNow));
   untyped.refresh(s, kMono);
   EXPECT_TRUE(untyped.jobs().at(5).curves.empty());
 
   // A registration's per-type curves: given ones kept, an empty one learned on its type.
   ElasticJobs given;
-  protocol::JobRegistration r = registration(5);
+  protocol::JobRegistration r = alice_registration(5);
   r.curves["a100"] = std::nullopt;
   r.curves["v100"] = ScalingCurve({{1, 40.0}, {4, 150.0}});
   ASSERT_FALSE(given.add(r, &s.jobs[0], "elastic", kNow));
@@ -387,8 +370,8 @@ TEST(ElasticJobs, ACurveIsLearnedPerNodeType) {
 // shrink's was dropped, and stayed assumed, before).
 TEST(ElasticJobs, AStallCutShortByTheNextResizeIsLearnedUpToIt) {
   ElasticJobs jobs;
-  const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow, kMono));
   jobs.resized(5, {"n1"}, {}, kMono + 10);
   jobs.resized(5, {"n1", "n2"}, {{"n2", 9}}, kMono + 10.5);
@@ -405,8 +388,8 @@ TEST(ElasticJobs, AStallCutShortByTheNextResizeIsLearnedUpToIt) {
 // training's own world size says which count the progress was made on.
 TEST(ElasticJobs, ProgressIsLearnedAtTheTrainingsOwnWorldSize) {
   ElasticJobs jobs;
-  const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   protocol::LauncherReport one = progress(5, {"n1", "n2"}, 0);
   one.world_size = 1;
   ASSERT_TRUE(jobs.report(one, kNow, kMono));
@@ -424,8 +407,8 @@ TEST(ElasticJobs, ProgressIsLearnedAtTheTrainingsOwnWorldSize) {
 // exited. No progress is "not learned yet": the assumed curve stays.
 TEST(ElasticJobs, FlatProgressKeepsTheAssumedCurve) {
   ElasticJobs jobs;
-  const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   const ScalingCurve assumed = jobs.jobs().at(5).curve;
   for (int s = 0; s <= 60; s += 5) {
     ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1000), kNow + s, kMono + s));
@@ -442,8 +425,8 @@ TEST(ElasticJobs, FlatProgressKeepsTheAssumedCurve) {
 // (NTP, an admin) neither loses the measurement nor makes it negative.
 TEST(ElasticJobs, LearningIgnoresWallClockSteps) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow, kMono));
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 2000), kNow - 3600 + 20, kMono + 20));
   const ElasticJob& learned = jobs.jobs().at(5);
@@ -461,11 +444,11 @@ TEST(ElasticJobs, LearningIgnoresWallClockSteps) {
 // than any node can go teaches nothing.
 TEST(ElasticJobs, AReRegistrationCannotWidenTheRange) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  protocol::JobRegistration first = registration(5);
+  const Job job = alice_running_job(5);
+  protocol::JobRegistration first = alice_registration(5);
   first.max_nodes = 2;
   ASSERT_FALSE(jobs.add(first, &job, "elastic", kNow));
-  protocol::JobRegistration wider = registration(5);  // 1-4
+  protocol::JobRegistration wider = alice_registration(5);  // 1-4
   const auto refused = jobs.add(wider, &job, "elastic", kNow);
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->find("registered for 1-2 nodes"), std::string::npos) << *refused;
@@ -476,20 +459,20 @@ TEST(ElasticJobs, AReRegistrationCannotWidenTheRange) {
 // After a lost state file, what the admission marked in the job's record binds (job_mark.hpp).
 TEST(ElasticJobs, ARegistrationCannotGoBeyondTheRangeMarkedAtAdmission) {
   ElasticJobs jobs;
-  Job job = running_job(5);
+  Job job = alice_running_job(5);
   job.admin_comment = "gaptrain:limit=0,nodes=1-2";
-  const auto refused = jobs.add(registration(5), &job, "elastic", kNow);  // 1-4
+  const auto refused = jobs.add(alice_registration(5), &job, "elastic", kNow);  // 1-4
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->find("submitted with 1-2 nodes"), std::string::npos) << *refused;
-  protocol::JobRegistration within = registration(5);
+  protocol::JobRegistration within = alice_registration(5);
   within.max_nodes = 2;
   EXPECT_FALSE(jobs.add(within, &job, "elastic", kNow));
 }
 
 TEST(ElasticJobs, ProgressFasterThanAnyNodeTeachesNothing) {
   ElasticJobs jobs;
-  const Job job = running_job(5);  // n1, n2
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);  // n1, n2
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   const ScalingCurve assumed = jobs.jobs().at(5).curve;
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 0), kNow, kMono));
   ASSERT_TRUE(jobs.report(progress(5, {"n1", "n2"}, 1e17), kNow + 20, kMono + 20));
@@ -501,8 +484,8 @@ TEST(ElasticJobs, ProgressFasterThanAnyNodeTeachesNothing) {
 // learned: no ScalingCurve holds it, and the state file's decoder drops it, state_file_test.)
 TEST(ElasticJobs, RestoringALearnedCurveReplacesTheAssumedOne) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   jobs.restore_learned(5, std::nullopt, std::nullopt);
   EXPECT_EQ(jobs.jobs().at(5).curve_source, Source::assumed);
   jobs.restore_learned(5, ScalingCurve({{1, 50.0}, {2, 90.0}}), std::nullopt);
@@ -512,8 +495,8 @@ TEST(ElasticJobs, RestoringALearnedCurveReplacesTheAssumedOne) {
 
 TEST(ElasticJobs, GivenCurvesAreNotReplaced) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  protocol::JobRegistration r = registration(5);
+  const Job job = alice_running_job(5);
+  protocol::JobRegistration r = alice_registration(5);
   r.curve = ScalingCurve({{1, 10.0}, {4, 35.0}});
   r.up_cost_s = 5.0;
   r.down_cost_s = 4.0;
@@ -548,9 +531,9 @@ TEST(ElasticJobs, SatelliteNamesNameTheirJob) {
 
 TEST(ElasticJobs, LauncherReportsRecordProgress) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
+  const Job job = alice_running_job(5);
   EXPECT_FALSE(jobs.report({5, {"n1"}, {}, 10.0, {}, {}, {}, {}}, kNow, kMono));  // not registered
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   EXPECT_FALSE(jobs.jobs().at(5).reported_at);
   ASSERT_TRUE(jobs.report({5, {"n1", "n2"}, {}, 10.0, {}, {}, {}, {}}, kNow + 1, kMono + 1));
   const ElasticJob& e = jobs.jobs().at(5);
@@ -567,8 +550,8 @@ TEST(ElasticJobs, LauncherReportsRecordProgress) {
 // Fake progress (another user's file read as the job's) showed 2e12 samples in `gaptrain job`.
 TEST(ElasticJobs, ProgressThatGoesBackOrOutrunsTheNodesIsRefused) {
   ElasticJobs jobs;
-  const Job job = running_job(5);
-  ASSERT_FALSE(jobs.add(registration(5), &job, "elastic", kNow));
+  const Job job = alice_running_job(5);
+  ASSERT_FALSE(jobs.add(alice_registration(5), &job, "elastic", kNow));
   ASSERT_TRUE(jobs.report(progress(5, {"n1"}, 100.0), kNow, kMono));
   const ElasticJob& e = jobs.jobs().at(5);
   const double most = static_cast<double>(e.nodes.size()) * 1e9 * (1.0 + 1.0);  // 1 s + slack

@@ -16,33 +16,15 @@
 #include "core/planner.hpp"
 #include "gaptrain/input_error.hpp"
 #include "state_lock.hpp"
+#include "support/alice_jobs.hpp"
 
 namespace gaptrain::daemon {
 namespace {
 
+using testing::alice_registration;
+using testing::alice_running_job;
+
 constexpr std::int64_t kNow = 1'700'000'000;
-
-core::Job running_job(std::uint32_t id) {
-  core::Job job;
-  job.id = id;
-  job.user_id = 1001;
-  job.user = "alice";
-  job.partition = "elastic";
-  job.state = core::JobState::running;
-  job.nodes = {"n1", "n2"};
-  job.batch_host = "n1";
-  return job;
-}
-
-protocol::JobRegistration registration(std::uint32_t id) {
-  protocol::JobRegistration r;
-  r.job_id = id;
-  r.user = "alice";
-  r.batch_host = "n1";
-  r.min_nodes = 1;
-  r.max_nodes = 4;
-  return r;
-}
 
 // A temporary directory, removed with everything in it.
 class TempDir {
@@ -60,23 +42,23 @@ class TempDir {
 
 TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   core::ElasticJobs jobs;
-  const core::Job given = running_job(5);
-  protocol::JobRegistration with_curve = registration(5);
+  const core::Job given = alice_running_job(5);
+  protocol::JobRegistration with_curve = alice_registration(5);
   with_curve.curve = ScalingCurve({{1, 10.0}, {4, 37.5}});
   with_curve.up_cost_s = 12.0;
   with_curve.down_cost_s = 3.0;
   with_curve.notice_s = 90.0;
   with_curve.batch = BatchRange{128, 4096, 256};
   with_curve.noise_scale = 900.0;
-  with_curve.allowed_sizes = {1, 2, 4};  // registration(5) runs on 1 to 4 nodes
+  with_curve.allowed_sizes = {1, 2, 4};  // alice_registration(5) runs on 1 to 4 nodes
   ASSERT_FALSE(jobs.add(with_curve, &given, "elastic", kNow));
-  const core::Job learning = running_job(6);
-  protocol::JobRegistration one_cost = registration(6);
+  const core::Job learning = alice_running_job(6);
+  protocol::JobRegistration one_cost = alice_registration(6);
   one_cost.up_cost_s = 5.0;  // a cost given alone: the other is learned, this one kept as given
   ASSERT_FALSE(jobs.add(one_cost, &learning, "elastic", kNow + 7));
   jobs.restore_learned(6, ScalingCurve({{1, 1.0}, {4, 3.3333333333333335}}), std::pair{17.25, 4.5});
-  const core::Job with_batch = running_job(7);
-  protocol::JobRegistration learning_phi = registration(7);
+  const core::Job with_batch = alice_running_job(7);
+  protocol::JobRegistration learning_phi = alice_registration(7);
   learning_phi.batch = BatchRange{64, 1024, 0};
   ASSERT_FALSE(jobs.add(learning_phi, &with_batch, "elastic", kNow));
   protocol::LauncherReport stats;
@@ -96,7 +78,7 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
   // What the daemon rebuilds from it is the job as it was.
   core::ElasticJobs restored;
   for (const core::SavedJob& saved : back.jobs) {
-    const core::Job job = running_job(saved.registration.job_id);
+    const core::Job job = alice_running_job(saved.registration.job_id);
     ASSERT_FALSE(restored.add(saved.registration, &job, "elastic", saved.registered_at));
     restored.restore_learned(saved.registration.job_id, saved.learned_curve, saved.learned_costs,
                              saved.learned_noise_scale);
@@ -129,8 +111,8 @@ TEST(StateFile, RegistrationsLearnedValuesAndUserLimitsSurviveARoundTrip) {
 // was being learned is learned again (its entry kept, its curve the prior until then).
 TEST(StateFile, PerTypeCurvesSurviveARoundTrip) {
   core::ElasticJobs jobs;
-  const core::Job job = running_job(5);
-  protocol::JobRegistration typed = registration(5);
+  const core::Job job = alice_running_job(5);
+  protocol::JobRegistration typed = alice_registration(5);
   typed.curves["a100"] = ScalingCurve({{1, 200.0}, {4, 780.0}});
   typed.curves["v100"] = std::nullopt;
   ASSERT_FALSE(jobs.add(typed, &job, "elastic", kNow));
@@ -335,7 +317,7 @@ TEST(StateFile, AHandEditedLearnedCurveDoesNotStopThePlans) {
     snapshot.nodes.push_back(
         {name, held ? core::NodeState::allocated : core::NodeState::idle, kNow - 600});
   }
-  core::Job job = running_job(6);
+  core::Job job = alice_running_job(6);
   job.start_time = kNow - 60;
   job.end_time = kNow + 3600;
   snapshot.jobs.push_back(job);
