@@ -9,7 +9,8 @@
 // Per burst: events sent/accepted/rejected/undelivered, events/s, reply latency, the time
 // until the daemon's model holds the burst (the end of its first poll that saw it, then checked
 // with a status request), polls and allocator solves during the burst (the batching), solve
-// and poll times, and the process's RSS afterwards (daemon + simulated cluster + senders).
+// and poll times, and the process's RSS afterwards (daemon + simulated cluster; the senders run in
+// a process of their own, sender_process.hpp).
 //
 //   bench_daemon_load --nodes 10000 --bursts 5 --burst-nodes 3000 --senders 8 --json out.json
 //
@@ -47,6 +48,7 @@
 #include "gaptrain/protocol.hpp"
 #include "gaptrain/wire_client.hpp"
 #include "private_munged.hpp"
+#include "sender_process.hpp"
 #include "simulated_slurm.hpp"
 
 namespace {
@@ -219,8 +221,12 @@ struct BurstResult {
 class LoadRun {
  public:
   LoadRun(const Options& options, bench::SimulatedSlurm& slurm, PollLog& polls,
-          plugin::PluginConfig plugin)
-      : options_(options), slurm_(slurm), polls_(polls), plugin_(std::move(plugin)) {}
+          plugin::PluginConfig plugin, bench::SenderProcess& senders)
+      : options_(options),
+        slurm_(slurm),
+        polls_(polls),
+        plugin_(std::move(plugin)),
+        senders_(senders) {}
 
   std::vector<std::string> register_elastic_jobs() {
     std::vector<std::string> failures;
@@ -247,7 +253,7 @@ class LoadRun {
     const std::vector<NodeEvent> events = free ? slurm_.end_regular_jobs(options_.burst_nodes)
                                                : slurm_.start_regular_jobs(options_.take_nodes);
     const std::uint64_t version = slurm_.version();
-    result.sent = bench::send_node_events(events, free, options_.senders, plugin_);
+    result.sent = senders_.send(events, free);
     const std::optional<Clock::time_point> seen = polls_.wait_for_version(version);
     result.model_ms = seen ? ms_between(start, *seen) : -1.0;
     const Clock::time_point end = std::max(Clock::now(), seen.value_or(start));
@@ -308,6 +314,7 @@ class LoadRun {
   bench::SimulatedSlurm& slurm_;
   PollLog& polls_;
   plugin::PluginConfig plugin_;
+  bench::SenderProcess& senders_;
 };
 
 Json::Value to_json(const BurstResult& b) {
@@ -405,6 +412,8 @@ int run(const Options& options) {
     std::FILE* log = std::fopen(log_path.c_str(), "w");
     if (log != nullptr) ::dup2(::fileno(log), 2);
 
+    // Forked while this process has no other thread (the daemon's starts below).
+    bench::SenderProcess senders(options.senders, plugin);
     PollLog polls;
     std::promise<void> listening;
     int loop_status = 0;
@@ -425,7 +434,7 @@ int run(const Options& options) {
     try {
       listening.get_future().get();
       if (!polls.wait_for_version(0)) failures.push_back("no first poll");
-      LoadRun load(options, slurm, polls, plugin);
+      LoadRun load(options, slurm, polls, plugin, senders);
       for (std::string& f : load.register_elastic_jobs()) failures.push_back(std::move(f));
       std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_s));
       const Memory warm = memory_now();
