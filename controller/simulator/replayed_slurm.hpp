@@ -157,6 +157,8 @@ class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions
   bool running(std::uint32_t job_id) const;
   // Whether the regular workload leaves the node free (a hole; held by an elastic job or not).
   bool is_hole(int node) const { return nodes_[static_cast<std::size_t>(node)].hole; }
+  // Free for elastic work: a hole no job holds and no regular job waits for.
+  bool idle(int node) const;
   // The job as a snapshot shows it (for registration); nullopt when unknown or ended.
   std::optional<core::Job> job(std::uint32_t job_id) const;
 
@@ -201,8 +203,6 @@ class ReplayedSlurm final : public core::SlurmQueries, public core::SlurmActions
   // at their time limit.
   void expire();
   Node& at(int node) { return nodes_[static_cast<std::size_t>(node)]; }
-  // Free for elastic work: a hole no job holds and no regular job waits for.
-  bool idle(int node) const;
   void hold(int node, std::uint32_t holder);
   // The holder lets the node go: a regular job waiting for it starts there.
   void let_go(int node);

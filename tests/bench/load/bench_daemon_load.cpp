@@ -1,6 +1,7 @@
 // bench_daemon_load: gaptraind under the plugin events of a large cluster. The real Daemon (its
 // sd-event loop, LineServer on 127.0.0.1, munge authentication, planner, allocator, resizer,
-// state file) runs on a thread of this process against a simulated Slurm (simulated_slurm.hpp)
+// state file) runs on a thread of this process against the simulator's replayed Slurm
+// (simulated_slurm.hpp)
 // and a private munged; sender threads send the plugin's events as the plugin does. After a
 // warm-up (the elastic jobs register, as root), each round is
 //   1. a burst of regular-job ends: thousands of nodes freed at once in the simulated Slurm,
@@ -438,10 +439,9 @@ int run(const Options& options) {
       for (std::string& f : load.register_elastic_jobs()) failures.push_back(std::move(f));
       std::this_thread::sleep_for(std::chrono::duration<double>(options.settle_s));
       const Memory warm = memory_now();
-      std::printf(
-          "cluster: %d nodes, %d elastic jobs, %d pending jobs; %d senders, timeout %d ms\n",
-          options.cluster.nodes, options.cluster.elastic_jobs, options.cluster.pending_jobs,
-          options.senders, options.timeout_ms);
+      std::printf("cluster: %d nodes, %d elastic jobs; %d senders, timeout %d ms\n",
+                  options.cluster.nodes, options.cluster.elastic_jobs, options.senders,
+                  options.timeout_ms);
       std::printf("RSS: %.1f MiB before the daemon started, %.1f MiB after warm-up\n",
                   before_daemon.rss_mib, warm.rss_mib);
       for (int b = 0; b < options.bursts; ++b) {
@@ -529,9 +529,6 @@ int main(int argc, char** argv) {
   app.add_option("--elastic-max-nodes", options.cluster.elastic_max_nodes,
                  "Each elastic job's maximum nodes")
       ->check(CLI::Range(1, 1000000));
-  app.add_option("--pending-jobs", options.cluster.pending_jobs,
-                 "Pending regular jobs backfill planned on busy nodes")
-      ->check(CLI::Range(0, 1000000));
   app.add_option("--seed", options.cluster.seed, "Random seed");
   app.add_option("--bursts", options.bursts, "Rounds of one free and one take burst")
       ->check(CLI::Range(1, 1000));

@@ -1,20 +1,20 @@
-// A simulated Slurm cluster for gaptraind's load generator: what slurmctld would answer
-// (SlurmQueries) and what it would do with gaptraind's resizes (SlurmActions), over one state
-// that the generator changes too (regular jobs ending and starting). Thread-safe: the daemon's
-// loop polls and acts on its thread while the generator changes the cluster on another.
+// The Slurm of gaptraind's load generator: the replayed Slurm of `gaptrain simulate`
+// (simulator/replayed_slurm.hpp), so that both fakes answer and act by one model, behind a lock,
+// with the generator's side on top. The daemon's loop polls and acts on its thread while the
+// generator changes the cluster on another.
 //
 // The cluster: `nodes` nodes n00001.. in partitions "regular" and "elastic" (both hold every
 // node, as on machines where the elastic partition overlays the others), every node busy with
-// a regular job of a mixed size (1..128 nodes) but the elastic jobs' first nodes; pending
-// regular jobs whose backfill plan (sched_nodes, an hour ahead) names busy nodes, so the holes
-// the bursts open have predicted ends; elastic jobs on one node each, growing through
-// satellite allocations as gaptraind decides.
+// the regular workload but the elastic jobs' first nodes. The elastic jobs run on one node each
+// (admitted before the run) and grow through satellites as gaptraind decides. A burst of
+// regular-job ends frees nodes with a predicted end an hour ahead (the plan's pending jobs, so
+// the holes have predicted ends); a burst of starts takes idle nodes. The events name regular
+// jobs of mixed sizes (1..128 nodes), as the plugin's epilogs and prologs of such jobs would.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -24,6 +24,7 @@
 #include "core/cluster.hpp"
 #include "core/slurm_actions.hpp"
 #include "core/slurm_queries.hpp"
+#include "simulator/replayed_slurm.hpp"
 
 namespace gaptrain::bench {
 
@@ -31,7 +32,6 @@ struct ClusterShape {
   int nodes = 10000;
   int elastic_jobs = 20;
   int elastic_max_nodes = 64;
-  int pending_jobs = 100;
   std::uint32_t seed = 1;
 };
 
@@ -59,6 +59,7 @@ struct NodeEvent {
   std::string node;
 };
 
+// An elastic job as it registers.
 struct ElasticJobSpec {
   std::uint32_t job_id = 0;
   std::string user;
@@ -70,11 +71,9 @@ class SimulatedSlurm final : public core::SlurmQueries, public core::SlurmAction
  public:
   explicit SimulatedSlurm(const ClusterShape& shape);
 
-  // SlurmQueries: the cluster as it is now (the whole table every time, as a full load).
+  // The ports, each on the replayed Slurm at the wall clock's time.
   Result poll(core::Snapshot& snapshot, std::int64_t now, bool full) override;
   Result load_config(Config& config) override;
-
-  // SlurmActions, applied to the state at once.
   core::ActionResult shrink(const core::ShrinkRequest& request) override;
   core::GrowResult grow(const core::GrowRequest& request) override;
   core::ActionResult release(const std::vector<std::uint32_t>& satellite_ids) override;
@@ -83,11 +82,11 @@ class SimulatedSlurm final : public core::SlurmQueries, public core::SlurmAction
   core::ActionResult requeue(std::uint32_t job_id) override;
   core::ActionResult park(std::uint32_t job_id) override;
 
-  // The generator's side. Ends random running regular jobs until at least `nodes` nodes are
-  // free of them; one node_freed event per node.
+  // The generator's side. Frees `nodes` random nodes the regular workload holds (its jobs end
+  // early); one node_freed event per node.
   std::vector<NodeEvent> end_regular_jobs(int nodes);
-  // Starts regular jobs of mixed sizes on `nodes` random idle nodes (as many as there are);
-  // one node_taken event per node.
+  // The regular workload takes `nodes` random idle nodes (as many as there are); one node_taken
+  // event per node.
   std::vector<NodeEvent> start_regular_jobs(int nodes);
 
   std::vector<ElasticJobSpec> elastic_jobs() const;
@@ -99,20 +98,17 @@ class SimulatedSlurm final : public core::SlurmQueries, public core::SlurmAction
   SlurmCalls calls() const;
 
  private:
-  core::Job& add_job(core::Job job);  // allocates its nodes
-  void free_nodes(const std::vector<std::string>& nodes);
-  core::ActionResult refuse(std::string why);
-  std::int64_t wall() const;
+  // The replay's clock set to the wall clock (called under the lock).
+  void catch_up();
+  // Groups `nodes` into regular jobs of mixed sizes, one event per node.
+  std::vector<NodeEvent> as_regular_jobs(const std::vector<int>& nodes);
+  core::ActionResult counted(core::ActionResult result);
 
   mutable std::mutex mutex_;
   std::mt19937 random_;
-  std::vector<core::Node> nodes_;
-  std::map<std::string, std::size_t> node_index_;
-  std::map<std::uint32_t, core::Job> jobs_;
-  std::vector<std::uint32_t> running_regular_;  // ends are drawn from these
-  std::vector<core::Partition> partitions_;
+  sim::ReplayedSlurm replay_;
   std::vector<ElasticJobSpec> elastic_;
-  std::uint32_t next_job_id_ = 1000;
+  std::uint32_t next_regular_id_ = 1'000'000;
   std::uint64_t version_ = 1;
   std::uint64_t version_polled_ = 0;
   SlurmCalls calls_;
