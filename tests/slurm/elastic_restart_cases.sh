@@ -5,9 +5,12 @@
 # shellcheck disable=SC2154 # launch, work, here and the cluster's variables are run_elastic_case.sh's
 
 # A training that ignores SIGTERM (the drain request) does not keep a regular job waiting:
-# after the reclaim grace its satellites' tasks are killed at once, not after slurmd's KillWait.
+# after the reclaim grace its satellites' tasks are killed at once, not after slurmd's KillWait
+# (30 s, Slurm's default): the regular job's bound here is 15 s, loose enough for a loaded machine
+# (5.1 s was seen against the 5 s of the other cases) and still far below grace + KillWait.
 case_stubborn_step() {
-  local blocker job batch_host regular
+  # shellcheck disable=SC2034 # read by regular_starts_in_time (bash scopes locals dynamically)
+  local blocker job batch_host regular max_start_s=15
   elastic_beside_blocker "bash -c 'trap \"\" TERM; while true; do sleep 1; done'"
   batch_host=$(job_field "$job" BatchHost)
   scancel "$blocker"
