@@ -490,8 +490,7 @@ LaunchInstruction decode_launch_reply(std::string_view json) {
                                   : std::string("the controller refused without a reason"));
   }
   reject_unknown_json_keys(document, kLaunchReplyKeys);
-  const Json::Value& launch = json_required(document, "launch");
-  if (!launch.isObject()) throw_json_type_error("launch", "an object", launch);
+  const Json::Value& launch = json_object(json_required(document, "launch"), "launch");
   reject_unknown_json_keys(launch, kLaunchKeys, "launch.");
   LaunchInstruction instruction;
   instruction.nodes = node_list_value(launch, "nodes", "launch.");
