@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The style tests' linters over the files git tracks (a developer's untracked scratch files
 # and the build trees are not the project's): shellcheck over every shell script (*.sh, and
-# any file whose first line runs sh, bash or dash), flake8 over every *.py. Their settings are
-# the root's .shellcheckrc and .flake8 (which also names the Python files left out, and why).
+# any file whose first line runs sh, bash or dash), flake8 over every *.py and every file whose
+# first line runs python3. Their settings are the root's .shellcheckrc and .flake8 (which also
+# names the Python files left out, and why).
 #
 #   run_linter.sh shellcheck|flake8 SOURCE_DIR
 #
@@ -29,12 +30,12 @@ git_says=$(git rev-parse --is-inside-work-tree 2>&1) ||
 files=()
 while IFS= read -r -d '' file; do
   [ -f "$file" ] || continue # tracked, but deleted in the working tree
-  if [ "$linter" = flake8 ]; then
-    [[ $file == *.py ]] && files+=("$file")
-    continue
-  fi
   first_line=
   IFS= read -r first_line <"$file" || true
+  if [ "$linter" = flake8 ]; then
+    [[ $file == *.py || $first_line =~ ^\#!.*[/[:space:]]python3?([[:space:]]|$) ]] && files+=("$file")
+    continue
+  fi
   if [[ $file == *.sh || $first_line =~ ^\#!.*[/[:space:]](ba|da)?sh([[:space:]]|$) ]]; then
     files+=("$file")
   fi
