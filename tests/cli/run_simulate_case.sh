@@ -34,6 +34,8 @@
 #   run_simulate_case.sh long_value GAPTRAIN ARGS...  a job whose model is a 10 MB name: refused
 #                                                     like `bad` says, in a line < 400 bytes
 set -euo pipefail
+# Debian's python3 first (tests/slurm/case_lib.sh says why: a shim found first costs 0.38 s a start).
+PATH=/usr/bin:$PATH
 
 mode="$1"
 gaptrain="$2"
