@@ -54,7 +54,9 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         job.write_job_file(["n3", "n1", "n2"])
         job.start("n3")
         job.wait_for_world(3)
-        job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
+        # Rank 0's own line: each rank logs its step when it ends it, rank 0's not always first.
+        job.wait_for(lambda: any(line["world"] == 3 and line["rank"] == 0 for line in job.steps_logged()),
+                     what="rank 0's step at world size 3")
         first = rank_zero_at(job, 3)
         assert first != "n3"
         others = [node for node in ("n3", "n1", "n2") if node != first]
@@ -63,8 +65,9 @@ def test_home_grow_lose_rank_0_pause_and_resume(tmp_path: Path, uninterrupted: f
         assert job.procs[first][0].returncode == LEFT, job.outputs()
         job.write_job_file(others)  # its step ended: the launcher drops it from leaving
         grown = max(line["step"] for line in job.steps_logged() if line["world"] == 3)
-        job.wait_for(lambda: any(line["world"] == 2 and line["step"] > grown for line in job.steps_logged()),
-                     what="a step at world size 2 after the drain")
+        job.wait_for(lambda: any(line["world"] == 2 and line["rank"] == 0 and line["step"] > grown
+                                 for line in job.steps_logged()),
+                     what="rank 0's step at world size 2 after the drain")
         assert rank_zero_at(job, 2) in others
         job.write_job_file([], leaving=others)  # every node given back: the job pauses
         job.wait_for(lambda: all(job.live(node) is None for node in others), what="every worker to leave")
@@ -114,7 +117,9 @@ def test_home_sigterm_to_every_worker_mid_step_pauses_at_the_last_completed_step
         for node in ("n1", "n2", "n3"):
             job.start(node)
         job.wait_for_world(3)
-        job.wait_for(lambda: any(line["world"] == 3 for line in job.steps_logged()), what="a step at world size 3")
+        # Rank 0's own line: each rank logs its step when it ends it, rank 0's not always first.
+        job.wait_for(lambda: any(line["world"] == 3 and line["rank"] == 0 for line in job.steps_logged()),
+                     what="rank 0's step at world size 3")
         if when != "before":  # every worker logged the step: it sleeps past its all-reduce now
             step = max(line["step"] for line in job.steps_logged())
             job.wait_for(lambda: sum(line["step"] == step for line in job.steps_logged()) == 3,

@@ -135,10 +135,10 @@ scrape_metrics() {
 }
 # Whether gaptraind's metrics name a user or account.
 metrics_name_owners() {
-  scrape_metrics | grep -E '^gaptrain_elastic_node_seconds_total\{' | grep -qE 'user=|account='
+  scrape_metrics | grep -E '^gaptrain_elastic_node_seconds_total\{' | matches -E 'user=|account='
 }
 metrics_hide_owners() {
-  scrape_metrics | grep -qE '^gaptrain_elastic_node_seconds_total\{' && ! metrics_name_owners
+  scrape_metrics | matches -E '^gaptrain_elastic_node_seconds_total\{' && ! metrics_name_owners
 }
 # Whether nobody's `gaptrain status` lists elastic job JOB (a refusal for too many requests is
 # waited out: nobody's requests are throttled).

@@ -24,7 +24,7 @@ case_admit_held() {
 
 # gaptraind's reason why held job JOB is not admitted contains TEXT.
 held_reason_has() {  # held_reason_has JOB TEXT
-  query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $1]" | grep -qF "$2"
+  query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $1]" | matches -F "$2"
 }
 
 # A held elastic job whose dependency is unmet is not admitted, and `gaptrain status`
@@ -88,7 +88,7 @@ case_queue_order_and_cap() {
   job_state_is "$newer" PENDING ||
     fail "job $newer left PENDING while the same user's job $older runs (max_running_per_user 1)"
   # Its user asks what happened to it: it waits, and why (not "no such job").
-  "$GAPTRAIN_CLI" job "$newer" | grep -q "waits for gaptraind to admit it: .*max_running_per_user" ||
+  "$GAPTRAIN_CLI" job "$newer" | matches "waits for gaptraind to admit it: .*max_running_per_user" ||
     fail "gaptrain job $newer says: $("$GAPTRAIN_CLI" job "$newer" 2>&1)"
   note "job $newer: $(query_status "[q['reason'] for q in s.get('queue', []) if q['job_id'] == $newer]")"
   scancel "$older"
@@ -169,7 +169,7 @@ case_state_file_lost() {
     --wrap "exec $launch --poll-ms 250 -- $idle_loop")
   poll 60 "held elastic job $job admitted and RUNNING" job_state_is "$job" RUNNING
   poll 60 "elastic job $job registered on the 3 idle nodes" elastic_at "$job" 3
-  job_line "$job" | grep -q 'AdminComment=gaptrain:limit=0,nodes=1-8' ||
+  job_line "$job" | matches 'AdminComment=gaptrain:limit=0,nodes=1-8' ||
     fail "job $job's record has no mark: $(job_line "$job" | grep -o 'AdminComment=[^ ]*')"
   poll 60 "the state file to hold job $job's own limit" state_user_limit_known "$job"
   before=$(state_user_limit "$job")

@@ -71,7 +71,7 @@ case_restart_mid_shrink() {
   # Slurm started it on 8 - is not acknowledged by its stopped batch step.)
   scancel --batch --signal=CONT "$job"
   poll 30 "elastic job $job RUNNING" job_state_is "$job" RUNNING
-  scontrol show hostnames "$(job_field "$job" NodeList)" | grep -qx "$batch_host" ||
+  scontrol show hostnames "$(job_field "$job" NodeList)" | matches -x "$batch_host" ||
     fail "elastic job $job lost its batch host $batch_host"
   restore_gaptraind_config
   poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
@@ -106,7 +106,7 @@ case_restart_mid_grow() {
   no_node_shared
   [ "$(squeue -h -n "gaptrain:$job" -o %i | wc -l)" = 6 ] ||
     fail "job $job should hold its 6 other nodes through 6 satellites: $(squeue -h -o '%i %j %N' | tr '\n' ';')"
-  squeue -h -n "gaptrain:$job" -o %i | grep -qx "$satellite" ||
+  squeue -h -n "gaptrain:$job" -o %i | matches -x "$satellite" ||
     fail "the satellite $satellite made before the restart is gone"
   lend_nodes_and_grow_back 4 3 "$job" "$batch_host"
 }
@@ -127,10 +127,10 @@ case_launcher_dies() {
 
 # gaptrain status shows TEXT. Its long timeout: gaptraind's Slurm calls run on its event loop,
 # and while slurmctld is down each poll blocks for libslurm's retries (MessageTimeout).
-status_says() { "$GAPTRAIN_CLI" status --timeout 60 | grep -q "$1"; }  # status_says TEXT
+status_says() { "$GAPTRAIN_CLI" status --timeout 60 | matches "$1"; }  # status_says TEXT
 
 every_node_known() {  # no node UNKNOWN or not responding (sinfo's `unk`, a `*` suffix)
-  ! sinfo -h -N -o %t | grep -qE '^unk|\*$'
+  ! sinfo -h -N -o %t | matches -E '^unk|\*$'
 }
 
 # slurmctld stops (SIGTERM, as for an upgrade) under an elastic job on 8 nodes and starts again
@@ -185,14 +185,14 @@ case_slurmd_dies() {
   # SlurmdTimeout is 30 s in the local cluster: Slurm needs up to a minute or two to notice.
   poll 180 "node $victim down in Slurm" bash -c "sinfo -h -n $victim -o %t | grep -q down"
   poll 60 "elastic job $job on the 7 live nodes" elastic_at "$job" 7
-  scontrol show hostnames "$(job_field "$job" NodeList)" | grep -qx "$batch_host" ||
+  scontrol show hostnames "$(job_field "$job" NodeList)" | matches -x "$batch_host" ||
     fail "elastic job $job lost its batch host $batch_host"
-  query_status "job($job)['nodes']" | grep -qx "$victim" &&
+  query_status "job($job)['nodes']" | matches -x "$victim" &&
     fail "gaptraind still counts the dead node $victim in job $job"
   no_node_shared
   regular=$(regular_starts_quickly 4 3 "$job" "$batch_host")
   poll 60 "regular job $regular done" job_state_is "$regular" COMPLETED
-  scontrol show hostnames "$(job_field "$regular" NodeList)" | grep -qx "$victim" &&
+  scontrol show hostnames "$(job_field "$regular" NodeList)" | matches -x "$victim" &&
     fail "regular job $regular ran on the dead node $victim"
 
   "${cluster[@]}" start-slurmd --dir "$GAPTRAIN_CLUSTER_DIR" --node "$victim" 2>/dev/null

@@ -23,14 +23,14 @@ case_account_and_qos() {
   local cluster job satellites charged
   cluster=$(scontrol show config | awk '$1 == "ClusterName" {print $3}')
   # The cluster lives on across cases (and a failed case runs once more): add what is missing.
-  sacctmgr -n -P show account vision format=account | grep -qx vision ||
+  sacctmgr -n -P show account vision format=account | matches -x vision ||
     sacctmgr -i add account vision Cluster="$cluster" Description=tests Organization=gaptrain >/dev/null
-  sacctmgr -n -P show qos train format=name | grep -qx train ||
+  sacctmgr -n -P show qos train format=name | matches -x train ||
     sacctmgr -i add qos train >/dev/null
-  sacctmgr -n -P show assoc where user=root account=vision format=account | grep -qx vision ||
+  sacctmgr -n -P show assoc where user=root account=vision format=account | matches -x vision ||
     sacctmgr -i add user root Account=vision Cluster="$cluster" >/dev/null
   sacctmgr -i modify user where name=root account=vision set qos+=train >/dev/null || true
-  sacctmgr -n -P show assoc where user=root account=vision format=qos | tr ',' '\n' | grep -qx train ||
+  sacctmgr -n -P show assoc where user=root account=vision format=qos | tr ',' '\n' | matches -x train ||
     fail "root's association with account vision lacks QOS train: $(sacctmgr -n -P show assoc where user=root format=account,qos | tr '\n' ' ')"
   elastic_grown_into_satellites "$idle_loop" -A vision --qos train
   [ "$(squeue -h -j "$job" -o '%a %q')" = "vision train" ] ||

@@ -156,6 +156,13 @@ run_alone() {  # run_alone DIR SCRIPT ARGS...: SCRIPT in DIR as the only worker 
 
 # Submits observe_run.py SCRIPT ARGS -N 1-4 (setting `job`, `out`, `progress`), reclaims 2 of its
 # 4 nodes and gives them back; returns once it COMPLETED, its output clean of failures.
+checked_observed() {  # checked_observed PREFIX SAMPLES WHOLE_EPOCHS WORLDS...: observed.py's verdict
+  local verdict
+  verdict=$(/usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$@" 2>&1) ||
+    fail "what the workers trained: $verdict (observe_run.py's logs $1.*)"
+  note "$verdict"
+}
+
 ported_through_reclaim_and_grow() {  # ported_through_reclaim_and_grow STEP_SLEEP SCRIPT ARGS...
   local step_sleep=$1
   shift
@@ -181,8 +188,7 @@ case_ported_regression() {
   run_alone "$work/alone" "$ported/regression/main_elastic.py"
   ported_through_reclaim_and_grow 0.25 "$ported/regression/main_elastic.py"
   # 100 batches of 32 an epoch; it stops within its fifth epoch (448 steps alone).
-  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 3200 4 4 2 4 >&2 ||
-    fail "what the workers trained (observe_run.py's logs $work/observed.*)"
+  checked_observed "$work/observed" 3200 4 4 2 4
   python3 - "$work/alone/out" "$out" <<'PY' || fail "the learned function differs from the run on one worker"
 import re, sys
 def learned(path):
@@ -210,8 +216,7 @@ case_ported_time_sequence() {
   run_alone "$work/alone" "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
   ported_through_reclaim_and_grow 0 "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
   # 8 training waves a step, each step an epoch of the job.
-  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$work/observed" 8 $steps 4 2 4 >&2 ||
-    fail "what the workers trained (observe_run.py's logs $work/observed.*)"
+  checked_observed "$work/observed" 8 $steps 4 2 4
   python3 - "$work/alone/out" "$out" <<'PY' || fail "the test loss differs from the run on one worker"
 import re, sys
 alone, elastic = (float(re.findall(r"test loss: (\S+)", open(p).read())[-1]) for p in sys.argv[1:])

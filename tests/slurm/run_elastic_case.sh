@@ -50,7 +50,7 @@ costs_learned_below() {  # costs_learned_below JOB SECONDS
 }
 
 step_runs_on() {  # step_runs_on JOB NODE: gaptraind sees a step of elastic job JOB on NODE
-  query_status "job($1)['running'] if job($1) else []" | grep -qx "$2"
+  query_status "job($1)['running'] if job($1) else []" | matches -x "$2"
 }
 
 # Nodes of every running job and allocation, one a line: no node may appear twice.
@@ -139,7 +139,7 @@ regular_starts_quickly() {  # regular_starts_quickly NODES SECONDS ELASTIC_JOB B
   no_node_shared
   job_state_is "$3" RUNNING || fail "elastic job $3 is not running"
   [ "$(job_field "$3" BatchHost)" = "$4" ] || fail "elastic job $3 changed batch host"
-  scontrol show hostnames "$(job_field "$3" NodeList)" | grep -qx "$4" ||
+  scontrol show hostnames "$(job_field "$3" NodeList)" | matches -x "$4" ||
     fail "elastic job $3 lost its batch host $4: $(job_field "$3" NodeList)"
   echo "$job"
 }
@@ -196,7 +196,7 @@ lend_nodes_and_grow_back() {  # lend_nodes_and_grow_back NODES SECONDS JOB BATCH
 # as long as the cluster, so a line left by an earlier case, or by this case's first try
 # (test-slurm-release runs a failed case once more), must not count.
 logged_after() {  # logged_after LOG LINES PATTERN
-  tail -n +"$(($2 + 1))" "$1" | grep -q "$3"
+  tail -n +"$(($2 + 1))" "$1" | matches "$3"
 }
 
 # gaptraind's configuration with KEYS (JSON members, e.g. '"lease_s": 120') set, reloaded by
@@ -241,13 +241,13 @@ EOF
 
 # The last epoch the script finished ran at world size N.
 last_epoch_at() {  # last_epoch_at OUT N
-  grep "snapshot saved" "$1" | tail -n 1 | grep -q "world size $2:"
+  grep "snapshot saved" "$1" | tail -n 1 | matches "world size $2:"
 }
 
 # Every node of the cluster idle: nothing left of an earlier case (a node back from slurmd_dies
 # may still be completing, or down a while on 24.11). What is left over, when some is, is said
 # in the failure: a case failing on what another left must name that one, not itself.
-all_nodes_idle() { ! sinfo -h -N -o '%t' | grep -qv '^idle$'; }
+all_nodes_idle() { ! sinfo -h -N -o '%t' | matches -v '^idle$'; }
 wait_for_idle_nodes() {
   local deadline=$((SECONDS + 180))
   until all_nodes_idle; do

@@ -519,7 +519,7 @@ case_trust() {
   poll 60 "polls after job $owner ended" last_poll_after "$((t + 2))"
   job_running "$spoof" || fail "nobody's job $spoof was ended with job $owner"
   job_running "$twin" || fail "root's regular job $twin was ended with job $owner"
-  ! grep -E 'msg="satellites released' "$log" | grep -qE "$spoof|$twin" ||
+  ! grep -E 'msg="satellites released' "$log" | matches -E "$spoof|$twin" ||
     fail "gaptraind released $spoof or $twin: $(grep -E 'satellites released' "$log" | tail -n 2)"
 
   # A job of the regular partition with --elastic: its registration is refused, with why.
