@@ -154,8 +154,6 @@ run_alone() {  # run_alone DIR SCRIPT ARGS...: SCRIPT in DIR as the only worker 
     fail "the run on one worker failed: $(tail -n 20 "$dir/out")"
 }
 
-# Submits observe_run.py SCRIPT ARGS -N 1-4 (setting `job`, `out`, `progress`), reclaims 2 of its
-# 4 nodes and gives them back; returns once it COMPLETED, its output clean of failures.
 checked_observed() {  # checked_observed PREFIX SAMPLES WHOLE_EPOCHS WORLDS...: observed.py's verdict
   local verdict
   verdict=$(/usr/bin/python3 "$PYTHON_DIR/tests/observed.py" "$@" 2>&1) ||
@@ -163,17 +161,42 @@ checked_observed() {  # checked_observed PREFIX SAMPLES WHOLE_EPOCHS WORLDS...: 
   note "$verdict"
 }
 
+# Whether a worker logged (observe_run.py, files PREFIX.*) a step it completed at world size
+# WORLD, numbered above every step completed at world size AFTER_WORLD if given. Not the progress
+# file: its first line at a new size comes at the regroup, before any step there, and a reclaim
+# then (the time-sequence script's L-BFGS steps take 5-8 s under load) left no step at 4 before it.
+observed_at() {  # observed_at PREFIX WORLD [AFTER_WORLD]
+  /usr/bin/python3 - "$@" <<'PY'
+import glob, json, sys
+steps = []
+for log in glob.glob(sys.argv[1] + ".*"):
+    for entry in open(log).read().splitlines():
+        try:
+            line = json.loads(entry)
+        except ValueError:
+            continue  # a line being written
+        if not line.get("left_during"):
+            steps.append((line["world"], line["step"]))
+world = int(sys.argv[2])
+after = max((step for w, step in steps if len(sys.argv) > 3 and w == int(sys.argv[3])), default=0)
+sys.exit(0 if any(w == world and step > after for w, step in steps) else 1)
+PY
+}
+
+# Submits observe_run.py SCRIPT ARGS -N 1-4 (setting `job`, `out`, `progress`), reclaims 2 of its
+# 4 nodes once it completed a step on 4 and gives them back once it completed one on 2; returns
+# once it COMPLETED, its output clean of failures.
 ported_through_reclaim_and_grow() {  # ported_through_reclaim_and_grow STEP_SLEEP SCRIPT ARGS...
-  local step_sleep=$1
+  local step_sleep=$1 logs=$work/observed
   shift
-  job=$(CHECKPOINT_DIR=$work/ckpt OBSERVE_LOG=$work/observed OBSERVE_STEP_SLEEP=$step_sleep \
+  job=$(CHECKPOINT_DIR=$work/ckpt OBSERVE_LOG=$logs OBSERVE_STEP_SLEEP=$step_sleep \
     gaptrain_submit -N 1-4 -- /usr/bin/python3 "$PYTHON_DIR/tests/observe_run.py" "$@")
   out=$work/$job.out
   progress=$work/.gaptrain/$job/progress.jsonl
   poll 60 "elastic job $job RUNNING" job_state_is "$job" RUNNING
   poll 120 "elastic job $job on 4 nodes" elastic_at "$job" 4
-  poll 300 "training at world size 4" world_size_is "$progress" 4
-  reclaim_and_grow_back "$job" "world_size_is $progress 2" "world_size_is $progress 4"
+  poll 300 "a step completed at world size 4" observed_at "$logs" 4
+  reclaim_and_grow_back "$job" "observed_at $logs 2 4" "observed_at $logs 4 2"
   poll 600 "elastic job $job COMPLETED (training finished)" job_state_is "$job" COMPLETED
   grep -q "left the job" "$out" || fail "no worker left: $(grep gaptrain "$out" | tail -n 20)"
   ! grep -qE "Traceback|asked to be started again|failed \(|did not answer|did not form" "$out" ||
