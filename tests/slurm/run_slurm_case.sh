@@ -198,8 +198,8 @@ case_bad_plugin_args_refused() {
   local conf=$GAPTRAIN_CLUSTER_DIR/etc/plugstack.conf key="timeot_ms_$$" line id node err
   cp "$conf" "$conf.good"
   cleanup_steps+=("mv -f \"$conf.good\" \"$conf\"")
-  grep -q ' timeout_ms=50' "$conf" || fail "$conf has no timeout_ms=50 to misspell"
-  sed -i "s/ timeout_ms=50/ $key=50/" "$conf"
+  grep -q ' timeout_ms=[0-9]' "$conf" || fail "$conf has no timeout_ms= to misspell"
+  sed -i "s/ timeout_ms=[0-9]*/ $key=50/" "$conf"
   line="gaptrain: plugstack.conf argument \"$key=50\": unknown key; known: controller=, munge_socket=, timeout_ms=; the plugin is not loaded"
   refused "sbatch: error: $line" sbatch --elastic --wrap true
   err=$(sbatch --elastic --wrap true 2>&1 >/dev/null) || true
