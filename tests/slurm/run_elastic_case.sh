@@ -92,20 +92,26 @@ running_noting_nodes() {  # running_noting_nodes JOB T0 TIMELINE
 # Seconds from JOB's submission to its start, as slurmctld logged them (millisecond stamps: the
 # submit RPC, then the main scheduler's "Allocate" or the backfill's "Started"): the regular
 # job's wait itself, which this script's own submit and polls overstate on a loaded machine
-# (5.5 s observed where slurmctld logged 3.4). Prints nothing if either line is missing.
+# (5.5 s observed where slurmctld logged 3.4). Slurm 26.05 logs no backfill start at this
+# log level: then both times are scontrol's SubmitTime and StartTime (whole seconds; the wait
+# within a second). Prints nothing if neither source has both.
 slurmctld_wait_s() {  # slurmctld_wait_s JOB
-  python3 - "$GAPTRAIN_CLUSTER_DIR/log/slurmctld.log" "$1" <<'EOF'
+  python3 - "$GAPTRAIN_CLUSTER_DIR/log/slurmctld.log" "$1" "$(job_field "$1" SubmitTime)" \
+    "$(job_field "$1" StartTime)" <<'EOF'
 import re
 import sys
 from datetime import datetime
 
-log, job = sys.argv[1], sys.argv[2]
+log, job, submit_time, start_time = sys.argv[1:5]
 stamps = {}
 for line in open(log, errors="replace"):
     m = re.match(r"\[(\S+)\] .*(submit_batch_job|Allocate|Started):? JobId=" + job + r"\b", line)
     if m:
         kind = "submit" if m.group(2) == "submit_batch_job" else "start"
         stamps.setdefault(kind, datetime.fromisoformat(m.group(1)))
+whole_seconds = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+if "start" not in stamps and all(re.fullmatch(whole_seconds, t) for t in (submit_time, start_time)):
+    stamps = {"submit": datetime.fromisoformat(submit_time), "start": datetime.fromisoformat(start_time)}
 if len(stamps) == 2:
     print(f"{(stamps['start'] - stamps['submit']).total_seconds():.3f}")
 EOF
