@@ -8,6 +8,7 @@
 #   cleanup_steps+=(CMD)  commands run at exit before the jobs are cancelled (eval'd)
 #   extra_jobs            a function printing more job ids to cancel at exit
 #   job_context           a function printing more to say when a job ends unexpectedly
+#   poll_context          a function printing more to say when a poll times out
 # shellcheck shell=bash
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -95,7 +96,8 @@ poll() {
   shift 2
   local started=$SECONDS deadline=$((SECONDS + limit))
   until "$@"; do
-    ((SECONDS < deadline)) || fail "timed out after ${limit}s waiting for $what"
+    ((SECONDS < deadline)) ||
+      fail "timed out after ${limit}s waiting for $what$(declare -F poll_context >/dev/null && echo "; $(poll_context)")"
     if ((SECONDS - started < 5)); then sleep 0.2; else sleep 1; fi
   done
 }

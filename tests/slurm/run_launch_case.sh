@@ -170,8 +170,10 @@ case_launch_register_late() {
   note "job $job managed $((SECONDS - started)) s (whole seconds) after gaptraind was started"
   # The launcher says so once gaptraind's answer reaches it, which can be after the status
   # above already shows the job: polled, not read once.
+  poll_context() { echo "the launcher's last lines: $(tail -n 15 "$work/job.out" | tr '\n' ';')"; }
   poll 30 "the launcher to say it registered the job again" \
     grep -qF "job registered with the controller again" "$work/job.out"
+  unset -f poll_context
   note "$(grep -F 'gaptrain-launch:' "$work/job.out" | tr '\n' ';')"
   scancel "$job"
   poll 60 "job $job CANCELLED" job_state_is "$job" CANCELLED
