@@ -5,7 +5,12 @@
 
 every sample at most once in every epoch and exactly once in the first WHOLE_EPOCHS, the carried
 state the same on every rank after every step, and the world sizes MIN_WORLDS seen in that order
-(e.g. 4 2 4: a reclaim and a grow back). Exits 1 saying what is wrong."""
+(e.g. 4 2 4: a reclaim and a grow back). Exits 1 saying what is wrong.
+
+    observed.py --completed-at PREFIX WORLD [AFTER_WORLD]
+
+while the training runs: exits 0 when a worker logged a step it completed at world size WORLD,
+numbered above every step completed at AFTER_WORLD if given, else 1 (the cluster cases' polls)."""
 from __future__ import annotations
 
 import json
@@ -14,12 +19,31 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 
-def observed(prefix: str) -> list[dict]:
+def logged(prefix: str, while_written: bool = False) -> list[dict]:
+    """Every line of the logs PREFIX.*; ``while_written``: a line still being written is left out."""
     path = Path(prefix)
     lines: list[dict] = []
     for log in path.parent.glob(path.name + ".*"):
-        lines += [json.loads(entry) for entry in log.read_text().splitlines() if entry.strip()]
-    return counted(lines)
+        for entry in log.read_text().splitlines():
+            if not entry.strip():
+                continue
+            try:
+                lines.append(json.loads(entry))
+            except ValueError:
+                if not while_written:
+                    raise
+    return lines
+
+
+def observed(prefix: str) -> list[dict]:
+    return counted(logged(prefix))
+
+
+def completed_at(lines: list[dict], world: int, after_world: int | None = None) -> bool:
+    """Whether a step was completed at ``world``, numbered above every one at ``after_world``."""
+    steps = [(line["world"], line["step"]) for line in lines if not line.get("left_during")]
+    after = max((step for w, step in steps if w == after_world), default=0)
+    return any(w == world and step > after for w, step in steps)
 
 
 def counted(lines: list[dict]) -> list[dict]:
@@ -62,6 +86,9 @@ def check_worlds(lines: list[dict], sequence: list[int]) -> None:
 
 
 def main() -> int:
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--completed-at":
+        after = int(sys.argv[4]) if len(sys.argv) == 5 else None
+        return 0 if completed_at(logged(sys.argv[2], while_written=True), int(sys.argv[3]), after) else 1
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     lines = observed(sys.argv[1])

@@ -161,26 +161,12 @@ checked_observed() {  # checked_observed PREFIX SAMPLES WHOLE_EPOCHS WORLDS...: 
   note "$verdict"
 }
 
-# Whether a worker logged (observe_run.py, files PREFIX.*) a step it completed at world size
-# WORLD, numbered above every step completed at world size AFTER_WORLD if given. Not the progress
-# file: its first line at a new size comes at the regroup, before any step there, and a reclaim
-# then (the time-sequence script's L-BFGS steps take 5-8 s under load) left no step at 4 before it.
+# Whether a worker logged a step it completed at world size WORLD, numbered above every step
+# completed at AFTER_WORLD if given (observed.py --completed-at). Not the progress file: its
+# first line at a new size comes at the regroup, before any step there, and a reclaim then (the
+# time-sequence script's L-BFGS steps take 5-8 s under load) left no step at 4 before it.
 observed_at() {  # observed_at PREFIX WORLD [AFTER_WORLD]
-  /usr/bin/python3 - "$@" <<'PY'
-import glob, json, sys
-steps = []
-for log in glob.glob(sys.argv[1] + ".*"):
-    for entry in open(log).read().splitlines():
-        try:
-            line = json.loads(entry)
-        except ValueError:
-            continue  # a line being written
-        if not line.get("left_during"):
-            steps.append((line["world"], line["step"]))
-world = int(sys.argv[2])
-after = max((step for w, step in steps if len(sys.argv) > 3 and w == int(sys.argv[3])), default=0)
-sys.exit(0 if any(w == world and step > after for w, step in steps) else 1)
-PY
+  /usr/bin/python3 "$PYTHON_DIR/tests/observed.py" --completed-at "$@"
 }
 
 # Submits observe_run.py SCRIPT ARGS -N 1-4 (setting `job`, `out`, `progress`), reclaims 2 of its

@@ -73,10 +73,7 @@ need_plugin() {
 status_json() { "$GAPTRAIN_CLI" status --json; }
 
 holes() { query_status '[h["node"] for h in s["holes"]]'; }
-is_hole() {  # (not `holes | grep -q`: pipefail would see the writer's SIGPIPE)
-  local h
-  h=$(holes) && grep -qx -- "$1" <<<"$h"
-}
+is_hole() { holes | matches -x -- "$1"; }
 not_hole() { status_json >/dev/null && ! is_hole "$1"; }
 events() { query_status "s['events']['$1']"; }  # events accepted|rejected
 events_above() { [ "$(events "$1")" -gt "$2" ]; }
