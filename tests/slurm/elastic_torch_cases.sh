@@ -217,7 +217,7 @@ sine_waves() {  # sine_waves DIR: pytorch/examples' waves, cut to 11 of 40 point
 }
 
 case_ported_time_sequence() {
-  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress steps=16
+  local ported=${EXAMPLE_DIR:?EXAMPLE_DIR is not set}/../ported job out progress steps=16 losses
   torch_or_skip "torch, matplotlib"
   mkdir -p "$work/alone"
   sine_waves "$work/alone"
@@ -226,13 +226,25 @@ case_ported_time_sequence() {
   ported_through_reclaim_and_grow 0 "$ported/time_sequence_prediction/train_elastic.py" --steps $steps
   # 8 training waves a step, each step an epoch of the job.
   checked_observed "$work/observed" 8 $steps 4 2 4
-  python3 - "$work/alone/out" "$out" <<'PY' || fail "the test loss differs from the run on one worker"
-import re, sys
-alone, elastic = (float(re.findall(r"test loss: (\S+)", open(p).read())[-1]) for p in sys.argv[1:])
-print(f"last test loss alone {alone:.3g}, elastic {elastic:.3g}", file=sys.stderr)
-# Within the noise: a step a leaving worker abandoned is redone from where L-BFGS was.
-assert abs(elastic - alone) <= 0.5 * alone
+  # The last test loss alone and elastic: the same order, not the same value. L-BFGS ends its
+  # inner iterations on a threshold, so the sums' order on 4 or 2 workers can change its path
+  # from the second step (test losses there 1.31, 1.50 and 1.41e-3 in three runs here, 1.41e-3
+  # alone); at the plateau of the last steps (35-40x below the first, going up and down by 15%)
+  # they ended 1.09-1.18e-4 against 1.01e-4 alone, and one CI run outside 0.5-1.5x.
+  losses=$(python3 - "$work/alone/out" "$out" <<'PY' 2>&1
+import math, re, sys
+def test_losses(path):
+    return [float(v) for v in re.findall(r"test loss: (\S+)", open(path).read())]
+alone, elastic = (test_losses(p) for p in sys.argv[1:])
+said = f"last test loss alone {alone[-1]:.3g} (first {alone[0]:.3g}), elastic {elastic[-1]:.3g}"
+if elastic[-1] > alone[0] / 10:
+    sys.exit(f"{said}: the elastic run did not learn (not 10x below the first)")
+if abs(math.log(elastic[-1] / alone[-1])) > math.log(3):
+    sys.exit(f"{said}: not within 3x")
+print(said)
 PY
+  ) || fail "the test loss differs from the run on one worker: $losses"
+  note "$losses"
 }
 
 # The example submitted with a batch range (`--batch 64:1024`) is told by gaptraind the
