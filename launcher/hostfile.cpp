@@ -8,15 +8,9 @@
 #include <string_view>
 #include <system_error>
 
+#include "gaptrain/errno_error.hpp"
+
 namespace gaptrain::launch {
-
-namespace {
-
-[[noreturn]] void throw_errno(int error, const std::string& what) {
-  throw std::system_error(error, std::generic_category(), what);
-}
-
-}  // namespace
 
 std::string hostfile_text(const std::vector<std::string>& nodes) {
   std::string text;

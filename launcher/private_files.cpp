@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "gaptrain/errno_error.hpp"
+
 namespace gaptrain::launch {
 
 namespace {
@@ -20,10 +22,6 @@ std::string octal_mode(mode_t mode) {
 
 std::string who(const struct stat& info) {
   return "owner uid " + std::to_string(info.st_uid) + ", mode " + octal_mode(info.st_mode);
-}
-
-[[noreturn]] void throw_errno(int error, const std::string& what) {
-  throw std::system_error(error, std::generic_category(), what);
 }
 
 std::string parent_of(const std::string& path) {

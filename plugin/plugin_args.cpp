@@ -26,7 +26,7 @@ std::string parse_munge_socket(std::string_view value, PluginConfig& config) {
 }
 
 std::string parse_timeout_ms(std::string_view value, PluginConfig& config) {
-  const std::optional<long> ms = parse_number<long>(value);
+  const std::optional<long> ms = gaptrain::parse_number<long>(value);
   if (!ms || *ms < 1 || *ms > kMaxTimeoutMs) {
     return "whole milliseconds from 1 to " + std::to_string(kMaxTimeoutMs) + ", e.g. timeout_ms=50";
   }

@@ -42,10 +42,6 @@ struct JobArgs {
   std::string plot;
 };
 
-void report(std::string_view message) {
-  std::cerr << "gaptrain job: " << one_line(message) << '\n';
-}
-
 std::string local_time(double unix_s) {
   const auto t = static_cast<std::time_t>(unix_s);
   std::tm tm{};
@@ -59,7 +55,8 @@ std::string rate(const Json::Value& value) {
   return value.isNull() ? std::string("-") : sim::svg::number(value.asDouble(), 1) + " samples/s";
 }
 
-std::string pad(std::string text, std::size_t width) {
+// A column of the resize table: `text` padded to `width`, and the space between columns.
+std::string column(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
   return text + ' ';
 }
@@ -68,7 +65,7 @@ bool write_plot(const std::string& path, const Json::Value& view) {
   std::ofstream out(path, std::ios::trunc);
   if (out) out << job_plot_svg(view);
   if (!out) {
-    report("cannot write the plot to " + path + ": " + std::strerror(errno));
+    report("job", "cannot write the plot to " + path + ": " + std::strerror(errno));
     return false;
   }
   return true;
@@ -85,9 +82,9 @@ int run_job(const JobArgs& args) {
       return kExitOk;
     }
     if (answer["unknown_job"].asBool()) {
-      report("no such job in gaptraind's history: " + answer["error"].asString());
+      report("job", "no such job in gaptraind's history: " + answer["error"].asString());
     } else {
-      report("gaptraind at " + asked.where + " refused: " + answer["error"].asString());
+      report("job", "gaptraind at " + asked.where + " refused: " + answer["error"].asString());
     }
     return kExitFailure;
   }
@@ -142,11 +139,12 @@ std::string format_job(const Json::Value& view) {
   const Json::Value& resizes = view["resizes"];
   out << "Resizes: " << resizes.size() << '\n';
   if (!resizes.empty()) {
-    out << "  " << pad("TIME", 19) << pad("KIND", 8) << pad("NODES", 6) << "REASON\n";
+    out << "  " << column("TIME", 19) << column("KIND", 8) << column("NODES", 6) << "REASON\n";
     for (const Json::Value& resize : resizes) {
-      out << "  " << pad(local_time(resize["time"].asDouble()), 19)
-          << pad(resize["kind"].asString(), 8) << pad(std::to_string(resize["nodes"].size()), 6)
-          << resize["reason"].asString() << '\n';
+      out << "  " << column(local_time(resize["time"].asDouble()), 19)
+          << column(resize["kind"].asString(), 8)
+          << column(std::to_string(resize["nodes"].size()), 6) << resize["reason"].asString()
+          << '\n';
     }
   }
   out << "Progress reports kept: " << view["progress"].size() << '\n';

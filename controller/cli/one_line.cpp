@@ -1,5 +1,7 @@
 #include "one_line.hpp"
 
+#include <iostream>
+
 namespace gaptrain::cli {
 
 std::string one_line(std::string_view text) {
@@ -19,6 +21,10 @@ std::string one_line(std::string_view text) {
     }
   }
   return line;
+}
+
+void report(std::string_view command, std::string_view message) {
+  std::cerr << "gaptrain " << command << ": " << one_line(message) << '\n';
 }
 
 }  // namespace gaptrain::cli

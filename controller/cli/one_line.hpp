@@ -10,4 +10,7 @@ namespace gaptrain::cli {
 // file name) escaped.
 std::string one_line(std::string_view text);
 
+// Prints "gaptrain COMMAND: MESSAGE" on stderr, the message on one line.
+void report(std::string_view command, std::string_view message);
+
 }  // namespace gaptrain::cli

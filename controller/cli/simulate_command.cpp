@@ -113,10 +113,6 @@ Exit status:
   1  an output could not be written
   2  an input or option is wrong (one line on stderr naming the file and line); nothing ran)";
 
-void report(std::string_view message) {
-  std::cerr << "gaptrain simulate: " << one_line(message) << '\n';
-}
-
 // The replay's inputs: the files named, else the built-in scenario (default_scenario.hpp).
 sim::Scenario load_inputs(const SimulateArgs& args) {
   sim::ScenarioFiles files;
@@ -272,7 +268,7 @@ int run_compare(const SimulateArgs& args, const sim::Scenario& in,
     });
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
   } catch (const InputError& e) {
-    report(e.what());
+    report("simulate", e.what());
     return kExitBadInput;
   }
   if (!json_out || !json_out->to_stdout) {
@@ -281,7 +277,7 @@ int run_compare(const SimulateArgs& args, const sim::Scenario& in,
               << (options.tell_node_types ? "" : ", node types not told") << "\n"
               << comparison_table(comparison);
     if (!std::cout.flush()) {
-      report("cannot write the table to stdout");
+      report("simulate", "cannot write the table to stdout");
       return kExitFailure;
     }
   }
@@ -290,7 +286,7 @@ int run_compare(const SimulateArgs& args, const sim::Scenario& in,
     json["parameters"] = parameters_json(args, in, options);
     json_out->stream() << allocator::to_json_text(json, args.pretty) << '\n';
     if (!json_out->stream().flush()) {
-      report("cannot write " + json_out->path);
+      report("simulate", "cannot write " + json_out->path);
       return kExitFailure;
     }
   }
@@ -340,13 +336,13 @@ int run_simulate(const SimulateArgs& args) {
     log_out = open_output(args.log_path);
     plot_out = open_output(args.plot_path);
   } catch (const InputError& e) {
-    report(e.what());
+    report("simulate", e.what());
     return kExitBadInput;
   }
   const double window_end = std::min(in.trace.end_s, options.start_s + options.duration_s);
   if (const std::optional<std::string> why =
           too_many_repeats(in.jobs.size(), in.repeat_s, window_end - options.start_s)) {
-    report(*why);
+    report("simulate", *why);
     return kExitBadInput;
   }
   const std::vector<sim::JobRow> jobs =
@@ -383,7 +379,7 @@ int run_simulate(const SimulateArgs& args) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - bound_started).count();
     }
   } catch (const InputError& e) {
-    report(e.what());
+    report("simulate", e.what());
     return kExitBadInput;
   }
   const double wall_s =
@@ -395,7 +391,7 @@ int run_simulate(const SimulateArgs& args) {
   int status = kExitOk;
   auto check = [&](std::ostream& stream, const std::string& what) {
     if (!stream.flush()) {
-      report("cannot write " + what);
+      report("simulate", "cannot write " + what);
       status = kExitFailure;
     }
   };

@@ -58,10 +58,6 @@ struct SolveOptions {
   bool pretty = false;
 };
 
-void report(std::string_view message) {
-  std::cerr << "gaptrain solve: " << one_line(message) << '\n';
-}
-
 // The most `gaptrain solve` reads: a problem of 100,000 nodes (bounds.hpp) is a few MB.
 constexpr std::size_t kMaxProblemBytes = std::size_t{512} << 20U;
 
@@ -101,7 +97,7 @@ int run_solve(const SolveOptions& options) {
   try {
     text = read_input(options.file);
   } catch (const FileRefused& e) {
-    report("cannot read \"" + shown + "\": " + e.reason());
+    report("solve", "cannot read \"" + shown + "\": " + e.reason());
     return kExitBadInput;
   }
 
@@ -113,24 +109,25 @@ int run_solve(const SolveOptions& options) {
     }
     result = allocator::allocate(problem);
   } catch (const InputError& e) {
-    report(shown + ": " + e.what());
+    report("solve", shown + ": " + e.what());
     return kExitBadInput;
   }
 
   std::cout << allocator::to_json_text(allocator::result_to_json(result), options.pretty) << '\n'
             << std::flush;
   if (!std::cout) {
-    report("cannot write the result to stdout");
+    report("solve", "cannot write the result to stdout");
     return kExitFailure;
   }
   if (result.call_status != allocator::CallStatus::ok) {
-    report(shown + ": solver failed: " + result.message);
+    report("solve", shown + ": solver failed: " + result.message);
     return kExitFailure;
   }
   if (result.model_status != allocator::ModelStatus::optimal &&
       result.model_status != allocator::ModelStatus::time_limit) {
-    report(shown + ": no allocation found: status " + std::string(to_string(result.model_status)) +
-           (result.message.empty() ? "" : ": " + result.message));
+    report("solve", shown + ": no allocation found: status " +
+                        std::string(to_string(result.model_status)) +
+                        (result.message.empty() ? "" : ": " + result.message));
     return kExitFailure;
   }
   return kExitOk;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/node_list.hpp"
+
 namespace gaptrain::core {
 
 namespace {
@@ -107,10 +109,6 @@ bool names(std::string_view list, std::string_view name) {
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
   return false;
-}
-
-bool contains(const std::vector<std::string>& nodes, const std::string& node) {
-  return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
 }
 
 }  // namespace

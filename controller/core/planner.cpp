@@ -9,6 +9,7 @@
 
 #include "allocator/allocator.hpp"
 #include "allocator/equal_share.hpp"
+#include "core/node_list.hpp"
 #include "core/parking.hpp"
 #include "core/slurm_node_order.hpp"
 #include "gaptrain/bounds.hpp"
@@ -18,10 +19,6 @@
 namespace gaptrain::core {
 
 namespace {
-
-bool contains(const std::vector<std::string>& nodes, const std::string& node) {
-  return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
-}
 
 std::map<std::string, std::int64_t> takeovers_by_ids(const Snapshot& snapshot,
                                                      const std::set<std::uint32_t>& elastic_ids,

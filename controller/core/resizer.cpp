@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/job_mark.hpp"
+#include "core/node_list.hpp"
 #include "core/parking.hpp"
 
 namespace gaptrain::core {
@@ -13,10 +14,6 @@ namespace {
 // The longest nodes released for a waiting regular job are kept out of the allocator's holes
 // while it is still pending: Slurm starts it at its next scheduling pass, within seconds.
 constexpr double kPromiseS = 15.0;
-
-bool contains(const std::vector<std::string>& nodes, const std::string& node) {
-  return std::find(nodes.begin(), nodes.end(), node) != nodes.end();
-}
 
 Note started(const Action& action, const std::vector<std::string>& nodes) {
   return Note{NoteLevel::info,

@@ -18,6 +18,7 @@
 #include <system_error>
 #include <variant>
 
+#include "gaptrain/errno_error.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/json_text.hpp"
 #include "gaptrain/parse_number.hpp"
@@ -126,10 +127,6 @@ core::SavedJob decode_job(const Json::Value& entry, const std::string& field,
   return job;
 }
 
-[[noreturn]] void throw_errno(const std::string& what, const std::string& path) {
-  throw std::system_error(errno, std::generic_category(), what + " " + path);
-}
-
 }  // namespace
 
 std::string encode_state(const core::SavedState& state) {
@@ -229,13 +226,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   // and a temporary file left by a crash is never reused.
   std::string temporary = path + ".tmp.XXXXXX";
   const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
-  if (fd < 0) throw_errno("cannot create a temporary file for", path);
+  if (fd < 0) throw_errno(errno, "cannot create a temporary file for " + path);
   const auto fail = [&](const std::string& what, const std::string& name) {
     const int saved = errno;
     ::close(fd);
     ::unlink(temporary.c_str());
     errno = saved;
-    throw_errno(what, name);
+    throw_errno(errno, what + " " + name);
   };
   if (::fchmod(fd, 0600) != 0) fail("cannot chmod", temporary);
   std::string_view left = text;
@@ -251,31 +248,31 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     const int saved = errno;
     ::unlink(temporary.c_str());
     errno = saved;
-    throw_errno("cannot close", temporary);
+    throw_errno(errno, "cannot close " + temporary);
   }
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     const int saved = errno;
     ::unlink(temporary.c_str());
     errno = saved;
-    throw_errno("cannot rename onto", path);
+    throw_errno(errno, "cannot rename onto " + path);
   }
   // The rename is an entry in the directory: without this a power loss may bring back the old
   // state (or none) although the write returned.
   const std::string directory =
       target.has_parent_path() ? target.parent_path().string() : std::string(".");
   const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw_errno("cannot open the directory of", path);
+  if (dir < 0) throw_errno(errno, "cannot open the directory of " + path);
   const int synced = ::fsync(dir);
   const int saved = errno;
   ::close(dir);
   errno = saved;
-  if (synced != 0) throw_errno("cannot fsync the directory of", path);
+  if (synced != 0) throw_errno(errno, "cannot fsync the directory of " + path);
 }
 
 std::optional<std::string> read_file_if_exists(const std::string& path, std::size_t max_bytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return std::nullopt;
-  if (fd < 0) throw_errno("cannot open", path);
+  if (fd < 0) throw_errno(errno, "cannot open " + path);
   std::string text;
   std::array<char, 65536> buffer{};
   for (;;) {
@@ -286,7 +283,7 @@ std::optional<std::string> read_file_if_exists(const std::string& path, std::siz
       const int saved = errno;
       ::close(fd);
       errno = saved;
-      throw_errno("cannot read", path);
+      throw_errno(errno, "cannot read " + path);
     }
     if (got == 0) break;
     text.append(buffer.data(), static_cast<std::size_t>(got));

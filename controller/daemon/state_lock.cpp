@@ -13,15 +13,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "gaptrain/errno_error.hpp"
 #include "gaptrain/parse_number.hpp"
 
 namespace gaptrain::daemon {
 
 namespace {
-
-[[noreturn]] void throw_errno(const std::string& what, const std::string& path) {
-  throw std::system_error(errno, std::generic_category(), what + " " + path);
-}
 
 // The pid the holder wrote, or "" when it cannot be read (it may be writing it right now).
 std::string holder_pid(int fd) {
@@ -47,7 +44,7 @@ void check_state_directory(const std::string& state_path) {
   const std::string directory =
       target.has_parent_path() ? target.parent_path().string() : std::string(".");
   struct stat info {};
-  if (::stat(directory.c_str(), &info) != 0) throw_errno("cannot look at", directory);
+  if (::stat(directory.c_str(), &info) != 0) throw_errno(errno, "cannot look at " + directory);
   const uid_t uid = ::geteuid();
   if ((info.st_uid != uid && info.st_uid != 0) || (info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     throw UnsafeStateDirectory(
@@ -70,7 +67,7 @@ void check_state_directory(const std::string& state_path) {
 StateLock::StateLock(const std::string& state_path) : path_(state_path + ".lock") {
   check_state_directory(state_path);
   fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw_errno("cannot open the lock file", path_);
+  if (fd_ < 0) throw_errno(errno, "cannot open the lock file " + path_);
   struct stat lock_info {};
   if (::fstat(fd_, &lock_info) != 0 || lock_info.st_uid != ::geteuid()) {
     ::close(fd_);
@@ -85,7 +82,7 @@ StateLock::StateLock(const std::string& state_path) : path_(state_path + ".lock"
     fd_ = -1;
     if (saved != EWOULDBLOCK) {
       errno = saved;
-      throw_errno("cannot lock", path_);
+      throw_errno(errno, "cannot lock " + path_);
     }
     throw StateFileInUse("another gaptraind" + (pid.empty() ? "" : " (pid " + pid + ")") +
                          " is running on the state file " + state_path + " (it holds " + path_ +
@@ -98,7 +95,7 @@ StateLock::StateLock(const std::string& state_path) : path_(state_path + ".lock"
     ::close(fd_);
     fd_ = -1;
     errno = saved;
-    throw_errno("cannot write the pid into", path_);
+    throw_errno(errno, "cannot write the pid into " + path_);
   }
 }
 

@@ -12,7 +12,7 @@
 #include "allocation_json_fixtures.hpp"
 #include "allocator/allocation_json.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocation_json_errors_test {
 namespace {
 
 using namespace json_fixtures;
@@ -436,4 +436,4 @@ TEST(ProblemFromJsonErrors, AJobHoldsNodesOfOneTypeItHasACurveFor) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocation_json_errors_test

@@ -13,7 +13,7 @@
 #include "gaptrain/input_error.hpp"
 #include "support/input_error_testing.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocation_json_test {
 namespace {
 
 using namespace json_fixtures;
@@ -368,4 +368,4 @@ TEST(ToJsonText, WritesNonFiniteNumbersAsNull) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocation_json_test

@@ -20,7 +20,7 @@
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocator_allowed_sizes_test {
 namespace {
 
 // One job, 100 samples/s per node up to 8 nodes, on `node_count` idle nodes without hole ends;
@@ -158,4 +158,4 @@ TEST(AllocatorAllowedSizes, CompactModelChoosesOnlyAllowedTotals) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocator_allowed_sizes_test

@@ -24,7 +24,7 @@
 #include "support/bftrainer_node_model.hpp"
 #include "support/instances.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocator_exactness_test {
 namespace {
 
 using namespace exactness;
@@ -357,4 +357,4 @@ TEST(AllocatorExactness, ListingEveryCountChangesNothing) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocator_exactness_test

@@ -6,7 +6,7 @@
 
 #include "allocator_exactness.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocator_exactness_types_test {
 namespace {
 
 using namespace exactness;
@@ -306,4 +306,4 @@ TEST(AllocatorExactness, OnlyAMixReachesTheOptimum) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocator_exactness_types_test

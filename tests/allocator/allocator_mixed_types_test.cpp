@@ -18,7 +18,7 @@
 #include "allocator/model/evaluate.hpp"
 #include "allocator/model/job_value.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocator_mixed_types_test {
 namespace {
 
 using namespace std::string_view_literals;
@@ -127,4 +127,4 @@ TEST(AllocatorMixedTypes, AllocateGivesAllSixNodesAtOneShrink) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocator_mixed_types_test

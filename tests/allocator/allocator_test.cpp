@@ -21,7 +21,7 @@
 #include "gaptrain/input_error.hpp"
 #include "support/instances.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::allocator_test {
 namespace {
 
 using namespace std::string_view_literals;
@@ -585,4 +585,4 @@ TEST(Allocator, ABestResponseNeverDropsTheBatchHostWhenItsClassIsFull) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::allocator_test

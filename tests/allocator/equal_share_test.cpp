@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::equal_share_test {
 namespace {
 
 TEST(EqualShare, SplitsEquallyThenGivesLeftoversInFcfsOrder) {
@@ -114,4 +114,4 @@ TEST(EqualShare, MixingJobsShareWhatTheTypedJobsLeave) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::equal_share_test

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::evaluate_test {
 namespace {
 
 AllocatableJob two_node_job(std::string id, int min_nodes = 1) {
@@ -92,4 +92,4 @@ TEST(Infeasibility, NamesTheBrokenRule) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::evaluate_test

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::hole_classes_test {
 namespace {
 
 AllocationProblem with_hole_ends(const std::vector<std::optional<double>>& ends, int max_classes) {
@@ -93,4 +93,4 @@ TEST(HoleClasses, EachNodeTypeHasItsOwnClasses) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::hole_classes_test

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::option_filter_test {
 namespace {
 
 // The rule as documented, written the slow way.
@@ -104,4 +104,4 @@ TEST(OptionFilter, CountsThatDoNotFitAWordFilterAsTheRuleSays) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::option_filter_test

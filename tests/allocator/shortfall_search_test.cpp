@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::shortfall_search_test {
 namespace {
 
 using Outcome = ShortfallResult::Outcome;
@@ -282,4 +282,4 @@ TEST(ShortfallSearch, GivesUpWhenUsageDoesNotPackIntoOneWord) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::shortfall_search_test

@@ -16,7 +16,7 @@
 #include "allocator/search/residue_table.hpp"
 #include "allocator/search/usage_key.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::suffix_bounds_test {
 namespace {
 
 const auto kLater = std::chrono::steady_clock::now() + std::chrono::hours(1);
@@ -242,4 +242,4 @@ TEST(ResidueTable, IsTheModuloFourRelaxationAndSeesWhatOneClassCannot) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::suffix_bounds_test

@@ -9,7 +9,7 @@
 #include "gaptrain/input_error.hpp"
 #include "support/input_error_testing.hpp"
 
-namespace gaptrain::allocator {
+namespace gaptrain::allocator::validate_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -276,4 +276,4 @@ TEST(Validate, ReportsTheFirstErrorInDocumentOrder) {
 }
 
 }  // namespace
-}  // namespace gaptrain::allocator
+}  // namespace gaptrain::allocator::validate_test

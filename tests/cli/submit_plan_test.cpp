@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::cli {
+namespace gaptrain::cli::submit_plan_test {
 namespace {
 
 using Words = std::vector<std::string>;
@@ -208,4 +208,4 @@ TEST(SubmitPlan, ShellQuotingSurvivesAnyWord) {
 }
 
 }  // namespace
-}  // namespace gaptrain::cli
+}  // namespace gaptrain::cli::submit_plan_test

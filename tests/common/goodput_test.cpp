@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain {
+namespace gaptrain::goodput_test {
 namespace {
 
 struct Validation {
@@ -137,4 +137,4 @@ TEST(Goodput, TheAllocatorsCurveIsTheChoicesGoodputAtEnoughCounts) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::goodput_test

@@ -5,7 +5,7 @@
 
 #include "munge_fixture.hpp"
 
-namespace gaptrain::munge {
+namespace gaptrain::munge::munge_envelope_test {
 namespace {
 
 class MungeEnvelopeTest : public ::testing::Test {
@@ -52,4 +52,4 @@ TEST(MungeEnvelopeNoDaemonTest, MissingSocketIsAnError) {
 }
 
 }  // namespace
-}  // namespace gaptrain::munge
+}  // namespace gaptrain::munge::munge_envelope_test

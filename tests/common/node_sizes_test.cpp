@@ -8,7 +8,7 @@
 
 #include "gaptrain/bounds.hpp"
 
-namespace gaptrain {
+namespace gaptrain::node_sizes_test {
 namespace {
 
 NodeSizes parsed(const std::string& text) {
@@ -85,4 +85,4 @@ TEST(NodeSizes, TheLargestAllowedCountAtMost) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::node_sizes_test

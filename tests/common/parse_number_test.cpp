@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace gaptrain {
+namespace gaptrain::parse_number_test {
 namespace {
 
 TEST(ParseNumber, TheWholeTextOrNothing) {
@@ -34,4 +34,4 @@ TEST(ParseNumber, ADoubleIsFinite) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::parse_number_test

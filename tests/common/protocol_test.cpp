@@ -4,7 +4,7 @@
 
 #include "gaptrain/input_error.hpp"
 
-namespace gaptrain::protocol {
+namespace gaptrain::protocol::protocol_test {
 namespace {
 
 template <typename T>
@@ -577,4 +577,4 @@ TEST(ProtocolTest, RejectsBadLaunchReplies) {
 }
 
 }  // namespace
-}  // namespace gaptrain::protocol
+}  // namespace gaptrain::protocol::protocol_test

@@ -9,7 +9,7 @@
 
 #include "support/input_error_testing.hpp"
 
-namespace gaptrain {
+namespace gaptrain::scaling_curve_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -151,4 +151,4 @@ TEST(ScalingCurveErrors, NonFiniteThroughput) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::scaling_curve_test

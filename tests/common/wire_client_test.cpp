@@ -7,7 +7,7 @@
 
 #include "loopback_server.hpp"
 
-namespace gaptrain::wire {
+namespace gaptrain::wire::wire_client_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -103,4 +103,4 @@ TEST(WireClientTest, ResolvesLocalhost) {
 }
 
 }  // namespace
-}  // namespace gaptrain::wire
+}  // namespace gaptrain::wire::wire_client_test

@@ -11,7 +11,7 @@
 #include "core/holes.hpp"
 #include "core/parking.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::backfill_test {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -199,4 +199,4 @@ TEST_F(Backfill, AJobAdmittedInItsTurnDoesNotGiveWay) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::backfill_test

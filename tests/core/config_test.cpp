@@ -7,7 +7,7 @@
 #include "core/cycle.hpp"
 #include "gaptrain/input_error.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::config_test {
 namespace {
 
 // The error parse_config throws for `json`; fails the test when it accepts it.
@@ -205,4 +205,4 @@ TEST(Config, NotAnObjectOrNotJson) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::config_test

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::core {
+namespace gaptrain::core::controller_test {
 namespace {
 
 constexpr std::int64_t kWall = 1'700'000'000;
@@ -141,4 +141,4 @@ TEST(Controller, AJobThatEndsIsForgottenAndItsHistoryEnds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::controller_test

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <map>
 
-namespace gaptrain::core {
+namespace gaptrain::core::curve_learner_test {
 namespace {
 
 TEST(CurveLearner, StartsFromTheConservativePrior) {
@@ -108,4 +108,4 @@ TEST(CurveLearner, RescaleCostsAreTheMeanObservedStall) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::curve_learner_test

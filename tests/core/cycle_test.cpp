@@ -12,7 +12,7 @@
 
 #include "core/holes.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::cycle_test {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -409,4 +409,4 @@ TEST_F(CycleTest, AReclaimedSatelliteStopsOnlyItsOwnLease) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::cycle_test

@@ -9,7 +9,7 @@
 #include "gaptrain/scaling_curve.hpp"
 #include "support/alice_jobs.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::elastic_jobs_test {
 namespace {
 
 using testing::alice_registration;
@@ -565,4 +565,4 @@ TEST(ElasticJobs, ProgressThatGoesBackOrOutrunsTheNodesIsRefused) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::elastic_jobs_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::core {
+namespace gaptrain::core::elastic_usage_test {
 namespace {
 
 Job running_job(std::uint32_t id, const std::string& user, const std::string& account,
@@ -69,4 +69,4 @@ TEST(ElasticUsage, AClockThatWentBackChargesNothing) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::elastic_usage_test

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace gaptrain::core {
+namespace gaptrain::core::holes_test {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -147,4 +147,4 @@ TEST(Holes, KeepSlurmsNodeOrder) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::holes_test

@@ -8,7 +8,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::home_test {
 namespace {
 
 using namespace planner_world;
@@ -132,4 +132,4 @@ TEST(Home, APausedJobAtHomeGrowsBackIntoHolesNotAdmittedAgain) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::home_test

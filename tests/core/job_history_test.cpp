@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace gaptrain::core {
+namespace gaptrain::core::job_history_test {
 namespace {
 
 constexpr double kT = 1'700'000'000.0;
@@ -126,4 +126,4 @@ TEST(JobHistory, OldProgressIsThinnedTheRecentKeptWhole) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::job_history_test

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::core {
+namespace gaptrain::core::job_mark_test {
 namespace {
 
 TEST(JobMark, WhatIsWrittenIsReadBack) {
@@ -51,4 +51,4 @@ TEST(JobMark, AnAdmissionMarksWhatTheJobWasSubmittedWith) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::job_mark_test

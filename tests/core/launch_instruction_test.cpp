@@ -4,7 +4,7 @@
 
 #include "gaptrain/goodput.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::launch_instruction_test {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -94,4 +94,4 @@ TEST(LaunchInstruction, NoticesOnlyForNodesTheJobHolds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::launch_instruction_test

@@ -6,7 +6,7 @@
 #include "core/config.hpp"
 #include "gaptrain/input_error.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::node_type_test {
 namespace {
 
 const std::vector<std::string> kTypes = {"a100", "v100"};
@@ -59,4 +59,4 @@ TEST(NodeType, TheConfigurationNamesTypesOnceEachAsFeatureNames) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::node_type_test

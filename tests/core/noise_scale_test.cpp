@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-namespace gaptrain::core {
+namespace gaptrain::core::noise_scale_test {
 namespace {
 
 TEST(NoiseScaleLearner, NothingIsLearnedBeforeAnEstimate) {
@@ -75,4 +75,4 @@ TEST(NoiseScaleStep, TheValueUsedMovesOnlyWhenTheEstimateDriftsMoreThanAFifth) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::noise_scale_test

@@ -8,7 +8,7 @@
 
 #include "core/settings.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::notice_test {
 namespace {
 
 constexpr double kWall = 1'700'000'000.0;
@@ -83,4 +83,4 @@ TEST(Notice, ANodeThatLeftItsJobIsNotWithdrawnOneStillHeldIs) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::notice_test

@@ -6,7 +6,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::planner_reclaim_test {
 namespace {
 
 using namespace planner_world;
@@ -199,4 +199,4 @@ TEST(Planner, AJobThatFitsInIdleNodesButIsPlannedLaterIsLeftToSlurm) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::planner_reclaim_test

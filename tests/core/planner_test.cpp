@@ -6,7 +6,7 @@
 
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::planner_test {
 namespace {
 
 using namespace planner_world;
@@ -454,4 +454,4 @@ TEST(Planner, AJobOfAnotherElasticPartitionIsNotARegularJobToReclaimFor) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::planner_test

@@ -11,7 +11,7 @@
 #include "gaptrain/input_error.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::queue_policy_test {
 namespace {
 
 using namespace planner_world;
@@ -478,4 +478,4 @@ TEST(Operation, NamesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::queue_policy_test

@@ -11,7 +11,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::reclaim_needs_test {
 namespace {
 
 using namespace planner_world;
@@ -313,4 +313,4 @@ TEST(ReclaimNeeds, IdleNodesBackfillStartsAJobOnAreKeptForIt) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::reclaim_needs_test

@@ -11,7 +11,7 @@
 #include "core/elastic_jobs.hpp"
 #include "core/launch_instruction.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::reregistration_test {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -140,4 +140,4 @@ TEST(Reregistration, AResizeAheadOfThePollIsNotUndone) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::reregistration_test

@@ -6,7 +6,7 @@
 
 #include "core/parking.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::resizer_test {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -593,4 +593,4 @@ TEST_F(ResizerTest, AnAdmittedJobSlurmDoesNotStartIsParkedAgain) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::resizer_test

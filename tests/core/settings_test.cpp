@@ -15,7 +15,7 @@
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::settings_test {
 namespace {
 
 const std::string kSourceDir = GAPTRAIN_SOURCE_DIR;
@@ -129,4 +129,4 @@ TEST(Settings, BoundsComeFromTheTable) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::settings_test

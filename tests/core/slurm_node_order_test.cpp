@@ -7,7 +7,7 @@
 #include "core/planner.hpp"
 #include "planner_world.hpp"
 
-namespace gaptrain::core {
+namespace gaptrain::core::slurm_node_order_test {
 namespace {
 
 using namespace planner_world;
@@ -89,4 +89,4 @@ TEST(SlurmNodeOrder, AReclaimGivesTheNodesSlurmOffersFirst) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::slurm_node_order_test

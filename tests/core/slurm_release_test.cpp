@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::core {
+namespace gaptrain::core::slurm_release_test {
 namespace {
 
 TEST(SchedulerParameters, AnOptionIsFoundAloneOrWithAValue) {
@@ -92,4 +92,4 @@ TEST(SatellitePartition, WhatSlurmLacksToAllocateSatellitesPastPendingJobs) {
 }
 
 }  // namespace
-}  // namespace gaptrain::core
+}  // namespace gaptrain::core::slurm_release_test

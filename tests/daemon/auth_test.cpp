@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::auth_test {
 namespace {
 
 constexpr uid_t kRoot = 0;
@@ -74,4 +74,4 @@ TEST(Auth, OperationsFromRootAndSlurmUserOnly) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::auth_test

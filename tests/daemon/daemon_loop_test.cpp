@@ -32,7 +32,7 @@
 #include "gaptrain/protocol.hpp"
 #include "running_daemon.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::daemon_loop_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -402,4 +402,4 @@ TEST_F(DaemonActingTest, AResizeThatWaitsForSlurmLeavesStatusAndEventsAnswered) 
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::daemon_loop_test

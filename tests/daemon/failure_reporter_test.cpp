@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::failure_reporter_test {
 namespace {
 
 // With the disk full, each failed write of the state file named a fresh temporary file,
@@ -27,4 +27,4 @@ TEST(FailureReporter, EachRunOfFailuresIsLoggedOnce) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::failure_reporter_test

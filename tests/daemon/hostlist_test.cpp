@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::hostlist_test {
 namespace {
 
 TEST(Hostlist, HostlistsExpandAsSlurmWritesThem) {
@@ -16,4 +16,4 @@ TEST(Hostlist, HostlistsExpandAsSlurmWritesThem) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::hostlist_test

@@ -12,7 +12,7 @@
 
 // What `gaptrain job` shows of a job's history: the daemon's view of it (job_view.hpp), who may
 // see it, and the CLI's summary and plot of that view.
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::job_view_test {
 namespace {
 
 using core::JobHistory;
@@ -126,4 +126,4 @@ TEST(JobView, TheCommandSummarisesAndPlotsTheView) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::job_view_test

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::line_framing_test {
 namespace {
 
 using State = LineFramer::State;
@@ -61,4 +61,4 @@ TEST(LineFramer, TheCapHoldsBeforeTheLineEnds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::line_framing_test

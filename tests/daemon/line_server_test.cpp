@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::line_server_test {
 namespace {
 
 // A loopback port free a moment ago (bound to 0, read back, released).
@@ -347,4 +347,4 @@ TEST_F(LineServerTest, ALaterReplyAnswersItsOwnConnectionOnly) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::line_server_test

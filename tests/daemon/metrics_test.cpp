@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::metrics_test {
 namespace {
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -248,4 +248,4 @@ TEST(Metrics, ScrapesAreAnsweredWhileIdleAndSlowConnectionsAreOpen) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::metrics_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::rejection_limiter_test {
 namespace {
 
 TEST(RejectionLimiter, ASenderRefusedTooOftenIsBlockedForAWhile) {
@@ -46,4 +46,4 @@ TEST(RejectionLimiter, PeerAddressDropsThePort) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::rejection_limiter_test

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::request_throttle_test {
 namespace {
 
 TEST(RequestThrottle, ABurstThenTheSteadyRate) {
@@ -34,4 +34,4 @@ TEST(RequestThrottle, ManySendersAreForgottenOnceIdle) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::request_throttle_test

@@ -8,7 +8,7 @@
 
 #include "core/slurm_release.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::slurm_compat_test {
 namespace {
 
 using core::major_minor;
@@ -38,4 +38,4 @@ TEST(SlurmCompat, TheBuiltReleaseIsMajorMinorMicro) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::slurm_compat_test

@@ -18,7 +18,7 @@
 #include "state_lock.hpp"
 #include "support/alice_jobs.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::state_file_test {
 namespace {
 
 using testing::alice_registration;
@@ -461,4 +461,4 @@ TEST(StateLock, AStateDirectoryOthersCanWriteIsRefused) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::state_file_test

@@ -5,7 +5,7 @@
 
 #include "status.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::status_privacy_test {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -139,4 +139,4 @@ TEST(StatusPrivacy, UnknownPrivateDataHidesOtherUsersJobs) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::status_privacy_test

@@ -5,7 +5,7 @@
 
 #include "status_command.hpp"
 
-namespace gaptrain::daemon {
+namespace gaptrain::daemon::status_test {
 namespace {
 
 constexpr std::int64_t kNow = 1'700'000'000;
@@ -206,4 +206,4 @@ TEST(StatusTable, SaysWhenAnAdminPausedOrDrains) {
 }
 
 }  // namespace
-}  // namespace gaptrain::daemon
+}  // namespace gaptrain::daemon::status_test

@@ -13,7 +13,7 @@
 #include "launcher/progress.hpp"
 #include "launcher/said_once.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_files_test {
 namespace {
 
 // samples_done of the last complete line, as the tests below ask it.
@@ -422,4 +422,4 @@ TEST(LaunchSaidOnce, AFailureIsSaidOnceUntilItEnds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_files_test

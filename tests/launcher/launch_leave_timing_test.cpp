@@ -6,7 +6,7 @@
 
 #include "launcher/leave_timing.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_leave_timing_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -35,4 +35,4 @@ TEST(LaunchLeaveTiming, WithoutADeadlineTheTrainingGetsAFewSeconds) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_leave_timing_test

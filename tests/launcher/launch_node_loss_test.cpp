@@ -5,7 +5,7 @@
 
 #include "launcher/node_loss.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_node_loss_test {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -153,4 +153,4 @@ TEST(LaunchNodeLoss, ADrainOfANodeTakenBackIsKeptSoThatItIsAcknowledged) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_node_loss_test

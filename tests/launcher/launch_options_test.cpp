@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_options_test {
 namespace {
 
 struct Parsed {
@@ -138,4 +138,4 @@ TEST(LaunchOptions, VersionExitsZero) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_options_test

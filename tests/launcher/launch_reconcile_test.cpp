@@ -2,7 +2,7 @@
 
 #include "launcher/reconcile.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_reconcile_test {
 namespace {
 
 using Nodes = std::vector<std::string>;
@@ -124,4 +124,4 @@ TEST(LaunchReconcile, DrainOfANodeWithoutAStepIsAckedAtOnce) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_reconcile_test

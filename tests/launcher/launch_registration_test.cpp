@@ -10,7 +10,7 @@
 #include "loopback_server.hpp"
 #include "munge_fixture.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_registration_test {
 namespace {
 
 using Clock = RegistrationRetry::Clock;
@@ -119,4 +119,4 @@ TEST(LaunchSummary, ResizesAreCountedInGaptrainJobsWords) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_registration_test

@@ -9,7 +9,7 @@
 #include "launcher/process.hpp"
 #include "launcher/store_host.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_store_host_test {
 namespace {
 
 using std::chrono::seconds;
@@ -53,4 +53,4 @@ TEST(LaunchStoreHost, AMissingInterpreterSaysWhatToSet) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_store_host_test

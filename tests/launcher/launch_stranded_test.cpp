@@ -2,7 +2,7 @@
 
 #include "launcher/stranded.hpp"
 
-namespace gaptrain::launch {
+namespace gaptrain::launch::launch_stranded_test {
 namespace {
 
 using std::chrono::seconds;
@@ -47,4 +47,4 @@ TEST(LaunchStranded, CountsWorkersPerNodeAndNeverTheBatchHost) {
 }
 
 }  // namespace
-}  // namespace gaptrain::launch
+}  // namespace gaptrain::launch::launch_stranded_test

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gaptrain::plugin {
+namespace gaptrain::plugin::plugin_args_test {
 namespace {
 
 TEST(PluginArgsTest, NoArgumentsLoadWithoutAController) {
@@ -106,4 +106,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<BadArgument>& param) { return param.param.case_name; });
 
 }  // namespace
-}  // namespace gaptrain::plugin
+}  // namespace gaptrain::plugin::plugin_args_test

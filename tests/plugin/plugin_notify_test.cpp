@@ -13,7 +13,7 @@
 #include "munge_fixture.hpp"
 #include "notify.hpp"
 
-namespace gaptrain::plugin {
+namespace gaptrain::plugin::plugin_notify_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -139,4 +139,4 @@ TEST_F(PluginNotifyMungeTest, ControllerDownFailsOpenWithoutWaitingOutTheBudget)
 }
 
 }  // namespace
-}  // namespace gaptrain::plugin
+}  // namespace gaptrain::plugin::plugin_notify_test

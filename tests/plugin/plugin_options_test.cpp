@@ -7,7 +7,7 @@
 
 #include "option_parsing.hpp"
 
-namespace gaptrain::plugin {
+namespace gaptrain::plugin::plugin_options_test {
 namespace {
 
 std::string error_of(auto&& call) {
@@ -201,4 +201,4 @@ TEST(PluginOptionsTest, CompactCurveRoundTripsExactly) {
 }
 
 }  // namespace
-}  // namespace gaptrain::plugin
+}  // namespace gaptrain::plugin::plugin_options_test

@@ -9,7 +9,7 @@
 
 #include "pollux_data.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::batch_training_test {
 namespace {
 
 const PolluxModel& cifar10() {
@@ -85,4 +85,4 @@ TEST(BatchTraining, AdaptiveTrainsAtTheBatchGaptraindTold) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::batch_training_test

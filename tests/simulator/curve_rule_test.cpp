@@ -16,7 +16,7 @@
 #include "gaptrain/scaling_curve.hpp"
 #include "simulator/workload_io.hpp"
 
-namespace gaptrain {
+namespace gaptrain::curve_rule_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -91,4 +91,4 @@ TEST(CurveRule, PointProblemIsWhatTheConstructorSays) {
 }
 
 }  // namespace
-}  // namespace gaptrain
+}  // namespace gaptrain::curve_rule_test

@@ -14,7 +14,7 @@
 #include "gaptrain/input_error.hpp"
 #include "simulator/workload_io.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::easy_backfill_test {
 namespace {
 
 constexpr double kInf = kUnknownEnd;
@@ -381,4 +381,4 @@ TEST(EasyBackfill, KthLogBusyTimeMatchesTheJobs) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::easy_backfill_test

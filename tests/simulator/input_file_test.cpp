@@ -19,7 +19,7 @@
 #include "simulator/workload_io.hpp"
 #include "workload_io_testing.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::input_file_test {
 namespace {
 
 using namespace workload_io_testing;
@@ -162,4 +162,4 @@ TEST_F(WorkloadIoReadFile, RefusesAPlainFilePastTheLimit) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::input_file_test

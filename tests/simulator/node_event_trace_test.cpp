@@ -10,7 +10,7 @@
 #include "gaptrain/input_error.hpp"
 #include "simulator/workload_io.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::node_event_trace_test {
 namespace {
 
 constexpr double kInf = kUnknownEnd;
@@ -130,4 +130,4 @@ TEST(NodeEventTrace, QuotedAndSpacedNamesAreTheSameNodes) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::node_event_trace_test

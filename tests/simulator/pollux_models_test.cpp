@@ -8,7 +8,7 @@
 #include "gaptrain/input_error.hpp"
 #include "pollux_data.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::pollux_models_test {
 namespace {
 
 // The fitted model reproduces the file's step times: within 25% on average over its rows (the
@@ -65,4 +65,4 @@ TEST(PolluxModels, BadRowsNameTheFileAndLine) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::pollux_models_test

@@ -11,7 +11,7 @@
 #include "core/holes.hpp"
 #include "core/home.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::replayed_slurm_test {
 namespace {
 
 using core::Job;
@@ -442,4 +442,4 @@ TEST(ReplayedSlurmHome, WhereSlurmPlacesWithNoIdleNodeARegularJobPreemptsASatell
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::replayed_slurm_test

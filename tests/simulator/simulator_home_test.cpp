@@ -12,7 +12,7 @@
 #include "simulator/model_curves.hpp"
 #include "simulator/simulator.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::simulator_home_test {
 namespace {
 
 using testing::busy;
@@ -128,4 +128,4 @@ TEST(SimulatorHome, TheNodeATodaysBatchHostWouldHoldIsJustASatellite) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::simulator_home_test

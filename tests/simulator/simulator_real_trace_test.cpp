@@ -12,7 +12,7 @@
 #include "simulator/upper_bound.hpp"
 #include "simulator/workload_io.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::simulator_real_trace_test {
 namespace {
 
 const std::string kData = GAPTRAIN_SHARED_DATA_DIR;
@@ -170,4 +170,4 @@ TEST(SimulatorRealTrace, TheHomeModeKeepsTheBooksAndNeitherRequeuesNorMakesARegu
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::simulator_real_trace_test

@@ -18,7 +18,7 @@
 #include "simulator/model_curves.hpp"
 #include "support/input_error_testing.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::simulator_test {
 namespace {
 
 using testing::busy;
@@ -436,4 +436,4 @@ TEST(RepeatJobs, ResubmitsTheMixWithFreshIdsUntilTheEnd) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::simulator_test

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::summary_table_test {
 namespace {
 
 // One hour of 10 nodes: 30,000 hole node-seconds of which 18,000 held by elastic jobs, so
@@ -183,4 +183,4 @@ TEST(Grouped, GroupsThousandsAndKeepsTheDecimals) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::summary_table_test

@@ -9,7 +9,7 @@
 #include "simulator/workload_io.hpp"
 #include "workload_io_testing.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::swf_reader_test {
 namespace {
 
 using namespace workload_io_testing;
@@ -138,4 +138,4 @@ TEST(WorkloadIoSwf, ParsesTheRealKthLog) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::swf_reader_test

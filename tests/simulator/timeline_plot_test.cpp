@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::timeline_plot_test {
 namespace {
 
 StepRecord record(double time_s, int hole_nodes, std::vector<JobNodes> allocation = {},
@@ -362,4 +362,4 @@ TEST(TimelinePlotSvg, AYearOfManyShortJobsStaysSmall) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::timeline_plot_test

@@ -11,7 +11,7 @@
 #include "simulator/upper_bound.hpp"
 #include "simulator/workload_io.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::upper_bound_real_trace_test {
 namespace {
 
 const std::string kData = GAPTRAIN_SHARED_DATA_DIR;
@@ -53,4 +53,4 @@ TEST(UpperBoundRealTrace, GaptrainAndBftrainerStayUnderTheBoundOnSummit) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::upper_bound_real_trace_test

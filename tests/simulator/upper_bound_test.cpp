@@ -16,7 +16,7 @@
 #include "simulator/model_curves.hpp"
 #include "simulator/simulator.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::upper_bound_test {
 namespace {
 
 using testing::busy;
@@ -224,4 +224,4 @@ TEST(UpperBoundProperty, NoPolicyTrainsMoreThanTheBoundOnRandomTraces) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::upper_bound_test

@@ -12,7 +12,7 @@
 
 #include "workload_io_testing.hpp"
 
-namespace gaptrain::sim {
+namespace gaptrain::sim::workload_io_test {
 namespace {
 
 using namespace workload_io_testing;
@@ -490,4 +490,4 @@ TEST(WorkloadIoErrors, QuotedValuesAreCutAtACharacterAndShowOtherBytesEscaped) {
 }
 
 }  // namespace
-}  // namespace gaptrain::sim
+}  // namespace gaptrain::sim::workload_io_test

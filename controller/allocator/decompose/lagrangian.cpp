@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 
+#include "allocator/milp/linear_model.hpp"
 #include "allocator/milp/milp.hpp"
 
 namespace gaptrain::allocator {
@@ -193,10 +194,6 @@ std::vector<std::vector<int>> options_of(const std::vector<JobResponse>& respons
   return counts;
 }
 
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
 // Column generation on the convex-hull LP of the jobs' options, whose optimum is the best
 // Lagrangian bound: GLPK's duals of the class rows are the next prices, and each job's best
 // response at those prices is its most promising new column. Every price vector visited gives a
@@ -212,7 +209,7 @@ ColumnGeneration refine_by_column_generation(const ClassedProblem& problem,
                                              Evaluation& best, std::vector<double>& best_price) {
   const std::size_t jobs = problem.jobs.size();
   const std::size_t classes = problem.class_count();
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(glp_create_prob());
+  std::unique_ptr<glp_prob, GlpkProblemDeleter> lp(glp_create_prob());
   glp_set_obj_dir(lp.get(), GLP_MAX);
   glp_add_rows(lp.get(), static_cast<int>(jobs + classes));
   for (std::size_t j = 0; j < jobs; ++j)

@@ -47,10 +47,6 @@ int milliseconds_until(std::chrono::steady_clock::time_point deadline) {
   return static_cast<int>(std::clamp<long long>(left.count(), 1, 1'000'000'000));
 }
 
-struct ProblemDeleter {
-  void operator()(glp_prob* p) const { glp_delete_prob(p); }
-};
-
 }  // namespace
 
 GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>& start,
@@ -70,7 +66,7 @@ GlpkOutcome solve_with_glpk(const LinearModel& model, const std::vector<double>&
     return outcome;
   }
   const auto building = std::chrono::steady_clock::now();
-  std::unique_ptr<glp_prob, ProblemDeleter> lp(model.to_glpk());
+  std::unique_ptr<glp_prob, GlpkProblemDeleter> lp(model.to_glpk());
   glp_term_out(GLP_OFF);  // glp_scale_prob prints its statistics otherwise
   glp_scale_prob(lp.get(), GLP_SF_AUTO);
   // GLPK's simplex returns a fixed time after its tm_lim: on a 79,209-row compact model of

@@ -75,4 +75,8 @@ glp_prob* LinearModel::to_glpk() const {
   return problem;
 }
 
+void GlpkProblemDeleter::operator()(glp_prob* problem) const {
+  glp_delete_prob(problem);
+}
+
 }  // namespace gaptrain::allocator

@@ -10,6 +10,11 @@ struct glp_prob;
 
 namespace gaptrain::allocator {
 
+// Deletes a GLPK problem (glp_delete_prob), for std::unique_ptr<glp_prob, GlpkProblemDeleter>.
+struct GlpkProblemDeleter {
+  void operator()(glp_prob* problem) const;
+};
+
 class LinearModel {
  public:
   static constexpr double kInfinity = std::numeric_limits<double>::infinity();

@@ -6,6 +6,9 @@
 
 namespace gaptrain::allocator {
 
+// A bound where there is none (no allocation reaches that state), as the bound tables store it.
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
 // The largest float not above `x`.
 inline float float_at_most(double x) {
   const auto f = static_cast<float>(x);

@@ -10,8 +10,6 @@ namespace gaptrain::allocator {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 // One stage's least shortfall per residue its counts shift by: options often share one.
 struct ResidueUse {
   std::size_t shift;  // the counts modulo the modulus, as a residue index

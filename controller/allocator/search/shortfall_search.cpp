@@ -7,14 +7,13 @@
 #include <optional>
 #include <utility>
 
+#include "allocator/search/float_bound.hpp"
 #include "allocator/search/suffix_bounds.hpp"
 #include "allocator/search/usage_key.hpp"
 
 namespace gaptrain::allocator {
 
 namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The depth-first search visits at most this many partial allocations per one it may remember.
 constexpr std::size_t kVisitsPerRemembered = 8;

@@ -13,8 +13,6 @@ namespace gaptrain::allocator {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 // Pools of every combination of scarce classes are built up to this many scarce classes (11
 // pools); past it only the pool of all scarce classes.
 constexpr std::size_t kMostScarceForEveryPool = 4;
