@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "controller_link.hpp"
+#include "gaptrain/errno_error.hpp"
 #include "hostfile.hpp"
 #include "launch_options.hpp"
 #include "launcher.hpp"
@@ -40,7 +41,7 @@ std::string random_secret() {
     const ssize_t n = getrandom(bytes.data() + got, bytes.size() - got, 0);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "getrandom");
+      gaptrain::throw_errno(errno, "getrandom");
     }
     got += static_cast<std::size_t>(n);
   }

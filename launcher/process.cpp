@@ -11,6 +11,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "gaptrain/errno_error.hpp"
+
 extern char** environ;
 
 namespace gaptrain::launch {
@@ -58,13 +60,13 @@ class SpawnAttributes {
 
 pid_t spawn_with(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                  const posix_spawn_file_actions_t* actions) {
-  if (argv.empty()) throw std::system_error(EINVAL, std::generic_category(), "empty command");
+  if (argv.empty()) gaptrain::throw_errno(EINVAL, "empty command");
   const SpawnAttributes attributes;
   std::vector<char*> args = c_strings(argv);
   std::vector<char*> envp = c_strings(env);
   pid_t pid = 0;
   const int r = posix_spawnp(&pid, args[0], actions, attributes.get(), args.data(), envp.data());
-  if (r != 0) throw std::system_error(r, std::generic_category(), "cannot start " + argv[0]);
+  if (r != 0) gaptrain::throw_errno(r, "cannot start " + argv[0]);
   return pid;
 }
 

@@ -10,6 +10,7 @@
 
 #include "auth.hpp"
 #include "daemon_clock.hpp"
+#include "gaptrain/errno_error.hpp"
 #include "gaptrain/input_error.hpp"
 #include "gaptrain/text_file.hpp"
 #include "job_view.hpp"
@@ -58,13 +59,13 @@ Daemon::Daemon(std::string config_path, core::DaemonConfig config, core::SlurmQu
                       resizer_settings(config_), history_limits(config_));
   log::set_threshold(to_log_level(config_.log_level));
   int r = sd_event_default(&event_);
-  if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_default");
+  if (r < 0) gaptrain::throw_errno(-r, "sd_event_default");
   // The signals were blocked in main() before any thread existed; sd-event reads them from a
   // signalfd, so they are handled inside the loop like any other event.
   for (const int signal : {SIGTERM, SIGINT, SIGHUP}) {
     sd_event_source* source = nullptr;
     r = sd_event_add_signal(event_, &source, signal, &Daemon::on_signal, this);
-    if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_add_signal");
+    if (r < 0) gaptrain::throw_errno(-r, "sd_event_add_signal");
     signal_sources_.push_back(source);
   }
   // Pings systemd at half of WatchdogSec while the loop turns; a no-op outside systemd.
@@ -111,7 +112,7 @@ Daemon::Daemon(std::string config_path, core::DaemonConfig config, core::SlurmQu
   }
 
   r = sd_event_add_time(event_, &poll_timer_, CLOCK_MONOTONIC, 1, 0, &Daemon::on_poll_timer, this);
-  if (r < 0) throw std::system_error(-r, std::generic_category(), "sd_event_add_time");
+  if (r < 0) gaptrain::throw_errno(-r, "sd_event_add_time");
 }
 
 Daemon::~Daemon() {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "gaptrain/errno_error.hpp"
 #include "gaptrain/json_text.hpp"
 #include "line_framing.hpp"
 #include "rejection_limiter.hpp"
@@ -132,7 +133,7 @@ void LineServer::listen(const core::ListenAddress& address) {
   }
   const std::string where = "listen on " + to_string(address);
   const int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), where);
+  if (fd < 0) gaptrain::throw_errno(errno, where);
   const int one = 1;
   // A restarted daemon must rebind at once even with connections of the old one in TIME_WAIT.
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -140,13 +141,13 @@ void LineServer::listen(const core::ListenAddress& address) {
       ::listen(fd, SOMAXCONN) < 0) {
     const int saved = errno;
     ::close(fd);
-    throw std::system_error(saved, std::generic_category(), where);
+    gaptrain::throw_errno(saved, where);
   }
   sd_event_source* source = nullptr;
   const int r = sd_event_add_io(event_, &source, fd, EPOLLIN, &LineServer::on_accept, this);
   if (r < 0) {
     ::close(fd);
-    throw std::system_error(-r, std::generic_category(), where);
+    gaptrain::throw_errno(-r, where);
   }
   // Made now, off: when descriptors run out it could not be (its timerfd is one).
   sd_event_source* resume = nullptr;
@@ -155,7 +156,7 @@ void LineServer::listen(const core::ListenAddress& address) {
   if (t < 0) {
     sd_event_source_disable_unref(source);
     ::close(fd);
-    throw std::system_error(-t, std::generic_category(), where);
+    gaptrain::throw_errno(-t, where);
   }
   sd_event_source_set_enabled(resume, SD_EVENT_OFF);
   stop_listening();

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "gaptrain/errno_error.hpp"
+
 namespace gaptrain::daemon {
 
 Worker::Worker(sd_event* event, Failure on_failure)
@@ -17,14 +19,14 @@ Worker::Worker(sd_event* event, Failure on_failure)
   if (wakeup_fd_ < 0) {
     const int saved = errno;
     sd_event_unref(event_);
-    throw std::system_error(saved, std::generic_category(), "eventfd");
+    gaptrain::throw_errno(saved, "eventfd");
   }
   const int r =
       sd_event_add_io(event_, &wakeup_source_, wakeup_fd_, EPOLLIN, &Worker::on_wakeup, this);
   if (r < 0) {
     ::close(wakeup_fd_);
     sd_event_unref(event_);
-    throw std::system_error(-r, std::generic_category(), "sd_event_add_io");
+    gaptrain::throw_errno(-r, "sd_event_add_io");
   }
   thread_ = std::thread([this] { run(); });
 }

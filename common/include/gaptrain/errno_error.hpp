@@ -6,8 +6,9 @@
 
 namespace gaptrain {
 
-// Throws std::system_error for the error number `error` (errno, read by the caller right after
-// the call that failed), saying `what` was being done.
+// Throws std::system_error for the error number `error` (errno read right after the call that
+// failed, or the error a call returns: posix_spawn's, sd-event's negated), saying `what` was
+// being done.
 [[noreturn]] inline void throw_errno(int error, const std::string& what) {
   throw std::system_error(error, std::generic_category(), what);
 }
