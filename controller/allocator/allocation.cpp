@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <set>
 #include <unordered_map>
 
@@ -25,6 +26,12 @@ std::optional<Objective> objective_from_string(std::string_view name) {
     if (to_string(o) == name) return o;
   }
   return std::nullopt;
+}
+
+double fair_value(double speedup, double weight, double p) {
+  // Below |p| = 1e-9 the power's rounding would swamp the difference: the limit is exact there.
+  if (std::abs(p) < 1e-9) return weight * std::log2(1.0 + speedup);
+  return weight * std::expm1(p * std::log1p(speedup)) / (p * std::numbers::ln2);
 }
 
 std::string_view to_string(CallStatus status) {
@@ -203,6 +210,11 @@ void validate(const AllocationProblem& problem) {
     throw InputError("horizon_s", "must be a finite number of seconds > 0 and at most " +
                                       std::to_string(static_cast<long long>(bounds::kMaxSeconds)) +
                                       " (ten years)");
+  }
+  if (!(problem.fair_p >= kMinFairP && problem.fair_p <= kMaxFairP)) {
+    throw InputError("fair_p",
+                     "must be a number from -4 to 1 (0: proportional fairness; "
+                     "Pollux's p is -1)");
   }
   const SolverOptions& solver = problem.solver;
   if (!(solver.time_limit_s > 0.0 && solver.time_limit_s <= bounds::kMaxTimeLimitS)) {

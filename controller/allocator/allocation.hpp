@@ -17,8 +17,20 @@ namespace gaptrain::allocator {
 enum class Objective {
   throughput,  // sum of samples/s over the horizon (BFTrainer's objective)
   speedup,     // sum of each job's speedup over its own 1-node throughput (BFTrainer "spdup")
-  fair,        // weighted proportional fairness: sum of weight * log2(1 + speedup)
+  fair,        // weighted alpha-fairness on 1 + speedup (fair_value): proportional at p = 0
 };
+
+// Objective::fair's exponent p (AllocationProblem::fair_p): 1 values a job's speedup itself, 0
+// its logarithm (proportional fairness, the default), below 0 favours starved jobs more (Pollux's
+// p = -1). Above 1 the allocator would concentrate nodes on one job: not a fairness.
+inline constexpr double kMinFairP = -4.0;
+inline constexpr double kMaxFairP = 1.0;
+
+// Objective::fair's value of a job at `speedup` over its 1-node rate: weight * ((1 + speedup)^p
+// - 1) / (p ln 2), alpha-fairness (alpha = 1 - p) on 1 + speedup, so that a job given nothing is
+// worth 0 for every p, negative ones included (Pollux's goodput^p is -infinity there and needs
+// every job running). At p = 0 its limit, weight * log2(1 + speedup); at p = 1, speedup / ln 2.
+double fair_value(double speedup, double weight, double p);
 
 std::string_view to_string(Objective objective);
 std::optional<Objective> objective_from_string(std::string_view name);
@@ -76,6 +88,7 @@ struct SolverOptions {
 struct AllocationProblem {
   double horizon_s = 600.0;
   Objective objective = Objective::throughput;
+  double fair_p = 0.0;  // Objective::fair's exponent, in [kMinFairP, kMaxFairP]
   std::vector<AllocatableNode> nodes;
   std::vector<AllocatableJob> jobs;
   SolverOptions solver;

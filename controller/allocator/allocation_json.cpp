@@ -21,8 +21,8 @@ namespace {
 // Every parse function below reports fields relative to the value it was handed; callers
 // re-anchor with InputError::under(), so "curve[1]" becomes "jobs[0].curve[1]" on the way out.
 
-constexpr std::array<std::string_view, 5> kTopKeys = {"horizon_s", "objective", "nodes", "jobs",
-                                                      "solver"};
+constexpr std::array<std::string_view, 6> kTopKeys = {"horizon_s", "objective", "fair_p",
+                                                      "nodes",     "jobs",      "solver"};
 constexpr std::array<std::string_view, 4> kNodeKeys = {"name", "job", "hole_end_s", "type"};
 constexpr std::array<std::string_view, 3> kBatchKeys = {"tuned", "max", "max_per_node"};
 constexpr std::array<std::string_view, 13> kJobKeys = {
@@ -244,6 +244,9 @@ AllocationProblem problem_from_json(const Json::Value& document) {
     }
     problem.objective = *parsed;
   }
+  if (const Json::Value* fair_p = json_member(document, "fair_p")) {
+    problem.fair_p = json_number(*fair_p, "fair_p");
+  }
   problem.nodes = parse_array<AllocatableNode>(document, "nodes", parse_node);
   problem.jobs = parse_array<AllocatableJob>(document, "jobs", parse_job);
   if (const Json::Value* solver = json_member(document, "solver")) {
@@ -261,6 +264,7 @@ Json::Value problem_to_json(const AllocationProblem& problem) {
   Json::Value document(Json::objectValue);
   document["horizon_s"] = number_or_null(problem.horizon_s);
   document["objective"] = std::string(to_string(problem.objective));
+  if (problem.objective == Objective::fair) document["fair_p"] = number_or_null(problem.fair_p);
   Json::Value& nodes = document["nodes"] = Json::Value(Json::arrayValue);
   for (const AllocatableNode& node : problem.nodes) {
     Json::Value& n = nodes.append(Json::Value(Json::objectValue));

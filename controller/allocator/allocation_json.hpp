@@ -5,6 +5,7 @@
 //
 //   {"horizon_s": 600,                        optional, default 600
 //    "objective": "throughput",               optional: "throughput" | "speedup" | "fair"
+//    "fair_p": 0,                             optional, -4 to 1 (objective "fair" only)
 //    "nodes": [{"name": "n1",                 required
 //               "job": null,                  optional: id of the elastic job holding it
 //               "hole_end_s": null}],         optional: seconds until the regular workload

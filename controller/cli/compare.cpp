@@ -25,7 +25,13 @@ std::string horizon_text(double horizon_s) {
 
 std::string settings_text(const sim::SimOptions& options) {
   if (options.policy == sim::Policy::equal_share) return "equal split, leftovers first come first";
-  return std::string(to_string(options.objective)) + ", " + horizon_text(options.config.horizon_s);
+  std::string objective(to_string(options.objective));
+  if (options.objective == allocator::Objective::fair) {
+    std::ostringstream p;
+    p << options.config.fair_p;
+    objective += " (p " + p.str() + ")";
+  }
+  return objective + ", " + horizon_text(options.config.horizon_s);
 }
 
 Comparison compare_policies(const sim::HoleTrace& trace, const std::vector<sim::JobRow>& jobs,

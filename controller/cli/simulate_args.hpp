@@ -28,6 +28,7 @@ struct SimulateArgs {
   double duration_s = sim::kDurationOption.default_value;
   std::string config_path;          // gaptraind.json: the daemon's settings
   std::optional<double> horizon_s;  // overrides the configuration's horizon_s
+  std::optional<double> fair_p;     // overrides the configuration's fair_p
   bool home = false;                // --home: the home mode, as docs/admin.md sets it up
   double time_limit_s = sim::kTimeLimitOption.default_value;
   // Not the allocator's default: see docs/simulator.md, "Which objective".

@@ -160,6 +160,7 @@ sim::SimOptions sim_options(const SimulateArgs& args) {
     }
   }
   if (args.horizon_s) options.config.horizon_s = *args.horizon_s;
+  if (args.fair_p) options.config.fair_p = *args.fair_p;
   if (args.home) {
     // docs/admin.md's set-up: a home partition and a satellite QOS the regular QOS preempts;
     // names the configuration gives are kept.
@@ -544,6 +545,11 @@ Command add_simulate_command(CLI::App& parent) {
                   "speedup (default) | throughput | fair; see docs/simulator.md")
       ->type_name("NAME")
       ->check(CLI::IsMember({"throughput", "speedup", "fair"}));
+  app->add_option("--fair-p", args->fair_p,
+                  "With --objective fair, its exponent: 0 proportional fairness, -1 Pollux's, "
+                  "1 speedup (default: the configuration's fair_p, 0 unless set)")
+      ->type_name("P")
+      ->check(CLI::Range(core::kFairP.min, core::kFairP.max));
   app->add_option("--placement", args->placement,
                   "Where a regular job runs that the trace starts on a node an elastic job "
                   "holds: slurm (default: on an idle node if any, as Slurm would start it, else "

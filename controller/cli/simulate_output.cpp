@@ -104,6 +104,7 @@ Json::Value parameters_json(const SimulateArgs& args, const sim::Scenario& in,
   p["home_partition"] = options.config.home_partition;
   p["satellite_qos"] = options.config.satellite_qos;
   p["objective"] = std::string(to_string(options.objective));
+  p["fair_p"] = options.config.fair_p;
   p["placement"] = options.placement == sim::Placement::trace ? "trace" : "slurm";
   p["time_limit_s"] = options.solver.time_limit_s;
   return p;

@@ -42,10 +42,11 @@ std::string require_string(const Json::Value& value, std::string_view key, std::
   return value.asString();
 }
 
-// Seconds within the setting's bounds.
-double require_seconds(const Json::Value& value, const NumberSetting& setting) {
+// A number within the setting's bounds; `unit` ("seconds", "a number") for the error.
+double require_number(const Json::Value& value, const NumberSetting& setting,
+                      std::string_view unit) {
   std::ostringstream expected;
-  expected << "seconds from " << setting.min << " to " << setting.max
+  expected << unit << " from " << setting.min << " to " << setting.max
            << " (remove the key for the default " << std::fixed << std::setprecision(1)
            << setting.default_value << ")";
   if (!value.isNumeric() || !std::isfinite(value.asDouble()) || value.asDouble() < setting.min ||
@@ -76,6 +77,9 @@ bool is_numeric_host(const std::string& host) {
   in6_addr v6{};
   return inet_pton(AF_INET, host.c_str(), &v4) == 1 || inet_pton(AF_INET6, host.c_str(), &v6) == 1;
 }
+
+static_assert(kFairP.min == allocator::kMinFairP && kFairP.max == allocator::kMaxFairP,
+              "gaptraind.json's fair_p takes what the allocator accepts");
 
 allocator::Objective parse_objective(const std::string& name) {
   if (name == "throughput") return allocator::Objective::throughput;
@@ -202,7 +206,7 @@ DaemonConfig parse_config(std::string_view json_text) {
   }
   const auto seconds = [&](const NumberSetting& setting, double& field) {
     if (const Json::Value* value = json_member(root, setting.key)) {
-      field = require_seconds(*value, setting);
+      field = require_number(*value, setting, "seconds");
     }
   };
   seconds(kPollIntervalS, config.poll_interval_s);
@@ -260,6 +264,9 @@ DaemonConfig parse_config(std::string_view json_text) {
   if (const Json::Value* value = json_member(root, "objective")) {
     config.objective = parse_objective(
         require_string(*value, "objective", "one of \"throughput\", \"speedup\", \"fair\""));
+  }
+  if (const Json::Value* value = json_member(root, kFairP.key)) {
+    config.fair_p = require_number(*value, kFairP, "a number");
   }
   if (const Json::Value* value = json_member(root, "account_weights")) {
     config.queue.account_weights = parse_account_weights(*value);

@@ -76,6 +76,7 @@ struct DaemonConfig {
   // The allocator's objective and the elastic queue policy (queue_policy.hpp: admission order,
   // caps, account weights).
   allocator::Objective objective = allocator::Objective::speedup;
+  double fair_p = kFairP.default_value;  // the fair objective's exponent
   QueuePolicy queue;
   // Where the elastic jobs' registrations outlive a restart (state_file.hpp); "" keeps them in
   // memory only. systemd's StateDirectory=gaptrain makes /var/lib/gaptrain writable.

@@ -19,6 +19,7 @@ CycleSettings cycle_settings(const DaemonConfig& config,
   settings.planner.satellite_qos = config.satellite_qos;
   settings.planner.idle_reserve_nodes = config.idle_reserve_nodes;
   settings.planner.objective = config.objective;
+  settings.planner.fair_p = config.fair_p;
   settings.planner.queue = config.queue;
   settings.planner.operation = operation;
   if (behaviour) settings.planner.shrink_own_nodes = behaviour->shrink_own_nodes;

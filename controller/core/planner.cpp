@@ -356,6 +356,7 @@ Plan plan_partition(const Snapshot& snapshot, const std::vector<Hole>& holes,
   allocator::AllocationProblem problem;
   problem.horizon_s = settings.horizon_s;
   problem.objective = settings.objective;
+  problem.fair_p = settings.fair_p;
   problem.solver = settings.solver;
   const NodeTypes types(snapshot);
   // The allocator takes the first free nodes of a class first and a job keeps its first own

@@ -26,6 +26,7 @@ namespace gaptrain::core {
 struct PlannerSettings {
   double horizon_s = kHorizonS.default_value;
   allocator::Objective objective = allocator::Objective::speedup;
+  double fair_p = kFairP.default_value;
   allocator::SolverOptions solver{.time_limit_s = kSolveTimeLimitS};
   // Pending jobs of these partitions wait for the allocator to admit them (ActionKind::admit);
   // each partition is planned on its own (partition_scopes).

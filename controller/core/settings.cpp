@@ -6,22 +6,22 @@ namespace gaptrain::core {
 
 namespace {
 
-constexpr Setting number(const NumberSetting& n, SettingType type, std::string_view default_json,
-                         std::string_view description) {
+constexpr Setting numeric(const NumberSetting& n, SettingType type, std::string_view default_json,
+                          std::string_view description) {
   return {n.key, type, default_json, n.min, n.max, description};
 }
 
 }  // namespace
 
-const std::array<Setting, 31>& daemon_settings() {
+const std::array<Setting, 32>& daemon_settings() {
   using enum SettingType;
-  static constexpr std::array<Setting, 31> kSettings{{
+  static constexpr std::array<Setting, 32> kSettings{{
       {"listen", address, "\"127.0.0.1:6830\"", 0, 0,
        "HOST:PORT (numeric) the daemon accepts plugin events and status requests on"},
       {"munge_socket", text, "\"\"", 0, 0, "path of munged's socket; \"\" for munged's default"},
-      number(kPollIntervalS, seconds, "2.0", "seconds between polls of slurmctld"),
-      number(kWatchIntervalS, seconds, "0.5",
-             "seconds between polls while elastic jobs hold nodes"),
+      numeric(kPollIntervalS, seconds, "2.0", "seconds between polls of slurmctld"),
+      numeric(kWatchIntervalS, seconds, "0.5",
+              "seconds between polls while elastic jobs hold nodes"),
       {"elastic_partition", text, "\"elastic\"", 0, 0,
        "the Slurm partition elastic jobs run in; several joined by commas (\"gpu,cpu\"), each "
        "with its own holes, jobs and caps"},
@@ -41,32 +41,34 @@ const std::array<Setting, 31>& daemon_settings() {
        "does not refuse them while a regular job pends; \"\": none"},
       {"log_level", text, "\"info\"", 0, 0, "\"debug\", \"info\" or \"warning\""},
       {"resize", flag, "true", 0, 0, "whether jobs are resized (false: watch and plan only)"},
-      number(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),
-      number(kLeaseS, seconds, "300.0", "how far ahead elastic jobs' time limits are kept"),
-      number(kDrainGraceS, seconds, "10.0", "how long an allocator shrink waits for the job"),
-      number(kReclaimGraceS, seconds, "2.0", "how long a reclaim waits for the job"),
-      number(kMaxNoticeS, seconds, "600.0",
-             "the most notice a job gets before it loses a node (0: none)"),
-      number(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),
+      numeric(kHorizonS, seconds, "120.0", "the allocator's look-ahead"),
+      numeric(kLeaseS, seconds, "300.0", "how far ahead elastic jobs' time limits are kept"),
+      numeric(kDrainGraceS, seconds, "10.0", "how long an allocator shrink waits for the job"),
+      numeric(kReclaimGraceS, seconds, "2.0", "how long a reclaim waits for the job"),
+      numeric(kMaxNoticeS, seconds, "600.0",
+              "the most notice a job gets before it loses a node (0: none)"),
+      numeric(kIdleReserveNodes, count, "0", "idle nodes elastic work never starts on"),
       {"objective", text, "\"speedup\"", 0, 0,
        "the allocator's objective: \"throughput\", \"speedup\" or \"fair\""},
+      numeric(kFairP, number, "0.0",
+              "the fair objective's exponent: 0 proportional fairness, -1 Pollux's, 1 speedup"),
       {"account_weights", weights, "{}", 0, 0,
        "each account's weight under the fair objective, e.g. {\"physics\": 2}; others 1"},
-      number(kMaxRunningPerUser, count, "0", "elastic jobs one user runs at once (0: no cap)"),
-      number(kMaxNodesPerUser, count, "0", "nodes one user's elastic jobs hold (0: no cap)"),
-      number(kMaxRunningPerAccount, count, "0",
-             "elastic jobs one account runs at once (0: no cap)"),
-      number(kMaxNodesPerAccount, count, "0", "nodes one account's elastic jobs hold (0: no cap)"),
-      number(kMaxElasticPercent, count, "100",
-             "percent of the elastic partition's nodes elastic jobs hold at most"),
+      numeric(kMaxRunningPerUser, count, "0", "elastic jobs one user runs at once (0: no cap)"),
+      numeric(kMaxNodesPerUser, count, "0", "nodes one user's elastic jobs hold (0: no cap)"),
+      numeric(kMaxRunningPerAccount, count, "0",
+              "elastic jobs one account runs at once (0: no cap)"),
+      numeric(kMaxNodesPerAccount, count, "0", "nodes one account's elastic jobs hold (0: no cap)"),
+      numeric(kMaxElasticPercent, count, "100",
+              "percent of the elastic partition's nodes elastic jobs hold at most"),
       {"state_file", text, "\"/var/lib/gaptrain/state.json\"", 0, 0,
        "absolute path of the state kept across restarts; \"\" for none"},
       {"metrics_listen", address, "\"\"", 0, 0, "HOST:PORT Prometheus scrapes; \"\" for none"},
-      number(kMaxConnections, count, "512", "requests served at once"),
-      number(kMaxConnectionsPerPeer, count, "64", "requests served at once for one address"),
-      number(kJobHistory, count, "200", "ended jobs whose history `gaptrain job` still shows"),
-      number(kJobHistoryPoints, count, "4000",
-             "points kept of a job's history; older progress is thinned beyond"),
+      numeric(kMaxConnections, count, "512", "requests served at once"),
+      numeric(kMaxConnectionsPerPeer, count, "64", "requests served at once for one address"),
+      numeric(kJobHistory, count, "200", "ended jobs whose history `gaptrain job` still shows"),
+      numeric(kJobHistoryPoints, count, "4000",
+              "points kept of a job's history; older progress is thinned beyond"),
   }};
   return kSettings;
 }
@@ -82,7 +84,8 @@ std::string settings_help() {
   text << "Settings (keys of the configuration file, all optional):\n";
   for (const Setting& setting : daemon_settings()) {
     text << "  " << setting.key << " = " << setting.default_json;
-    if (setting.type == SettingType::seconds || setting.type == SettingType::count) {
+    if (setting.type == SettingType::seconds || setting.type == SettingType::count ||
+        setting.type == SettingType::number) {
       text << " (" << setting.min << " to " << setting.max << ")";
     }
     text << ": " << setting.description << "\n";

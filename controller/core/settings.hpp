@@ -11,14 +11,14 @@
 
 namespace gaptrain::core {
 
-enum class SettingType { seconds, count, text, flag, address, weights, names };
+enum class SettingType { seconds, count, number, text, flag, address, weights, names };
 
 struct Setting {
   std::string_view key;
   SettingType type;
   // The default as gaptraind.json writes it ("120.0", "\"elastic\"", "true").
   std::string_view default_json;
-  double min = 0.0;  // seconds and counts only
+  double min = 0.0;  // seconds, counts and numbers only
   double max = 0.0;
   std::string_view description;
 };
@@ -50,6 +50,8 @@ inline constexpr NumberSetting kMaxNoticeS{"max_notice_s", 600.0, 0.0, 86400.0};
 // The notice of a job that asks for none: Slurm's default KillWait, the time Slurm itself gives
 // a job between SIGTERM and SIGKILL, so a job written for Slurm already lets go within it.
 inline constexpr double kDefaultNoticeS = 30.0;
+// The fair objective's exponent (allocator::fair_value): allocator::kMinFairP to kMaxFairP.
+inline constexpr NumberSetting kFairP{"fair_p", 0.0, -4.0, 1.0};
 inline constexpr NumberSetting kIdleReserveNodes{"idle_reserve_nodes", 0, 0, 100000};
 // Each connection is a file descriptor; more than 65536 at once is a misconfiguration.
 inline constexpr NumberSetting kMaxConnections{"max_connections", 512, 1, 65536};
@@ -70,7 +72,7 @@ inline constexpr std::string_view kDefaultElasticPartition = "elastic";
 inline constexpr std::string_view kDefaultStateFile = "/var/lib/gaptrain/state.json";
 
 // Every key of gaptraind.json, in the order etc/gaptraind.json lists them.
-const std::array<Setting, 31>& daemon_settings();
+const std::array<Setting, 32>& daemon_settings();
 
 // The record of `key`, or nullptr for a key gaptraind does not know.
 const Setting* find_setting(std::string_view key);

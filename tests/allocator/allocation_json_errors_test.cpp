@@ -33,7 +33,7 @@ TEST(ProblemFromJsonErrors, UnknownTopLevelKey) {
   Json::Value document = valid();
   document["deadline_s"] = 60;
   EXPECT_EQ(error_for(document),
-            "deadline_s: unknown key (allowed: horizon_s, objective, nodes, jobs, solver)");
+            "deadline_s: unknown key (allowed: horizon_s, objective, fair_p, nodes, jobs, solver)");
 }
 
 // A 10 MB key made a 10 MB message. Keys are cut at 60 bytes, like values.
@@ -42,8 +42,8 @@ TEST(ProblemFromJsonErrors, AHugeUnknownKeyIsCut) {
   document[std::string(10 << 20, 'k')] = 1;
   document["nodes"][1]["n\xc3\xa9" + std::string(100, 'x')] = 1;
   EXPECT_EQ(error_for(document), "\"" + std::string(60, 'k') +
-                                     "...\": unknown key (allowed: horizon_s, objective, nodes, "
-                                     "jobs, solver)");
+                                     "...\": unknown key (allowed: horizon_s, objective, fair_p, "
+                                     "nodes, jobs, solver)");
   document.removeMember(std::string(10 << 20, 'k'));
   EXPECT_THAT(error_for(document), ::testing::StartsWith("nodes[1].\"n\\u00e9" +
                                                          std::string(57, 'x') + "...\": unknown"));

@@ -61,6 +61,7 @@ inline std::string error_for_text(std::string_view text) {
 inline void expect_same_problem(const AllocationProblem& a, const AllocationProblem& b) {
   EXPECT_EQ(a.horizon_s, b.horizon_s);
   EXPECT_EQ(a.objective, b.objective);
+  EXPECT_EQ(a.fair_p, b.fair_p);
   EXPECT_EQ(a.solver.time_limit_s, b.solver.time_limit_s);
   EXPECT_EQ(a.solver.mip_gap, b.solver.mip_gap);
   EXPECT_EQ(a.solver.max_hole_classes, b.solver.max_hole_classes);

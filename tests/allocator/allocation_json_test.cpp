@@ -22,7 +22,7 @@ using namespace json_fixtures;
 
 TEST(ProblemFromJson, ReadsEveryField) {
   const AllocationProblem problem = parse_problem(R"({
-    "horizon_s": 1200.5, "objective": "fair",
+    "horizon_s": 1200.5, "objective": "fair", "fair_p": -1,
     "nodes": [{"name": "n1", "job": "j1", "hole_end_s": 30.25}, {"name": "n2", "job": null}],
     "jobs": [{"id": "j1", "min_nodes": 2, "max_nodes": 16, "curve": [[1, 100], [4, 350.5]],
               "up_cost_s": 18.5, "down_cost_s": 0, "batch_host": "n1", "weight": 0.5}],
@@ -30,6 +30,7 @@ TEST(ProblemFromJson, ReadsEveryField) {
   })");
   EXPECT_EQ(problem.horizon_s, 1200.5);
   EXPECT_EQ(problem.objective, Objective::fair);
+  EXPECT_EQ(problem.fair_p, -1.0);
   ASSERT_EQ(problem.nodes.size(), 2U);
   EXPECT_EQ(problem.nodes[0].name, "n1");
   EXPECT_EQ(problem.nodes[0].job, "j1");
@@ -64,6 +65,7 @@ TEST(ProblemFromJson, OmittedOptionalKeysTakeTheDefaults) {
   EXPECT_EQ(problem.horizon_s, 600.0);
   EXPECT_EQ(problem.horizon_s, defaults.horizon_s);
   EXPECT_EQ(problem.objective, Objective::throughput);
+  EXPECT_EQ(problem.fair_p, 0.0);
   EXPECT_EQ(problem.solver.time_limit_s, defaults.solver.time_limit_s);
   EXPECT_EQ(problem.solver.mip_gap, defaults.solver.mip_gap);
   EXPECT_EQ(problem.solver.max_hole_classes, defaults.solver.max_hole_classes);
@@ -148,7 +150,8 @@ TEST(ProblemFromJson, IntegersTakeTheWholeIntRange) {
 TEST(ProblemToJson, RoundTripsThroughText) {
   AllocationProblem problem = parse_problem(kValid);
   problem.horizon_s = 450.75;
-  problem.objective = Objective::speedup;
+  problem.objective = Objective::fair;
+  problem.fair_p = 0.5;
   problem.jobs[1].weight = 0.25;
   problem.nodes[1].hole_end_s = 0.1;
   problem.solver = {3.5, 1e-4, 7};

@@ -125,7 +125,8 @@ inline std::string context(std::uint64_t seed, const AllocationProblem& problem)
 }
 
 // Tiny instances: 2-6 nodes, 1-3 jobs, max_nodes <= 4, random non-concave curves, random costs,
-// all three objectives, some nodes held (also below min_nodes). The shape is drawn from the seed.
+// all three objectives (fair at five exponents), some nodes held (also below min_nodes). The shape
+// is drawn from the seed.
 inline InstanceParams tiny_params(std::uint64_t seed, double hole_end_fraction) {
   std::mt19937_64 rng(seed * 7919U + 13U);
   InstanceParams params;
@@ -140,6 +141,9 @@ inline InstanceParams tiny_params(std::uint64_t seed, double hole_end_fraction) 
   params.costs = CostSource::random;
   params.objective =
       std::vector<Objective>{Objective::throughput, Objective::speedup, Objective::fair}[seed % 3U];
+  // The fair objective's exponent from the seed too (no draw: the other draws stay as they were),
+  // Pollux's -1, the proportional 0 and the ends of its range among them.
+  params.fair_p = std::vector<double>{0.0, -1.0, 0.5, kMinFairP, kMaxFairP}[(seed / 3U) % 5U];
   params.horizon_s = std::vector<double>{10.0, 120.0, 600.0}[rng() % 3U];
   params.hole_end_fraction = hole_end_fraction;
   params.distinct_hole_ends = static_cast<int>(rng() % 4U);  // 0: continuous

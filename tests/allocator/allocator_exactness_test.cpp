@@ -228,15 +228,14 @@ double bftrainer_value(const AllocationProblem& problem, const NodeAllocation& a
     const std::vector<std::string> given =
         found == allocation.end() ? std::vector<std::string>{} : found->second;
     const auto count = [](const std::vector<std::string>& v) { return static_cast<int>(v.size()); };
-    const double r = count(held) >= job.min_nodes
-                         ? test_support::rate(job, problem.objective, count(held))
-                         : 0.0;
+    const double r =
+        count(held) >= job.min_nodes ? test_support::rate(job, problem, count(held)) : 0.0;
     const bool keeps_all = std::all_of(held.begin(), held.end(), [&](const std::string& n) {
       return std::find(given.begin(), given.end(), n) != given.end();
     });
     const bool grew = keeps_all && given.size() > held.size();
     const bool shrank = given.size() < held.size();
-    total += problem.horizon_s * test_support::rate(job, problem.objective, count(given)) -
+    total += problem.horizon_s * test_support::rate(job, problem, count(given)) -
              (grew ? job.up_cost_s * r : 0.0) - (shrank ? job.down_cost_s * r : 0.0);
   }
   return total;

@@ -112,6 +112,18 @@ TEST(Config, TheIdleReserveIsAWholeNumberOfNodes) {
   }
 }
 
+TEST(Config, TheFairExponentIsANumberFromMinusFourToOne) {
+  EXPECT_EQ(parse_config("{}").fair_p, 0.0);
+  EXPECT_EQ(parse_config(R"({"fair_p": -1})").fair_p, -1.0);
+  EXPECT_EQ(parse_config(R"({"fair_p": 0.5})").fair_p, 0.5);
+  for (const char* bad : {R"({"fair_p": 1.5})", R"({"fair_p": -5})", R"({"fair_p": "-1"})"}) {
+    const InputError error = error_for(bad);
+    EXPECT_EQ(error.field(), "fair_p") << bad;
+    EXPECT_NE(std::string(error.what()).find("a number from -4 to 1"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Config, ConnectionCapsAreWholeAndThePerPeerOneFitsTheTotal) {
   const DaemonConfig defaults = parse_config("{}");
   EXPECT_EQ(defaults.max_connections, 512);

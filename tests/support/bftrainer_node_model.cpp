@@ -59,22 +59,24 @@ void track_bound(glp_tree* tree, void* info) {
 
 }  // namespace
 
-double rate(const allocator::AllocatableJob& job, allocator::Objective objective, int nodes) {
+double rate(const allocator::AllocatableJob& job, const allocator::AllocationProblem& problem,
+            int nodes) {
   if (nodes <= 0) return 0.0;
   const double one = job.curve.at(1.0);
   const double s = job.curve.at(static_cast<double>(nodes));
-  switch (objective) {
+  switch (problem.objective) {
     case allocator::Objective::throughput: return s;
     case allocator::Objective::speedup: return one > 0.0 ? s / one : 0.0;
-    case allocator::Objective::fair: return one > 0.0 ? job.weight * std::log2(1.0 + s / one) : 0.0;
+    case allocator::Objective::fair:
+      return one > 0.0 ? allocator::fair_value(s / one, job.weight, problem.fair_p) : 0.0;
   }
   return 0.0;
 }
 
 std::vector<double> rate_table(const allocator::AllocatableJob& job,
-                               allocator::Objective objective) {
+                               const allocator::AllocationProblem& problem) {
   std::vector<double> rates;
-  for (int k = 0; k <= job.max_nodes; ++k) rates.push_back(rate(job, objective, k));
+  for (int k = 0; k <= job.max_nodes; ++k) rates.push_back(rate(job, problem, k));
   return rates;
 }
 
@@ -119,9 +121,9 @@ NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& p
   std::vector<std::vector<int>> x(job_count, std::vector<int>(node_count, 0));
   for (std::size_t j = 0; j < job_count; ++j) {
     const allocator::AllocatableJob& job = problem.jobs[j];
-    const std::vector<double> v = rate_table(job, problem.objective);
+    const std::vector<double> v = rate_table(job, problem);
     const int c = held[j];
-    const double r = c >= job.min_nodes ? rate(job, problem.objective, c) : 0.0;
+    const double r = c >= job.min_nodes ? rate(job, problem, c) : 0.0;
 
     const int on = add_binary(lp, 0.0);
     const int grew = add_binary(lp, -job.up_cost_s * r);

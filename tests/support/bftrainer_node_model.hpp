@@ -43,10 +43,11 @@ struct NodeModelResult {
 NodeModelResult solve_bftrainer_node_model(const allocator::AllocationProblem& problem,
                                            double time_limit_s, double mip_gap);
 
-// The objective's rate v_j(k) of `job` on `nodes` nodes (0 for nodes <= 0), ignoring min_nodes,
-// and the table of it for k = 0..max_nodes.
-double rate(const allocator::AllocatableJob& job, allocator::Objective objective, int nodes);
+// The rate v_j(k) of `job` on `nodes` nodes (0 for nodes <= 0) in `problem`'s objective,
+// ignoring min_nodes, and the table of it for k = 0..max_nodes.
+double rate(const allocator::AllocatableJob& job, const allocator::AllocationProblem& problem,
+            int nodes);
 std::vector<double> rate_table(const allocator::AllocatableJob& job,
-                               allocator::Objective objective);
+                               const allocator::AllocationProblem& problem);
 
 }  // namespace gaptrain::test_support

@@ -137,6 +137,7 @@ allocator::AllocationProblem random_problem(const InstanceParams& params) {
   allocator::AllocationProblem problem;
   problem.horizon_s = params.horizon_s;
   problem.objective = params.objective;
+  problem.fair_p = params.fair_p;
   problem.solver = params.solver;
 
   std::vector<bool> pending;
@@ -300,7 +301,8 @@ int distinct_availabilities(const allocator::AllocationProblem& problem) {
 std::string describe(const allocator::AllocationProblem& problem) {
   std::string out = "{\"horizon_s\": " + number(problem.horizon_s) + ", \"objective\": \"" +
                     std::string(to_string(problem.objective)) +
-                    "\", \"solver\": {\"time_limit_s\": " + number(problem.solver.time_limit_s) +
+                    "\", \"fair_p\": " + number(problem.fair_p) +
+                    ", \"solver\": {\"time_limit_s\": " + number(problem.solver.time_limit_s) +
                     ", \"mip_gap\": " + number(problem.solver.mip_gap) +
                     ", \"max_hole_classes\": " + std::to_string(problem.solver.max_hole_classes) +
                     "},\n \"nodes\": [";

@@ -45,6 +45,7 @@ struct InstanceParams {
   double hole_end_max_s = 750.0;
   double horizon_s = 600.0;
   allocator::Objective objective = allocator::Objective::throughput;
+  double fair_p = 0.0;  // Objective::fair's exponent
   CurveSource curves = CurveSource::real;
   int max_nodes_cap = 64;  // every job's max_nodes is drawn in 1..max_nodes_cap
   int min_nodes_cap = 4;   // every job's min_nodes is drawn in 1..min(min_nodes_cap, max_nodes)

@@ -11,7 +11,7 @@ namespace gaptrain::allocator {
 namespace {
 
 std::vector<double> rate_table(const AllocatableJob& job, const ScalingCurve& curve,
-                               Objective objective, int largest) {
+                               Objective objective, double fair_p, int largest) {
   const double one_node = curve.at(1.0);
   std::vector<double> rate(static_cast<std::size_t>(largest) + 1, 0.0);
   // Speedup and fairness are relative to the 1-node throughput; validate() lets it be 0 only for
@@ -23,7 +23,7 @@ std::vector<double> rate_table(const AllocatableJob& job, const ScalingCurve& cu
       case Objective::throughput: rate[static_cast<std::size_t>(k)] = samples; break;
       case Objective::speedup: rate[static_cast<std::size_t>(k)] = samples / one_node; break;
       case Objective::fair:
-        rate[static_cast<std::size_t>(k)] = job.weight * std::log2(1.0 + samples / one_node);
+        rate[static_cast<std::size_t>(k)] = fair_value(samples / one_node, job.weight, fair_p);
         break;
     }
   }
@@ -101,7 +101,8 @@ ClassedProblem classify(const AllocationProblem& problem) {
     const auto add_on = [&](int type, const ScalingCurve& curve) {
       JobOnType& on = job.on.emplace_back();
       on.type = type;
-      on.rate = rate_table(spec, curve, problem.objective, std::max(job.max_nodes, job.held_total));
+      on.rate = rate_table(spec, curve, problem.objective, problem.fair_p,
+                           std::max(job.max_nodes, job.held_total));
       floor_to_allowed_sizes(on.rate, job.sizes);
     };
     if (spec.mix_types && !out.classes.type_name.empty()) {
