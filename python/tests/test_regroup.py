@@ -161,7 +161,8 @@ def test_the_global_batch_and_learning_rate_follow_gaptrainds_choice(tmp_path: P
     (with accumulation when a share exceeds a micro-step), the learning rate scaled (linear rule
     here, so the factor is known), the gradients' noise reported; no sample lost or repeated."""
     job = FakeJob(tmp_path, [str(HERE / "toy_worker.py"), "--checkpoint", str(tmp_path / "ckpt"),
-                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--lr-rule", "linear"])
+                             "--samples", str(SAMPLES), "--epochs", str(EPOCHS), "--lr-rule", "linear",
+                             "--lr", "0.001"])
     try:
         job.batch = {"tuned": 8, "global": 16, "per_node": 4, "accumulation": 2, "lr_gain": 1.5}
         job.write_job_file(["n1", "n2"])

@@ -31,6 +31,9 @@ def main() -> None:
                         "(a prediction, a plot)")
     p.add_argument("--leave-within-s", type=float, default=0.5)
     p.add_argument("--lr-rule", default="adascale")
+    p.add_argument("--lr", type=float, default=0.1,
+                   help="a small one keeps the gradient large: 0.1 converges in a dozen steps, after which "
+                        "no noise scale can be told from the steps")
     p.add_argument("--amp", action="store_true",
                    help="bfloat16 autocast and a GradScaler (disabled on a CPU, carried all the same)")
     p.add_argument("--extra-backward", action="store_true",
@@ -43,7 +46,7 @@ def main() -> None:
     y = (x.sum(dim=1) > 0).long()
     data = torch.utils.data.TensorDataset(torch.arange(args.samples), x, y)
     model = torch.nn.Linear(8, 2)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
     scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=50, gamma=0.9)
     stats = {"steps": 0}
     job = gaptrain.ElasticJob(args.checkpoint, timeout_s=20, checkpoint_every_s=args.checkpoint_every_s,
