@@ -27,6 +27,7 @@ namespace {
 constexpr const char* kSolveHelp = R"(Input (keys not listed here are errors):
   {"horizon_s": 600,              optional, seconds the allocation is planned for
    "objective": "throughput",     optional: "throughput" | "speedup" | "fair"
+   "fair_p": 0,                   optional: the fair objective's exponent, -4 to 1
    "nodes": [{"name": "n1",       required
               "job": null,        optional: id of the elastic job holding the node
               "hole_end_s": null  optional: seconds until the regular workload takes it back
