@@ -321,6 +321,8 @@ int run_simulate(const SimulateArgs& args) {
   std::optional<OutputFile> json_out, log_out, plot_out;  // json_out: with --json only
   try {
     check_model_options(args);
+    if (args.fair_p && args.objective != "fair")
+      throw InputError("--fair-p", "is the fair objective's exponent: add --objective fair");
     if (args.compare && (!args.log_path.empty() || !args.plot_path.empty()))
       throw InputError("--compare",
                        "prints a table of every policy; --log and --plot are for one policy's "

@@ -271,6 +271,12 @@ DaemonConfig parse_config(std::string_view json_text) {
   if (const Json::Value* value = json_member(root, "account_weights")) {
     config.queue.account_weights = parse_account_weights(*value);
   }
+  if (config.fair_p != kFairP.default_value && config.objective != allocator::Objective::fair) {
+    throw InputError(std::string(kFairP.key),
+                     "is the \"fair\" objective's exponent and the objective is \"" +
+                         std::string(to_string(config.objective)) +
+                         "\": set \"objective\": \"fair\" or remove fair_p");
+  }
   if (config.max_connections_per_peer > config.max_connections) {
     throw InputError("max_connections_per_peer",
                      "is " + std::to_string(config.max_connections_per_peer) +

@@ -114,8 +114,11 @@ TEST(Config, TheIdleReserveIsAWholeNumberOfNodes) {
 
 TEST(Config, TheFairExponentIsANumberFromMinusFourToOne) {
   EXPECT_EQ(parse_config("{}").fair_p, 0.0);
-  EXPECT_EQ(parse_config(R"({"fair_p": -1})").fair_p, -1.0);
-  EXPECT_EQ(parse_config(R"({"fair_p": 0.5})").fair_p, 0.5);
+  EXPECT_EQ(parse_config(R"({"objective": "fair", "fair_p": -1})").fair_p, -1.0);
+  EXPECT_EQ(parse_config(R"({"objective": "fair", "fair_p": 0.5})").fair_p, 0.5);
+  // Under another objective it would change nothing: refused, not ignored.
+  EXPECT_EQ(error_for(R"({"fair_p": -1})").field(), "fair_p");
+  EXPECT_EQ(parse_config(R"({"objective": "speedup", "fair_p": 0})").fair_p, 0.0);
   for (const char* bad : {R"({"fair_p": 1.5})", R"({"fair_p": -5})", R"({"fair_p": "-1"})"}) {
     const InputError error = error_for(bad);
     EXPECT_EQ(error.field(), "fair_p") << bad;
