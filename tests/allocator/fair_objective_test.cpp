@@ -24,11 +24,11 @@ TEST(FairValue, IsTheLogarithmAtZeroTheSpeedupAtOneAndFiniteForAJobWithNothing) 
     EXPECT_NEAR(fair_value(s, 2.0, -1.0), 2.0 * (1.0 - 1.0 / (1.0 + s)) / std::numbers::ln2, 1e-12)
         << s;
   }
+  // Continuous in p through 0, where the formula's own division would lose every digit.
+  EXPECT_NEAR(fair_value(3.0, 1.0, 1e-7), 2.0, 1e-6);
+  EXPECT_NEAR(fair_value(3.0, 1.0, -1e-7), 2.0, 1e-6);
   for (const double p : {kMinFairP, -1.0, 0.0, 0.5, kMaxFairP}) {
     EXPECT_EQ(fair_value(0.0, 1.0, p), 0.0) << p;
-    // Continuous in p through 0, where the formula's own division would lose every digit.
-    EXPECT_NEAR(fair_value(3.0, 1.0, 1e-7), 2.0, 1e-6);
-    EXPECT_NEAR(fair_value(3.0, 1.0, -1e-7), 2.0, 1e-6);
     // Increasing and concave in the speedup for every p of the range.
     const double a = fair_value(1.0, 1.0, p), b = fair_value(2.0, 1.0, p);
     const double c = fair_value(3.0, 1.0, p);
