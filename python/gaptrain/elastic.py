@@ -375,6 +375,12 @@ class ElasticJob(Membership):
                 with job._state_lock:
                     job._optimizer_stepping -= 1
 
+        # A scheduler made before carry() wrapped the step and marked its wrapper (torch 1's
+        # _with_counter, torch 2's _wrapped_by_lr_sched); without the mark on the new step it warns
+        # that the step "has been overridden after learning rate scheduler initialization". The
+        # wrapper still runs (it is `original`), so its count of steps stays right.
+        marks = getattr(original, "__func__", original).__dict__
+        step.__dict__.update({name: value for name, value in marks.items() if not name.startswith("__")})
         optimizer.step = types.MethodType(step, optimizer)  # type: ignore[method-assign]
 
     # ----- the batch --------------------------------------------------------------------------

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pickle
 import random
+import warnings
 from collections import Counter
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -127,6 +129,34 @@ def test_carried_state_is_put_back_in_place() -> None:
         check_carriable("best", 1.5)
     scaler = torch.cuda.amp.GradScaler(enabled=False)  # CPU: a disabled scaler's empty state
     load_state(scaler, state_of(scaler))
+
+
+@pytest.mark.parametrize("scheduler_made", ["before carry()", "after carry()"])
+def test_a_scheduler_counts_the_carried_optimizers_steps_without_a_warning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scheduler_made: str) -> None:
+    """carry() replaces the optimizer's step; a scheduler made before it had wrapped the step
+    and warned, at its first step, that the step "has been overridden after learning rate
+    scheduler initialization" (once per worker, every run of a typical script)."""
+    from gaptrain import ElasticJob
+
+    for name, value in {"GAPTRAIN_MASTER_ADDR": "n1", "GAPTRAIN_JOB_ID": "7",
+                        "SLURMD_NODENAME": "n1", "GAPTRAIN_JOB_FILE": str(tmp_path / "job.json")}.items():
+        monkeypatch.setenv(name, value)
+    model = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    job = ElasticJob(str(tmp_path / "ckpt"))
+    if scheduler_made == "before carry()":
+        scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    job.carry(model=model, optimizer=opt)
+    if scheduler_made == "after carry()":
+        scheduler = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            model(torch.ones(2)).sum().backward()
+            opt.step()
+            scheduler.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * 0.5**3)
 
 
 def test_random_state_round_trips() -> None:
