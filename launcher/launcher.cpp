@@ -106,6 +106,7 @@ int Launcher::run() {
     if (store_host_) {
       if (const std::optional<std::string> line = store_host_->keep_running(Clock::now()))
         say(*line);
+      if (store_host_->gave_up()) failed_ = true;
     }
     if (failed_ && !finishing_) {
       return stop_everything(1);

@@ -15,22 +15,42 @@ std::vector<std::string> StoreHost::command(const char* python_env) {
   return {python, "-m", "gaptrain.store_host"};
 }
 
+namespace {
+
+// A store host that ends sooner than this after its start did not get to serve: its Python cannot
+// import torch or gaptrain, or its port is taken. One that ran longer is started again at once.
+constexpr std::chrono::seconds kRanAWhile{10};
+// Quick ends in a row (2 + 4 + 8 + 16 s of waiting between them) before the launcher ends the job
+// instead of letting it hold its nodes while its workers wait for a store that never comes.
+constexpr int kQuickEndsBeforeGivingUp = 5;
+
+std::string give_up_line(const std::string& python, const std::string& last) {
+  return "the job's store host ended at once " + std::to_string(kQuickEndsBeforeGivingUp) +
+         " times in a row (last: " + last + "); its error is above. Ending the job: set " +
+         "GAPTRAIN_PYTHON to a Python with torch and gaptrain (`" + python +
+         " -c 'import gaptrain.store_host'` must work) and submit it again";
+}
+
+}  // namespace
+
 std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
+  if (gave_up_) return std::nullopt;
   std::optional<std::string> said;
   if (pid_ > 0) {
     const std::optional<int> status = reap(pid_);
     if (!status) return std::nullopt;
     pid_ = -1;
-    const bool ran = now - started_at_ >= std::chrono::seconds(10);
+    const bool ran = now - started_at_ >= kRanAWhile;
+    if (count_end(ran)) return give_up_line(argv_.front(), describe_status(*status));
     said = "the job's store host ended (" + describe_status(*status) + ")" +
            (ran ? ": starting it again; the workers go on from the checkpoint"
                 : " at once: its error is above; trying again");
+    // Once a second after it ran a while; one that keeps ending at once waits 2, 4 ... 30 s.
+    next_start_ =
+        now + (ran ? std::chrono::seconds(1)
+                   : std::chrono::seconds(std::min(30, 1 << std::min(quick_ends_, 5))));
   }
   if (now < next_start_) return said;
-  // Once a second after it ran a while; one that keeps dying at once waits 2, 4 ... 30 s.
-  quick_deaths_ =
-      starts_ > 0 && now - started_at_ < std::chrono::seconds(10) ? quick_deaths_ + 1 : 0;
-  next_start_ = now + std::chrono::seconds(std::min(30, 1 << std::min(quick_deaths_, 5)));
   started_at_ = now;
   try {
     pid_ = spawn(argv_, env_);
@@ -39,10 +59,18 @@ std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
       said =
           "serving the job's store on the home node (" + argv_.front() + " -m gaptrain.store_host)";
   } catch (const std::system_error& e) {
+    if (count_end(false)) return give_up_line(argv_.front(), e.what());
+    next_start_ = now + std::chrono::seconds(std::min(30, 1 << std::min(quick_ends_, 5)));
     said = "cannot start the job's store host (" + argv_.front() + "): " + e.what() +
            "; set GAPTRAIN_PYTHON to a Python with torch and gaptrain";
   }
   return said;
+}
+
+bool StoreHost::count_end(bool ran) {
+  quick_ends_ = ran ? 0 : quick_ends_ + 1;
+  gave_up_ = quick_ends_ >= kQuickEndsBeforeGivingUp;
+  return gave_up_;
 }
 
 void StoreHost::stop() {

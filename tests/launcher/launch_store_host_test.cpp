@@ -41,7 +41,62 @@ TEST(LaunchStoreHost, RunsUntilStoppedAndIsStartedAgainWhenItEnds) {
   }
   ASSERT_TRUE(again);
   EXPECT_NE(again->find("trying again"), std::string::npos) << *again;  // it ran no while
+  EXPECT_FALSE(dying.running());  // not before its wait: 2 s after its first quick end
+  dying.keep_running(now + seconds(200));
   EXPECT_TRUE(dying.running());
+}
+
+// Waits for `host`'s process to end and returns what keep_running says at `then`.
+std::optional<std::string> seen_ending(StoreHost& host, StoreHost::Clock::time_point then) {
+  std::optional<std::string> said;
+  for (int i = 0; i < 250 && host.running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    said = host.keep_running(then);
+  }
+  return said;
+}
+
+TEST(LaunchStoreHost, OneThatEndsAtOnceFiveTimesInARowIsGivenUpWithWhatToSet) {
+  // `false` stands in for a Python without torch: it ends at once, every time.
+  StoreHost host({"false"}, environment_with({}));
+  auto now = StoreHost::Clock::now();
+  ASSERT_TRUE(host.keep_running(now));
+  std::optional<std::string> last;
+  for (int end = 1; end <= 5; ++end) {
+    ASSERT_FALSE(host.gave_up()) << "after " << end - 1 << " ends";
+    now += seconds(1);
+    last = seen_ending(host, now);
+    ASSERT_TRUE(last) << "end " << end;
+    if (end < 5) {
+      EXPECT_NE(last->find("trying again"), std::string::npos) << *last;
+      EXPECT_FALSE(host.running()) << "started again before its wait of 2, 4, 8 s";
+      now += seconds(31);
+      host.keep_running(now);  // ... and after it (a start again says nothing)
+      EXPECT_TRUE(host.running());
+    }
+  }
+  EXPECT_TRUE(host.gave_up());
+  EXPECT_NE(last->find("5 times in a row"), std::string::npos) << *last;
+  EXPECT_NE(last->find("GAPTRAIN_PYTHON"), std::string::npos) << *last;
+  EXPECT_NE(last->find("Ending the job"), std::string::npos) << *last;
+  EXPECT_FALSE(host.keep_running(now + seconds(100)));  // given up: never started again
+  EXPECT_FALSE(host.running());
+}
+
+TEST(LaunchStoreHost, OneThatRanAWhileBetweenItsEndsIsNeverGivenUp) {
+  StoreHost host({"false"}, environment_with({}));
+  auto now = StoreHost::Clock::now();
+  ASSERT_TRUE(host.keep_running(now));
+  for (int end = 1; end <= 8; ++end) {
+    now += seconds(10);  // each time it served 10 s before it ended
+    const std::optional<std::string> said = seen_ending(host, now);
+    ASSERT_TRUE(said);
+    EXPECT_NE(said->find("starting it again"), std::string::npos) << *said;
+    EXPECT_FALSE(host.gave_up());
+    now += seconds(1);
+    host.keep_running(now);
+    ASSERT_TRUE(host.running()) << "not started again a second after its end " << end;
+  }
 }
 
 TEST(LaunchStoreHost, AMissingInterpreterSaysWhatToSet) {
@@ -50,6 +105,9 @@ TEST(LaunchStoreHost, AMissingInterpreterSaysWhatToSet) {
   ASSERT_TRUE(said);
   EXPECT_NE(said->find("GAPTRAIN_PYTHON"), std::string::npos) << *said;
   EXPECT_FALSE(host.running());
+  auto now = StoreHost::Clock::now();
+  for (int i = 0; i < 5 && !host.gave_up(); ++i) host.keep_running(now += seconds(31));
+  EXPECT_TRUE(host.gave_up()) << "five starts that failed give it up too";
 }
 
 }  // namespace
