@@ -24,6 +24,12 @@ constexpr std::chrono::seconds kRanAWhile{10};
 // instead of letting it hold its nodes while its workers wait for a store that never comes.
 constexpr int kQuickEndsBeforeGivingUp = 5;
 
+// The wait before the next start: a second after an end once it ran a while; 2, 4, 8 ... 30 s
+// after the first, second, third ... quick end in a row.
+std::chrono::seconds wait_after(int quick_ends) {
+  return std::chrono::seconds(quick_ends == 0 ? 1 : std::min(30, 1 << std::min(quick_ends, 5)));
+}
+
 std::string give_up_line(const std::string& python, const std::string& last) {
   return "the job's store host ended at once " + std::to_string(kQuickEndsBeforeGivingUp) +
          " times in a row (last: " + last + "); its error is above. Ending the job: set " +
@@ -45,10 +51,7 @@ std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
     said = "the job's store host ended (" + describe_status(*status) + ")" +
            (ran ? ": starting it again; the workers go on from the checkpoint"
                 : " at once: its error is above; trying again");
-    // Once a second after it ran a while; one that keeps ending at once waits 2, 4 ... 30 s.
-    next_start_ =
-        now + (ran ? std::chrono::seconds(1)
-                   : std::chrono::seconds(std::min(30, 1 << std::min(quick_ends_, 5))));
+    next_start_ = now + wait_after(quick_ends_);
   }
   if (now < next_start_) return said;
   started_at_ = now;
@@ -60,7 +63,7 @@ std::optional<std::string> StoreHost::keep_running(Clock::time_point now) {
           "serving the job's store on the home node (" + argv_.front() + " -m gaptrain.store_host)";
   } catch (const std::system_error& e) {
     if (count_end(false)) return give_up_line(argv_.front(), e.what());
-    next_start_ = now + std::chrono::seconds(std::min(30, 1 << std::min(quick_ends_, 5)));
+    next_start_ = now + wait_after(quick_ends_);
     said = "cannot start the job's store host (" + argv_.front() + "): " + e.what() +
            "; set GAPTRAIN_PYTHON to a Python with torch and gaptrain";
   }
