@@ -42,7 +42,8 @@ void Launcher::start_home() {
   home_ = true;
   say("the job is at home: its batch script runs on " + job_.batch_host +
       ", which does not train; every node it trains on is one gaptraind gives it");
-  store_host_.emplace(StoreHost::command(std::getenv("GAPTRAIN_PYTHON")), worker_environment());
+  store_host_.emplace(StoreHost::command(std::getenv("GAPTRAIN_PYTHON"), options_.command),
+                      worker_environment());
   if (const std::optional<std::string> line = store_host_->keep_running(Clock::now())) say(*line);
 }
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <regex>
 #include <system_error>
 #include <thread>
 
@@ -10,9 +11,17 @@
 
 namespace gaptrain::launch {
 
-std::vector<std::string> StoreHost::command(const char* python_env) {
-  const std::string python = python_env != nullptr && *python_env != '\0' ? python_env : "python3";
-  return {python, "-m", "gaptrain.store_host"};
+std::vector<std::string> StoreHost::command(const char* python_env,
+                                            const std::vector<std::string>& training) {
+  if (python_env != nullptr && *python_env != '\0')
+    return {python_env, "-m", "gaptrain.store_host"};
+  // `/opt/venv/bin/python3 train.py`: the Python the script imports gaptrain with; a bare
+  // `python3` on the home node's PATH may be another one (a site's module, pyenv) without torch.
+  static const std::regex interpreter("python[0-9.]*");
+  const std::string first = training.empty() ? "" : training.front();
+  const std::string base = first.substr(first.rfind('/') + 1);
+  const bool is_python = std::regex_match(base, interpreter);
+  return {is_python ? first : "python3", "-m", "gaptrain.store_host"};
 }
 
 namespace {

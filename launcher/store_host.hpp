@@ -1,7 +1,7 @@
 // The job's rendezvous store in the home mode (protocol::LaunchInstruction::home): the batch
 // script runs on a home node that never trains, so no worker there can serve the store as the
 // batch host's worker does in today's mode. gaptrain-launch runs `python3 -m gaptrain.store_host`
-// beside itself instead (the interpreter from GAPTRAIN_PYTHON, default python3), for the job's
+// beside itself instead (see command() for which Python), for the job's
 // whole life: the workers come and go, even all of them (a paused job), and the store with the
 // group's plans stays. Should it die, it is started again (at most once a second): the workers
 // then find their store gone and go on from the checkpoint, as when the batch host's worker dies.
@@ -38,8 +38,11 @@ class StoreHost {
   // It ended (or could not start) at once too many times in a row: the job cannot go on.
   bool gave_up() const noexcept { return gave_up_; }
 
-  // The command: GAPTRAIN_PYTHON's interpreter (or python3) -m gaptrain.store_host.
-  static std::vector<std::string> command(const char* python_env);
+  // The command, `PYTHON -m gaptrain.store_host`: PYTHON is GAPTRAIN_PYTHON's interpreter, else
+  // the training command's first word when that is a Python (python, python3, python3.11, with
+  // or without a path), else python3.
+  static std::vector<std::string> command(const char* python_env,
+                                          const std::vector<std::string>& training);
 
  private:
   // Counts an end (ran: after a while, else at once); true when that gives it up.

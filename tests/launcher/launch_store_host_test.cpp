@@ -14,11 +14,23 @@ namespace {
 
 using std::chrono::seconds;
 
-TEST(LaunchStoreHost, TheCommandIsGaptrainPythonsOrPython3) {
-  EXPECT_EQ(StoreHost::command(nullptr),
+TEST(LaunchStoreHost, TheCommandIsGaptrainPythonsElseTheTrainingsPythonElsePython3) {
+  const std::vector<std::string> script = {"./train.sh", "--epochs", "3"};
+  EXPECT_EQ(StoreHost::command(nullptr, script),
             (std::vector<std::string>{"python3", "-m", "gaptrain.store_host"}));
-  EXPECT_EQ(StoreHost::command(""), StoreHost::command(nullptr));
-  EXPECT_EQ(StoreHost::command("/opt/venv/bin/python").front(), "/opt/venv/bin/python");
+  EXPECT_EQ(StoreHost::command("", script), StoreHost::command(nullptr, script));
+  EXPECT_EQ(StoreHost::command(nullptr, {}), StoreHost::command(nullptr, script));
+  EXPECT_EQ(StoreHost::command("/opt/venv/bin/python", script).front(), "/opt/venv/bin/python");
+  // The training's own interpreter, where it names one.
+  for (const std::string python :
+       {"/usr/bin/python3", "python", "python3.11", "/opt/v/bin/python3"})
+    EXPECT_EQ(StoreHost::command(nullptr, {python, "train.py"}).front(), python);
+  for (const std::string other :
+       {"/usr/bin/python3-config", "ipython", "/opt/python3/bin/torchrun"})
+    EXPECT_EQ(StoreHost::command(nullptr, {other, "train.py"}).front(), "python3") << other;
+  // GAPTRAIN_PYTHON wins.
+  EXPECT_EQ(StoreHost::command("/opt/a/python", {"/usr/bin/python3", "train.py"}).front(),
+            "/opt/a/python");
 }
 
 TEST(LaunchStoreHost, RunsUntilStoppedAndIsStartedAgainWhenItEnds) {
