@@ -27,7 +27,8 @@ std::vector<std::string> StoreHost::command(const char* python_env,
 namespace {
 
 // A store host that ends sooner than this after its start did not get to serve: its Python cannot
-// import torch or gaptrain, or its port is taken. One that ran longer is started again at once.
+// import torch or gaptrain, or its port is taken. One that ran longer is started again a second
+// after its end.
 constexpr std::chrono::seconds kRanAWhile{10};
 // Quick ends in a row (2 + 4 + 8 + 16 s of waiting between them) before the launcher ends the job
 // instead of letting it hold its nodes while its workers wait for a store that never comes.
