@@ -233,7 +233,8 @@ case_ported_time_sequence() {
   # (35-40x below the first, going up and down by 15%) they ended 1.09-1.18e-4 against 1.01e-4
   # alone. And at lr 0.8 without a line search L-BFGS may blow up on that plateau: in one CI run
   # the elastic run's steps 0-12 tracked the run alone (1.12e-4 at step 12), then 2.6e36 at step
-  # 13 on every rank, no resize near it. So the median of the second half's losses is compared:
+  # 13 on every rank, no resize near it (the example's own loss explodes at times at that rate:
+  # pytorch/examples issue 247, "the loss suddenly jumps up and stays high"). So the median of the second half's losses is compared:
   # a state lost or gradients scaled at a resize shows in most of the steps after it; a late
   # blow-up in a few steps (of either run) is the optimizer's.
   losses=$(python3 - "$work/alone/out" "$out" <<'PY' 2>&1
