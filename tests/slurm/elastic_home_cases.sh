@@ -110,27 +110,3 @@ case_home_zero_impact() {
       fail "a traceback in job $job's output: $(grep -A5 Traceback "$work/$job.out" | head -n 30)"
   done
 }
-
-# A job at home whose Python cannot serve its store (GAPTRAIN_PYTHON names one without gaptrain:
-# a stand-in that says so as Python would and exits 1): the launcher gives the store host up
-# after five quick ends in a row, about 30 s, and the job FAILS with a line that says what to set,
-# its satellites gone, instead of holding its training nodes while it tries for ever. Its
-# training (a sleep) never fails by itself.
-case_home_store_host_given_up() {
-  local log=$GAPTRAIN_CLUSTER_DIR/log/gaptraind.log python=$work/python-without-gaptrain job
-  home_mode_setup "$log" 3
-  printf '#!/bin/sh\necho "ModuleNotFoundError: No module named %s" >&2\nexit 1\n' \
-    "'gaptrain'" >"$python"
-  chmod 755 "$python"
-  job=$(GAPTRAIN_LAUNCH=$launch GAPTRAIN_PYTHON=$python "$GAPTRAIN_CLI" submit --parsable \
-    -D "$work" -o "$work/%j.out" -t 30 -N 1-2 -- sleep 600) || fail "gaptrain submit failed"
-  job=${job%%;*}
-  echo "$job" >>"$jobs_file"
-  poll 60 "elastic job $job running at home" at_home "$job"
-  poll 120 "elastic job $job FAILED" job_state_is "$job" FAILED
-  poll 30 "job $job's satellites gone" bash -c "[ -z \"\$(squeue -h -o '%j' | grep -x gaptrain:$job)\" ]"
-  grep -q "the job's store host ended at once 5 times in a row.*set GAPTRAIN_PYTHON" "$work/$job.out" ||
-    fail "job $job's launcher did not give the store host up: $(grep gaptrain-launch "$work/$job.out" | tail -n 20)"
-  [ "$(grep -c "No module named 'gaptrain'" "$work/$job.out")" = 5 ] ||
-    fail "job $job: the store host did not start exactly 5 times: $(cat "$work/$job.out")"
-}
