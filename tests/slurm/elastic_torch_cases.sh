@@ -234,9 +234,9 @@ case_ported_time_sequence() {
   # alone. And at lr 0.8 without a line search L-BFGS may blow up on that plateau: in one CI run
   # the elastic run's steps 0-12 tracked the run alone (1.12e-4 at step 12), then 2.6e36 at step
   # 13 on every rank, no resize near it (the example's own loss explodes at times at that rate:
-  # pytorch/examples issue 247, "the loss suddenly jumps up and stays high"). So the median of the second half's losses is compared:
-  # a state lost or gradients scaled at a resize shows in most of the steps after it; a late
-  # blow-up in a few steps (of either run) is the optimizer's.
+  # pytorch/examples issue 247, "the loss suddenly jumps up and stays high"). So the medians of
+  # the second half's losses are compared: a state lost or gradients scaled at a resize shows in
+  # most of the steps after it; a late blow-up in a few steps (of either run) is the optimizer's.
   losses=$(python3 - "$work/alone/out" "$out" <<'PY' 2>&1
 import math, re, statistics, sys
 def test_losses(path):
@@ -245,11 +245,12 @@ def test_losses(path):
 def second_half(losses):
     return statistics.median(losses[len(losses) // 2:])
 alone, elastic = (test_losses(p) for p in sys.argv[1:])
-said = (f"median test loss of the second half alone {second_half(alone):.3g} (first {alone[0]:.3g}), "
-        f"elastic {second_half(elastic):.3g}; last alone {alone[-1]:.3g}, elastic {elastic[-1]:.3g}")
-if second_half(elastic) > alone[0] / 10:
+alone_half, elastic_half = second_half(alone), second_half(elastic)
+said = (f"median test loss of the second half alone {alone_half:.3g} (first {alone[0]:.3g}), "
+        f"elastic {elastic_half:.3g}; last alone {alone[-1]:.3g}, elastic {elastic[-1]:.3g}")
+if elastic_half > alone[0] / 10:
     sys.exit(f"{said}: the elastic run did not learn (not 10x below the first)")
-if abs(math.log(second_half(elastic) / second_half(alone))) > math.log(3):
+if abs(math.log(elastic_half / alone_half)) > math.log(3):
     sys.exit(f"{said}: not within 3x")
 print(said)
 PY
